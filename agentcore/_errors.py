@@ -1,0 +1,209 @@
+"""The engine's exceptions: one root, typed branches, a stable ``code`` on each.
+
+::
+
+    AgentError                       root; every error carries .code (an ErrorCode)
+    ├── InvalidEventError            ValueError: malformed event or wire dict (caller's fault)
+    ├── ProtocolError                ValueError: events out of order, in strict mode
+    ├── ConfigurationError           ValueError: bad option, unknown model, missing API key
+    ├── EngineClosedError            RuntimeError: the engine or agent was destroyed
+    ├── AgentBusyError               RuntimeError: prompt() while a run is active
+    ├── MessageRejectedError         a middleware dropped the message, or destroy() discarded it
+    ├── ProviderError                the provider or driver failed (remote fault); .retryable
+    ├── LimitExceededError           MAX_ITERATIONS_EXCEEDED, MAX_TOKENS_EXCEEDED,
+    │                                MAX_COST_EXCEEDED, TIMEOUT
+    ├── AbortedError                 ABORTED: the run was cancelled
+    ├── ToolError                    TOOL_VALIDATION_ERROR, TOOL_EXECUTION_ERROR, TOOL_NOT_FOUND
+    └── OutputParseError             ValueError: OUTPUT_PARSE_ERROR (structured output)
+
+Whose fault it is decides the branch: ``ValueError``/``RuntimeError`` subclasses are
+the caller's mistakes; ``ProviderError`` is the remote side's. The same codes appear in
+``error_received`` / ``error_message`` / ``error_occurred`` events, so an error that was
+turned into events can be turned back into the matching exception (``error_from_code``).
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+__all__ = [
+    "AbortedError",
+    "AgentBusyError",
+    "AgentError",
+    "ConfigurationError",
+    "EngineClosedError",
+    "ErrorCode",
+    "InvalidEventError",
+    "LimitExceededError",
+    "MessageRejectedError",
+    "OutputParseError",
+    "ProtocolError",
+    "ProviderError",
+    "ToolError",
+    "error_from_code",
+]
+
+
+class ErrorCode(StrEnum):
+    """Stable error codes shared by exceptions and error events."""
+
+    INVALID_EVENT = "INVALID_EVENT"
+    PROTOCOL_ERROR = "PROTOCOL_ERROR"
+    CONFIGURATION_ERROR = "CONFIGURATION_ERROR"
+    ENGINE_CLOSED = "ENGINE_CLOSED"
+    AGENT_BUSY = "AGENT_BUSY"
+    MESSAGE_REJECTED = "MESSAGE_REJECTED"
+    # remote side
+    PROVIDER_ERROR = "PROVIDER_ERROR"
+    MODEL_ERROR = "MODEL_ERROR"
+    RATE_LIMITED = "RATE_LIMITED"
+    OVERLOADED = "OVERLOADED"
+    CONNECTION_ERROR = "CONNECTION_ERROR"
+    CONTEXT_OVERFLOW = "CONTEXT_OVERFLOW"
+    AUTHENTICATION_ERROR = "AUTHENTICATION_ERROR"
+    # plugins inside the engine
+    DRIVER_ERROR = "DRIVER_ERROR"
+    PRESENTER_ERROR = "PRESENTER_ERROR"
+    HANDLER_ERROR = "HANDLER_ERROR"
+    # the agent loop
+    MAX_ITERATIONS_EXCEEDED = "MAX_ITERATIONS_EXCEEDED"
+    MAX_TOKENS_EXCEEDED = "MAX_TOKENS_EXCEEDED"
+    MAX_COST_EXCEEDED = "MAX_COST_EXCEEDED"
+    TIMEOUT = "TIMEOUT"
+    ABORTED = "ABORTED"
+    TOOL_VALIDATION_ERROR = "TOOL_VALIDATION_ERROR"
+    TOOL_EXECUTION_ERROR = "TOOL_EXECUTION_ERROR"
+    TOOL_NOT_FOUND = "TOOL_NOT_FOUND"
+    OUTPUT_PARSE_ERROR = "OUTPUT_PARSE_ERROR"
+
+
+class AgentError(Exception):
+    """Root of every agentcore error; ``code`` says which kind, ``details`` adds data."""
+
+    default_code: ErrorCode = ErrorCode.PROVIDER_ERROR
+
+    def __init__(
+        self, message: str, *, code: ErrorCode | str | None = None, details: object = None
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = ErrorCode(code) if code is not None else self.default_code
+        self.details = details
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.message!r}, code={self.code.value!r})"
+
+
+class InvalidEventError(AgentError, ValueError):
+    """An event or wire dict is malformed; the message names the field."""
+
+    default_code = ErrorCode.INVALID_EVENT
+
+
+class ProtocolError(AgentError, ValueError):
+    """Events arrived in an order the processor cannot accept (strict mode only)."""
+
+    default_code = ErrorCode.PROTOCOL_ERROR
+
+
+class ConfigurationError(AgentError, ValueError):
+    """An option, model name or credential is wrong or missing."""
+
+    default_code = ErrorCode.CONFIGURATION_ERROR
+
+
+class EngineClosedError(AgentError, RuntimeError):
+    """The engine or agent was destroyed; create a new one."""
+
+    default_code = ErrorCode.ENGINE_CLOSED
+
+
+class AgentBusyError(AgentError, RuntimeError):
+    """A run is active; use steer() or follow_up() to add to it."""
+
+    default_code = ErrorCode.AGENT_BUSY
+
+
+class MessageRejectedError(AgentError):
+    """The message was never processed (dropped by middleware or discarded on destroy)."""
+
+    default_code = ErrorCode.MESSAGE_REJECTED
+
+
+class ProviderError(AgentError):
+    """The model provider or driver failed; ``retryable`` says whether trying again may help."""
+
+    default_code = ErrorCode.PROVIDER_ERROR
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: ErrorCode | str | None = None,
+        details: object = None,
+        retryable: bool = False,
+        status: int | None = None,
+    ) -> None:
+        super().__init__(message, code=code, details=details)
+        self.retryable = retryable
+        self.status = status
+
+
+class LimitExceededError(AgentError):
+    """A run limit (iterations, tokens, cost, wall-clock time) was hit."""
+
+    default_code = ErrorCode.MAX_ITERATIONS_EXCEEDED
+
+
+class AbortedError(AgentError):
+    """The run was aborted; history is left well-formed."""
+
+    default_code = ErrorCode.ABORTED
+
+
+class ToolError(AgentError):
+    """A tool call could not be validated, found or executed."""
+
+    default_code = ErrorCode.TOOL_EXECUTION_ERROR
+
+
+class OutputParseError(AgentError, ValueError):
+    """The model's final output did not match the requested structure."""
+
+    default_code = ErrorCode.OUTPUT_PARSE_ERROR
+
+
+_BY_CODE: dict[ErrorCode, type[AgentError]] = {
+    ErrorCode.INVALID_EVENT: InvalidEventError,
+    ErrorCode.PROTOCOL_ERROR: ProtocolError,
+    ErrorCode.CONFIGURATION_ERROR: ConfigurationError,
+    ErrorCode.ENGINE_CLOSED: EngineClosedError,
+    ErrorCode.AGENT_BUSY: AgentBusyError,
+    ErrorCode.MESSAGE_REJECTED: MessageRejectedError,
+    ErrorCode.MAX_ITERATIONS_EXCEEDED: LimitExceededError,
+    ErrorCode.MAX_TOKENS_EXCEEDED: LimitExceededError,
+    ErrorCode.MAX_COST_EXCEEDED: LimitExceededError,
+    ErrorCode.TIMEOUT: LimitExceededError,
+    ErrorCode.ABORTED: AbortedError,
+    ErrorCode.TOOL_VALIDATION_ERROR: ToolError,
+    ErrorCode.TOOL_EXECUTION_ERROR: ToolError,
+    ErrorCode.TOOL_NOT_FOUND: ToolError,
+    ErrorCode.OUTPUT_PARSE_ERROR: OutputParseError,
+}
+
+
+def error_from_code(message: str, code: str, *, retryable: bool = False) -> AgentError:
+    """Turn an error event's ``message``/``code`` back into the matching exception.
+
+    Unknown codes (a custom driver's own) become a ``ProviderError`` that keeps them.
+    """
+    try:
+        known = ErrorCode(code)
+    except ValueError:
+        return ProviderError(
+            message, code=ErrorCode.PROVIDER_ERROR, details={"code": code}, retryable=retryable
+        )
+    cls = _BY_CODE.get(known)
+    if cls is None:
+        return ProviderError(message, code=known, retryable=retryable)
+    return cls(message, code=known)

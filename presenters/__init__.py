@@ -1,0 +1,1 @@
+"""Presenters: sinks for the engine's outputs (logs, terminal, files, browsers, databases)."""
