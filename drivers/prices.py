@@ -1,0 +1,76 @@
+"""Prices of current Anthropic and OpenAI models, in US dollars per million tokens.
+
+The turn tracker looks a model up with ``agentcore.pricing.find_price(PRICES, model)``
+(exact id, then without a ``provider/`` prefix, then the longest key followed by ``-``,
+``:`` or ``@``, so ``claude-sonnet-4-5`` also prices ``claude-sonnet-4-5-20250929``).
+A model missing from the table costs ``None``, never 0. Keys are chosen so that prefix
+matching never prices one model with another's row: there is no bare ``claude-opus-4`` or
+``o3`` without ``o3-pro`` and ``o3-mini`` beside it (a test checks every such pair).
+
+Sources (list prices, standard tier, no batch discount), checked 2026-01:
+
+- Anthropic: https://platform.claude.com/docs/en/about-claude/pricing ("Model pricing").
+  ``cache_write`` is the 5-minute cache-write rate (the default TTL); 1-hour writes cost
+  more and are not distinguished in ``Usage``.
+- OpenAI: https://platform.openai.com/docs/pricing ("Text tokens", Standard).
+  ``cache_read`` is the "cached input" rate. OpenAI does not bill cache writes separately
+  and never reports them, so ``cache_write`` is left unset (priced as input).
+
+Prices change; override or extend the table by passing your own mapping to the turn
+tracker, e.g. ``{**PRICES, "my-model": ModelPrice(input=1.0, output=2.0)}``.
+"""
+
+from __future__ import annotations
+
+from agentcore.pricing import ModelPrice
+
+__all__ = ["PRICES"]
+
+
+def _anthropic(input: float, output: float) -> ModelPrice:
+    """Anthropic's cache rates are fixed multiples of input: reads 0.1x, 5-minute writes 1.25x."""
+    return ModelPrice(
+        input=input, output=output, cache_read=round(input * 0.1, 6), cache_write=input * 1.25
+    )
+
+
+_OPUS_45 = _anthropic(5.0, 25.0)
+_OPUS_4 = _anthropic(15.0, 75.0)
+_SONNET_4 = _anthropic(3.0, 15.0)
+
+PRICES: dict[str, ModelPrice] = {
+    # -- Anthropic ---------------------------------------------------------------------
+    "claude-opus-4-6": _OPUS_45,
+    "claude-opus-4-5": _OPUS_45,
+    "claude-opus-4-1": _OPUS_4,
+    "claude-opus-4-0": _OPUS_4,
+    "claude-opus-4-20250514": _OPUS_4,
+    "claude-sonnet-4-6": _SONNET_4,
+    "claude-sonnet-4-5": _SONNET_4,
+    "claude-sonnet-4-0": _SONNET_4,
+    "claude-sonnet-4-20250514": _SONNET_4,
+    "claude-3-7-sonnet": _SONNET_4,
+    "claude-haiku-4-5": _anthropic(1.0, 5.0),
+    "claude-3-5-haiku": _anthropic(0.8, 4.0),
+    "claude-3-haiku": ModelPrice(input=0.25, output=1.25, cache_read=0.03, cache_write=0.30),
+    # -- OpenAI ------------------------------------------------------------------------
+    "gpt-5.2": ModelPrice(input=1.75, output=14.0, cache_read=0.175),
+    "gpt-5.1": ModelPrice(input=1.25, output=10.0, cache_read=0.125),
+    "gpt-5": ModelPrice(input=1.25, output=10.0, cache_read=0.125),
+    "gpt-5-mini": ModelPrice(input=0.25, output=2.0, cache_read=0.025),
+    "gpt-5-nano": ModelPrice(input=0.05, output=0.40, cache_read=0.005),
+    "gpt-5-pro": ModelPrice(input=15.0, output=120.0),
+    "gpt-4.1": ModelPrice(input=2.0, output=8.0, cache_read=0.50),
+    "gpt-4.1-mini": ModelPrice(input=0.40, output=1.60, cache_read=0.10),
+    "gpt-4.1-nano": ModelPrice(input=0.10, output=0.40, cache_read=0.025),
+    "gpt-4o": ModelPrice(input=2.50, output=10.0, cache_read=1.25),
+    "gpt-4o-mini": ModelPrice(input=0.15, output=0.60, cache_read=0.075),
+    "o3": ModelPrice(input=2.0, output=8.0, cache_read=0.50),
+    "o3-pro": ModelPrice(input=20.0, output=80.0),
+    "o3-mini": ModelPrice(input=1.10, output=4.40, cache_read=0.55),
+    "o4-mini": ModelPrice(input=1.10, output=4.40, cache_read=0.275),
+    "o1": ModelPrice(input=15.0, output=60.0, cache_read=7.50),
+    "o1-mini": ModelPrice(input=1.10, output=4.40, cache_read=0.55),
+    "o1-pro": ModelPrice(input=150.0, output=600.0),
+}
+"""Model id -> price; ids are the providers' own (no ``provider/`` prefix)."""
