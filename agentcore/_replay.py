@@ -1,0 +1,94 @@
+"""Folding a journal back through a machine: replay and time travel.
+
+Both functions need only the journal and a machine factory; they do no I/O beyond reading
+the journal, so a recorded conversation can be re-run on any machine, offline.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, Protocol
+
+from ._journal import Journal, JournalEntry, read_jsonl
+
+__all__ = ["JournalSource", "ReplayMachine", "entries_of", "replay", "state_at"]
+
+
+class ReplayMachine(Protocol):
+    """What replay needs of a machine: ``process`` per agent and ``state_of``."""
+
+    def process(self, agent_id: str, event: Any) -> tuple[Any, ...]: ...
+
+    def state_of(self, agent_id: str) -> Any: ...
+
+
+JournalSource = Journal | Iterable[JournalEntry] | str | os.PathLike[str]
+"""A journal object, any iterable of entries, or the path of a JSONL journal file."""
+
+
+def _default_factory() -> ReplayMachine:
+    from .machine import create_mealy_machine
+
+    machine: ReplayMachine = create_mealy_machine()
+    return machine
+
+
+def entries_of(source: JournalSource, agent_id: str | None = None) -> Iterator[JournalEntry]:
+    """Iterate the entries of ``source`` (optionally one agent's), in append order."""
+    if isinstance(source, str | os.PathLike):
+        return read_jsonl(source, agent_id=agent_id)
+    if isinstance(source, Journal):
+        return source.entries(agent_id)
+    entries = iter(source)
+    if agent_id is None:
+        return entries
+    return (e for e in entries if e.agent_id == agent_id)
+
+
+def replay(
+    source: JournalSource,
+    machine_factory: Callable[[], ReplayMachine] = _default_factory,
+    *,
+    agent_id: str | None = None,
+) -> Iterator[tuple[str, Any]]:
+    """Fold the journal through a fresh machine; yield ``(agent_id, output)`` pairs.
+
+    The pairs are exactly the machine outputs the live run produced, in the same order
+    (the machine is pure and the journal holds every input event). Outputs changed or
+    blocked by an engine's interceptors are not part of the machine's outputs.
+    """
+    machine = machine_factory()
+    process = machine.process
+    for entry_agent, _seq, event in entries_of(source, agent_id):
+        for output in process(entry_agent, event):
+            yield entry_agent, output
+
+
+def state_at(
+    source: JournalSource,
+    agent_id: str,
+    seq: int,
+    machine_factory: Callable[[], ReplayMachine] = _default_factory,
+) -> Any:
+    """The machine state of ``agent_id`` after its event number ``seq`` (1-based).
+
+    ``seq=0`` gives the state before any event. Raises ``ValueError`` when the journal has
+    fewer than ``seq`` events for that agent.
+    """
+    if seq < 0:
+        raise ValueError(f"seq must be >= 0, got {seq}")
+    machine = machine_factory()
+    last = 0
+    if seq > 0:
+        for _agent, entry_seq, event in entries_of(source, agent_id):
+            machine.process(agent_id, event)
+            last = entry_seq
+            if entry_seq >= seq:
+                break
+    if last < seq:
+        raise ValueError(
+            f"agent {agent_id!r} has {last} journaled event(s); cannot give the state after "
+            f"seq {seq}"
+        )
+    return machine.state_of(agent_id)

@@ -1,0 +1,189 @@
+"""A driver that plays back scripted model calls: the workhorse of tests and demos.
+
+``ScriptedDriver(turns)`` takes one list of stream events per model call; each call to
+``receive`` plays the next list. Items in a list may also be:
+
+- an ``Exception`` instance: raised at that point of the stream (an injected failure);
+- ``Pause(seconds)``: wait that long before the next event (an injected stall).
+
+Events whose ``timestamp`` is 0 are stamped with the driver's clock (milliseconds;
+inject ``clock=`` for deterministic tests); events that carry a timestamp keep it.
+``interrupt()`` ends the current stream at the next event boundary, and cuts short any
+delay or pause in progress. Every ``ModelRequest`` received is kept in ``requests``.
+
+``text_turn`` and ``tool_turn`` build the event lists of common calls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from agentcore._content import Usage
+from agentcore._driver import ModelRequest
+from agentcore._events import (
+    InputJsonDelta,
+    MessageDelta,
+    MessageStart,
+    MessageStop,
+    StreamEvent,
+    TextDelta,
+    ThinkingDelta,
+    ToolUseStart,
+    ToolUseStop,
+)
+
+__all__ = ["Pause", "ScriptExhaustedError", "ScriptedDriver", "text_turn", "tool_turn"]
+
+
+@attrs.frozen(slots=True)
+class Pause:
+    """Wait ``seconds`` before the next scripted event (cut short by ``interrupt()``)."""
+
+    seconds: float
+
+
+ScriptItem = StreamEvent | BaseException | Pause
+
+
+class ScriptExhaustedError(RuntimeError):
+    """``receive`` was called more times than the script has model calls."""
+
+
+def _ms_clock() -> int:
+    return time.time_ns() // 1_000_000
+
+
+class ScriptedDriver:
+    """Plays one scripted list of events per model call (see the module docstring).
+
+    ``delay`` waits that many seconds before each event (0: no waiting, no task switch).
+    Raises ``ScriptExhaustedError`` from ``receive`` when the script has no calls left.
+    """
+
+    def __init__(
+        self,
+        turns: Iterable[Sequence[ScriptItem]],
+        *,
+        delay: float = 0.0,
+        name: str = "scripted",
+        clock: Callable[[], int] = _ms_clock,
+    ) -> None:
+        self.name = name
+        self.requests: list[ModelRequest] = []
+        self._turns = [list(t) for t in turns]
+        self._delay = delay
+        self._clock = clock
+        self._wake: asyncio.Event | None = None
+        self._interrupted = False
+
+    @property
+    def remaining(self) -> int:
+        """How many scripted model calls are left."""
+        return len(self._turns) - len(self.requests)
+
+    def receive(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        call = len(self.requests)
+        if call >= len(self._turns):
+            raise ScriptExhaustedError(
+                f"ScriptedDriver {self.name!r} has {len(self._turns)} scripted model call(s) "
+                f"and call {call + 1} was made; add a turn to the script"
+            )
+        self.requests.append(request)
+        self._interrupted = False
+        return self._play(self._turns[call])
+
+    def interrupt(self) -> None:
+        """Stop the current stream at the next event boundary; idempotent."""
+        self._interrupted = True
+        if self._wake is not None:
+            self._wake.set()
+
+    async def _wait(self, seconds: float) -> None:
+        if seconds <= 0 or self._interrupted:
+            return
+        self._wake = wake = asyncio.Event()
+        try:
+            await asyncio.wait_for(wake.wait(), seconds)
+        except TimeoutError:
+            pass
+        finally:
+            self._wake = None
+
+    async def _play(self, items: list[ScriptItem]) -> AsyncIterator[StreamEvent]:
+        for item in items:
+            await self._wait(self._delay)
+            if self._interrupted:
+                return
+            if isinstance(item, Pause):
+                await self._wait(item.seconds)
+                continue
+            if isinstance(item, BaseException):
+                raise item
+            if item.timestamp == 0:
+                item = attrs.evolve(item, timestamp=self._clock())
+            yield item
+
+
+def text_turn(
+    text: str,
+    *,
+    chunk: int = 8,
+    message_id: str = "msg_scripted",
+    model: str = "scripted-model",
+    thinking: str | None = None,
+    signature: str | None = None,
+    usage: Usage | Mapping[str, int] | None = None,
+) -> list[StreamEvent]:
+    """One model call that streams ``text`` in ``chunk``-character deltas and ends the turn.
+
+    With ``thinking``, a signed thinking block (index 0) precedes the text (index 1).
+    """
+    events: list[StreamEvent] = [MessageStart(message_id=message_id, model=model)]
+    index = 0
+    if thinking is not None:
+        events += [ThinkingDelta(text=p, index=0) for p in _chunks(thinking, chunk)]
+        if signature is not None:
+            events.append(ThinkingDelta(text="", index=0, signature=signature))
+        index = 1
+    events += [TextDelta(text=p, index=index) for p in _chunks(text, chunk)]
+    return [*events, *_stop("end_turn", usage)]
+
+
+def tool_turn(
+    calls: Sequence[tuple[str, str, Mapping[str, Any]]],
+    *,
+    text: str = "",
+    message_id: str = "msg_scripted",
+    model: str = "scripted-model",
+    usage: Usage | Mapping[str, int] | None = None,
+) -> list[StreamEvent]:
+    """One model call that asks for tool ``calls`` (``(id, name, input)`` each), streamed
+    one after the other after optional ``text``; it ends with stop reason ``tool_use``."""
+    events: list[StreamEvent] = [MessageStart(message_id=message_id, model=model)]
+    index = 0
+    if text:
+        events += [TextDelta(text=p, index=0) for p in _chunks(text, 8)]
+        index = 1
+    for offset, (call_id, name, args) in enumerate(calls):
+        i = index + offset
+        raw = json.dumps(dict(args))
+        events.append(ToolUseStart(tool_call_id=call_id, tool_name=name, index=i))
+        events += [InputJsonDelta(partial_json=p, index=i) for p in _chunks(raw, 12)]
+        events.append(ToolUseStop(tool_call_id=call_id, index=i))
+    return [*events, *_stop("tool_use", usage)]
+
+
+def _stop(reason: str, usage: Usage | Mapping[str, int] | None) -> list[StreamEvent]:
+    return [MessageDelta(stop_reason=reason, usage=usage), MessageStop(stop_reason=reason)]
+
+
+def _chunks(text: str, size: int) -> list[str]:
+    if size < 1:
+        raise ValueError(f"chunk size must be >= 1, got {size}")
+    return [text[i : i + size] for i in range(0, len(text), size)] or [""]
