@@ -1,0 +1,238 @@
+"""The Mealy machine: one pure processor, independent state per agent, in a store.
+
+``MealyMachine.process(agent_id, event)`` loads the agent's state (a fresh one from the
+``initial_state`` factory the first time), calls the processor once and stores the new
+state. Nothing else happens on the hot path. The state is written only after the step
+succeeded: a processor that raises leaves the stored state as it was, and the exception
+propagates unchanged (the runtime turns it into events).
+
+Re-feeding (``refeed=True``, or a predicate choosing which outputs to re-feed) passes
+outputs back through the processor, depth first: each output is followed by what it
+caused. Depth 0 is the input event; outputs of a depth-``d`` step are at depth ``d + 1``
+and are re-fed only while ``d + 1 <= max_depth``. An output that would need re-feeding
+beyond ``max_depth`` is a runaway loop: ``LimitExceededError`` (code
+``MAX_ITERATIONS_EXCEEDED``) is raised and the whole step is discarded (state unchanged).
+
+Observers (``on_step=`` and the loggers of a ``with_logging`` processor) run on the shell
+side after the state is stored, each with one ``Step``. A failing observer does not stop
+the others; failures go to ``on_observer_error(error, step)`` when given, otherwise they
+are raised together as an ``ExceptionGroup`` after every observer ran (the step is
+committed either way).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any, TypeAlias
+
+import attrs
+
+from ._combinators import logged_parts
+from ._errors import ErrorCode, LimitExceededError
+from ._processor import AnyProcessor
+from ._store import MemoryStore, Store
+
+__all__ = [
+    "DEFAULT_MAX_DEPTH",
+    "MealyMachine",
+    "Step",
+    "StepObserver",
+    "call_hooks",
+    "create_mealy_machine",
+]
+
+DEFAULT_MAX_DEPTH = 8
+"""How many rounds of re-feeding a step may take before it counts as a runaway loop."""
+
+
+@attrs.frozen(slots=True)
+class Step:
+    """One committed step: the agent, the input event and every output (re-fed ones too)."""
+
+    agent_id: str
+    event: Any
+    outputs: tuple[Any, ...]
+
+
+StepObserver: TypeAlias = Callable[[Step], object]
+"""Shell-side hook called with each committed ``Step``."""
+
+
+def call_hooks(
+    hooks: Iterable[Callable[[Any], object]],
+    payload: Any,
+    on_error: Callable[[Exception, Any], object] | None,
+    what: str,
+) -> None:
+    """Call every hook with ``payload``; one failing never stops the rest.
+
+    Failures go to ``on_error(exc, payload)`` when given; otherwise, once all hooks ran,
+    they are raised together as ``ExceptionGroup(f"{what} failed", ...)``.
+    """
+    failures: list[Exception] = []
+    for hook in hooks:
+        try:
+            hook(payload)
+        except Exception as exc:
+            if on_error is None:
+                failures.append(exc)
+            else:
+                on_error(exc, payload)
+    if failures:
+        raise ExceptionGroup(f"{what} failed", failures)
+
+
+class MealyMachine:
+    """Run ``processor`` for many agents, each with its own state in ``store``.
+
+    ``initial_state`` is a zero-argument factory, called once per agent (on its first
+    event, and again after ``clear_state``). A stored ``None`` counts as no state, as the
+    ``Store`` protocol returns ``None`` for unknown agents.
+    """
+
+    __slots__ = (
+        "_get",
+        "_initial",
+        "_max_depth",
+        "_observers",
+        "_on_observer_error",
+        "_processor",
+        "_refeed",
+        "_set",
+        "processor",
+        "store",
+    )
+
+    def __init__(
+        self,
+        processor: AnyProcessor,
+        initial_state: Callable[[], Any],
+        store: Store | None = None,
+        *,
+        refeed: bool | Callable[[Any], bool] = False,
+        max_depth: int = DEFAULT_MAX_DEPTH,
+        on_step: StepObserver | None = None,
+        on_observer_error: Callable[[Exception, Step], object] | None = None,
+    ) -> None:
+        if not callable(processor):
+            raise TypeError(f"processor must be callable, got {processor!r}")
+        if not callable(initial_state):
+            raise TypeError(
+                "initial_state must be a zero-argument factory (e.g. "
+                f"create_initial_agent_engine_state), got {initial_state!r}"
+            )
+        if store is not None and not isinstance(store, Store):
+            raise TypeError(f"store must implement get/set/delete/has, got {store!r}")
+        if isinstance(max_depth, bool) or not isinstance(max_depth, int) or max_depth < 1:
+            raise ValueError(f"max_depth must be an int >= 1, got {max_depth!r}")
+        self.processor = processor
+        self._processor, loggers = logged_parts(processor)
+        self._initial = initial_state
+        self.store: Store = MemoryStore() if store is None else store
+        self._get = self.store.get
+        self._set = self.store.set
+        self._refeed: Callable[[Any], bool] | None = (
+            (lambda _o: True) if refeed is True else (refeed or None)
+        )
+        self._max_depth = max_depth
+        self._observers: tuple[StepObserver, ...] = (
+            loggers if on_step is None else (*loggers, on_step)
+        )
+        self._on_observer_error = on_observer_error
+
+    def __repr__(self) -> str:
+        return f"MealyMachine({self.processor!r}, store={self.store!r})"
+
+    def process(self, agent_id: str, event: Any) -> tuple[Any, ...]:
+        """Feed ``event`` to ``agent_id``'s processor; return the outputs.
+
+        Raises whatever the processor raises (state unchanged), ``LimitExceededError``
+        on runaway re-feeding (state unchanged), and observer failures as described in
+        the module docstring (state committed).
+        """
+        state = self._get(agent_id)
+        if state is None:
+            state = self._initial()
+        state, outputs = self._processor(state, event)
+        if self._refeed is not None and outputs:
+            state, outputs = self._refeed_outputs(state, outputs, 1)
+        self._set(agent_id, state)
+        if self._observers:
+            call_hooks(
+                self._observers,
+                Step(agent_id, event, outputs),
+                self._on_observer_error,
+                "step observer",
+            )
+        return outputs
+
+    def _refeed_outputs(
+        self, state: Any, outputs: tuple[Any, ...], depth: int
+    ) -> tuple[Any, tuple[Any, ...]]:
+        """Depth first: each output, then (recursively) what re-feeding it emitted."""
+        select = self._refeed
+        assert select is not None
+        collected: list[Any] = []
+        for output in outputs:
+            collected.append(output)
+            if not select(output):
+                continue
+            if depth > self._max_depth:
+                raise LimitExceededError(
+                    f"re-feeding outputs went deeper than max_depth={self._max_depth} "
+                    f"(output {output!r}); the processor probably answers its own outputs "
+                    "forever. The step was discarded; raise max_depth or narrow refeed.",
+                    code=ErrorCode.MAX_ITERATIONS_EXCEEDED,
+                )
+            state, more = self._processor(state, output)
+            if more:
+                state, more = self._refeed_outputs(state, more, depth + 1)
+                collected.extend(more)
+        return state, tuple(collected)
+
+    def has_state(self, agent_id: str) -> bool:
+        """Whether the store holds a state for ``agent_id``."""
+        return self.store.has(agent_id)
+
+    def state_of(self, agent_id: str) -> Any:
+        """The stored state of ``agent_id``; ``KeyError`` if it has none yet."""
+        if not self.store.has(agent_id):
+            raise KeyError(f"no state for agent {agent_id!r}: it has not processed an event")
+        return self.store.get(agent_id)
+
+    def clear_state(self, agent_id: str) -> None:
+        """Forget ``agent_id``'s state; its next event starts from a fresh initial state.
+
+        Idempotent: clearing an unknown agent does nothing.
+        """
+        self.store.delete(agent_id)
+
+
+def create_mealy_machine(
+    store: Store | None = None,
+    prices: Any = None,
+    *,
+    refeed: bool | Callable[[Any], bool] = False,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    on_step: StepObserver | None = None,
+    on_observer_error: Callable[[Exception, Step], object] | None = None,
+) -> MealyMachine:
+    """The default machine: ``agent_processor`` with a fresh engine state per agent.
+
+    ``prices`` is the price table handed to ``create_initial_agent_engine_state`` (turn
+    costs); the other options are ``MealyMachine``'s.
+    """
+    from ._agent_processor import agent_processor, create_initial_agent_engine_state
+
+    def initial_state() -> Any:
+        return create_initial_agent_engine_state(prices)
+
+    return MealyMachine(
+        agent_processor,
+        initial_state,
+        store,
+        refeed=refeed,
+        max_depth=max_depth,
+        on_step=on_step,
+        on_observer_error=on_observer_error,
+    )
