@@ -7,7 +7,7 @@ A model missing from the table costs ``None``, never 0. Keys are chosen so that 
 matching never prices one model with another's row: there is no bare ``claude-opus-4`` or
 ``o3`` without ``o3-pro`` and ``o3-mini`` beside it (a test checks every such pair).
 
-Sources (list prices, standard tier, no batch discount), checked 2026-01:
+Sources (list prices, standard tier, no batch discount), read 2026-11-22:
 
 - Anthropic: https://platform.claude.com/docs/en/about-claude/pricing ("Model pricing").
   ``cache_write`` is the 5-minute cache-write rate (the default TTL); 1-hour writes cost
@@ -40,6 +40,9 @@ _SONNET_4 = _anthropic(3.0, 15.0)
 
 PRICES: dict[str, ModelPrice] = {
     # -- Anthropic ---------------------------------------------------------------------
+    "claude-opus-5": _OPUS_45,
+    "claude-opus-4-8": _OPUS_45,
+    "claude-opus-4-7": _OPUS_45,
     "claude-opus-4-6": _OPUS_45,
     "claude-opus-4-5": _OPUS_45,
     "claude-opus-4-1": _OPUS_4,
