@@ -1,0 +1,201 @@
+"""ConsolePresenter: streamed text once and in order, panels, spinner discipline, footer."""
+
+import io
+from collections.abc import Callable
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rich.console import Console
+from rich.control import Control
+from rich.panel import Panel
+
+from agentcore.events import (
+    ConversationInterrupted,
+    ErrorMessage,
+    MessageStart,
+    MessageStop,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallMessage,
+    ToolCallPart,
+    ToolResultMessage,
+    TurnResponse,
+    Usage,
+    UserMessage,
+)
+from presenters.console import (
+    Block,
+    ConsolePresenter,
+    EndLine,
+    Options,
+    Spin,
+    Stream,
+    View,
+    encode,
+    footer,
+)
+
+
+def _console() -> Console:
+    return Console(file=io.StringIO(), force_terminal=False, width=100)
+
+
+def _render(outputs: list[Any], agent_id: str = "a1", **kwargs: Any) -> str:
+    console = _console()
+    presenter = ConsolePresenter(console, **kwargs)
+    for out in outputs:
+        presenter.present(agent_id, out)
+    presenter.close()
+    assert isinstance(console.file, io.StringIO)
+    return console.file.getvalue()
+
+
+def test_streamed_text_appears_once_and_in_order(conversation: list[Any]) -> None:
+    text = _render(conversation)
+    lines = text.splitlines()
+    assert lines[0] == "> What's the weather in Paris?"
+    assert lines[1] == "The user wants the weather."
+    assert lines[2] == "Let me check that for you."
+    assert text.count("Let me") == 1 and text.count("It is sunny.") == 1
+    order = ["Paris?", "the weather.", "for you.", "get_weather", "Sunny", "It is sunny.", "tokens"]
+    positions = [text.index(s) for s in order]
+    assert positions == sorted(positions)
+
+
+def test_thinking_and_user_message_can_be_hidden(conversation: list[Any]) -> None:
+    text = _render(conversation, show_thinking=False, show_user=False)
+    assert "weather in Paris" not in text and "The user wants" not in text
+    assert text.splitlines()[0] == "Let me check that for you."
+
+
+def test_tool_panels_show_name_arguments_and_errors(conversation: list[Any]) -> None:
+    text = _render(conversation)
+    assert "tool call: get_weather" in text and '"city": "Paris"' in text
+    assert "tool call: get_time" in text and '"tz": "Mars/Olympus"' in text
+    assert "result: get_weather" in text and "Sunny, 21 C" in text
+    assert "error: get_time" in text and "unknown time zone Mars/Olympus" in text
+    assert "result: get_time" not in text
+    assert text.count("Sunny, 21 C") == 1  # the raw tool_result is not shown twice
+
+
+def test_error_result_panel_is_red() -> None:
+    error = ToolResultMessage("c1", "rm", "permission denied", is_error=True)
+    ok = ToolResultMessage("c2", "ls", "a b")
+    ((_, [err_op]), (_, [ok_op])) = encode(View(), error), encode(View(), ok)
+    assert isinstance(err_op, Block) and isinstance(err_op.renderable, Panel)
+    assert isinstance(ok_op, Block) and isinstance(ok_op.renderable, Panel)
+    assert err_op.renderable.border_style == "red"
+    assert ok_op.renderable.border_style == "green"
+
+
+def test_footer_shows_tokens_cost_and_duration(
+    make_conversation: Callable[..., list[Any]],
+) -> None:
+    last = _render(make_conversation(cost=0.0123)).splitlines()[-1]
+    assert last == (
+        "tokens 1,200 in / 345 out, cache 800 read / 50 write · $0.0123 · 2.35 s · claude-test"
+    )
+    unknown = _render(make_conversation(cost=None)).splitlines()[-1]
+    assert "cost unknown" in unknown and "$" not in unknown
+    bare = footer(TurnResponse("t", 50, Usage(3, 4, reasoning_tokens=2))).plain
+    assert bare == "tokens 3 in / 4 out, 2 reasoning · cost unknown · 0.05 s"
+
+
+def test_errors_interruptions_bad_arguments_and_long_results() -> None:
+    bad = ToolCallPart("c1", "calc", {}, '{"x": ', input_error="unterminated JSON")
+    text = _render(
+        [
+            ToolCallMessage("m1", bad),
+            ToolResultMessage("c1", "calc", "x" * 50),
+            ErrorMessage("overloaded", "OVERLOADED", retryable=True),
+            ConversationInterrupted("user"),
+        ],
+        max_result_chars=10,
+    )
+    assert "invalid arguments: unterminated JSON" in text and '{"x":' in text
+    assert "xxxxxxxxxx... (40 more characters)" in text
+    assert "error OVERLOADED (retryable)" in text and "overloaded" in text
+    assert "[interrupted: user]" in text
+
+
+def test_unknown_and_ignored_outputs_print_nothing(conversation: list[Any]) -> None:
+    class LoopEvent:
+        type = "agent_turn_start"
+
+    ignored = [o for o in conversation if o.type in {"tool_result", "assistant_message"}]
+    assert _render([LoopEvent(), object(), *ignored]) == ""
+
+
+def test_agents_sharing_a_console_get_prefixed_lines() -> None:
+    console = _console()
+    p = ConsolePresenter(console, agent_prefix=True)
+    for text in ("Hel", "lo\nwor", "ld"):
+        p.present("a1", TextDelta(text, 0))
+        p.present("b2", TextDelta(text.upper(), 0))
+    p.close()
+    assert isinstance(console.file, io.StringIO)
+    lines = console.file.getvalue().splitlines()
+    assert all(line.startswith(("[a1] ", "[b2] ")) for line in lines)
+    mine = "".join(line[5:] for line in lines if line.startswith("[a1] "))
+    assert mine == "Helloworld"
+
+
+@settings(max_examples=100)
+@given(st.lists(st.text(alphabet="ab .,\n", min_size=1), min_size=1, max_size=20))
+def test_chunking_invariance(chunks: list[str]) -> None:
+    """However the text is split into deltas, the terminal shows exactly the text."""
+    out = _render([MessageStart("m", "x"), *(TextDelta(c, 0) for c in chunks), MessageStop()])
+    full = "".join(chunks)
+    assert out == full + ("" if full.endswith("\n") else "\n")
+
+
+def test_encode_is_pure_and_tracks_blocks() -> None:
+    view = View()
+    view1, ops = encode(view, ThinkingDelta("hm", 0))
+    assert view == View() and view1 == View(block=("thinking", 0))
+    assert ops == [Stream("hm", "dim italic", True)]
+    view2, ops = encode(view1, TextDelta("Hi", 1))
+    assert ops == [Stream("Hi", "", True)]
+    assert encode(view2, TextDelta(" there", 1)) == (view2, [Stream(" there", "", False)])
+    assert encode(view2, ThinkingDelta("", 0, signature="s"))[1] == []
+    hidden = Options(show_thinking=False)
+    assert encode(View(), ThinkingDelta("hm", 0), hidden)[1] == [Spin("thinking")]
+    assert encode(View(), MessageStop())[1] == [Spin(None), EndLine()]
+
+
+def test_spinner_runs_while_waiting_and_stops_before_anything_prints(
+    conversation: list[Any],
+) -> None:
+    console = Console(file=io.StringIO(), force_terminal=True, width=100)
+    presenter = ConsolePresenter(console)
+    printed_while_spinning: list[str] = []
+    original = console.print
+
+    def spy(*objects: Any, **kwargs: Any) -> None:
+        if presenter.spinning and any(not isinstance(o, Control) for o in objects):
+            printed_while_spinning.append(str(objects))
+        original(*objects, **kwargs)
+
+    console.print = spy  # type: ignore[method-assign]
+    states: dict[str, bool] = {}
+    for out in conversation:
+        presenter.present("a1", out)
+        states.setdefault(out.type, presenter.spinning)
+    assert printed_while_spinning == []
+    assert states["user_message"] and states["message_start"] and states["tool_executing"]
+    assert not states["text_delta"] and not states["turn_response"]
+    assert not presenter.spinning
+    presenter.present("a1", UserMessage("u2", "again"))
+    assert presenter.spinning
+    presenter.close()
+    assert not presenter.spinning
+
+
+def test_spinner_is_off_on_non_terminals_and_when_disabled() -> None:
+    p = ConsolePresenter(_console())
+    p.present("a1", UserMessage("u", "hi"))
+    assert not p.spinning
+    term = ConsolePresenter(Console(file=io.StringIO(), force_terminal=True), spinner=False)
+    term.present("a1", UserMessage("u", "hi"))
+    assert not term.spinning
