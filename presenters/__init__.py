@@ -1,1 +1,24 @@
-"""Presenters: sinks for the engine's outputs (logs, terminal, files, browsers, databases)."""
+"""Presenters: sinks for the engine's outputs (logs, terminal, files, browsers, databases).
+
+``ConsolePresenter`` is imported on first use, so ``import presenters`` never imports
+``rich`` (an optional dependency: ``pip install 'agentcore[console]'``).
+"""
+
+from typing import TYPE_CHECKING, Any
+
+from .jsonl import JsonlPresenter as JsonlPresenter
+from .logging import LoggingPresenter as LoggingPresenter
+from .recording import RecordingPresenter as RecordingPresenter
+
+if TYPE_CHECKING:
+    from .console import ConsolePresenter as ConsolePresenter
+
+__all__ = ["ConsolePresenter", "JsonlPresenter", "LoggingPresenter", "RecordingPresenter"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "ConsolePresenter":
+        from .console import ConsolePresenter
+
+        return ConsolePresenter
+    raise AttributeError(f"module 'presenters' has no attribute {name!r}")

@@ -25,11 +25,17 @@ import json
 from typing import Any, TypeAlias
 
 import attrs
-from rich.console import Console, RenderableType
-from rich.json import JSON
-from rich.panel import Panel
-from rich.status import Status
-from rich.text import Text
+
+try:
+    from rich.console import Console, RenderableType
+    from rich.json import JSON
+    from rich.panel import Panel
+    from rich.status import Status
+    from rich.text import Text
+except ImportError as exc:  # pragma: no cover - depends on the environment
+    raise ImportError(
+        "presenters.console needs rich; install it with: pip install 'agentcore[console]'"
+    ) from exc
 
 from agentcore._content import Content, TextContent, Usage
 from agentcore._events import (
@@ -50,7 +56,18 @@ from agentcore._events import (
     UserMessage,
 )
 
-__all__ = ["ConsolePresenter", "Options", "View", "encode", "footer"]
+__all__ = [
+    "Block",
+    "ConsolePresenter",
+    "EndLine",
+    "Op",
+    "Options",
+    "Spin",
+    "Stream",
+    "View",
+    "encode",
+    "footer",
+]
 
 THINKING_STYLE = "dim italic"
 

@@ -1,15 +1,20 @@
 """ConsolePresenter: streamed text once and in order, panels, spinner discipline, footer."""
 
 import io
+import subprocess
+import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 from rich.control import Control
 from rich.panel import Panel
 
+import presenters
 from agentcore.events import (
     ConversationInterrupted,
     ErrorMessage,
@@ -199,3 +204,19 @@ def test_spinner_is_off_on_non_terminals_and_when_disabled() -> None:
     term = ConsolePresenter(Console(file=io.StringIO(), force_terminal=True), spinner=False)
     term.present("a1", UserMessage("u", "hi"))
     assert not term.spinning
+
+
+def test_package_import_does_not_import_rich() -> None:
+    code = (
+        "import sys, presenters\n"
+        "assert 'rich' not in sys.modules, 'rich imported eagerly'\n"
+        "from presenters.console import ConsolePresenter\n"
+        "assert presenters.ConsolePresenter is ConsolePresenter\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=root, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    with pytest.raises(AttributeError, match="no attribute 'Nope'"):
+        presenters.Nope  # noqa: B018
