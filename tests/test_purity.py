@@ -1,0 +1,191 @@
+"""The pure core stays pure: no I/O library, clock or randomness, checked on the source.
+
+A module is pure when it is listed in ``PURE_MODULES`` (so renaming one is noticed) or its
+file name matches ``PURE_GLOBS`` (so new processors, machines and loop modules are covered
+without anyone remembering to add them). Pure modules may import only other pure agentcore
+modules, and nothing in ``agentcore`` may import ``drivers`` or ``presenters``.
+"""
+
+from __future__ import annotations
+
+import ast
+import fnmatch
+import pathlib
+import sys
+
+import pytest
+
+import agentcore
+
+PACKAGE = pathlib.Path(agentcore.__file__).parent
+
+PURE_MODULES = (
+    "_events",
+    "_content",
+    "_wire",
+    "_errors",
+    "_processor",
+    "_pricing",
+    "_assembler",
+    "_state_events",
+    "_turns",
+    "_agent_processor",
+    "_combinators",
+    "_machine",
+    "_state_machine",
+    "_store",
+    "_loop",
+)
+PURE_GLOBS = ("_*processor*.py", "_*machine*.py", "_*combinator*.py", "_loop*.py", "_*events*.py")
+
+IO_MODULES = frozenset(
+    """
+    aiohttp anthropic asyncio asyncpg atexit builtins concurrent ctypes datetime dbm fcntl
+    faulthandler glob http httpx importlib io logging mmap multiprocessing openai
+    opentelemetry os pathlib psycopg psycopg2 random requests rich secrets select selectors
+    shelve shutil signal socket sqlite3 ssl starlette subprocess sys tempfile threading time
+    urllib uuid uvicorn warnings zoneinfo
+    """.split()  # noqa: SIM905
+)
+"""Top-level modules a pure module must not import: I/O, clocks, randomness, process state."""
+
+FORBIDDEN_CALLS = frozenset(
+    """
+    open print input breakpoint exec eval compile __import__ id hash
+    perf_counter perf_counter_ns monotonic monotonic_ns time_ns utcnow
+    uuid1 uuid4 urandom getrandbits randint randrange
+    """.split()  # noqa: SIM905
+)
+"""Calls that do I/O or differ between runs (``id``/``hash`` of str vary per process)."""
+
+SHELL_PACKAGES = frozenset({"drivers", "presenters"})
+
+
+def _all_modules() -> dict[str, pathlib.Path]:
+    return {p.stem: p for p in PACKAGE.glob("*.py")}
+
+
+def _pure_names() -> set[str]:
+    modules = _all_modules()
+    listed = {name for name in PURE_MODULES if name in modules}
+    globbed = {
+        name
+        for name, path in modules.items()
+        if any(fnmatch.fnmatch(path.name, g) for g in PURE_GLOBS)
+    }
+    return listed | globbed
+
+
+def _imports(path: pathlib.Path) -> list[tuple[int, str, bool]]:
+    """``(line, module, relative)`` for every import anywhere in the file."""
+    found: list[tuple[int, str, bool]] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name, False) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level == 0:
+                found.append((node.lineno, node.module or "", False))
+            elif node.module:
+                found.append((node.lineno, node.module.split(".")[0], True))
+            else:  # from . import _x
+                found += [(node.lineno, alias.name, True) for alias in node.names]
+    return found
+
+
+def _calls(path: pathlib.Path) -> list[tuple[int, str]]:
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+            if name in FORBIDDEN_CALLS:
+                found.append((node.lineno, name))
+    return found
+
+
+@pytest.mark.parametrize("name", PURE_MODULES)
+def test_listed_pure_modules_exist_or_are_still_to_come(name: str) -> None:
+    if name not in _all_modules():
+        pytest.skip(f"agentcore/{name}.py is not written yet")
+    assert name in _pure_names()
+
+
+def _agentcore_target(module: str, relative: bool) -> str | None:
+    """The agentcore module an import reaches (``_x`` for ``._x`` or ``agentcore._x``)."""
+    if relative:
+        return module.split(".")[0]
+    parts = module.split(".")
+    if parts[0] == "agentcore" and len(parts) > 1:
+        return parts[1]
+    return None
+
+
+def _problems(name: str, seen: set[str] | None = None) -> list[str]:
+    """What makes ``name`` impure: its own I/O imports and forbidden calls, and those of
+    every agentcore module it imports, followed transitively (with the import chain)."""
+    seen = set() if seen is None else seen
+    seen.add(name)
+    path = _all_modules().get(name)
+    if path is None:  # listed for later, or a failing import that other tests will catch
+        return []
+    problems = [f"{name}.py:{line} calls {call}()" for line, call in _calls(path)]
+    for line, module, relative in _imports(path):
+        target = _agentcore_target(module, relative)
+        if target is None and module.split(".")[0] in IO_MODULES | SHELL_PACKAGES:
+            problems.append(f"{name}.py:{line} imports {module!r}")
+        elif target is not None and target not in seen:
+            problems += [f"{name} -> {p}" for p in _problems(target, seen)]
+    return problems
+
+
+@pytest.mark.parametrize("name", sorted(_pure_names()))
+def test_pure_module_does_no_io_clock_or_randomness(name: str) -> None:
+    problems = _problems(name)
+    assert not problems, f"agentcore/{name}.py must stay pure:\n" + "\n".join(problems)
+
+
+def test_no_agentcore_module_imports_drivers_or_presenters() -> None:
+    problems = [
+        f"{path.relative_to(PACKAGE.parent)}:{line} imports {module}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        for line, module, relative in _imports(path)
+        if not relative and module.split(".")[0] in SHELL_PACKAGES
+    ]
+    assert not problems, "agentcore defines the protocols; it never imports its plugins:\n" + (
+        "\n".join(problems)
+    )
+
+
+def test_the_checker_catches_what_it_should(tmp_path: pathlib.Path) -> None:
+    """The AST scan sees imports and calls wherever they hide (functions, from-imports)."""
+    sample = tmp_path / "_sample.py"
+    sample.write_text(
+        "from __future__ import annotations\n"
+        "from . import _runtime\n"
+        "from ._events import X\n"
+        "def f():\n"
+        "    import time\n"
+        "    from os.path import join\n"
+        "    from drivers import anthropic\n"
+        "    return time.monotonic(), print(hash('x'))\n",
+        encoding="utf-8",
+    )
+    assert _imports(sample) == [
+        (1, "__future__", False),
+        (2, "_runtime", True),
+        (3, "_events", True),
+        (5, "time", False),
+        (6, "os.path", False),
+        (7, "drivers", False),
+    ]
+    assert sorted(call for _, call in _calls(sample)) == ["hash", "monotonic", "print"]
+
+
+def test_impurity_is_found_through_imported_agentcore_modules(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "_a.py").write_text("from ._b import x\nimport agentcore._a\n", encoding="utf-8")
+    (tmp_path / "_b.py").write_text("import socket.x\nx = open('f')\n", encoding="utf-8")
+    modules = {p.stem: p for p in tmp_path.glob("*.py")}
+    monkeypatch.setattr(sys.modules[__name__], "_all_modules", lambda: modules)
+    assert _problems("_a") == ["_a -> _b.py:2 calls open()", "_a -> _b.py:1 imports 'socket.x'"]
