@@ -6,6 +6,7 @@
 
 from typing import TYPE_CHECKING, Any
 
+from ._base import Filter as Filter
 from .jsonl import JsonlPresenter as JsonlPresenter
 from .logging import LoggingPresenter as LoggingPresenter
 from .recording import RecordingPresenter as RecordingPresenter
@@ -13,7 +14,13 @@ from .recording import RecordingPresenter as RecordingPresenter
 if TYPE_CHECKING:
     from .console import ConsolePresenter as ConsolePresenter
 
-__all__ = ["ConsolePresenter", "JsonlPresenter", "LoggingPresenter", "RecordingPresenter"]
+__all__ = [
+    "ConsolePresenter",
+    "Filter",
+    "JsonlPresenter",
+    "LoggingPresenter",
+    "RecordingPresenter",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -1,6 +1,10 @@
 """RecordingPresenter keeps every pair in order; Filter and present() from presenters._base."""
 
 import asyncio
+import re
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -90,3 +94,16 @@ def test_present_awaits_async_presenters_and_calls_sync_ones() -> None:
     asyncio.run(main())
     assert seen == ["async a1"]
     assert rec.records == [("a2", out)]
+
+
+def test_docs_examples_run() -> None:
+    """Every python block of docs/presenters.md but the first (a signature) runs as is."""
+    root = Path(__file__).resolve().parents[2]
+    text = (root / "docs" / "presenters.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)[1:]
+    assert len(blocks) >= 5
+    for block in blocks:
+        result = subprocess.run(
+            [sys.executable, "-c", block], capture_output=True, text=True, cwd=root, check=False
+        )
+        assert result.returncode == 0, f"{block}\n{result.stderr}"
