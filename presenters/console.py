@@ -270,7 +270,7 @@ class ConsolePresenter:
 
     def present(self, agent_id: str, output: Any) -> None:
         view, ops = encode(self._views.get(agent_id, EMPTY), output, self.options)
-        if view is EMPTY:
+        if view == EMPTY:  # forget idle agents
             self._views.pop(agent_id, None)
         else:
             self._views[agent_id] = view

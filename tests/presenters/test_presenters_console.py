@@ -132,18 +132,26 @@ def test_unknown_and_ignored_outputs_print_nothing(conversation: list[Any]) -> N
     assert _render([LoopEvent(), object(), *ignored]) == ""
 
 
-def test_agents_sharing_a_console_get_prefixed_lines() -> None:
+@settings(max_examples=100)
+@given(st.lists(st.tuples(st.sampled_from(["a1", "b2"]), st.text("xy .", min_size=1))))
+def test_agents_sharing_a_console_get_prefixed_lines(deltas: list[tuple[str, str]]) -> None:
+    """Interleaved agents: every line is labelled and no agent's text is lost or mixed."""
     console = _console()
     p = ConsolePresenter(console, agent_prefix=True)
-    for text in ("Hel", "lo\nwor", "ld"):
-        p.present("a1", TextDelta(text, 0))
-        p.present("b2", TextDelta(text.upper(), 0))
+    for agent_id, text in deltas:
+        p.present(agent_id, TextDelta(text, 0))
     p.close()
     assert isinstance(console.file, io.StringIO)
     lines = console.file.getvalue().splitlines()
     assert all(line.startswith(("[a1] ", "[b2] ")) for line in lines)
-    mine = "".join(line[5:] for line in lines if line.startswith("[a1] "))
-    assert mine == "Helloworld"
+    for agent_id in ("a1", "b2"):
+        shown = "".join(line[5:] for line in lines if line.startswith(f"[{agent_id}] "))
+        assert shown == "".join(t for a, t in deltas if a == agent_id)
+
+
+def test_prefix_follows_line_breaks_inside_deltas() -> None:
+    out = _render([TextDelta("one\ntw", 0), TextDelta("o\n\nthree", 0)], agent_prefix=True)
+    assert out == "[a1] one\n[a1] two\n\n[a1] three\n"
 
 
 @settings(max_examples=100)
