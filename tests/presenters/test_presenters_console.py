@@ -18,8 +18,10 @@ import presenters
 from agentcore.events import (
     ConversationInterrupted,
     ErrorMessage,
+    ImageContent,
     MessageStart,
     MessageStop,
+    TextContent,
     TextDelta,
     ThinkingDelta,
     ToolCallMessage,
@@ -147,6 +149,13 @@ def test_agents_sharing_a_console_get_prefixed_lines(deltas: list[tuple[str, str
     for agent_id in ("a1", "b2"):
         shown = "".join(line[5:] for line in lines if line.startswith(f"[{agent_id}] "))
         assert shown == "".join(t for a, t in deltas if a == agent_id)
+
+
+def test_user_message_blocks_show_text_and_images() -> None:
+    content = (TextContent("what is this?"), ImageContent("image/png", "iVBORw0KGgo="))
+    out = _render([UserMessage("u1", content)])
+    assert out == "> what is this?\n[image/png image]\n"
+    assert "iVBOR" not in out
 
 
 def test_prefix_follows_line_breaks_inside_deltas() -> None:

@@ -2,6 +2,7 @@
 
 import io
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +57,20 @@ def test_appends_to_an_existing_file(tmp_path: Path) -> None:
         with JsonlPresenter(path) as p:
             p.present("a1", TextDelta(text, 0))
     assert [decode_line(line)[1].text for line in _lines(path)] == ["one", "two"]
+
+
+def test_fsync_flushes_to_disk_at_turn_end(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    synced: list[int] = []
+    monkeypatch.setattr(os, "fsync", synced.append)
+    path = tmp_path / "synced.jsonl"
+    with JsonlPresenter(path, fsync=True) as p:
+        p.present("a1", TextDelta("x", 0))
+        assert synced == []
+        p.present("a1", ConversationEnd("completed"))
+        assert len(synced) == 1 and len(_lines(path)) == 2
+    with JsonlPresenter(tmp_path / "plain.jsonl") as p:
+        p.present("a1", ConversationEnd("completed"))
+    assert len(synced) == 2  # the close of the first presenter only; fsync=False never syncs
 
 
 def test_full_buffer_is_written_early() -> None:
