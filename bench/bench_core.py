@@ -1,0 +1,132 @@
+"""Core throughput: the standard trace through ``agent_processor`` in a ``MealyMachine``.
+
+The standard trace is one user message, then one assistant message of 20,000 text deltas
+of 4 characters, then 50 tool calls each streamed as ``tool_use_start`` + 20
+``input_json_delta`` + ``tool_use_stop``, then ``message_stop`` (21,103 events). It is
+built up front, so only processing is timed. Printed:
+
+- events/s through the machine (median of 5 runs, a fresh machine each run);
+- events/s of a bare-Python loop over the same trace that only appends chunks to lists
+  and joins them at the end (the floor any engine pays), and the ratio between the two;
+- cost per event at 2,000 / 20,000 / 200,000 text deltas, and the spread (max / min),
+  which should stay within 1.5x: appending must never copy what came before.
+
+Run with ``python -m bench core``. Targets: >= 1,000,000 events/s, spread <= 1.5x.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+
+from agentcore.events import (
+    AssistantMessage,
+    InputJsonDelta,
+    MessageStart,
+    MessageStop,
+    TextDelta,
+    ToolUseStart,
+    ToolUseStop,
+    UserMessage,
+)
+from agentcore.machine import create_mealy_machine
+
+TOOL_CALLS = 50
+JSON_DELTAS = 20
+RUNS = 5
+TARGET_EVENTS_PER_S = 1_000_000
+SIZES = (2_000, 20_000, 200_000)
+
+
+def standard_trace(text_deltas: int = 20_000) -> list[Any]:
+    """The benchmark trace with ``text_deltas`` text chunks (timestamps 1 ms apart)."""
+    trace: list[Any] = [UserMessage("u1", "go"), MessageStart("m1", "claude-sonnet-4-5")]
+    trace += [TextDelta(f"w{i % 100:02d} ", 0) for i in range(text_deltas)]
+    for call in range(TOOL_CALLS):
+        index = call + 1
+        arguments = '{"query": "' + "x" * (JSON_DELTAS * 4 - 14) + '"}'
+        step = len(arguments) // JSON_DELTAS
+        chunks = [arguments[i * step : (i + 1) * step] for i in range(JSON_DELTAS - 1)]
+        chunks.append(arguments[(JSON_DELTAS - 1) * step :])
+        trace.append(ToolUseStart(f"call_{call}", "search", index))
+        trace += [InputJsonDelta(chunk, index) for chunk in chunks]
+        trace.append(ToolUseStop(f"call_{call}", index))
+    trace.append(MessageStop("tool_use"))
+    return [attrs.evolve(e, timestamp=t) for t, e in enumerate(trace, start=1)]
+
+
+def run_machine(trace: list[Any]) -> tuple[Any, ...]:
+    """Push the trace through a fresh default machine; return the last step's outputs."""
+    process = create_mealy_machine().process
+    outputs: tuple[Any, ...] = ()
+    for event in trace:
+        outputs = process("agent", event)
+    return outputs
+
+
+def run_bare(trace: list[Any]) -> tuple[str, dict[int, str]]:
+    """The floor: append every chunk to a list, join at the end. No state, no outputs."""
+    text: list[str] = []
+    tool_inputs: dict[int, list[str]] = {}
+    for event in trace:
+        kind = type(event)
+        if kind is TextDelta:
+            text.append(event.text)
+        elif kind is InputJsonDelta:
+            tool_inputs.setdefault(event.index, []).append(event.partial_json)
+    return "".join(text), {i: "".join(parts) for i, parts in tool_inputs.items()}
+
+
+def median_seconds(fn: Callable[[list[Any]], object], trace: list[Any], runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn(trace)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def check(trace: list[Any]) -> None:
+    """The machine really assembled the message (a benchmark of wrong code is worthless)."""
+    messages = [o for o in run_machine(trace) if isinstance(o, AssistantMessage)]
+    text, inputs = run_bare(trace)
+    if len(messages) != 1 or messages[0].text != text:
+        raise SystemExit("bench_core: the machine did not assemble the expected message")
+    if len(messages[0].tool_calls) != len(inputs):
+        raise SystemExit("bench_core: the machine lost tool calls")
+
+
+def main() -> None:
+    trace = standard_trace()
+    check(trace)
+    n = len(trace)
+    machine_s = median_seconds(run_machine, trace, RUNS)
+    bare_s = median_seconds(run_bare, trace, RUNS)
+    rate, bare_rate = n / machine_s, n / bare_s
+    print(f"standard trace: {n:,} events")
+    print(_rate_line("machine (agent_processor)", rate))
+    print(_rate_line("bare append+join loop", bare_rate))
+    print(f"  machine / bare cost ratio: {bare_rate / rate:.1f}x")
+    verdict = "meets" if rate >= TARGET_EVENTS_PER_S else "MISSES"
+    print(f"  target {TARGET_EVENTS_PER_S:,} events/s: {verdict}")
+    costs = []
+    for size in SIZES:
+        sized = trace if size == 20_000 else standard_trace(size)
+        per_event = median_seconds(run_machine, sized, 3) / len(sized) * 1e6
+        costs.append(per_event)
+        print(f"  {size:>7,} text deltas: {per_event:.3f} us/event")
+    spread = max(costs) / min(costs)
+    flat = "flat" if spread <= 1.5 else "NOT flat"
+    print(f"  cost spread 2k..200k: {spread:.2f}x ({flat}; target <= 1.5x)")
+
+
+def _rate_line(label: str, rate: float) -> str:
+    return f"  {label + ':':<28}{rate:>12,.0f} events/s  ({1e6 / rate:.3f} us/event)"
+
+
+if __name__ == "__main__":
+    main()
