@@ -15,7 +15,8 @@ normalisation in ``drivers._history``; what is left here is Anthropic's own shap
 Thinking levels map to ``thinking={"type": "enabled", "budget_tokens": N}`` with the
 budgets of ``drivers._base.THINKING_BUDGETS``; ``max_tokens`` then counts the answer only,
 and the budget is added to it (the API requires ``max_tokens > budget_tokens``).
-``temperature`` is not sent while thinking is on (the API rejects it).
+``temperature`` is not sent while thinking is on (the API rejects it); otherwise it goes in
+the body as an extra field, since recent SDKs no longer take it as an argument.
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ def build_params(
 
     ``model``, ``max_tokens`` and ``thinking_level`` are the driver's defaults; the
     request's own values win. ``request.options`` are sent as extra top-level body fields
-    (``stop_sequences``, ``top_k``, ``tool_choice``, ``metadata``...), unchecked.
+    (``stop_sequences``, ``top_k``, ``tool_choice``, ``metadata``...), unchecked, through
+    the SDK's ``extra_body``.
     Raises ``ConfigurationError`` for an unknown thinking level.
     """
     budget = thinking_budget(request.thinking_level or thinking_level)
@@ -61,12 +63,14 @@ def build_params(
         params["system"] = request.system_prompt
     if request.tools:
         params["tools"] = [_tool(t) for t in request.tools]
+    extra: JSON = {}
     if budget is not None:
         params["thinking"] = {"type": "enabled", "budget_tokens": budget}
     elif request.temperature is not None:
-        params["temperature"] = request.temperature
-    if request.options:
-        params["extra_body"] = dict(request.options)
+        extra["temperature"] = request.temperature
+    extra.update(request.options)
+    if extra:
+        params["extra_body"] = extra
     return params
 
 
