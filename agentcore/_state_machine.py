@@ -6,8 +6,10 @@ result that leaves other tool calls still unanswered. A pair in neither table is
 the state does not change and no handler runs, so a late or duplicated event can never
 move the agent somewhere nonsensical. docs/machine.md draws its table from these dicts.
 
-Pending tools are tracked by ``tool_call_id``: ``tool_planned`` and ``tool_executing`` add
-an id, ``tool_completed`` and ``tool_failed`` remove it; the agent leaves
+Pending tools are tracked by ``tool_call_id``: accepted ``tool_planned`` and
+``tool_executing`` events add an id; ``tool_completed`` and ``tool_failed`` remove it in
+every state (a result may arrive early, while the model is still streaming, and then moves
+nothing but must not be waited for later). The agent leaves
 ``awaiting_tool_result`` for ``thinking`` (the model is called again with the results)
 only when the last pending tool is answered. Entering ``idle`` or ``error``, and every
 ``conversation_start``, forget all pending tools.
@@ -190,15 +192,15 @@ class AgentStateMachine:
         previous = self._state
         kind = event.type
         key = (previous, kind)
+        if kind in _REMOVES_TOOL:  # an answer is an answer, even one that moves nothing
+            self._pending.discard(event.tool_call_id)  # type: ignore[union-attr]
         current = TRANSITIONS.get(key)
         if current is None:
             return previous
         if kind in _ADDS_TOOL:
             self._pending.add(event.tool_call_id)  # type: ignore[union-attr]
-        elif kind in _REMOVES_TOOL:
-            self._pending.discard(event.tool_call_id)  # type: ignore[union-attr]
-            if self._pending:
-                current = WHILE_TOOLS_PENDING.get(key, current)
+        elif kind in _REMOVES_TOOL and self._pending:
+            current = WHILE_TOOLS_PENDING.get(key, current)
         if kind == _START or current in (IDLE, ERROR):
             self._pending.clear()
         self._move(current, event)

@@ -158,6 +158,20 @@ def test_a_result_with_other_tools_pending_keeps_awaiting(
     assert machine.pending_tools == frozenset()
 
 
+def test_an_early_result_is_not_waited_for_later() -> None:
+    machine = AgentStateMachine()
+    for event in [
+        make("conversation_start"),
+        make("tool_planned", "early"),
+        make("tool_planned", "late"),
+        make("tool_completed", "early"),  # answered while the model still streams
+    ]:
+        machine.process(event)
+    assert machine.state is S.PLANNING_TOOL and machine.pending_tools == {"late"}
+    machine.process(make("tool_executing", "late"))
+    assert machine.process(make("tool_completed", "late")) is S.THINKING
+
+
 def test_error_is_sticky_until_a_new_start() -> None:
     machine = machine_in(S.THINKING)
     machine.process(make("error_occurred"))
@@ -285,14 +299,13 @@ class StateMachineModel(RuleBasedStateMachine):
         before = self.machine.state
         event = make(kind, tool)
         after = self.machine.process(event)
-        accepted = (before, kind) in TRANSITIONS
-        if not accepted:
+        if kind in ("tool_completed", "tool_failed"):
+            self.pending.discard(tool)
+        if (before, kind) not in TRANSITIONS:
             assert after is before
             return
         if kind in ("tool_planned", "tool_executing"):
             self.pending.add(tool)
-        elif kind in ("tool_completed", "tool_failed"):
-            self.pending.discard(tool)
         if kind == "conversation_start" or after in (S.IDLE, S.ERROR):
             self.pending.clear()
         if before is S.ERROR:
