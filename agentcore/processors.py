@@ -7,8 +7,14 @@ from ._assembler import (
     create_initial_message_assembler_state as create_initial_message_assembler_state,
 )
 from ._assembler import message_assembler_processor as message_assembler_processor
+from ._state_events import (
+    create_initial_state_event_processor_context as create_initial_state_event_processor_context,
+)
+from ._state_events import state_event_processor as state_event_processor
 
 __all__ = [
     "create_initial_message_assembler_state",
+    "create_initial_state_event_processor_context",
     "message_assembler_processor",
+    "state_event_processor",
 ]
