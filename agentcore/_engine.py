@@ -18,6 +18,7 @@ from typing import Any, Protocol, TypeAlias
 
 import attrs
 
+from ._content import Content, ToolCallPart
 from ._delivery import EngineFailure, PresenterLane, report_to
 from ._driver import Driver, Message, ModelRequest, ToolSpec
 from ._errors import (
@@ -30,6 +31,7 @@ from ._events import (
     AssistantMessage,
     ErrorReceived,
     Interrupt,
+    ToolResult,
     ToolResultMessage,
     UserMessage,
 )
@@ -44,6 +46,7 @@ __all__ = [
     "Middleware",
     "Next",
     "Reply",
+    "ToolExecutor",
     "create_agent",
 ]
 
@@ -94,6 +97,8 @@ Middleware: TypeAlias = Callable[[UserMessage, Next], Awaitable[object]]
 """``async def mw(message, next)``: call ``await next(message)`` (maybe with a changed
 message) to go on; code after it runs once the message is processed. Not calling
 ``next`` drops the message: the caller's ``receive`` raises ``MessageRejectedError``."""
+ToolExecutor: TypeAlias = Callable[[ToolCallPart], Awaitable[Content]]
+"""Runs one tool call and returns its result content; raising makes an error result."""
 Interceptor: TypeAlias = Callable[[Any, Callable[[Any], None]], object]
 """``def ic(output, next)``: call ``next(output)`` (maybe with a changed output) to
 deliver it; not calling ``next`` blocks it from presenters and subscribers."""
@@ -149,6 +154,8 @@ class AgentEngine:
         id_factory: Callable[[], str],
         system_prompt: str | None,
         tools: Sequence[ToolSpec],
+        tool_executor: ToolExecutor | None,
+        max_model_calls: int,
         max_pending: int,
     ) -> None:
         self.agent_id = agent_id
@@ -156,6 +163,8 @@ class AgentEngine:
         self.journal = journal
         self.system_prompt = system_prompt
         self.tools: tuple[ToolSpec, ...] = tuple(tools)
+        self.tool_executor = tool_executor
+        self.max_model_calls = max_model_calls
         self.history: list[Message] = []
         """The conversation as the model sees it: user, assistant and tool-result messages."""
         self._clock = clock
@@ -281,13 +290,53 @@ class AgentEngine:
         self._outputs = []
         self._interrupt_reason = None
         failure = self._feed(message)
-        if failure is None:
+        calls = 0
+        while failure is None:
             failure = await self._call_model()
+            calls += 1
+            pending = self._tool_calls_to_run(failure)
+            if not pending:
+                break
+            if calls >= self.max_model_calls:
+                failure = self._feed(
+                    ErrorReceived(
+                        message=f"the turn made {calls} model calls (max_model_calls); stopped",
+                        code=ErrorCode.MAX_ITERATIONS_EXCEEDED.value,
+                        timestamp=self._clock(),
+                    )
+                )
+                break
+            for result in await asyncio.gather(*(self._execute(c) for c in pending)):
+                self._feed(result)
         reply = Reply(message, tuple(self._outputs), self._interrupt_reason is not None)
         self._outputs = []
         if failure is not None:
             raise error_from_code(failure.message, failure.code, retryable=failure.retryable)
         return reply
+
+    def _tool_calls_to_run(self, failure: ErrorReceived | None) -> tuple[ToolCallPart, ...]:
+        """Tool calls of the last model call, when there is an executor and nothing failed."""
+        if failure is not None or self._interrupt_reason is not None or not self.tool_executor:
+            return ()
+        for output in reversed(self._outputs):
+            if isinstance(output, AssistantMessage):
+                return output.tool_calls if output.stop_reason == "tool_use" else ()
+        return ()
+
+    async def _execute(self, call: ToolCallPart) -> ToolResult:
+        """Run one call; a raise becomes an error result the model can read."""
+        assert self.tool_executor is not None
+        try:
+            result: Content = await self.tool_executor(call)
+            is_error = False
+        except Exception as exc:
+            result, is_error = f"{type(exc).__name__}: {exc}", True
+        return ToolResult(
+            tool_call_id=call.tool_call_id,
+            result=result,
+            is_error=is_error,
+            timestamp=self._clock(),
+        )
 
     def build_request(self) -> ModelRequest:
         """The next model call: the history, system prompt and tools of this engine."""
@@ -563,6 +612,8 @@ def create_agent(
     id_factory: Callable[[], str] | None = None,
     system_prompt: str | None = None,
     tools: Sequence[ToolSpec] = (),
+    tool_executor: ToolExecutor | None = None,
+    max_model_calls: int = 8,
     prices: Any = None,
     machine: _Machine | None = None,
     state_machine: _StateMachine | None = None,
@@ -575,6 +626,12 @@ def create_agent(
     make runs deterministic; ``machine``/``state_machine`` replace the defaults
     (``create_mealy_machine(store, prices)`` and ``AgentStateMachine()``);
     ``max_pending`` is the backpressure mark of each async presenter.
+
+    ``tools`` are announced to the model; with a ``tool_executor`` (``async (call) ->
+    content``; a raise becomes an error result) a model call that stops for ``tool_use``
+    has its calls run concurrently, their results fed in call order, and the model called
+    again, up to ``max_model_calls`` per message. This is the minimal seam the agent loop
+    replaces; without an executor the turn ends after one model call.
     """
     if not isinstance(driver, Driver):
         raise TypeError(f"driver needs name, receive(request) and interrupt(); got {driver!r}")
@@ -600,5 +657,7 @@ def create_agent(
         id_factory=new_id,
         system_prompt=system_prompt,
         tools=tools,
+        tool_executor=tool_executor,
+        max_model_calls=max_model_calls,
         max_pending=max_pending,
     )

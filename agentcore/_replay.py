@@ -12,7 +12,14 @@ from typing import Any, Protocol
 
 from ._journal import Journal, JournalEntry, read_jsonl
 
-__all__ = ["JournalSource", "ReplayMachine", "entries_of", "replay", "state_at"]
+__all__ = [
+    "JournalSource",
+    "ReplayMachine",
+    "entries_of",
+    "replay",
+    "replay_steps",
+    "state_at",
+]
 
 
 class ReplayMachine(Protocol):
@@ -73,22 +80,38 @@ def state_at(
 ) -> Any:
     """The machine state of ``agent_id`` after its event number ``seq`` (1-based).
 
-    ``seq=0`` gives the state before any event. Raises ``ValueError`` when the journal has
-    fewer than ``seq`` events for that agent.
+    Raises ``ValueError`` when ``seq < 1`` or the journal has fewer than ``seq`` events
+    for that agent.
     """
-    if seq < 0:
-        raise ValueError(f"seq must be >= 0, got {seq}")
+    if seq < 1:
+        raise ValueError(f"seq numbers start at 1, got {seq}")
     machine = machine_factory()
     last = 0
-    if seq > 0:
-        for _agent, entry_seq, event in entries_of(source, agent_id):
-            machine.process(agent_id, event)
-            last = entry_seq
-            if entry_seq >= seq:
-                break
+    for _agent, entry_seq, event in entries_of(source, agent_id):
+        machine.process(agent_id, event)
+        last = entry_seq
+        if entry_seq >= seq:
+            break
     if last < seq:
         raise ValueError(
             f"agent {agent_id!r} has {last} journaled event(s); cannot give the state after "
             f"seq {seq}"
         )
     return machine.state_of(agent_id)
+
+
+def replay_steps(
+    source: JournalSource,
+    machine_factory: Callable[[], ReplayMachine] = _default_factory,
+    *,
+    agent_id: str | None = None,
+) -> Iterator[tuple[JournalEntry, tuple[Any, ...]]]:
+    """Like ``replay``, but yield each journal entry with the outputs it caused.
+
+    This is what a viewer needs to show the stream layer (the input events) interleaved
+    with the layers the machine produced.
+    """
+    machine = machine_factory()
+    process = machine.process
+    for entry in entries_of(source, agent_id):
+        yield entry, process(entry.agent_id, entry.event)

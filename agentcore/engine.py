@@ -8,6 +8,7 @@ from ._engine import MessageQueueView as MessageQueueView
 from ._engine import Middleware as Middleware
 from ._engine import Next as Next
 from ._engine import Reply as Reply
+from ._engine import ToolExecutor as ToolExecutor
 from ._engine import create_agent as create_agent
 from ._subscriptions import Handler as Handler
 from ._subscriptions import Unsubscribe as Unsubscribe
@@ -22,6 +23,7 @@ __all__ = [
     "Middleware",
     "Next",
     "Reply",
+    "ToolExecutor",
     "Unsubscribe",
     "create_agent",
 ]

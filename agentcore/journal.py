@@ -13,6 +13,7 @@ from ._replay import JournalSource as JournalSource
 from ._replay import ReplayMachine as ReplayMachine
 from ._replay import entries_of as entries_of
 from ._replay import replay as replay
+from ._replay import replay_steps as replay_steps
 from ._replay import state_at as state_at
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "entries_of",
     "read_jsonl",
     "replay",
+    "replay_steps",
     "scrub",
     "scrub_event",
     "state_at",

@@ -162,14 +162,16 @@ def tool_turn(
     message_id: str = "msg_scripted",
     model: str = "scripted-model",
     usage: Usage | Mapping[str, int] | None = None,
+    start_index: int = 0,
 ) -> list[StreamEvent]:
     """One model call that asks for tool ``calls`` (``(id, name, input)`` each), streamed
-    one after the other after optional ``text``; it ends with stop reason ``tool_use``."""
+    one after the other after optional ``text``; it ends with stop reason ``tool_use``.
+    Blocks are numbered from ``start_index``."""
     events: list[StreamEvent] = [MessageStart(message_id=message_id, model=model)]
-    index = 0
+    index = start_index
     if text:
-        events += [TextDelta(text=p, index=0) for p in _chunks(text, 8)]
-        index = 1
+        events += [TextDelta(text=p, index=index) for p in _chunks(text, 8)]
+        index += 1
     for offset, (call_id, name, args) in enumerate(calls):
         i = index + offset
         raw = json.dumps(dict(args))

@@ -1,0 +1,5 @@
+"""``python -m agentcore``: the ``agentcore`` command line."""
+
+from .cli import main
+
+raise SystemExit(main())

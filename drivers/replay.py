@@ -1,0 +1,101 @@
+"""Drivers that replay recorded model calls, and a recorder that wraps any driver.
+
+``RecordingDriver(driver, journal)`` passes every event the wrapped driver yields through
+unchanged and appends it (scrubbed of secrets) to ``journal`` under ``agent_id``.
+
+``ReplayDriver(source)`` plays the recorded model calls back, one per ``receive``. It
+accepts a recorder's journal or an engine's journal (a JSONL path, a ``Journal`` or
+entries): only the events a driver yields are kept (``user_message``, ``tool_result`` and
+``interrupt`` are the runtime's). A call ends after ``message_stop`` or
+``error_received``, or where the next ``message_start`` begins (an interrupted call).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+from agentcore._driver import Driver, ModelRequest
+from agentcore._events import (
+    ErrorReceived,
+    Interrupt,
+    MessageStart,
+    MessageStop,
+    StreamEvent,
+    ToolResult,
+    UserMessage,
+)
+from agentcore._journal import Journal
+from agentcore._replay import JournalSource, entries_of
+from drivers.scripted import ScriptedDriver
+
+__all__ = ["RecordingDriver", "ReplayDriver", "model_calls"]
+
+_RUNTIME_EVENTS = (UserMessage, ToolResult, Interrupt)
+
+
+def model_calls(source: JournalSource, agent_id: str | None = None) -> list[list[StreamEvent]]:
+    """Split the driver events of ``source`` into model calls (see the module docstring)."""
+    calls: list[list[StreamEvent]] = []
+    current: list[StreamEvent] = []
+    for entry in entries_of(source, agent_id):
+        event = entry.event
+        if isinstance(event, _RUNTIME_EVENTS):
+            continue
+        if isinstance(event, MessageStart) and current:
+            calls.append(current)
+            current = []
+        current.append(event)
+        if isinstance(event, MessageStop | ErrorReceived):
+            calls.append(current)
+            current = []
+    if current:
+        calls.append(current)
+    return calls
+
+
+class ReplayDriver(ScriptedDriver):
+    """Plays recorded model calls in order, keeping their original timestamps.
+
+    ``delay`` (seconds between events) lets a demo stream at a readable pace. Raises
+    ``ScriptExhaustedError`` when called more often than the recording has calls.
+    """
+
+    def __init__(
+        self,
+        source: JournalSource,
+        *,
+        agent_id: str | None = None,
+        delay: float = 0.0,
+        name: str = "replay",
+    ) -> None:
+        super().__init__(model_calls(source, agent_id), delay=delay, name=name)
+
+
+class RecordingDriver:
+    """Wraps ``driver``; appends each yielded event to ``journal`` before passing it on.
+
+    ``name`` is the wrapped driver's; ``interrupt`` is forwarded. A failure the wrapped
+    driver raises is re-raised unchanged (the engine records it as ``error_received``).
+    """
+
+    def __init__(self, driver: Driver, journal: Journal, *, agent_id: str = "driver") -> None:
+        self.driver = driver
+        self.journal = journal
+        self.agent_id = agent_id
+        self.name: str = driver.name
+
+    async def _record(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        async for event in self.driver.receive(request):
+            self.journal.append(self.agent_id, event)
+            yield event
+
+    def receive(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        return self._record(request)
+
+    def interrupt(self) -> None:
+        self.driver.interrupt()
+
+    def calls(self) -> Sequence[Sequence[Any]]:
+        """The model calls recorded so far (as ``ReplayDriver`` would play them)."""
+        return model_calls(self.journal, self.agent_id)
