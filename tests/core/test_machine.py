@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pathlib
+import re
 from typing import Any
 
 import pytest
@@ -235,3 +237,12 @@ def test_repr_names_processor_and_store() -> None:
     assert repr(MealyMachine(running_sum, lambda: 0)).startswith(
         "MealyMachine(<function running_sum"
     )
+
+
+def test_the_examples_in_docs_machine_md_run() -> None:
+    text = (pathlib.Path(__file__).parents[2] / "docs" / "machine.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.DOTALL)
+    assert len(blocks) >= 8
+    namespace: dict[str, Any] = {}
+    for block in blocks:
+        exec(compile(block, "docs/machine.md", "exec"), namespace)

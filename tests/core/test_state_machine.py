@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import pathlib
 from typing import Any
 
 import pytest
@@ -356,3 +357,28 @@ class StateMachineModel(RuleBasedStateMachine):
 
 StateMachineModel.TestCase.settings = settings(max_examples=100, stateful_step_count=40)
 TestStateMachineModel = StateMachineModel.TestCase
+
+
+def render_transition_table() -> str:
+    """The docs' table, drawn from the code's tables (rows by state, then event kind)."""
+    lines = ["| from | event | to | when |", "|---|---|---|---|"]
+    for state in S:
+        for kind in KINDS:
+            key = (state, kind)
+            if key in WHILE_TOOLS_PENDING:
+                target = WHILE_TOOLS_PENDING[key]
+                lines.append(f"| `{state}` | `{kind}` | `{target}` | other tools still pending |")
+            if key in TRANSITIONS:
+                when = "last pending tool answered" if key in WHILE_TOOLS_PENDING else ""
+                lines.append(f"| `{state}` | `{kind}` | `{TRANSITIONS[key]}` | {when} |")
+    return "\n".join(lines)
+
+
+def test_docs_table_matches_the_code() -> None:
+    text = (pathlib.Path(__file__).parents[2] / "docs" / "machine.md").read_text(encoding="utf-8")
+    documented = text.split("<!-- transition-table:start -->\n")[1].split(
+        "\n<!-- transition-table:end -->"
+    )[0]
+    assert documented == render_transition_table(), (
+        "docs/machine.md is out of date; replace its table with:\n" + render_transition_table()
+    )
