@@ -11,10 +11,14 @@ from ._state_events import (
     create_initial_state_event_processor_context as create_initial_state_event_processor_context,
 )
 from ._state_events import state_event_processor as state_event_processor
+from ._turns import create_initial_turn_tracker_state as create_initial_turn_tracker_state
+from ._turns import turn_tracker_processor as turn_tracker_processor
 
 __all__ = [
     "create_initial_message_assembler_state",
     "create_initial_state_event_processor_context",
+    "create_initial_turn_tracker_state",
     "message_assembler_processor",
     "state_event_processor",
+    "turn_tracker_processor",
 ]
