@@ -178,8 +178,7 @@ class _Chain(_Combinator):
                 "build it with chain_initial_states"
             )
         events: tuple[Any, ...] = (event,)
-        new = list(state)
-        changed = False
+        new: list[Any] | None = None  # copied on the first stage whose state changed
         for i, proc in enumerate(stages):
             sub = state[i]
             if len(events) == 1:
@@ -192,11 +191,12 @@ class _Chain(_Combinator):
                     collected.extend(out)
                 events = tuple(collected)
             if s is not sub:
+                if new is None:
+                    new = list(state)
                 new[i] = s
-                changed = True
             if not events:
                 break
-        return (tuple(new) if changed else state), events
+        return (state if new is None else tuple(new)), events
 
     def __repr__(self) -> str:
         return f"chain_processors({', '.join(_name(p) for p in self.stages)})"
