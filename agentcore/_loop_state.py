@@ -74,6 +74,10 @@ class Limits:
         return attrs.evolve(self, **changes) if changes else self
 
 
+def _tool_tuple(tools: Sequence[Tool]) -> tuple[Tool, ...]:
+    return tuple(tools)
+
+
 def _check_modes(config: LoopConfig, attribute: attrs.Attribute[Any], value: Any) -> None:
     allowed: dict[str, tuple[str, ...]] = {
         "steering_mode": ("one-at-a-time", "all"),
@@ -96,7 +100,7 @@ class LoopConfig:
     """
 
     system_prompt: str | None = None
-    tools: tuple[Tool, ...] = attrs.field(default=(), converter=tuple)
+    tools: tuple[Tool, ...] = attrs.field(default=(), converter=_tool_tuple)
     limits: Limits = attrs.field(factory=Limits)
     steering_mode: QueueMode = attrs.field(default="one-at-a-time", validator=_check_modes)
     follow_up_mode: QueueMode = attrs.field(default="one-at-a-time", validator=_check_modes)
