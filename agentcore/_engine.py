@@ -130,8 +130,12 @@ def _new_id() -> str:
     return uuid.uuid4().hex[:16]
 
 
-class _Interrupted(Exception):
-    """The current model call was interrupted (internal control signal)."""
+class _MachineFailure(Exception):
+    """The machine raised on a driver event (strict mode, or a processor bug)."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(str(error))
+        self.error = error
 
 
 class AgentEngine:
@@ -367,7 +371,10 @@ class AgentEngine:
             async for event in stream:
                 if self._interrupt_reason is not None:
                     break
-                failure = self._feed(event)
+                try:
+                    failure = self._feed(event)
+                except Exception as exc:
+                    raise _MachineFailure(exc) from exc
                 if failure is not None:
                     failures.append(failure)
                     break
@@ -381,9 +388,12 @@ class AgentEngine:
         except Exception as exc:
             if self._interrupt_reason is not None:
                 return  # a driver that raises when told to stop
-            name = getattr(self.driver, "name", type(self.driver).__name__)
+            if isinstance(exc, _MachineFailure):
+                exc, source = exc.error, "the machine"
+            else:
+                source = f"driver {getattr(self.driver, 'name', type(self.driver).__name__)!r}"
             error = ErrorReceived(
-                message=f"driver {name!r} failed: {type(exc).__name__}: {exc}",
+                message=f"{source} failed: {type(exc).__name__}: {exc}",
                 code=_code_of(exc),
                 retryable=bool(getattr(exc, "retryable", False)),
                 timestamp=self._clock(),

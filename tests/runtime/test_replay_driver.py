@@ -1,0 +1,90 @@
+"""RecordingDriver writes what a driver yields; ReplayDriver plays it back call by call."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import pathlib
+
+from agentcore import ModelRequest
+from agentcore.engine import create_agent
+from agentcore.events import (
+    ErrorReceived,
+    MessageStart,
+    TextDelta,
+    UserMessage,
+)
+from agentcore.journal import JsonlJournal, MemoryJournal
+from drivers.replay import RecordingDriver, ReplayDriver, model_calls
+from drivers.scripted import ScriptedDriver, text_turn
+from presenters.recording import RecordingPresenter
+
+REQUEST = ModelRequest(messages=(UserMessage(message_id="u", content="hi"),))
+
+
+async def _play(driver: object, times: int) -> list[list[object]]:
+    return [[e async for e in driver.receive(REQUEST)] for _ in range(times)]  # type: ignore[attr-defined]
+
+
+def test_recorded_calls_replay_identically(tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "rec.jsonl"
+    journal = JsonlJournal(path)
+    inner = ScriptedDriver([text_turn("one", chunk=1), text_turn("two")], clock=lambda: 5)
+    recorder = RecordingDriver(inner, journal)
+    assert recorder.name == "scripted"
+    live = asyncio.run(_play(recorder, 2))
+    journal.close()
+    assert [list(c) for c in recorder.calls()] == live
+    replayed = asyncio.run(_play(ReplayDriver(path), 2))
+    assert replayed == live
+
+
+def test_recording_scrubs_secrets() -> None:
+    key = "sk-ant-api03-THISISASECRETKEYTHATMUSTNOTLEAK00"
+    journal = MemoryJournal()
+    recorder = RecordingDriver(ScriptedDriver([text_turn(f"key {key}", chunk=100)]), journal)
+    asyncio.run(_play(recorder, 1))
+    texts = [e.event.text for e in journal.entries() if isinstance(e.event, TextDelta)]
+    assert texts == ["key [REDACTED]"]
+
+
+def test_model_calls_split_an_engine_journal_at_call_boundaries() -> None:
+    journal = MemoryJournal()
+    boom = ConnectionError("x")
+    turns = [text_turn("a"), [*text_turn("b")[:2], boom], text_turn("c")]
+    engine = create_agent(ScriptedDriver(turns), journal=journal, agent_id="e")
+
+    async def run() -> None:
+        for text in ("1", "2", "3"):
+            with contextlib.suppress(Exception):
+                await engine.receive(text)
+
+    asyncio.run(run())
+    calls = model_calls(journal)
+    assert len(calls) == 3
+    assert all(isinstance(c[0], MessageStart) for c in calls)
+    assert isinstance(calls[1][-1], ErrorReceived)  # the failure is replayed as an event
+
+
+def test_an_engine_on_a_replay_driver_reproduces_the_conversation() -> None:
+    journal = MemoryJournal()
+    live = RecordingPresenter()
+    engine = create_agent(
+        ScriptedDriver([text_turn("hello", chunk=2), text_turn("again")]),
+        [live],
+        journal=journal,
+        agent_id="a",
+    )
+    again = RecordingPresenter()
+
+    async def run() -> None:
+        replaying = None
+        for engine_ in (engine, None):
+            if engine_ is None:  # the recording is complete: replay it
+                engine_ = replaying = create_agent(ReplayDriver(journal), [again], agent_id="a")
+            await engine_.receive(UserMessage(message_id="u1", content="one", timestamp=1))
+            await engine_.receive(UserMessage(message_id="u2", content="two", timestamp=2))
+        assert replaying is not None
+
+    asyncio.run(run())
+    assert again.records == live.records
