@@ -134,6 +134,7 @@ class OpenAIDriver:
         self._clock = clock
         self._sleep = sleep
         self._client = client or self._build_client(api_key, api_key_env, base_url)
+        self.base_url = str(self._client.base_url)
         self._task: asyncio.Task[Any] | None = None
         self._waiting = False
         self._interrupted = False
