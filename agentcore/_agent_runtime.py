@@ -48,7 +48,7 @@ from ._loop_events import (
     ToolProgress,
 )
 from ._loop_state import LoopConfig, LoopState, initial_loop_state
-from ._tool_runner import AbortSignal, ToolContext, ToolRunOutcome, run_tool
+from ._tool_runner import AbortSignal, ToolContext, run_tool
 
 __all__ = ["LoopRuntime", "ms_clock", "replay_journal"]
 
@@ -153,7 +153,8 @@ class LoopRuntime:
 
     def _perform(self, effect: Any) -> None:
         if isinstance(effect, CallModel):
-            self._model_task = asyncio.create_task(self._call_model(effect.request))
+            self._model_task = task = asyncio.create_task(self._call_model(effect.request))
+            task.add_done_callback(self._model_cancelled_early)
         elif isinstance(effect, CancelModel):
             self.driver.interrupt()
             if self._model_task is not None:
@@ -162,6 +163,7 @@ class LoopRuntime:
             for call in effect.tool_calls:
                 signal = AbortSignal()
                 task = asyncio.create_task(self._run_tool(call, signal))
+                task.add_done_callback(lambda t, c=call: self._tool_cancelled_early(t, c))
                 self._tools[call.tool_call_id] = (task, signal)
         elif isinstance(effect, CancelTools):
             for call_id in effect.tool_call_ids:
@@ -175,6 +177,29 @@ class LoopRuntime:
             self._cancel_timer()
             if self._stretch is not None and not self._stretch.done():
                 self._stretch.set_result(effect)
+
+    # A task cancelled before it first ran never enters its own handler; answer for it.
+
+    def _model_cancelled_early(self, task: asyncio.Task[None]) -> None:
+        if task.cancelled():
+            if self._model_task is task:
+                self._model_task = None
+            self.feed(ErrorReceived("the model call was cancelled", ErrorCode.ABORTED.value))
+
+    def _tool_cancelled_early(self, task: asyncio.Task[None], call: Any) -> None:
+        if task.cancelled():
+            self._tools.pop(call.tool_call_id, None)
+            self._answer_cancelled(call)
+
+    def _answer_cancelled(self, call: Any) -> None:
+        self.feed(
+            ToolResult(
+                call.tool_call_id,
+                f"Tool {call.tool_name!r} was cancelled before it finished: the run was stopped.",
+                True,
+                {"error_code": ErrorCode.ABORTED.value},
+            )
+        )
 
     def _cancel_timer(self) -> None:
         if self._timer is not None:
@@ -243,10 +268,8 @@ class LoopRuntime:
         try:
             outcome = await run_tool(tool, call.input, ctx)
         except asyncio.CancelledError:
-            outcome = ToolRunOutcome(
-                f"Tool {call.tool_name!r} was cancelled before it finished: the run was stopped.",
-                True,
-                {"error_code": ErrorCode.ABORTED.value},
-            )
+            self._tools.pop(call_id, None)
+            self._answer_cancelled(call)
+            return
         self._tools.pop(call_id, None)
         self.feed(ToolResult(call_id, outcome.content, outcome.is_error, outcome.details))
