@@ -23,6 +23,7 @@ dispatched (a subscriber calling ``steer``) is queued and folded right after, in
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -163,7 +164,7 @@ class LoopRuntime:
             for call in effect.tool_calls:
                 signal = AbortSignal()
                 task = asyncio.create_task(self._run_tool(call, signal))
-                task.add_done_callback(lambda t, c=call: self._tool_cancelled_early(t, c))
+                task.add_done_callback(functools.partial(self._tool_cancelled_early, call=call))
                 self._tools[call.tool_call_id] = (task, signal)
         elif isinstance(effect, CancelTools):
             for call_id in effect.tool_call_ids:
@@ -186,7 +187,7 @@ class LoopRuntime:
                 self._model_task = None
             self.feed(ErrorReceived("the model call was cancelled", ErrorCode.ABORTED.value))
 
-    def _tool_cancelled_early(self, task: asyncio.Task[None], call: Any) -> None:
+    def _tool_cancelled_early(self, task: asyncio.Task[None], *, call: Any) -> None:
         if task.cancelled():
             self._tools.pop(call.tool_call_id, None)
             self._answer_cancelled(call)

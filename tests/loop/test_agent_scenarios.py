@@ -221,7 +221,7 @@ def test_abort_while_a_tool_runs() -> None:
     assert agent.state.error is not None and agent.state.error.code == "ABORTED"
     (result,) = _results(agent)
     assert result.is_error and result.details == {"error_code": "ABORTED"}
-    assert [e for e in events if isinstance(e, AgentEnd)][0].reason == "aborted"
+    assert next(e for e in events if isinstance(e, AgentEnd)).reason == "aborted"
     _check(agent)
 
 
