@@ -53,7 +53,7 @@ from ._anthropic_request import build_params
 from ._base import ApiKeySource, Failure, failure_from_status, now_ms, resolve_api_key
 from ._retry import Opened, RetryPolicy, open_stream
 
-__all__ = ["STOP_REASONS", "AnthropicDriver", "StreamMapper", "classify"]
+__all__ = ["AnthropicDriver", "STOP_REASONS", "StreamMapper", "classify"]
 
 STOP_REASONS = {
     "end_turn": "end_turn",

@@ -10,4 +10,4 @@ from ._anthropic import StreamMapper as StreamMapper
 from ._anthropic_request import build_params as build_params
 from ._retry import RetryPolicy as RetryPolicy
 
-__all__ = ["STOP_REASONS", "AnthropicDriver", "RetryPolicy", "StreamMapper", "build_params"]
+__all__ = ["AnthropicDriver", "RetryPolicy", "STOP_REASONS", "StreamMapper", "build_params"]
