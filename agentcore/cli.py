@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pprint
 import sys
 from collections.abc import Callable, Iterator
@@ -169,6 +170,9 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return _COMMANDS[args.command].run(args)
+    except BrokenPipeError:  # the reader went away (``| head``): not an error
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - keeps interpreter exit quiet
+        return 0
     except FileNotFoundError as exc:
         print(f"agentcore: no such file: {exc.filename}", file=sys.stderr)
         return 2

@@ -1,0 +1,57 @@
+"""The agentcore command: replay (console, layers, JSON) and inspect, on the shipped session."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+
+import pytest
+
+from agentcore.cli import main
+from agentcore.journal import read_jsonl, replay, state_at
+
+SESSION = pathlib.Path(__file__).parents[2] / "examples" / "sessions" / "weather.jsonl"
+
+
+def test_replay_json_lines_are_the_inputs_and_machine_outputs(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["replay", str(SESSION), "--json"]) == 0
+    records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    inputs = list(read_jsonl(SESSION))
+    outputs = list(replay(SESSION))
+    assert len(records) == len(inputs) + len(outputs)
+    assert {r["layer"] for r in records} == {"stream", "message", "state", "turn"}
+    assert records[0]["event"]["type"] == "user_message" and records[0]["seq"] == 1
+
+
+def test_replay_one_layer_prints_one_line_per_event(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["replay", str(SESSION), "--layer", "turn"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[2] for line in lines] == ["turn_request", "turn_response"] * 2
+
+
+def test_replay_on_the_console_shows_the_conversation(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["replay", str(SESSION)]) == 0
+    out = capsys.readouterr().out
+    assert "pack a small umbrella" in out and "get_weather" in out
+
+
+def test_inspect_prints_the_state_after_event_n(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["inspect", str(SESSION), "--seq", "5"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("agent weather-demo after seq 5 (")
+    assert repr(state_at(SESSION, "weather-demo", 5))[:40].split("(")[0] in out
+
+
+def test_errors_are_one_clear_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: pathlib.Path
+) -> None:
+    assert main(["inspect", str(SESSION), "--seq", "999"]) == 1
+    assert "cannot give the state after seq 999" in capsys.readouterr().err
+    assert main(["replay", str(tmp_path / "missing.jsonl")]) == 2
+    assert "no such file" in capsys.readouterr().err
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"nope": 1}\n{"agent_id": "a", "seq": 1, "event": {"type": "x"}}\n')
+    assert main(["replay", str(bad), "--json"]) == 1
+    assert "bad.jsonl:1: corrupt journal line" in capsys.readouterr().err

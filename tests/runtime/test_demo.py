@@ -1,0 +1,35 @@
+"""make run: the demo replays the shipped session offline and shows all four layers."""
+
+from __future__ import annotations
+
+import io
+import pathlib
+import subprocess
+import sys
+
+from agentcore import demo
+from agentcore.events import TextDelta
+
+
+def test_demo_prints_the_conversation_and_the_four_layers() -> None:
+    out = io.StringIO()
+    demo.main(out=out)
+    text = out.getvalue()
+    assert "Replaying weather.jsonl" in text
+    lines = text.split("== The four layers, in order ==")[1].splitlines()
+    layers = {line.split()[0] for line in lines if line.strip()}
+    assert layers == {"stream", "message", "state", "turn"}
+    assert any("tool_failed" in line for line in lines)
+    assert any("thinking_delta" in line for line in lines)
+
+
+def test_layer_lines_fold_runs_of_deltas() -> None:
+    events = [TextDelta(text="ab", index=0), TextDelta(text="c", index=0)]
+    assert demo.layer_lines(events) == ["stream   text_delta x2            text='abc'"]
+
+
+def test_the_shipped_session_is_what_make_session_writes(tmp_path: pathlib.Path) -> None:
+    script = pathlib.Path(__file__).parents[2] / "examples" / "make_session.py"
+    out = tmp_path / "again.jsonl"
+    subprocess.run([sys.executable, str(script), str(out)], check=True, timeout=60)
+    assert out.read_bytes() == demo.SESSION.read_bytes()
