@@ -343,6 +343,8 @@ class AnthropicDriver:
     async def _events(
         self, call: _Call, opened: Opened[dict[str, Any]]
     ) -> AsyncIterator[StreamEvent]:
+        if call.interrupted:  # the call opened just as interrupt() was asked for
+            return
         mapper = StreamMapper(self._clock)
         event = mapper.feed(opened.first)
         if event is not None:
