@@ -156,7 +156,7 @@ def _on_tool_stop(state: StateEventState, event: ToolUseStop) -> Result:
     calls = state[2]
     if event.tool_call_id not in calls.ids or event.tool_call_id in calls.stopped:
         return state, ()
-    calls = calls._replace(stopped=(*calls.stopped, event.tool_call_id))
+    calls = _Calls(calls[0], calls[1], (*calls[2], event.tool_call_id), calls[3])
     return (state[0], state[1], calls, state[3]), ()
 
 
@@ -176,7 +176,8 @@ def _on_message_stop(state: StateEventState, event: MessageStop) -> Result:
             outputs.append(
                 ToolExecuting(tool_call_id=call_id, tool_name=name, timestamp=event.timestamp)
             )
-    return (True, None, _NO_CALLS, executing.update(waiting)), tuple(outputs)
+    executing = executing.update(waiting) if executing else pmap(waiting)
+    return (True, None, _NO_CALLS, executing), tuple(outputs)
 
 
 def _result_text(result: Content) -> str:
@@ -206,7 +207,7 @@ def _on_tool_result(state: StateEventState, event: ToolResult) -> Result:
     calls = state[2]
     if call_id in calls.stopped and call_id not in calls.answered:
         name = calls.names[calls.ids.index(call_id)]
-        calls = calls._replace(answered=(*calls.answered, call_id))
+        calls = _Calls(calls[0], calls[1], calls[2], (*calls[3], call_id))
         return (state[0], state[1], calls, state[3]), (_finished(event, name),)
     return state, ()
 

@@ -3,6 +3,10 @@
 Each processor is ``(state, event) -> (state, outputs)``; see docs/processors.md.
 """
 
+from ._agent_processor import agent_processor as agent_processor
+from ._agent_processor import (
+    create_initial_agent_engine_state as create_initial_agent_engine_state,
+)
 from ._assembler import (
     create_initial_message_assembler_state as create_initial_message_assembler_state,
 )
@@ -15,6 +19,8 @@ from ._turns import create_initial_turn_tracker_state as create_initial_turn_tra
 from ._turns import turn_tracker_processor as turn_tracker_processor
 
 __all__ = [
+    "agent_processor",
+    "create_initial_agent_engine_state",
     "create_initial_message_assembler_state",
     "create_initial_state_event_processor_context",
     "create_initial_turn_tracker_state",

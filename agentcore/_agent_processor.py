@@ -1,0 +1,112 @@
+"""``agent_processor``: the message assembler, state-event processor and turn tracker as one.
+
+The state is a tuple of the three states; for each input event the outputs are the
+assembler's, then the state events, then the turn events. The combination is written out
+rather than built from the generic combinators because it runs once per stream delta:
+
+- dispatch is one dict lookup on the event's class, to a step that calls only the
+  processors that handle that class (the turn tracker never sees a text delta);
+- an event the assembler rejects as out of order or malformed is reported once, by the
+  assembler, and the other two processors never see it, so no layer accepts what another
+  refused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, TypeAlias
+
+from . import _assembler, _state_events, _turns
+from ._errors import ProtocolError
+from ._events import ErrorReceived
+from ._pricing import ModelPrice
+
+__all__ = ["AgentEngineState", "agent_processor", "create_initial_agent_engine_state"]
+
+AgentEngineState: TypeAlias = tuple[
+    _assembler.AssemblerState, _state_events.StateEventState, _turns.TurnTrackerState
+]
+Result: TypeAlias = tuple[AgentEngineState, tuple[Any, ...]]
+_Step: TypeAlias = Callable[[AgentEngineState, Any], Result]
+
+
+def create_initial_agent_engine_state(
+    prices: Mapping[str, ModelPrice] | None = None, *, strict: bool = False
+) -> AgentEngineState:
+    """The three initial states; ``prices`` goes to the turn tracker, ``strict`` to the
+    assembler (raise ``ProtocolError`` instead of reporting bad input)."""
+    return (
+        _assembler.create_initial_message_assembler_state(strict=strict),
+        _state_events.create_initial_state_event_processor_context(),
+        _turns.create_initial_turn_tracker_state(prices),
+    )
+
+
+def _unchanged(state: Any, event: Any) -> tuple[Any, tuple[Any, ...]]:
+    return state, ()
+
+
+def _step(cls: type[Any]) -> _Step:
+    """The combined step for events of class ``cls``.
+
+    The assembler returns a new state whenever it accepts an event, so "same state and
+    some outputs" means it rejected it; the one exception is ``error_received`` with no
+    message open, whose ErrorMessage is the report itself, not a rejection.
+    """
+    assemble = _assembler.HANDLERS[cls]
+    track_state = _state_events.HANDLERS.get(cls)
+    track_turn = _turns.HANDLERS.get(cls)
+    can_reject = cls is not ErrorReceived
+
+    if track_turn is not None:
+        track_state = track_state or _unchanged
+
+        def all_three(state: AgentEngineState, event: Any) -> Result:
+            before = state[0]
+            assembled, messages = assemble(before, event)
+            if assembled is before and messages and can_reject:
+                return state, messages
+            states, state_events = track_state(state[1], event)
+            turns, turn_events = track_turn(state[2], event)
+            return (assembled, states, turns), messages + state_events + turn_events
+
+        return all_three
+    if track_state is not None:
+
+        def without_turns(state: AgentEngineState, event: Any) -> Result:
+            before = state[0]
+            assembled, messages = assemble(before, event)
+            if assembled is before and messages:
+                return state, messages
+            states, state_events = track_state(state[1], event)
+            return (assembled, states, state[2]), messages + state_events
+
+        return without_turns
+
+    def messages_only(state: AgentEngineState, event: Any) -> Result:
+        assembled, messages = assemble(state[0], event)
+        return (assembled, state[1], state[2]), messages
+
+    return messages_only
+
+
+_STEPS: Mapping[type[Any], _Step] = {cls: _step(cls) for cls in _assembler.HANDLERS}
+
+
+def agent_processor(state: AgentEngineState, event: object) -> Result:
+    """Assemble messages, emit state events and track turns for one event.
+
+    Emits, in this order, what ``message_assembler_processor``,
+    ``state_event_processor`` and ``turn_tracker_processor`` emit for ``event``. Bad input
+    gives one ``PROTOCOL_ERROR`` ``ErrorMessage`` and leaves the whole state unchanged
+    (or raises ``ProtocolError`` in strict mode); events of other layers are ignored.
+    """
+    step = _STEPS.get(type(event))
+    if step is None:
+        return state, _assembler.unknown_event(state[0], event)[1]
+    try:
+        return step(state, event)
+    except ProtocolError:
+        raise
+    except (AttributeError, TypeError, ValueError) as exc:
+        return state, _assembler.malformed(state[0], event, exc)[1]
