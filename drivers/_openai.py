@@ -55,7 +55,8 @@ NO_KEY = "not-needed"
 
 _LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "0.0.0.0"})
 
-_Chunk = dict[str, Any]
+_Chunk = object
+"""Chunks stay the SDK's decoded JSON: ``AsyncStream[object]`` skips its model building."""
 T = TypeVar("T")
 _INTERRUPTED = object()
 
