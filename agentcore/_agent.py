@@ -374,7 +374,9 @@ def _registry_factory() -> Callable[[str], Driver]:
 
 
 def _ms(seconds: float | None) -> int | None:
-    return None if seconds is None else max(1, round(seconds * 1000))
+    if seconds is None:
+        return None
+    return max(1, round(seconds * 1000)) if seconds > 0 else round(seconds * 1000)
 
 
 def _limits(values: dict[str, Any]) -> dict[str, Any]:
@@ -385,5 +387,5 @@ def _limits(values: dict[str, Any]) -> dict[str, Any]:
     out = {k: v for k, v in values.items() if k != "timeout"}
     if "timeout" in values:
         out["timeout_ms"] = _ms(values["timeout"])
-    Limits(**{k: v for k, v in out.items()})  # validate: raises ConfigurationError
+    Limits(**out)  # validate: raises ConfigurationError naming the bad limit
     return out

@@ -1,0 +1,168 @@
+"""The Agent API surface: busy errors, subscriptions, state, stream, callbacks, options."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from agentcore.agent import Agent, AgentResult
+from agentcore.errors import AgentBusyError, ConfigurationError, ProtocolError
+from agentcore.events import AssistantMessage, ToolResultMessage
+from agentcore.loop import AgentEnd, ToolExecutionStart
+from agentcore.tools import tool
+from drivers.scripted import Pause, ScriptedDriver, text_turn, tool_turn
+
+
+@tool
+async def echo(text: str) -> str:
+    """Echo the text."""
+    await asyncio.sleep(0.01)
+    return text
+
+
+def test_prompt_while_running_raises_busy_and_says_what_to_do() -> None:
+    agent = Agent(ScriptedDriver([[Pause(0.05), *text_turn("hi")]]))
+
+    async def main() -> None:
+        task = asyncio.create_task(agent.prompt("one"))
+        await asyncio.sleep(0.01)
+        assert agent.state.is_streaming
+        with pytest.raises(AgentBusyError, match=r"steer\(msg\).*follow_up\(msg\)"):
+            await agent.prompt("two")
+        with pytest.raises(AgentBusyError):
+            agent.reset()
+        await task
+
+    asyncio.run(main())
+    assert not agent.state.is_streaming
+    assert agent.state.messages[-1].text == "hi"
+
+
+def test_subscribe_unsubscribe_and_failing_subscriber_is_isolated() -> None:
+    agent = Agent(ScriptedDriver([text_turn("a"), text_turn("b")]))
+    seen: list[str] = []
+
+    def bad(event: Any) -> None:
+        raise ValueError("subscriber bug")
+
+    agent.subscribe(bad)
+    unsubscribe = agent.subscribe(lambda e: seen.append(e.type))
+    asyncio.run(agent.prompt("x"))
+    assert seen[0] == "agent_start" and seen[-1] == "agent_end"
+    unsubscribe()
+    unsubscribe()  # idempotent
+    count = len(seen)
+    asyncio.run(agent.prompt("y"))
+    assert len(seen) == count
+    assert agent.state.messages[-1].text == "b"
+
+
+def test_run_callbacks_and_result() -> None:
+    turns = [tool_turn([("t1", "echo", {"text": "ping"})], usage={"output_tokens": 5})]
+    turns.append(text_turn("pong", usage={"output_tokens": 7}))
+    agent = Agent(ScriptedDriver(turns), tools=[echo])
+    tokens: list[str] = []
+    calls: list[ToolExecutionStart] = []
+    results: list[Any] = []
+    done: list[AgentResult] = []
+    result = asyncio.run(
+        agent.run(
+            "go",
+            on_token=tokens.append,
+            on_tool_call=calls.append,
+            on_tool_result=results.append,
+            on_complete=done.append,
+        )
+    )
+    assert result.output == "pong" and "".join(tokens) == "pong"
+    assert [c.tool_name for c in calls] == ["echo"]
+    assert isinstance(results[0], ToolResultMessage) and results[0].result == "ping"
+    assert [c.tool_call_id for c in result.tool_calls] == ["t1"]
+    assert result.usage.output_tokens == 12
+    assert done == [result] and result.duration > 0
+    assert len(result.messages) == 4
+
+
+def test_run_error_calls_on_error_and_raises() -> None:
+    agent = Agent(ScriptedDriver([]))
+    errors: list[Any] = []
+    with pytest.raises(Exception) as info:
+        asyncio.run(agent.run("hi", on_error=errors.append))
+    assert errors == [info.value]
+    assert "add a turn to the script" in str(info.value)
+
+
+def test_stream_yields_events_until_agent_end() -> None:
+    agent = Agent(ScriptedDriver([text_turn("streamed")]))
+
+    async def main() -> list[Any]:
+        return [event async for event in agent.stream("hi")]
+
+    events = asyncio.run(main())
+    assert events[0].type == "agent_start"
+    assert isinstance(events[-1], AgentEnd) and events[-1].reason == "completed"
+
+
+def test_leaving_a_stream_early_aborts_the_run() -> None:
+    agent = Agent(ScriptedDriver([[*text_turn("a long answer", chunk=1)[:3], Pause(5)]]))
+
+    async def main() -> None:
+        async for event in agent.stream("hi"):
+            if event.type == "agent_message_update":
+                break
+
+    asyncio.run(asyncio.wait_for(main(), 2))
+    assert agent.state.error is not None and agent.state.error.code == "ABORTED"
+
+
+def test_continue_after_error_and_rules() -> None:
+    agent = Agent(ScriptedDriver([[ConnectionError("down")], text_turn("recovered")]))
+    with pytest.raises(ProtocolError, match="cannot continue"):
+        asyncio.run(agent.continue_())
+    asyncio.run(agent.prompt("hi"))
+    assert agent.state.error is not None and agent.state.error.code == "PROVIDER_ERROR"
+    asyncio.run(agent.continue_())
+    assert agent.state.error is None
+    assert agent.state.messages[-1].text == "recovered"
+    with pytest.raises(ProtocolError):
+        asyncio.run(agent.continue_())
+
+
+def test_per_run_limits_and_unknown_options() -> None:
+    turns = [tool_turn([(f"t{i}", "echo", {"text": "x"})]) for i in range(3)]
+    agent = Agent(ScriptedDriver(turns), tools=[echo], max_iterations=1)
+    with pytest.raises(ConfigurationError, match="unknown run option"):
+        asyncio.run(agent.prompt("x", max_iteration=3))
+    with pytest.raises(ConfigurationError, match="must be > 0"):
+        asyncio.run(agent.prompt("x", timeout=-1))
+    asyncio.run(agent.prompt("go", max_iterations=2))
+    assert agent.state.error is not None and "max_iterations=2" in agent.state.error.message
+
+
+def test_model_string_uses_the_driver_factory_lazily() -> None:
+    made: list[str] = []
+
+    def factory(name: str) -> ScriptedDriver:
+        made.append(name)
+        return ScriptedDriver([text_turn("from factory")])
+
+    agent = Agent("scripted/test", driver_factory=factory)
+    assert made == []
+    asyncio.run(agent.prompt("hi"))
+    assert made == ["scripted/test"]
+    with pytest.raises(ConfigurationError, match="model must be"):
+        Agent(42)  # type: ignore[arg-type]
+
+
+def test_reset_and_initial_messages() -> None:
+    first = AssistantMessage("a0", "m", [{"type": "text", "text": "earlier"}])
+    driver = ScriptedDriver([text_turn("a"), text_turn("b")])
+    agent = Agent(driver, messages=[first], system_prompt="sys")
+    agent.follow_up("queued")
+    asyncio.run(agent.prompt("hi"))
+    assert driver.requests[0].messages[0] == first
+    assert driver.requests[0].system_prompt == "sys"
+    agent.reset()
+    assert agent.state.messages == () and agent.state.follow_ups == ()
