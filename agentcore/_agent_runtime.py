@@ -263,7 +263,7 @@ class LoopRuntime:
             call_id,
             call.tool_name,
             signal,
-            tuple(self.state.messages),
+            self.state.messages,
             lambda progress: self.feed(ToolProgress(call_id, progress)),
         )
         try:

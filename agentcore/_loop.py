@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import Any, TypeAlias
 
 import attrs
+from pyrsistent import pmap
 
 from ._content import ToolCallPart
 from ._driver import ModelRequest
@@ -392,7 +393,7 @@ def _next_group(s: LoopState, ts: int, out: Out) -> LoopState:
                 )
             )
         out.append(ExecuteTools(group, parallel=len(group) > 1))
-        running = frozenset(c.tool_call_id for c in group)
+        running = pmap({c.tool_call_id: c.tool_name for c in group})
         return attrs.evolve(s, batch=attrs.evolve(batch, groups=rest, running=running))
     s = _close_batch(attrs.evolve(s, batch=batch), ts, out)
     return _call_model(s, "steer", ts, out)
@@ -420,11 +421,11 @@ def _on_tool_result(s: LoopState, e: ToolResult, ts: int, out: Out) -> LoopState
     if batch is None or e.tool_call_id not in batch.running:
         out.append(_rejected(f"no running tool call has id {e.tool_call_id!r}", e))
         return s
-    name = next(c.tool_name for c in batch.calls if c.tool_call_id == e.tool_call_id)
+    name = batch.running[e.tool_call_id]
     result = ToolResultMessage(e.tool_call_id, name, e.result, e.is_error, e.details, timestamp=ts)
     out.append(ToolExecutionEnd(e.tool_call_id, name, result, e.is_error, timestamp=ts))
-    results = {**batch.results, e.tool_call_id: result}
-    batch = attrs.evolve(batch, results=results, running=batch.running - {e.tool_call_id})
+    results = batch.results.set(e.tool_call_id, result)
+    batch = attrs.evolve(batch, results=results, running=batch.running.remove(e.tool_call_id))
     s = attrs.evolve(s, batch=batch)
     if batch.running:
         return s
@@ -437,7 +438,7 @@ def _on_tool_result(s: LoopState, e: ToolResult, ts: int, out: Out) -> LoopState
 def _on_progress(s: LoopState, e: ToolProgress, ts: int, out: Out) -> LoopState:
     batch = s.batch
     if batch is not None and e.tool_call_id in batch.running:
-        name = next(c.tool_name for c in batch.calls if c.tool_call_id == e.tool_call_id)
+        name = batch.running[e.tool_call_id]
         out.append(ToolExecutionUpdate(e.tool_call_id, name, e.progress, timestamp=ts))
     return s
 

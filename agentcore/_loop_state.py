@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, TypeAlias
 
 import attrs
-from pyrsistent import PVector, pvector
+from pyrsistent import PMap, PVector, pmap, pvector
 
 from ._content import Usage
 from ._driver import Message, ThinkingLevel
@@ -72,6 +72,10 @@ class Limits:
         """These limits with every non-``None`` value in ``values`` replaced."""
         changes = {k: v for k, v in values.items() if v is not None}
         return attrs.evolve(self, **changes) if changes else self
+
+
+def _results_map(results: Mapping[str, ToolResultMessage]) -> PMap[str, ToolResultMessage]:
+    return results if isinstance(results, PMap) else pmap(results)
 
 
 def _tool_tuple(tools: Sequence[Tool]) -> tuple[Tool, ...]:
@@ -138,15 +142,15 @@ class Batch:
     """The tool calls of one assistant message, in the order the model asked.
 
     ``results`` maps call id -> ``ToolResultMessage``; ``groups`` are the runnable groups
-    not started yet; ``running`` the ids in flight; ``pending`` the ids awaiting approval
-    with ``decisions`` made so far (id -> reason, ``None`` reason meaning approved).
+    not started yet; ``running`` maps the ids in flight to tool names; ``pending`` lists
+    the ids awaiting approval, with ``decisions`` made so far (id -> (approved, reason)).
     """
 
     calls: tuple[Any, ...]
-    results: Mapping[str, ToolResultMessage] = attrs.field(factory=dict)
+    results: PMap[str, ToolResultMessage] = attrs.field(factory=pmap, converter=_results_map)
     runnable: tuple[Any, ...] = ()
     groups: tuple[tuple[Any, ...], ...] = ()
-    running: frozenset[str] = frozenset()
+    running: PMap[str, str] = attrs.field(factory=pmap)
     pending: tuple[str, ...] = ()
     decisions: Mapping[str, tuple[bool, str | None]] = attrs.field(factory=dict)
 
