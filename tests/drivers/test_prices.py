@@ -29,7 +29,9 @@ def test_known_models_find_their_own_row(model: str, key: str) -> None:
     assert find_price(PRICES, model) is PRICES[key]
 
 
-@pytest.mark.parametrize("model", ["llama3.1:8b", "openrouter/meta/llama-4", "claude-opus-4-9", "gpt-9"])
+@pytest.mark.parametrize(
+    "model", ["llama3.1:8b", "openrouter/meta/llama-4", "claude-opus-4-9", "gpt-9"]
+)
 def test_unknown_models_have_no_price(model: str) -> None:
     assert find_price(PRICES, model) is None
 
