@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any, Literal, NamedTuple, Protocol, runtime_checkable
 
 from ._errors import AgentError, ErrorCode, InvalidEventError
+from ._events import EVENT_TYPES
 from ._wire import from_dict, to_dict
 
 try:  # orjson parses and writes lines ~5x faster; the stdlib is the fallback.
@@ -285,20 +286,30 @@ def read_jsonl(
     """
     data = Path(path).read_bytes()
     lines = data.split(b"\n")
-    last = len(lines) - 1  # the text after the final newline ("" for a complete file)
+    last = len(lines)  # the text after the final newline ("" for a complete file)
+    loads, types, make = _loads, EVENT_TYPES, tuple.__new__
     for number, line in enumerate(lines, 1):
         if not line:
             continue
         try:
-            record = _loads(line)
+            record = loads(line)
             entry_agent = record["agent_id"]
             if agent_id is not None and entry_agent != agent_id:
                 continue
             wire = record["event"]
-            event = from_dict(wire) if decode_events else wire
-            entry = JournalEntry(entry_agent, record["seq"], event)
+            if decode_events:
+                # fast path for well-formed lines, as JsonlJournal writes them (field types
+                # are trusted); anything else goes through from_dict and its clear errors
+                try:
+                    timestamp = wire["timestamp"]
+                    if type(timestamp) is not int:
+                        raise TypeError
+                    wire = types[wire["type"]](**wire["data"], timestamp=timestamp)
+                except (KeyError, TypeError, ValueError):
+                    wire = from_dict(wire)
+            entry = make(JournalEntry, (entry_agent, record["seq"], wire))
         except (_DecodeError, KeyError, TypeError, InvalidEventError) as exc:
-            if number - 1 == last:
+            if number == last:
                 return  # the unterminated tail of an interrupted write
             raise JournalError(
                 f"{path}:{number}: corrupt journal line ({type(exc).__name__}: {exc}); "
