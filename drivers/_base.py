@@ -159,13 +159,27 @@ def parse_retry_after(
     return max(when.timestamp() - now(), 0.0)
 
 
+def _effective_status(status: int | None, body: object) -> int | None:
+    """An in-band error (status 200) may carry the real HTTP status as a numeric ``code``.
+
+    OpenRouter, for one, reports an upstream 502 mid-stream as ``{"error": {"code": 502}}``.
+    """
+    if status not in (None, 200) or not isinstance(body, Mapping):
+        return status
+    inner = body.get("error", body)
+    code = inner.get("code") if isinstance(inner, Mapping) else None
+    if isinstance(code, int) and not isinstance(code, bool) and 400 <= code <= 599:
+        return code
+    return status
+
+
 def failure_from_status(
     status: int | None, body: object, fallback_message: str, headers: Mapping[str, str] | None
 ) -> Failure:
     """Classify an HTTP error response (or an in-band error event, status ``200``)."""
     error_type, message = error_fields(body)
     text = message or fallback_message
-    code, retryable = classify_status(status, error_type, text)
+    code, retryable = classify_status(_effective_status(status, body), error_type, text)
     label = f"{error_type}: {text}" if error_type else text
     if status is not None and status != 200:
         label = f"HTTP {status} {label}"

@@ -181,3 +181,11 @@ def test_thinking_budget_and_api_key_resolution() -> None:
     assert asyncio.run(resolve_api_key(async_key)) == "k2"
     with pytest.raises(ValueError, match="non-empty string"):
         asyncio.run(resolve_api_key(lambda: ""))
+
+
+def test_inband_numeric_code_is_read_as_the_http_status() -> None:
+    """OpenRouter reports an upstream 502 mid-stream as ``{"error": {"code": 502}}``."""
+    failure = failure_from_status(200, {"error": {"code": 502, "message": "upstream"}}, "x", None)
+    assert (failure.code, failure.retryable) == (ErrorCode.PROVIDER_ERROR, True)
+    plain = failure_from_status(200, {"error": {"code": "weird", "message": "no"}}, "x", None)
+    assert plain.retryable is False
