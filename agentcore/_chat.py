@@ -1,0 +1,159 @@
+"""``agentcore chat --model PROVIDER/MODEL [--base-url URL] [--system TEXT]``: a terminal chat.
+
+Each line you type is a prompt; the reply streams on the console presenter. Commands:
+``/quit`` (or end of input) leaves, ``/clear`` clears the screen, ``/reset`` forgets the
+conversation. Ctrl-C while the agent works aborts the current turn (what was streamed is
+kept) and returns to the prompt; Ctrl-C at the prompt only reminds you of ``/quit``.
+
+The console presenter and the driver registry are loaded by name (``importlib``) because
+this is the application edge: the ``agentcore`` library never imports its plugins.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import importlib
+import signal
+import sys
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from ._agent import Agent
+from ._content import ToolCallPart
+from ._events import (
+    ConversationEnd,
+    ConversationInterrupted,
+    ErrorMessage,
+    MessageStart,
+    ToolCallMessage,
+)
+from ._loop_events import (
+    AgentEnd,
+    AgentMessageStart,
+    AgentMessageUpdate,
+    ToolExecutionEnd,
+    ToolExecutionStart,
+)
+from .cli import register_command
+
+__all__ = ["chat", "console_events"]
+
+HELP = "commands: /quit (or Ctrl-D) leave, /clear clear the screen, /reset forget the chat"
+
+
+def console_events(event: Any) -> tuple[Any, ...]:
+    """The core-layer events a console presenter understands for one loop event."""
+    if isinstance(event, AgentMessageUpdate):
+        return (event.delta,)
+    if isinstance(event, AgentMessageStart) and event.role == "assistant":
+        return (MessageStart("", "", timestamp=event.timestamp),)
+    if isinstance(event, ToolExecutionStart):
+        call = ToolCallPart(event.tool_call_id, event.tool_name, event.args or {})
+        return (ToolCallMessage("", call, timestamp=event.timestamp),)
+    if isinstance(event, ToolExecutionEnd):
+        return (event.result,)
+    if isinstance(event, AgentEnd):
+        if event.reason == "aborted":
+            return (
+                ConversationInterrupted("user", timestamp=event.timestamp),
+                ConversationEnd("interrupted", timestamp=event.timestamp),
+            )
+        if event.reason == "error":
+            error = ErrorMessage(event.message or "", event.code or "", timestamp=event.timestamp)
+            return (error, ConversationEnd("error", timestamp=event.timestamp))
+        return (ConversationEnd("completed", timestamp=event.timestamp),)
+    return ()
+
+
+async def chat(
+    agent: Agent,
+    read_line: Callable[[], Awaitable[str | None]],
+    present: Callable[[Any], None],
+    write: Callable[[str], None],
+) -> int:
+    """Run the chat until ``/quit`` or end of input (``read_line`` returning ``None``).
+
+    Every loop event goes through ``console_events`` to ``present``. Returns exit status 0.
+    """
+
+    def relay(event: Any) -> None:
+        for core_event in console_events(event):
+            present(core_event)
+
+    agent.subscribe(relay)
+    write(f"agentcore chat — {HELP}\n")
+    while True:
+        line = await read_line()
+        if line is None or line.strip() == "/quit":
+            return 0
+        text = line.strip()
+        if not text:
+            continue
+        if text == "/clear":
+            write("\x1b[2J\x1b[H")
+        elif text == "/reset":
+            agent.reset()
+            write("(conversation forgotten)\n")
+        elif text.startswith("/"):
+            write(f"unknown command {text!r}; {HELP}\n")
+        else:
+            await agent.prompt(text)
+            write("\n")
+
+
+def _configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--model", required=True, help="PROVIDER/MODEL, e.g. anthropic/claude-sonnet-4-5"
+    )
+    parser.add_argument("--base-url", help="override the provider's base URL")
+    parser.add_argument("--system", help="system prompt")
+
+
+def _run(args: argparse.Namespace) -> int:
+    registry = importlib.import_module("drivers.registry")
+    console = importlib.import_module("presenters.console")
+    presenter = console.ConsolePresenter(show_user=False)
+    agent = Agent(
+        args.model,
+        system_prompt=args.system,
+        driver_factory=lambda spec: registry.get_driver(spec, base_url=args.base_url),
+    )
+
+    async def read_line() -> str | None:
+        try:
+            return await asyncio.to_thread(input, "> ")
+        except EOFError:
+            return None
+
+    async def main() -> int:
+        def on_sigint() -> None:
+            if agent.state.is_streaming:
+                agent.abort("ctrl-c")
+            else:
+                sys.stdout.write("\n(type /quit to leave)\n> ")
+                sys.stdout.flush()
+
+        loop = asyncio.get_running_loop()
+        with contextlib.suppress(NotImplementedError):  # not on Windows
+            loop.add_signal_handler(signal.SIGINT, on_sigint)
+        try:
+            return await chat(
+                agent,
+                read_line,
+                lambda event: presenter.present("chat", event),
+                _write_stdout,
+            )
+        finally:
+            presenter.close()
+
+    return asyncio.run(main())
+
+
+def _write_stdout(text: str) -> None:
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+register_command("chat", "chat with a model in the terminal", _configure, _run)
