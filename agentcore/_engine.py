@@ -13,8 +13,8 @@ import asyncio
 import time
 import uuid
 from collections import deque
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from typing import Any, Protocol, TypeAlias
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Protocol
 
 import attrs
 
@@ -36,19 +36,21 @@ from ._events import (
     UserMessage,
 )
 from ._journal import Journal
+from ._middleware import (
+    Interceptor,
+    MessageQueueView,
+    Middleware,
+    Next,
+    Reply,
+    ToolExecutor,
+    all_of,
+    bind,
+    intercepting,
+)
 from ._store import Store
 from ._subscriptions import Handler, Subscriptions, Unsubscribe, parse_subscription, react_map
 
-__all__ = [
-    "AgentEngine",
-    "Interceptor",
-    "MessageQueueView",
-    "Middleware",
-    "Next",
-    "Reply",
-    "ToolExecutor",
-    "create_agent",
-]
+__all__ = ["AgentEngine", "create_agent"]
 
 
 class _Machine(Protocol):
@@ -62,64 +64,6 @@ class _StateMachine(Protocol):
     def process(self, event: Any) -> Any: ...
 
     def on_state_change(self, handler: Callable[..., object]) -> Callable[[], None]: ...
-
-
-@attrs.frozen(slots=True)
-class Reply:
-    """What ``receive`` returns: the machine outputs of *that* message, in order.
-
-    ``outputs`` are the raw machine outputs (before interceptors), the same ones
-    ``journal.replay`` yields for the message. ``interrupted`` is true when the turn was
-    cut short by ``interrupt()``, a cancelled caller or ``destroy()``.
-    """
-
-    message: UserMessage
-    outputs: tuple[Any, ...]
-    interrupted: bool = False
-
-    @property
-    def assistant_message(self) -> AssistantMessage | None:
-        """The last assistant message of the turn, if the model produced one."""
-        for output in reversed(self.outputs):
-            if isinstance(output, AssistantMessage):
-                return output
-        return None
-
-    @property
-    def text(self) -> str:
-        """The text of the last assistant message ("" when there is none)."""
-        message = self.assistant_message
-        return "" if message is None else message.text
-
-
-Next: TypeAlias = Callable[[UserMessage], Awaitable[Reply]]
-Middleware: TypeAlias = Callable[[UserMessage, Next], Awaitable[object]]
-"""``async def mw(message, next)``: call ``await next(message)`` (maybe with a changed
-message) to go on; code after it runs once the message is processed. Not calling
-``next`` drops the message: the caller's ``receive`` raises ``MessageRejectedError``."""
-ToolExecutor: TypeAlias = Callable[[ToolCallPart], Awaitable[Content]]
-"""Runs one tool call and returns its result content; raising makes an error result."""
-Interceptor: TypeAlias = Callable[[Any, Callable[[Any], None]], object]
-"""``def ic(output, next)``: call ``next(output)`` (maybe with a changed output) to
-deliver it; not calling ``next`` blocks it from presenters and subscribers."""
-
-
-@attrs.frozen(slots=True)
-class MessageQueueView:
-    """A read-only view of messages waiting behind the one being processed."""
-
-    _queue: deque[Any]
-
-    @property
-    def length(self) -> int:
-        return len(self._queue)
-
-    @property
-    def is_empty(self) -> bool:
-        return not self._queue
-
-    def __len__(self) -> int:
-        return len(self._queue)
 
 
 def _ms_clock() -> int:
@@ -286,7 +230,7 @@ class AgentEngine:
 
         chain: Next = innermost
         for mw in reversed(self._middleware):
-            chain = _bind(mw, chain, replies)
+            chain = bind(mw, chain, replies)
         return await chain(message)
 
     async def _run_turn(self, message: UserMessage) -> Reply:
@@ -449,7 +393,7 @@ class AgentEngine:
         Returns one function that removes every subscription this call made.
         """
         removers = [self._subs.add(types, h) for types, h in parse_subscription(target, handler)]
-        return _all_of(removers)
+        return all_of(removers)
 
     def react(self, handlers: Mapping[str, Handler]) -> Unsubscribe:
         """``react({"on_text_delta": h, ...})``: ``on`` with ``on_``-prefixed names."""
@@ -512,7 +456,7 @@ class AgentEngine:
     def _rebuild_chain(self) -> None:
         chain: Callable[[Any], None] = self._deliver
         for interceptor in reversed(self._interceptors):
-            chain = _intercepting(interceptor, chain, self._report)
+            chain = intercepting(interceptor, chain, self._report)
         self._deliver_chain = chain
 
     # -- control ----------------------------------------------------------------------
@@ -574,41 +518,6 @@ class AgentEngine:
 def _code_of(exc: Exception) -> str:
     code = getattr(exc, "code", None)
     return code if isinstance(code, str) and code else ErrorCode.DRIVER_ERROR.value
-
-
-def _bind(mw: Middleware, inner: Next, replies: list[Reply]) -> Next:
-    """One layer of the onion; raises ``MessageRejectedError`` if ``mw`` skipped ``next``."""
-
-    async def step(message: UserMessage) -> Reply:
-        await mw(message, inner)
-        if not replies:
-            raise MessageRejectedError(
-                f"message {message.message_id} was dropped by middleware {mw!r} "
-                "(it returned without calling next)"
-            )
-        return replies[0]
-
-    return step
-
-
-def _intercepting(
-    interceptor: Interceptor, inner: Callable[[Any], None], report: Any
-) -> Callable[[Any], None]:
-    def step(output: Any) -> None:
-        try:
-            interceptor(output, inner)
-        except Exception as exc:
-            report(EngineFailure("interceptor", repr(interceptor), exc, output))
-
-    return step
-
-
-def _all_of(removers: list[Unsubscribe]) -> Unsubscribe:
-    def remove() -> None:
-        for r in removers:
-            r()
-
-    return remove
 
 
 def create_agent(

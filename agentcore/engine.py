@@ -3,13 +3,13 @@
 from ._delivery import EngineFailure as EngineFailure
 from ._delivery import FailureSource as FailureSource
 from ._engine import AgentEngine as AgentEngine
-from ._engine import Interceptor as Interceptor
-from ._engine import MessageQueueView as MessageQueueView
-from ._engine import Middleware as Middleware
-from ._engine import Next as Next
-from ._engine import Reply as Reply
-from ._engine import ToolExecutor as ToolExecutor
 from ._engine import create_agent as create_agent
+from ._middleware import Interceptor as Interceptor
+from ._middleware import MessageQueueView as MessageQueueView
+from ._middleware import Middleware as Middleware
+from ._middleware import Next as Next
+from ._middleware import Reply as Reply
+from ._middleware import ToolExecutor as ToolExecutor
 from ._subscriptions import Handler as Handler
 from ._subscriptions import Unsubscribe as Unsubscribe
 
