@@ -88,7 +88,11 @@ def test_messages_received_while_busy_run_in_order_each_await_gets_its_own() -> 
     async def run() -> list[Reply]:
         tasks = [asyncio.create_task(engine.receive(f"m{i}")) for i in range(3)]
         await asyncio.sleep(0.003)  # the first message is in its scripted pause
-        assert engine.is_busy and engine.message_queue.length == 2 and not engine.message_queue.is_empty
+        assert (
+            engine.is_busy
+            and engine.message_queue.length == 2
+            and not engine.message_queue.is_empty
+        )
         return await asyncio.gather(*tasks)
 
     replies = asyncio.run(run())
