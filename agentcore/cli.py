@@ -35,7 +35,7 @@ from ._wire import to_dict
 
 __all__ = ["COMMAND_MODULES", "Command", "build_parser", "describe", "main", "register_command"]
 
-COMMAND_MODULES: tuple[str, ...] = ()
+COMMAND_MODULES: tuple[str, ...] = ("agentcore._chat",)
 """Modules that register more subcommands (e.g. ``chat``) when imported."""
 
 CORE_LAYERS = ("stream", "message", "state", "turn")
