@@ -91,17 +91,25 @@ class MealyMachine:
     """
 
     __slots__ = (
-        "_get",
         "_initial",
         "_max_depth",
         "_observers",
         "_on_observer_error",
         "_processor",
         "_refeed",
-        "_set",
-        "processor",
-        "store",
+        "_store",
+        "_wrapped",
+        "process",
     )
+
+    process: Callable[[str, Any], tuple[Any, ...]]
+    """``process(agent_id, event) -> outputs``: feed ``event`` to ``agent_id``'s processor.
+
+    One store ``get``, one processor call, one store ``set``. Raises whatever the
+    processor raises (state unchanged), ``LimitExceededError`` on runaway re-feeding
+    (state unchanged), and observer failures as described in the module docstring
+    (state committed).
+    """
 
     def __init__(
         self,
@@ -125,19 +133,10 @@ class MealyMachine:
             raise TypeError(f"store must implement get/set/delete/has, got {store!r}")
         if isinstance(max_depth, bool) or not isinstance(max_depth, int) or max_depth < 1:
             raise ValueError(f"max_depth must be an int >= 1, got {max_depth!r}")
-        self.processor = processor
+        self._wrapped = processor
         self._processor, loggers = logged_parts(processor)
         self._initial = initial_state
-        self.store: Store = MemoryStore() if store is None else store
-        if type(self.store) is MemoryStore:
-            # the default store's methods only wrap a dict: call the dict directly, saving
-            # two Python frames per event on the hot path (same behaviour)
-            states: dict[str, Any] = self.store._states
-            self._get: Callable[[str], Any] = states.get
-            self._set: Callable[[str, Any], None] = states.__setitem__
-        else:
-            self._get = self.store.get
-            self._set = self.store.set
+        self._store: Store = MemoryStore() if store is None else store
         self._refeed: Callable[[Any], bool] | None = (
             (lambda _o: True) if refeed is True else (refeed or None)
         )
@@ -146,32 +145,52 @@ class MealyMachine:
             loggers if on_step is None else (*loggers, on_step)
         )
         self._on_observer_error = on_observer_error
+        self.process = self._make_process()
+
+    @property
+    def processor(self) -> AnyProcessor:
+        """The processor as given (a ``with_logging`` wrapper included)."""
+        return self._wrapped
+
+    @property
+    def store(self) -> Store:
+        """Where the per-agent states live (fixed at construction)."""
+        return self._store
 
     def __repr__(self) -> str:
-        return f"MealyMachine({self.processor!r}, store={self.store!r})"
+        return f"MealyMachine({self._wrapped!r}, store={self._store!r})"
 
-    def process(self, agent_id: str, event: Any) -> tuple[Any, ...]:
-        """Feed ``event`` to ``agent_id``'s processor; return the outputs.
+    def _make_process(self) -> Callable[[str, Any], tuple[Any, ...]]:
+        """Build ``process`` as a closure: cell reads beat attribute reads on the hot path."""
+        store = self._store
+        if type(store) is MemoryStore:
+            # the default store's methods only wrap a dict: call the dict directly, saving
+            # two Python frames per event (same behaviour)
+            states: dict[str, Any] = store._states
+            get: Callable[[str], Any] = states.get
+            set_: Callable[[str, Any], None] = states.__setitem__
+        else:
+            get, set_ = store.get, store.set
+        processor, initial, refeed = self._processor, self._initial, self._refeed
+        observers, on_error, refeed_outputs = (
+            self._observers,
+            self._on_observer_error,
+            self._refeed_outputs,
+        )
 
-        Raises whatever the processor raises (state unchanged), ``LimitExceededError``
-        on runaway re-feeding (state unchanged), and observer failures as described in
-        the module docstring (state committed).
-        """
-        state = self._get(agent_id)
-        if state is None:
-            state = self._initial()
-        state, outputs = self._processor(state, event)
-        if self._refeed is not None and outputs:
-            state, outputs = self._refeed_outputs(state, outputs, 1)
-        self._set(agent_id, state)
-        if self._observers:
-            call_hooks(
-                self._observers,
-                Step(agent_id, event, outputs),
-                self._on_observer_error,
-                "step observer",
-            )
-        return outputs
+        def process(agent_id: str, event: Any) -> tuple[Any, ...]:
+            state = get(agent_id)
+            if state is None:
+                state = initial()
+            state, outputs = processor(state, event)
+            if refeed is not None and outputs:
+                state, outputs = refeed_outputs(state, outputs, 1)
+            set_(agent_id, state)
+            if observers:
+                call_hooks(observers, Step(agent_id, event, outputs), on_error, "step observer")
+            return outputs
+
+        return process
 
     def _refeed_outputs(
         self, state: Any, outputs: tuple[Any, ...], depth: int
@@ -199,20 +218,20 @@ class MealyMachine:
 
     def has_state(self, agent_id: str) -> bool:
         """Whether the store holds a state for ``agent_id``."""
-        return self.store.has(agent_id)
+        return self._store.has(agent_id)
 
     def state_of(self, agent_id: str) -> Any:
         """The stored state of ``agent_id``; ``KeyError`` if it has none yet."""
-        if not self.store.has(agent_id):
+        if not self._store.has(agent_id):
             raise KeyError(f"no state for agent {agent_id!r}: it has not processed an event")
-        return self.store.get(agent_id)
+        return self._store.get(agent_id)
 
     def clear_state(self, agent_id: str) -> None:
         """Forget ``agent_id``'s state; its next event starts from a fresh initial state.
 
         Idempotent: clearing an unknown agent does nothing.
         """
-        self.store.delete(agent_id)
+        self._store.delete(agent_id)
 
 
 def create_mealy_machine(
