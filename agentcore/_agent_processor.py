@@ -84,7 +84,10 @@ def _step(cls: type[Any]) -> _Step:
         return without_turns
 
     def messages_only(state: AgentEngineState, event: Any) -> Result:
-        assembled, messages = assemble(state[0], event)
+        before = state[0]
+        assembled, messages = assemble(before, event)
+        if assembled is before:
+            return state, messages
         return (assembled, state[1], state[2]), messages
 
     return messages_only
