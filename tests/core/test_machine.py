@@ -13,7 +13,21 @@ from hypothesis import strategies as st
 from agentcore import MemoryStore
 from agentcore.combinators import with_logging
 from agentcore.errors import ErrorCode, LimitExceededError
-from agentcore.machine import DEFAULT_MAX_DEPTH, MealyMachine, Step
+from agentcore.events import (
+    InputJsonDelta,
+    MessageDelta,
+    MessageStart,
+    MessageStop,
+    TextDelta,
+    ToolResult,
+    ToolUseStart,
+    ToolUseStop,
+    TurnResponse,
+    UserMessage,
+)
+from agentcore.machine import DEFAULT_MAX_DEPTH, MealyMachine, Step, create_mealy_machine
+from agentcore.pricing import ModelPrice
+from agentcore.processors import agent_processor, create_initial_agent_engine_state
 
 Out = tuple[Any, tuple[Any, ...]]
 
@@ -246,3 +260,44 @@ def test_the_examples_in_docs_machine_md_run() -> None:
     namespace: dict[str, Any] = {}
     for block in blocks:
         exec(compile(block, "docs/machine.md", "exec"), namespace)
+
+
+def conversation() -> list[Any]:
+    """One turn: text, two tool calls, their results, a final answer."""
+    return [
+        UserMessage("u1", "hi", timestamp=1),
+        MessageStart("m1", "claude-x", timestamp=2),
+        TextDelta("Let me look", 0, timestamp=3),
+        ToolUseStart("c1", "search", 1, timestamp=4),
+        InputJsonDelta('{"q": 1}', 1, timestamp=5),
+        ToolUseStop("c1", 1, timestamp=6),
+        MessageDelta("tool_use", {"input_tokens": 10, "output_tokens": 5}, timestamp=7),
+        MessageStop("tool_use", timestamp=8),
+        ToolResult("c1", "found", timestamp=9),
+        MessageStart("m2", "claude-x", timestamp=10),
+        TextDelta("Done", 0, timestamp=11),
+        MessageDelta("end_turn", {"input_tokens": 20, "output_tokens": 5}, timestamp=12),
+        MessageStop("end_turn", timestamp=13),
+    ]
+
+
+def test_create_mealy_machine_runs_agent_processor_with_prices() -> None:
+    prices = {"claude-x": ModelPrice(3.0, 15.0)}
+    machine = create_mealy_machine(prices=prices)
+    state = create_initial_agent_engine_state(prices)
+    for event in conversation():
+        state, expected = agent_processor(state, event)
+        assert machine.process("a", event) == expected
+    assert machine.state_of("a") == state
+    (turn,) = [o for o in expected if isinstance(o, TurnResponse)]
+    assert turn.cost == pytest.approx((30 * 3.0 + 10 * 15.0) / 1e6)
+    assert create_mealy_machine().process("b", conversation()[0])  # fresh, independent
+
+
+def test_create_mealy_machine_passes_machine_options() -> None:
+    steps: list[Step] = []
+    store = MemoryStore()
+    machine = create_mealy_machine(store, on_step=steps.append)
+    machine.process("a", conversation()[0])
+    assert machine.store is store and store.has("a")
+    assert [s.event for s in steps] == [conversation()[0]]

@@ -18,12 +18,23 @@ from agentcore.events import (
     ConversationStart,
     ConversationThinking,
     ErrorOccurred,
+    ErrorReceived,
+    InputJsonDelta,
+    Interrupt,
+    MessageStart,
+    MessageStop,
     TextDelta,
+    ThinkingDelta,
     ToolCompleted,
     ToolExecuting,
     ToolFailed,
     ToolPlanned,
+    ToolResult,
+    ToolUseStart,
+    ToolUseStop,
+    UserMessage,
 )
+from agentcore.machine import create_mealy_machine
 from agentcore.state_machine import (
     TRANSITIONS,
     WHILE_TOOLS_PENDING,
@@ -382,3 +393,68 @@ def test_docs_table_matches_the_code() -> None:
     assert documented == render_transition_table(), (
         "docs/machine.md is out of date; replace its table with:\n" + render_transition_table()
     )
+
+
+def follow(stream: list[Any]) -> tuple[AgentStateMachine, list[str]]:
+    """Feed a stream through the default machine and its outputs to a state machine."""
+    machine = create_mealy_machine()
+    agent = AgentStateMachine()
+    seen: list[str] = []
+    agent.on_state_change(lambda change: seen.append(change.current.value))
+    for event in stream:
+        for output in machine.process("a", event):
+            agent.process(output)
+    return agent, seen
+
+
+def opening() -> list[Any]:
+    return [
+        UserMessage("u1", "hi"),
+        MessageStart("m1", "claude-x"),
+        ThinkingDelta("hmm", 0),
+        TextDelta("Looking", 1),
+        ToolUseStart("c1", "search", 2),
+        InputJsonDelta("{}", 2),
+        ToolUseStop("c1", 2),
+        ToolUseStart("c2", "search", 3),
+        InputJsonDelta("{}", 3),
+        ToolUseStop("c2", 3),
+        MessageStop("tool_use"),
+    ]
+
+
+def test_follows_the_agent_processor_through_a_turn_with_parallel_tools() -> None:
+    agent, seen = follow(
+        [
+            *opening(),
+            ToolResult("c1", "ok"),
+            ToolResult("c2", "bad", is_error=True),
+            MessageStart("m2", "claude-x"),
+            TextDelta("Done", 0),
+            MessageStop("end_turn"),
+        ]
+    )
+    assert seen == [
+        "thinking",
+        "responding",
+        "planning_tool",
+        "awaiting_tool_result",
+        "thinking",
+        "responding",
+        "idle",
+    ]
+    assert agent.pending_tools == frozenset()
+
+
+def test_follows_an_interrupt_back_to_idle() -> None:
+    agent, seen = follow([*opening(), ToolResult("c1", "ok"), Interrupt()])
+    assert seen[-2:] == ["awaiting_tool_result", "idle"]
+    assert agent.pending_tools == frozenset()
+
+
+def test_follows_an_error_and_stays_there_until_the_next_turn() -> None:
+    stream = [*opening()[:4], ErrorReceived("overloaded", "OVERLOADED")]
+    agent, seen = follow(stream)
+    assert seen[-1] == "error" and agent.state is S.ERROR
+    again, seen2 = follow([*stream, UserMessage("u2", "again")])
+    assert seen2[-2:] == ["error", "thinking"] and again.state is S.THINKING
