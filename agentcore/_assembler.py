@@ -235,8 +235,9 @@ def _on_message_start(state: AssemblerState, event: MessageStart) -> Result:
 
 
 def _on_text(state: AssemblerState, event: TextDelta) -> Result:
-    if state[2] is TEXT and event.index == state[1] and type(event.text) is str:
-        return (state[0], state[1], TEXT, state[3].append(event.text), None, state[5]), ()
+    text = event.text
+    if state[2] is TEXT and event.index == state[1] and type(text) is str:
+        return (state[0], state[1], TEXT, state[3].append(text), None, state[5]), ()
     if state[0] is None:
         return reject(state, event, _no_message("text"))
     problem = _bad_index(state, event.index)
