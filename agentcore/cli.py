@@ -30,6 +30,7 @@ import attrs
 
 from ._events import LAYERS
 from ._journal import JournalError, _dumps
+from ._machine import MealyMachine, create_mealy_machine
 from ._replay import entries_of, replay_steps, state_at
 from ._wire import to_dict
 
@@ -81,9 +82,18 @@ def _short(value: Any, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def priced_machine() -> MealyMachine:
+    """The default machine with the providers' price table, so replayed turns show cost."""
+    from drivers.prices import PRICES  # an entry point may load plugins, inside a function
+
+    return create_mealy_machine(prices=PRICES)
+
+
 def _replayed(args: argparse.Namespace) -> Iterator[tuple[str, int, Any]]:
     """``(agent_id, seq, event)`` for every input event and output, in order."""
-    for entry, outputs in replay_steps(args.file, agent_id=args.agent):
+    for entry, outputs in replay_steps(
+        args.file, agent_id=args.agent, machine_factory=priced_machine
+    ):
         yield entry.agent_id, entry.seq, entry.event
         for output in outputs:
             yield entry.agent_id, entry.seq, output
@@ -115,10 +125,10 @@ def _run_replay(args: argparse.Namespace, out: TextIO | None = None) -> int:
             else:
                 out.write(f"{seq:>5} {layer:<8} {describe(event)}\n")
         return 0
-    # The CLI is the application edge: it loads the console presenter as a plugin by
-    # name, so the library itself never imports its plugins.
-    console = importlib.import_module("presenters.console")
-    presenter = console.ConsolePresenter(spinner=False, agent_prefix=args.agent is None)
+    # The CLI is the application edge, so it may load a plugin (inside the function only).
+    from presenters.console import ConsolePresenter
+
+    presenter = ConsolePresenter(spinner=False, agent_prefix=args.agent is None)
     try:
         for agent_id, _seq, event in _replayed(args):
             presenter.present(agent_id, event)

@@ -8,7 +8,6 @@ read side by side. Consecutive deltas of one block are folded into one line.
 
 from __future__ import annotations
 
-import importlib
 import pathlib
 import sys
 from collections.abc import Iterable
@@ -16,7 +15,7 @@ from typing import Any, TextIO
 
 from ._events import LAYERS
 from ._replay import replay_steps
-from .cli import describe
+from .cli import describe, priced_machine
 
 __all__ = ["SESSION", "layer_lines", "main"]
 
@@ -52,14 +51,15 @@ def layer_lines(events: Iterable[Any]) -> list[str]:
 
 def main(path: pathlib.Path = SESSION, out: TextIO | None = None) -> None:
     out = out or sys.stdout
-    steps = list(replay_steps(path))
+    from presenters.console import ConsolePresenter  # an entry point may load plugins
+
+    steps = list(replay_steps(path, machine_factory=priced_machine))
     events = [e for entry, outputs in steps for e in (entry.event, *outputs)]
     agent_id = steps[0][0].agent_id if steps else "?"
     out.write(f"Replaying {path.name}: {len(steps)} journaled events, {len(events)} in all\n\n")
     out.write("== As the user sees it (console presenter) ==\n")
     out.flush()
-    console = importlib.import_module("presenters.console")  # a plugin, loaded by name
-    presenter = console.ConsolePresenter(spinner=False)
+    presenter = ConsolePresenter(spinner=False)
     for event in events:
         presenter.present(agent_id, event)
     presenter.close()

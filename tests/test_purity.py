@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import fnmatch
 import pathlib
+import subprocess
 import sys
 
 import pytest
@@ -144,16 +145,80 @@ def test_pure_module_does_no_io_clock_or_randomness(name: str) -> None:
     assert not problems, f"agentcore/{name}.py must stay pure:\n" + "\n".join(problems)
 
 
-def test_no_agentcore_module_imports_drivers_or_presenters() -> None:
-    problems = [
-        f"{path.relative_to(PACKAGE.parent)}:{line} imports {module}"
-        for path in sorted(PACKAGE.rglob("*.py"))
-        for line, module, relative in _imports(path)
-        if not relative and module.split(".")[0] in SHELL_PACKAGES
-    ]
+ENTRY_POINTS = frozenset({"cli", "demo", "_chat", "_agent"})
+"""The outermost shell: the command line, the demo, and ``Agent``'s resolution of a
+``"provider/model"`` string. They may import ``drivers``/``presenters``, but only inside a
+function, so importing ``agentcore`` never loads a plugin."""
+
+
+def _plugin_imports(path: pathlib.Path) -> list[tuple[int, str, bool]]:
+    """``(line, module, at_module_level)`` for every import of a plugin package, including
+    ``importlib.import_module("drivers...")`` calls, which are imports by another name."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    top_level = {id(node) for node in tree.body}
+    found = []
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            names = [node.module or ""]
+        elif (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "attr", getattr(node.func, "id", None)) == "import_module"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
+            names = [node.args[0].value]
+        found += [
+            (node.lineno, name, id(node) in top_level)
+            for name in names
+            if name.split(".")[0] in SHELL_PACKAGES
+        ]
+    return found
+
+
+def test_agentcore_never_imports_drivers_or_presenters_outside_entry_points() -> None:
+    problems = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for line, module, at_top in _plugin_imports(path):
+            where = f"{path.relative_to(PACKAGE.parent)}:{line} imports {module}"
+            if path.stem not in ENTRY_POINTS:
+                problems.append(where)
+            elif at_top:
+                problems.append(where + " at module level (import it inside the function)")
     assert not problems, "agentcore defines the protocols; it never imports its plugins:\n" + (
         "\n".join(problems)
     )
+
+
+def test_importing_agentcore_loads_no_plugin() -> None:
+    code = (
+        "import sys, agentcore, agentcore.agent, agentcore.cli, agentcore.demo, "
+        "agentcore.engine, agentcore.journal, agentcore.tools;"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'drivers', 'presenters'}))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "[]"
+
+
+def test_plugin_imports_are_found_however_written(tmp_path: pathlib.Path) -> None:
+    sample = tmp_path / "_sample.py"
+    sample.write_text(
+        "import drivers.scripted\n"
+        "def f():\n"
+        "    from presenters import console\n"
+        "    return importlib.import_module('drivers.registry')\n",
+        encoding="utf-8",
+    )
+    assert _plugin_imports(sample) == [
+        (1, "drivers.scripted", True),
+        (3, "presenters", False),
+        (4, "drivers.registry", False),
+    ]
 
 
 def test_the_checker_catches_what_it_should(tmp_path: pathlib.Path) -> None:
