@@ -1,26 +1,28 @@
 """The high-level agent: a model, tools and limits behind prompt/steer/follow_up/abort.
 
 ``Agent`` is a thin shell: every decision is the loop processor's (``agentcore.loop``);
-``LoopRuntime`` performs the effects. ``model`` is a driver instance, or a
-``"provider/model"`` string resolved when first needed by ``driver_factory`` (default:
-``drivers.registry.get_driver``, looked up by name at run time with ``importlib`` so that
-``agentcore`` never imports the ``drivers`` package and works without it installed).
+``LoopRuntime`` performs the effects, runs stream-layer events through the core machine
+(messages, state, turns) and delivers everything to ``presenters`` and subscribers, as
+``AgentEngine`` does. ``model`` is a driver instance, or a ``"provider/model"`` string
+resolved when first needed by ``driver_factory`` (default:
+``drivers.registry.get_driver``). The ``drivers`` package (registry and price table) is
+looked up by name at run time with ``importlib`` so that ``agentcore`` never imports it
+and works without it installed.
 """
 
 from __future__ import annotations
 
 import asyncio
 import importlib
-import logging
 import time
-import uuid
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any
 
 import attrs
 
-from ._agent_runtime import LoopRuntime, ms_clock
+from ._agent_runtime import LoopRuntime
 from ._content import ToolCallPart, Usage
+from ._delivery import EngineFailure
 from ._driver import Driver, ThinkingLevel
 from ._errors import (
     AgentBusyError,
@@ -29,7 +31,8 @@ from ._errors import (
     ProtocolError,
     error_from_code,
 )
-from ._events import AssistantMessage, TextDelta, UserMessage
+from ._events import AssistantMessage, TextDelta
+from ._journal import Journal
 from ._loop_events import (
     AgentAbort,
     AgentContinue,
@@ -43,14 +46,14 @@ from ._loop_events import (
     ToolExecutionStart,
 )
 from ._loop_state import Limits, LoopConfig, QueueMode, SteeringPolicy, default_convert_to_llm
-from ._pricing import ModelPrice
+from ._machine import create_mealy_machine
+from ._pricing import ModelPrice, find_price
+from ._shell import Outlet, ms_clock, new_id, stamp_message
 from ._tools import Tool
 
 __all__ = ["Agent", "AgentResult", "AgentState"]
 
-_log = logging.getLogger("agentcore.agent")
-
-Subscriber = Callable[[Any], None]
+Subscriber = Callable[[Any], object]
 
 
 @attrs.frozen(slots=True)
@@ -85,8 +88,12 @@ class Agent:
     """An agent run by the pure loop processor. See docs/agent.md.
 
     Limits (``max_iterations``, ``max_tokens``, ``max_cost`` in USD, ``timeout`` in
-    seconds) apply to every run and can be overridden per call. Raises
-    ``ConfigurationError`` for bad options.
+    seconds) apply to every run and can be overridden per call. ``presenters`` get every
+    stream-layer input, the core outputs it causes and the loop's lifecycle events, in
+    order, each on its isolated lane; ``journal`` records the stream-layer inputs in the
+    engine's format. ``price`` defaults to the ``drivers.prices`` entry of a
+    ``"provider/model"`` string. Raises ``ConfigurationError`` for bad options, and for
+    ``max_cost`` without a known price.
     """
 
     def __init__(
@@ -111,7 +118,11 @@ class Agent:
         price: ModelPrice | None = None,
         messages: Sequence[Any] = (),
         driver_factory: Callable[[str], Driver] | None = None,
+        presenters: Sequence[Any] = (),
+        journal: Journal | None = None,
+        agent_id: str | None = None,
         clock: Callable[[], int] = ms_clock,
+        id_factory: Callable[[], str] = new_id,
     ) -> None:
         if not isinstance(model, str) and not isinstance(model, Driver):
             raise ConfigurationError(
@@ -119,6 +130,9 @@ class Agent:
             )
         self._model = model
         self._driver_factory = driver_factory
+        price, self.prices = _prices_for(model, price)
+        if max_cost is not None and price is None:
+            raise _no_price(model)
         self.config = LoopConfig(
             system_prompt=system_prompt,
             tools=tuple(tools),
@@ -135,9 +149,16 @@ class Agent:
             price=price,
         )
         self._clock = clock
-        self._subscribers: list[Subscriber] = []
+        self._new_id = id_factory
+        self._journal = journal
+        self._outlet = Outlet(agent_id or f"agent_{id_factory()}", presenters, 10_000)
+        self._machine = create_mealy_machine(prices=self.prices)
         self._runtime: LoopRuntime | None = None
         self._initial = tuple(messages)
+
+    @property
+    def agent_id(self) -> str:
+        return self._outlet.agent_id
 
     # -- state ------------------------------------------------------------------------------
 
@@ -148,16 +169,23 @@ class Agent:
             self._runtime = LoopRuntime(
                 self.config,
                 self._resolve_driver(),
-                self._publish,
+                self._outlet,
                 messages=self._initial,
                 clock=self._clock,
+                journal=self._journal,
+                machine=self._machine,
             )
         return self._runtime
 
     @property
-    def journal(self) -> list[Any]:
-        """Every input event folded so far; ``replay_journal`` reproduces the run from it."""
-        return self.runtime.journal
+    def journal(self) -> Journal | None:
+        """The journal of stream-layer inputs (``agentcore.journal.replay`` folds it)."""
+        return self._journal
+
+    @property
+    def inputs(self) -> list[Any]:
+        """Every input folded since the last ``reset``; ``replay_journal`` replays it."""
+        return self.runtime.inputs
 
     @property
     def state(self) -> AgentState:
@@ -180,24 +208,21 @@ class Agent:
         )
 
     def subscribe(self, fn: Subscriber) -> Callable[[], None]:
-        """Call ``fn(event)`` for every lifecycle event; returns an idempotent unsubscribe.
+        """Call ``fn(event)`` for every delivered event (what presenters get); returns an
+        idempotent unsubscribe.
 
-        A subscriber that raises is logged and skipped; the others still get the event.
+        A subscriber that raises is reported (``on_error``, else the ``agentcore.engine``
+        logger) and skipped; the others still get the event.
         """
-        self._subscribers.append(fn)
+        return self._outlet.subs.add(None, fn)
 
-        def unsubscribe() -> None:
-            if fn in self._subscribers:
-                self._subscribers.remove(fn)
+    def on_error(self, handler: Callable[[EngineFailure], object]) -> Callable[[], None]:
+        """Receive an ``EngineFailure`` for each presenter or subscriber failure."""
+        return self._outlet.on_error(handler)
 
-        return unsubscribe
-
-    def _publish(self, event: Any) -> None:
-        for fn in tuple(self._subscribers):
-            try:
-                fn(event)
-            except Exception:
-                _log.exception("agent subscriber %r failed on %s", fn, type(event).__name__)
+    async def drain(self) -> None:
+        """Wait until every async presenter has finished with what it was given."""
+        await self._outlet.drain()
 
     # -- control ----------------------------------------------------------------------------
 
@@ -208,7 +233,7 @@ class Agent:
         ``AgentBusyError`` if a run is active (steer or follow up instead).
         """
         self._check_idle()
-        await self.runtime.run(AgentPrompt(self._messages(message), **_limits(limits)))
+        await self.runtime.run(AgentPrompt(self._messages(message), **self._limits(limits)))
 
     async def continue_(self, **limits: Any) -> None:
         """Run again from the history as it is (e.g. after an error or an abort).
@@ -225,7 +250,7 @@ class Agent:
                 "cannot continue: the conversation is empty or ends with the assistant's "
                 "reply; use prompt(), or queue a message with follow_up() first"
             )
-        await self.runtime.run(AgentContinue(**_limits(limits)))
+        await self.runtime.run(AgentContinue(**self._limits(limits)))
 
     def steer(self, message: str | Any) -> None:
         """Queue a message for before the next model call (not-started tools per policy)."""
@@ -249,7 +274,11 @@ class Agent:
         await self.runtime.run(ToolApproval(tool_call_id, False, reason))
 
     def reset(self) -> None:
-        """Forget the history and queues (raises ``AgentBusyError`` during a run)."""
+        """Forget the history and queues (raises ``AgentBusyError`` during a run).
+
+        Presenters, subscribers, the journal and the core machine carry on, so the journal
+        still replays exactly; ``inputs`` starts again.
+        """
         self._check_idle()
         self._initial = ()
         self._runtime = None
@@ -284,7 +313,9 @@ class Agent:
         began = time.perf_counter()
         unsubscribe = self.subscribe(relay)
         try:
-            end = await self.runtime.run(AgentPrompt(self._messages(prompt), **_limits(limits)))
+            end = await self.runtime.run(
+                AgentPrompt(self._messages(prompt), **self._limits(limits))
+            )
         finally:
             unsubscribe()
         error = self.state.error
@@ -351,9 +382,13 @@ class Agent:
         return factory(self._model)
 
     def _message(self, message: str | Any) -> Any:
-        if isinstance(message, str):
-            return UserMessage(f"user_{uuid.uuid4().hex[:12]}", message, timestamp=self._clock())
-        return message
+        return stamp_message(message, self._clock, self._new_id)
+
+    def _limits(self, values: dict[str, Any]) -> dict[str, Any]:
+        out = _limits(values)
+        if out.get("max_cost") is not None and self.config.price is None:
+            raise _no_price(self._model)
+        return out
 
     def _messages(self, message: str | Any | Sequence[Any]) -> tuple[Any, ...]:
         if isinstance(message, list | tuple):
@@ -371,6 +406,43 @@ def _registry_factory() -> Callable[[str], Driver]:
         ) from None
     factory: Callable[[str], Driver] = registry.get_driver
     return factory
+
+
+def _prices_for(
+    model: str | Driver, price: ModelPrice | None
+) -> tuple[ModelPrice | None, dict[str, ModelPrice] | None]:
+    """The loop's price and the turn tracker's table for ``model``.
+
+    A ``"provider/model"`` string without an explicit ``price`` is looked up in
+    ``drivers.prices`` (``None`` when unknown or when the package is missing). The table
+    keys the price by the model id (a driver's ``model`` attribute for an instance), so
+    turn costs follow the loop's; without a price there is no table and turn costs are
+    ``None``, as in a replay through the default machine.
+    """
+    if isinstance(model, str):
+        key: object = model.rpartition("/")[2]
+        if price is None:
+            price = _price_table_lookup(model)
+    else:
+        key = getattr(model, "model", None)
+    if price is None or not isinstance(key, str) or not key:
+        return price, None
+    return price, {key: price}
+
+
+def _price_table_lookup(model: str) -> ModelPrice | None:
+    try:
+        table: Mapping[str, ModelPrice] = importlib.import_module("drivers.prices").PRICES
+    except ImportError:
+        return None
+    return find_price(table, model)
+
+
+def _no_price(model: str | Driver) -> ConfigurationError:
+    name = model if isinstance(model, str) else getattr(model, "name", repr(model))
+    return ConfigurationError(
+        f"max_cost needs a price for model {name}; pass price=ModelPrice(...)"
+    )
 
 
 def _ms(seconds: float | None) -> int | None:

@@ -1,16 +1,21 @@
-"""The async shell around the loop processor: it performs effects and feeds back results.
+"""The async shell around the agent's fold: it performs effects and feeds back results.
 
-``LoopRuntime`` owns the loop state and journals every input event (stamped with the
-runtime's clock when it carries no timestamp) before folding it through
-``loop_processor``, so ``replay_journal(config, journal)`` rebuilds the same state and
-outputs exactly. It never decides anything itself:
+``LoopRuntime`` records every input (stamped with the runtime's clock when it carries no
+timestamp) in ``inputs``, appends the stream-layer ones to the ``journal`` (the engine's
+format: ``agentcore.journal.replay`` folds it through the core machine), and folds it
+through ``AgentFold`` (core machine, then loop processor), so
+``replay_journal(config, inputs)`` rebuilds the same state and outputs exactly. Each
+stream-layer input, then its core outputs (messages, state, turns), then the loop's
+lifecycle events are delivered in order through the ``Outlet`` (presenter lanes and
+subscribers). A user message that enters the conversation (prompt, steering, follow-up)
+is fed back as a ``user_message`` input. The runtime never decides anything itself:
 
-- ``CallModel``: stream the driver, feed each stream event (for ``agent_message_update``),
-  run them through the message assembler, and feed the ``AssistantMessage`` it produces.
-  A driver that raises, reports ``error_received``, or ends without ``message_stop``
-  yields the flushed partial message (if any) and then an ``ErrorReceived``.
-- ``CancelModel``: ``driver.interrupt()`` and cancel the stream task; the partial message
-  (marked incomplete) or an ``ABORTED`` error still comes back.
+- ``CallModel``: stream the driver and feed each stream event; the core assembles the
+  ``AssistantMessage`` the loop gets. A driver that raises, or ends without
+  ``message_stop``, is answered with an ``ErrorReceived`` (which flushes the partial
+  message first). Feeding pauses while an async presenter is over its mark.
+- ``CancelModel``: ``driver.interrupt()`` and cancel the stream task; an ``interrupt`` is
+  fed (the partial message comes back marked incomplete), else an ``ABORTED`` error.
 - ``ExecuteTools``/``CancelTools``: one task per call; a cancelled call is answered with
   an error result, so every call gets exactly one ``tool_result``.
 - ``SetDeadline``: a timer that feeds a ``clock_tick`` at the deadline.
@@ -24,20 +29,20 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Any
 
 import attrs
 
-from ._assembler import create_initial_message_assembler_state, message_assembler_processor
+from ._agent_fold import AgentFold, is_stream_input, replay_journal
 from ._driver import Driver, ModelRequest
 from ._errors import AgentError, ErrorCode
-from ._events import AssistantMessage, ErrorMessage, ErrorReceived, Interrupt, ToolResult
-from ._loop import loop_processor
+from ._events import AssistantMessage, ErrorReceived, Interrupt, ToolResult, UserMessage
+from ._journal import Journal
 from ._loop_events import (
     AgentAbort,
+    AgentMessageEnd,
     AwaitApproval,
     CallModel,
     CancelModel,
@@ -48,55 +53,49 @@ from ._loop_events import (
     SetDeadline,
     ToolProgress,
 )
-from ._loop_state import LoopConfig, LoopState, initial_loop_state
+from ._loop_state import LoopConfig, LoopState
+from ._machine import MealyMachine
+from ._shell import Outlet, ms_clock
 from ._tool_runner import AbortSignal, ToolContext, run_tool
 
-__all__ = ["LoopRuntime", "ms_clock", "replay_journal"]
+__all__ = ["LoopRuntime", "replay_journal"]
 
 _EFFECTS = (CallModel, CancelModel, ExecuteTools, CancelTools, SetDeadline, AwaitApproval, Finish)
 
 
-def ms_clock() -> int:
-    """Wall-clock milliseconds: the default stamp for fed events."""
-    return time.time_ns() // 1_000_000
-
-
-def replay_journal(
-    config: LoopConfig, journal: Iterable[Any], messages: Iterable[Any] = ()
-) -> tuple[LoopState, list[Any]]:
-    """Fold a journal through the loop processor: the state and every output, effects too."""
-    state = initial_loop_state(config, tuple(messages))
-    outputs: list[Any] = []
-    for event in journal:
-        state, out = loop_processor(state, event)
-        outputs.extend(out)
-    return state, outputs
-
-
 class LoopRuntime:
-    """Runs one agent's loop: feed events, perform effects, publish outputs.
+    """Runs one agent's fold: feed inputs, perform effects, deliver outputs.
 
-    ``emit(output)`` receives every non-effect output in order (lifecycle events and
-    assembler protocol errors); it must not raise (the ``Agent`` isolates subscribers).
+    ``outlet`` gets every stream-layer input and every non-effect output, in order;
+    ``journal`` (optional) every stream-layer input under ``agent_id``; ``machine`` is
+    the core machine to continue (a fresh one by default, priced with ``prices``).
     """
 
     def __init__(
         self,
         config: LoopConfig,
         driver: Driver,
-        emit: Callable[[Any], None],
+        outlet: Outlet,
         *,
         messages: Iterable[Any] = (),
         clock: Callable[[], int] = ms_clock,
+        journal: Journal | None = None,
+        machine: MealyMachine | None = None,
     ) -> None:
         self.config = config
         self.driver = driver
-        self.state = initial_loop_state(config, tuple(messages))
+        self.agent_id = outlet.agent_id
+        self.fold = AgentFold(config, messages, agent_id=self.agent_id, machine=machine)
         self.initial_messages = tuple(messages)
-        self.journal: list[Any] = []
+        self.inputs: list[Any] = []
+        """Every input folded, in order: ``replay_journal`` reproduces the run from it."""
+        self.journal = journal
         self.outputs: list[Any] = []
-        self._emit = emit
+        self.core_outputs: list[Any] = []
+        self._outlet = outlet
         self._clock = clock
+        self._answered = False
+        self._cancelling = False
         self._feeding = False
         self._backlog: deque[Any] = deque()
         self._model_task: asyncio.Task[None] | None = None
@@ -107,26 +106,47 @@ class LoopRuntime:
 
     # -- feeding ------------------------------------------------------------------------
 
+    @property
+    def state(self) -> LoopState:
+        """The loop state after the last folded input."""
+        return self.fold.state
+
     def feed(self, event: Any) -> None:
-        """Journal ``event`` and fold it through the processor, then perform the effects."""
+        """Record, journal and fold ``event``; deliver its outputs and perform the effects."""
         if getattr(event, "timestamp", 1) == 0:
             event = attrs.evolve(event, timestamp=self._clock())
         self._backlog.append(event)
         if self._feeding:
             return
         self._feeding = True
+        deliver = self._outlet.deliver
         try:
             while self._backlog:
                 next_event = self._backlog.popleft()
-                self.journal.append(next_event)
-                self.state, outputs = loop_processor(self.state, next_event)
+                self.inputs.append(next_event)
+                stream = is_stream_input(next_event)
+                if stream and self.journal is not None:
+                    self.journal.append(self.agent_id, next_event)
+                core, outputs = self.fold.fold(next_event)
                 if self.record_outputs:
+                    self.core_outputs.extend(core)
+                    self.outputs.extend(core)
                     self.outputs.extend(outputs)
+                if stream:
+                    deliver(next_event)
+                for output in core:
+                    if isinstance(output, AssistantMessage):
+                        self._answered = True
+                    deliver(output)
                 for output in outputs:
                     if isinstance(output, _EFFECTS):
                         self._perform(output)
-                    else:
-                        self._emit(output)
+                        continue
+                    deliver(output)
+                    if isinstance(output, AgentMessageEnd) and isinstance(
+                        output.message, UserMessage
+                    ):
+                        self._backlog.append(output.message)  # it enters the conversation
         finally:
             self._feeding = False
 
@@ -157,6 +177,7 @@ class LoopRuntime:
             self._model_task = task = asyncio.create_task(self._call_model(effect.request))
             task.add_done_callback(self._model_cancelled_early)
         elif isinstance(effect, CancelModel):
+            self._cancelling = True
             self.driver.interrupt()
             if self._model_task is not None:
                 self._model_task.cancel()
@@ -176,6 +197,8 @@ class LoopRuntime:
             self._timer = asyncio.create_task(self._tick_at(effect.at_ms))
         else:  # Finish or AwaitApproval: nothing is in flight any more
             self._cancel_timer()
+            if self.journal is not None:
+                self.journal.sync()
             if self._stretch is not None and not self._stretch.done():
                 self._stretch.set_result(effect)
 
@@ -214,47 +237,40 @@ class LoopRuntime:
         self.feed(ClockTick(timestamp=now))
 
     async def _call_model(self, request: ModelRequest) -> None:
-        assembler = create_initial_message_assembler_state()
-        answered = False
-
-        def flush(event: Any) -> None:
-            nonlocal assembler, answered
-            assembler, outs = message_assembler_processor(assembler, event)
-            for out in outs:
-                if isinstance(out, AssistantMessage):
-                    answered = True
-                    self.feed(out)
-                elif isinstance(out, ErrorMessage):
-                    self._emit(out)
-
+        self._answered = self._cancelling = False
+        outlet = self._outlet
         stream = None
         try:
             stream = self.driver.receive(request)
             async for event in stream:
-                if isinstance(event, ErrorReceived):
-                    flush(event)
-                    self.feed(event)
-                    return
                 self.feed(event)
-                flush(event)
-            if not answered:
-                self._fail(flush, "the model stream ended before message_stop", "PROVIDER_ERROR")
+                if isinstance(event, ErrorReceived):
+                    return
+                if outlet.congested:
+                    await outlet.relieve()
+            if self._cancelling:
+                self._interrupted()  # a driver that ends its stream when told to stop
+            elif not self._answered:
+                self._fail("the model stream ended before message_stop", "PROVIDER_ERROR")
         except asyncio.CancelledError:
-            flush(Interrupt("abort", timestamp=self._clock()))
-            if not answered:
-                self.feed(ErrorReceived("the model call was cancelled", ErrorCode.ABORTED.value))
+            self._interrupted()
         except Exception as exc:  # a failing driver never takes the loop down
             code = exc.code.value if isinstance(exc, AgentError) else "PROVIDER_ERROR"
-            self._fail(flush, f"{type(exc).__name__}: {exc}", code)
+            self._fail(f"{type(exc).__name__}: {exc}", code)
         finally:
             self._model_task = None
             if stream is not None and hasattr(stream, "aclose"):
                 await stream.aclose()
 
-    def _fail(self, flush: Callable[[Any], None], message: str, code: str) -> None:
-        error = ErrorReceived(message, code, timestamp=self._clock())
-        flush(error)
-        self.feed(error)
+    def _interrupted(self) -> None:
+        """Flush the partial reply (``interrupt``); without one, answer ``ABORTED``."""
+        if not self._answered:
+            self.feed(Interrupt("abort", timestamp=self._clock()))
+        if not self._answered:
+            self.feed(ErrorReceived("the model call was cancelled", ErrorCode.ABORTED.value))
+
+    def _fail(self, message: str, code: str) -> None:
+        self.feed(ErrorReceived(message, code, timestamp=self._clock()))
 
     async def _run_tool(self, call: Any, signal: AbortSignal) -> None:
         tool = self.config.tools_by_name[call.tool_name]
@@ -271,6 +287,12 @@ class LoopRuntime:
         except asyncio.CancelledError:
             self._tools.pop(call_id, None)
             self._answer_cancelled(call)
+            return
+        except Exception as exc:  # a bug while running a tool still answers its call
+            self._tools.pop(call_id, None)
+            text = f"Tool {call.tool_name!r} failed: {type(exc).__name__}: {exc}"
+            code = ErrorCode.TOOL_EXECUTION_ERROR.value
+            self.feed(ToolResult(call_id, text, True, {"error_code": code}))
             return
         self._tools.pop(call_id, None)
         self.feed(ToolResult(call_id, outcome.content, outcome.is_error, outcome.details))

@@ -1,6 +1,8 @@
 """``agentcore chat --model PROVIDER/MODEL [--base-url URL] [--system TEXT]``: a terminal chat.
 
-Each line you type is a prompt; the reply streams on the console presenter. Commands:
+Each line you type is a prompt; the agent delivers the conversation straight to the
+console presenter (streamed text, tool calls and results, a footer with tokens and cost
+after each turn). Commands:
 ``/quit`` (or end of input) leaves, ``/clear`` clears the screen, ``/reset`` forgets the
 conversation. Ctrl-C while the agent works aborts the current turn (what was streamed is
 kept) and returns to the prompt; Ctrl-C at the prompt only reminds you of ``/quit``.
@@ -18,71 +20,25 @@ import importlib
 import signal
 import sys
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 from ._agent import Agent
-from ._content import ToolCallPart
-from ._events import (
-    ConversationEnd,
-    ConversationInterrupted,
-    ErrorMessage,
-    MessageStart,
-    ToolCallMessage,
-)
-from ._loop_events import (
-    AgentEnd,
-    AgentMessageStart,
-    AgentMessageUpdate,
-    ToolExecutionEnd,
-    ToolExecutionStart,
-)
 from .cli import register_command
 
-__all__ = ["chat", "console_events"]
+__all__ = ["chat"]
 
 HELP = "commands: /quit (or Ctrl-D) leave, /clear clear the screen, /reset forget the chat"
-
-
-def console_events(event: Any) -> tuple[Any, ...]:
-    """The core-layer events a console presenter understands for one loop event."""
-    if isinstance(event, AgentMessageUpdate):
-        return (event.delta,)
-    if isinstance(event, AgentMessageStart) and event.role == "assistant":
-        return (MessageStart("", "", timestamp=event.timestamp),)
-    if isinstance(event, ToolExecutionStart):
-        call = ToolCallPart(event.tool_call_id, event.tool_name, event.args or {})
-        return (ToolCallMessage("", call, timestamp=event.timestamp),)
-    if isinstance(event, ToolExecutionEnd):
-        return (event.result,)
-    if isinstance(event, AgentEnd):
-        if event.reason == "aborted":
-            return (
-                ConversationInterrupted("user", timestamp=event.timestamp),
-                ConversationEnd("interrupted", timestamp=event.timestamp),
-            )
-        if event.reason == "error":
-            error = ErrorMessage(event.message or "", event.code or "", timestamp=event.timestamp)
-            return (error, ConversationEnd("error", timestamp=event.timestamp))
-        return (ConversationEnd("completed", timestamp=event.timestamp),)
-    return ()
 
 
 async def chat(
     agent: Agent,
     read_line: Callable[[], Awaitable[str | None]],
-    present: Callable[[Any], None],
     write: Callable[[str], None],
 ) -> int:
     """Run the chat until ``/quit`` or end of input (``read_line`` returning ``None``).
 
-    Every loop event goes through ``console_events`` to ``present``. Returns exit status 0.
+    The agent's presenters show the conversation (every layer: streamed text, tool calls
+    and results, turn footers); ``write`` prints the chat's own lines. Returns 0.
     """
-
-    def relay(event: Any) -> None:
-        for core_event in console_events(event):
-            present(core_event)
-
-    agent.subscribe(relay)
     write(f"agentcore chat — {HELP}\n")
     while True:
         line = await read_line()
@@ -100,6 +56,7 @@ async def chat(
             write(f"unknown command {text!r}; {HELP}\n")
         else:
             await agent.prompt(text)
+            await agent.drain()
             write("\n")
 
 
@@ -119,6 +76,8 @@ def _run(args: argparse.Namespace) -> int:
         args.model,
         system_prompt=args.system,
         driver_factory=lambda spec: registry.get_driver(spec, base_url=args.base_url),
+        presenters=[presenter],
+        agent_id="chat",
     )
 
     async def read_line() -> str | None:
@@ -139,12 +98,7 @@ def _run(args: argparse.Namespace) -> int:
         with contextlib.suppress(NotImplementedError):  # not on Windows
             loop.add_signal_handler(signal.SIGINT, on_sigint)
         try:
-            return await chat(
-                agent,
-                read_line,
-                lambda event: presenter.present("chat", event),
-                _write_stdout,
-            )
+            return await chat(agent, read_line, _write_stdout)
         finally:
             presenter.close()
 

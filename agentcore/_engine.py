@@ -1,25 +1,21 @@
 """The async shell: drivers in, the pure machine in the middle, presenters out.
 
 ``create_agent(driver=..., presenters=[...])`` returns an ``AgentEngine``. For each
-message it: stamps it (id, timestamp), appends every input event to the journal, feeds it
-through the machine and the state machine, and delivers the input event and then its
-outputs to presenters and subscribers, in order. See docs/runtime.md for the full
-contract: queueing, failure semantics and cancellation.
+message it: stamps it (id, timestamp), calls the model once, appends every input event to
+the journal, feeds it through the machine and the state machine, and delivers the input
+event and then its outputs to presenters and subscribers, in order. It never runs tools
+or calls the model again: that is the agent loop's decision (``agentcore.agent.Agent``).
+See docs/runtime.md for the full contract: queueing, failure semantics and cancellation.
 """
 
 from __future__ import annotations
 
 import asyncio
-import time
-import uuid
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
-import attrs
-
-from ._content import Content, ToolCallPart
-from ._delivery import EngineFailure, PresenterLane, report_to
+from ._delivery import EngineFailure
 from ._driver import Driver, Message, ModelRequest, ToolSpec
 from ._errors import (
     EngineClosedError,
@@ -27,14 +23,7 @@ from ._errors import (
     MessageRejectedError,
     error_from_code,
 )
-from ._events import (
-    AssistantMessage,
-    ErrorReceived,
-    Interrupt,
-    ToolResult,
-    ToolResultMessage,
-    UserMessage,
-)
+from ._events import AssistantMessage, ErrorReceived, Interrupt, ToolResultMessage, UserMessage
 from ._journal import Journal
 from ._middleware import (
     Interceptor,
@@ -42,13 +31,12 @@ from ._middleware import (
     Middleware,
     Next,
     Reply,
-    ToolExecutor,
-    all_of,
     bind,
     intercepting,
 )
+from ._shell import Outlet, ms_clock, new_id, stamp_message
 from ._store import Store
-from ._subscriptions import Handler, Subscriptions, Unsubscribe, parse_subscription, react_map
+from ._subscriptions import Handler, Subscriptions, Unsubscribe, react_map
 
 __all__ = ["AgentEngine", "create_agent"]
 
@@ -64,14 +52,6 @@ class _StateMachine(Protocol):
     def process(self, event: Any) -> Any: ...
 
     def on_state_change(self, handler: Callable[..., object]) -> Callable[[], None]: ...
-
-
-def _ms_clock() -> int:
-    return time.time_ns() // 1_000_000
-
-
-def _new_id() -> str:
-    return uuid.uuid4().hex[:16]
 
 
 class _MachineFailure(Exception):
@@ -102,8 +82,6 @@ class AgentEngine:
         id_factory: Callable[[], str],
         system_prompt: str | None,
         tools: Sequence[ToolSpec],
-        tool_executor: ToolExecutor | None,
-        max_model_calls: int,
         max_pending: int,
     ) -> None:
         self.agent_id = agent_id
@@ -111,8 +89,6 @@ class AgentEngine:
         self.journal = journal
         self.system_prompt = system_prompt
         self.tools: tuple[ToolSpec, ...] = tuple(tools)
-        self.tool_executor = tool_executor
-        self.max_model_calls = max_model_calls
         self.history: list[Message] = []
         """The conversation as the model sees it: user, assistant and tool-result messages."""
         self._clock = clock
@@ -120,12 +96,10 @@ class AgentEngine:
         self.created_at = clock()
         self._machine = machine
         self._state_machine = state_machine
-        self._error_handlers: tuple[Callable[[EngineFailure], object], ...] = ()
-        self._report = report_to(lambda: self._error_handlers)
-        self._lanes = tuple(PresenterLane(p, self._report, max_pending) for p in presenters)
-        self._subs = Subscriptions(self._report)
+        self._outlet = outlet = Outlet(agent_id, presenters, max_pending)
+        self._report = outlet.report
         self._interceptors: tuple[Interceptor, ...] = ()
-        self._deliver_chain: Callable[[Any], None] = self._deliver
+        self._deliver_chain: Callable[[Any], None] = outlet.deliver
         self._middleware: tuple[Middleware, ...] = ()
         self._ready_handlers = Subscriptions(self._report)
         self._destroy_handlers = Subscriptions(self._report)
@@ -134,7 +108,6 @@ class AgentEngine:
         self._stream: asyncio.Task[None] | None = None
         self._outputs: list[Any] = []
         self._interrupt_reason: str | None = None
-        self._congested = False
         self._closed = False
 
     # -- state ------------------------------------------------------------------------
@@ -179,16 +152,10 @@ class AgentEngine:
         return await future
 
     def _stamp(self, message: str | UserMessage) -> UserMessage:
-        if isinstance(message, str):
-            return UserMessage(message_id=self._new_id(), content=message, timestamp=self._clock())
-        if not isinstance(message, UserMessage):
+        if not isinstance(message, str | UserMessage):
             raise TypeError(f"receive() takes a str or a UserMessage, got {message!r}")
-        changes: dict[str, Any] = {}
-        if not message.message_id:
-            changes["message_id"] = self._new_id()
-        if message.timestamp == 0:
-            changes["timestamp"] = self._clock()
-        return attrs.evolve(message, **changes) if changes else message
+        stamped: UserMessage = stamp_message(message, self._clock, self._new_id)
+        return stamped
 
     async def _work(self) -> None:
         try:
@@ -234,57 +201,21 @@ class AgentEngine:
         return await chain(message)
 
     async def _run_turn(self, message: UserMessage) -> Reply:
-        """One user message: feed it, call the model, feed what the driver yields."""
+        """One user message: feed it, call the model once, feed what the driver yields.
+
+        Tool calls the reply asks for are not run here: the reply carries them, and
+        running them (and calling the model again) is the agent loop's decision.
+        """
         self._outputs = []
         self._interrupt_reason = None
         failure = self._feed(message)
-        calls = 0
-        while failure is None:
+        if failure is None:
             failure = await self._call_model()
-            calls += 1
-            pending = self._tool_calls_to_run(failure)
-            if not pending:
-                break
-            if calls >= self.max_model_calls:
-                failure = self._feed(
-                    ErrorReceived(
-                        message=f"the turn made {calls} model calls (max_model_calls); stopped",
-                        code=ErrorCode.MAX_ITERATIONS_EXCEEDED.value,
-                        timestamp=self._clock(),
-                    )
-                )
-                break
-            for result in await asyncio.gather(*(self._execute(c) for c in pending)):
-                self._feed(result)
         reply = Reply(message, tuple(self._outputs), self._interrupt_reason is not None)
         self._outputs = []
         if failure is not None:
             raise error_from_code(failure.message, failure.code, retryable=failure.retryable)
         return reply
-
-    def _tool_calls_to_run(self, failure: ErrorReceived | None) -> tuple[ToolCallPart, ...]:
-        """Tool calls of the last model call, when there is an executor and nothing failed."""
-        if failure is not None or self._interrupt_reason is not None or not self.tool_executor:
-            return ()
-        for output in reversed(self._outputs):
-            if isinstance(output, AssistantMessage):
-                return output.tool_calls if output.stop_reason == "tool_use" else ()
-        return ()
-
-    async def _execute(self, call: ToolCallPart) -> ToolResult:
-        """Run one call; a raise becomes an error result the model can read."""
-        assert self.tool_executor is not None
-        try:
-            result: Content = await self.tool_executor(call)
-            is_error = False
-        except Exception as exc:
-            result, is_error = f"{type(exc).__name__}: {exc}", True
-        return ToolResult(
-            tool_call_id=call.tool_call_id,
-            result=result,
-            is_error=is_error,
-            timestamp=self._clock(),
-        )
 
     def build_request(self) -> ModelRequest:
         """The next model call: the history, system prompt and tools of this engine."""
@@ -322,8 +253,8 @@ class AgentEngine:
                 if failure is not None:
                     failures.append(failure)
                     break
-                if self._congested:
-                    await self._relieve()
+                if self._outlet.congested:
+                    await self._outlet.relieve()
             else:
                 return
             aclose = getattr(stream, "aclose", None)
@@ -344,11 +275,6 @@ class AgentEngine:
             )
             self._feed(error)
             failures.append(error)
-
-    async def _relieve(self) -> None:
-        for lane in self._lanes:
-            await lane.wait_below_mark()
-        self._congested = False
 
     def _feed(self, event: Any) -> ErrorReceived | None:
         """Journal ``event``, run it through both machines, deliver it and its outputs.
@@ -373,13 +299,6 @@ class AgentEngine:
                 deliver(output)
         return event if isinstance(event, ErrorReceived) else None
 
-    def _deliver(self, output: Any) -> None:
-        agent_id = self.agent_id
-        for lane in self._lanes:
-            if lane.deliver(agent_id, output):
-                self._congested = True
-        self._subs.dispatch(output)
-
     # -- subscriptions ----------------------------------------------------------------
 
     def on(
@@ -392,8 +311,7 @@ class AgentEngine:
         Types are wire names (``"text_delta"``); an unknown name raises ``ValueError``.
         Returns one function that removes every subscription this call made.
         """
-        removers = [self._subs.add(types, h) for types, h in parse_subscription(target, handler)]
-        return all_of(removers)
+        return self._outlet.subscribe(target, handler)
 
     def react(self, handlers: Mapping[str, Handler]) -> Unsubscribe:
         """``react({"on_text_delta": h, ...})``: ``on`` with ``on_``-prefixed names."""
@@ -423,12 +341,7 @@ class AgentEngine:
 
         With no error handler, failures are logged to the ``agentcore.engine`` logger.
         """
-        self._error_handlers = (*self._error_handlers, handler)
-
-        def remove() -> None:
-            self._error_handlers = tuple(h for h in self._error_handlers if h is not handler)
-
-        return remove
+        return self._outlet.on_error(handler)
 
     def use(self, middleware: Middleware) -> Unsubscribe:
         """Add ``middleware`` around message processing (first added = outermost)."""
@@ -454,7 +367,7 @@ class AgentEngine:
         return remove
 
     def _rebuild_chain(self) -> None:
-        chain: Callable[[Any], None] = self._deliver
+        chain: Callable[[Any], None] = self._outlet.deliver
         for interceptor in reversed(self._interceptors):
             chain = intercepting(interceptor, chain, self._report)
         self._deliver_chain = chain
@@ -479,8 +392,7 @@ class AgentEngine:
 
     async def drain(self) -> None:
         """Wait until every async presenter has finished with what it was given."""
-        for lane in self._lanes:
-            await lane.drain()
+        await self._outlet.drain()
 
     async def destroy(self) -> None:
         """Shut the engine down; idempotent.
@@ -508,8 +420,7 @@ class AgentEngine:
             if asyncio.current_task() is not worker:  # destroy() from inside a middleware
                 await asyncio.wait([worker])
         await self.drain()
-        for lane in self._lanes:
-            lane.cancel()
+        self._outlet.cancel()
         self._destroy_handlers.dispatch(self)
         if self.journal is not None:
             self.journal.sync()
@@ -531,8 +442,6 @@ def create_agent(
     id_factory: Callable[[], str] | None = None,
     system_prompt: str | None = None,
     tools: Sequence[ToolSpec] = (),
-    tool_executor: ToolExecutor | None = None,
-    max_model_calls: int = 8,
     prices: Any = None,
     machine: _Machine | None = None,
     state_machine: _StateMachine | None = None,
@@ -546,16 +455,13 @@ def create_agent(
     (``create_mealy_machine(store, prices)`` and ``AgentStateMachine()``);
     ``max_pending`` is the backpressure mark of each async presenter.
 
-    ``tools`` are announced to the model; with a ``tool_executor`` (``async (call) ->
-    content``; a raise becomes an error result) a model call that stops for ``tool_use``
-    has its calls run concurrently, their results fed in call order, and the model called
-    again, up to ``max_model_calls`` per message. This is the minimal seam the agent loop
-    replaces; without an executor the turn ends after one model call.
+    ``tools`` are announced to the model. Each message gets exactly one model call; a
+    reply that asks for tools ends the turn with its tool calls in ``Reply.outputs`` (run
+    them and answer with ``tool_result`` events through your own loop, or use
+    ``agentcore.agent.Agent``, whose loop processor decides all of that).
     """
     if not isinstance(driver, Driver):
         raise TypeError(f"driver needs name, receive(request) and interrupt(); got {driver!r}")
-    if max_pending < 1:
-        raise ValueError(f"max_pending must be >= 1, got {max_pending}")
     if machine is None:
         from ._machine import create_mealy_machine
 
@@ -564,19 +470,17 @@ def create_agent(
         from .state_machine import AgentStateMachine
 
         state_machine = AgentStateMachine()
-    new_id = id_factory or _new_id
+    make_id = id_factory or new_id
     return AgentEngine(
         driver=driver,
         machine=machine,
         state_machine=state_machine,
         presenters=presenters,
         journal=journal,
-        agent_id=agent_id or f"agent_{new_id()}",
-        clock=clock or _ms_clock,
-        id_factory=new_id,
+        agent_id=agent_id or f"agent_{make_id()}",
+        clock=clock or ms_clock,
+        id_factory=make_id,
         system_prompt=system_prompt,
         tools=tools,
-        tool_executor=tool_executor,
-        max_model_calls=max_model_calls,
         max_pending=max_pending,
     )

@@ -1,9 +1,11 @@
 """Regenerate examples/sessions/weather.jsonl: a recorded two-turn session.
 
-The session is produced by the real engine on a ``ScriptedDriver`` (no network, no key)
-and journaled by a ``JsonlJournal``. Clock and ids are fixed, so running this script
-again rewrites the same bytes. Turn 1 has signed thinking, text, two parallel tool calls
-(one of which fails) and a final answer; turn 2 is plain text.
+The session is produced by the real ``Agent`` (loop processor, tools, core machine) on a
+``ScriptedDriver`` (no network, no key); its ``JsonlJournal`` holds the stream-layer
+inputs (user messages, driver events, tool results), as an engine's would. Clock and ids
+are fixed, so running this script again rewrites the same bytes. Turn 1 has signed
+thinking, text, two parallel tool calls (one of which fails) and a final answer; turn 2
+is plain text.
 
     python examples/make_session.py [OUTPUT]
 """
@@ -15,9 +17,10 @@ import itertools
 import pathlib
 import sys
 
-from agentcore.engine import create_agent
-from agentcore.events import MessageStart, TextDelta, ThinkingDelta, ToolCallPart
+from agentcore.agent import Agent
+from agentcore.events import MessageStart, TextDelta, ThinkingDelta
 from agentcore.journal import JsonlJournal
+from agentcore.tools import tool
 from drivers.scripted import ScriptedDriver, text_turn, tool_turn
 
 OUT = pathlib.Path(__file__).parent / "sessions" / "weather.jsonl"
@@ -60,10 +63,11 @@ def script() -> list[list[object]]:
     return [first, answer, umbrella]
 
 
-async def weather(call: ToolCallPart) -> str:
-    city = call.input["city"]
+@tool
+async def get_weather(city: str) -> str:
+    """The current weather in ``city``."""
     if city == "London":
-        raise TimeoutError("weather service timed out after 5 s")
+        raise ConnectionError("weather service timed out after 5 s")
     return f"{city}: 18 °C, light rain, wind 12 km/h"
 
 
@@ -72,18 +76,17 @@ async def record(path: pathlib.Path) -> None:
     ticks = itertools.count(1_767_225_600_000, 37)  # 2026-01-01, 37 ms per event
     ids = itertools.count(1)
     journal = JsonlJournal(path)
-    engine = create_agent(
+    agent = Agent(
         ScriptedDriver(script(), clock=lambda: next(ticks)),
         agent_id="weather-demo",
         journal=journal,
         clock=lambda: next(ticks),
         id_factory=lambda: f"user_{next(ids):02d}",
         system_prompt="You are a concise weather assistant.",
-        tool_executor=weather,
+        tools=[get_weather],
     )
     for text in USERS:
-        await engine.receive(text)
-    await engine.destroy()
+        await agent.prompt(text)
     journal.close()
 
 

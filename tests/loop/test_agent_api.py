@@ -9,10 +9,14 @@ import pytest
 
 from agentcore.agent import Agent, AgentResult
 from agentcore.errors import AgentBusyError, ConfigurationError, ProtocolError
-from agentcore.events import AssistantMessage, ToolResultMessage
+from agentcore.events import LAYERS, AssistantMessage, ToolResultMessage, TurnResponse
+from agentcore.journal import MemoryJournal, replay
 from agentcore.loop import AgentEnd, ToolExecutionStart
+from agentcore.machine import create_mealy_machine
+from agentcore.pricing import ModelPrice
 from agentcore.tools import tool
 from drivers.scripted import Pause, ScriptedDriver, text_turn, tool_turn
+from presenters.recording import RecordingPresenter
 
 
 @tool
@@ -166,3 +170,90 @@ def test_reset_and_initial_messages() -> None:
     assert driver.requests[0].system_prompt == "sys"
     agent.reset()
     assert agent.state.messages == () and agent.state.follow_ups == ()
+
+
+def _tool_run(**kw: Any) -> tuple[Agent, RecordingPresenter]:
+    presenter = RecordingPresenter()
+    turns = [tool_turn([("t1", "echo", {"text": "ping"})], model="claude-sonnet-4-5")]
+    turns.append(text_turn("pong", model="claude-sonnet-4-5", usage={"output_tokens": 7}))
+    agent = Agent(
+        "anthropic/claude-sonnet-4-5",
+        driver_factory=lambda _: ScriptedDriver(turns),
+        tools=[echo],
+        presenters=[presenter],
+        journal=MemoryJournal(),
+        agent_id="a1",
+        **kw,
+    )
+    asyncio.run(agent.prompt("go"))
+    return agent, presenter
+
+
+def test_presenters_get_every_layer_in_order() -> None:
+    _, presenter = _tool_run()
+    assert presenter.agent_ids() == ["a1"]
+    layers = [LAYERS[t] for t in presenter.types()]
+    assert set(layers) == {"stream", "message", "state", "turn", "loop"}
+    types = presenter.types()
+    expected = [
+        "agent_start",
+        "user_message",
+        "turn_request",
+        "message_start",
+        "tool_use_stop",
+        "tool_call_message",
+        "message_stop",
+        "assistant_message",
+        "tool_execution_start",
+        "tool_result",
+        "tool_result_message",
+        "tool_completed",
+        "tool_execution_end",
+        "turn_end",
+        "turn_start",
+        "text_delta",
+        "turn_response",
+        "agent_end",
+    ]
+    at = 0
+    for name in expected:  # a subsequence of what was delivered, in this order
+        at = types.index(name, at) + 1
+    assert types[-1] == "agent_end"
+
+
+def test_agent_journal_replays_to_the_same_core_outputs() -> None:
+    agent, presenter = _tool_run()
+    assert agent.journal is not None
+    core = {"message", "state", "turn"}
+    live = [o for o in presenter.outputs() if LAYERS[o.type] in core]
+    replayed = [
+        o for _, o in replay(agent.journal, lambda: create_mealy_machine(None, agent.prices))
+    ]
+    assert replayed == live
+    inputs = [e.event for e in agent.journal.entries()]
+    assert inputs == [o for o in presenter.outputs() if LAYERS[o.type] == "stream"]
+
+
+def test_turn_cost_comes_from_the_price_table_for_a_known_model() -> None:
+    agent, presenter = _tool_run(max_cost=1.0)
+    (turn,) = presenter.outputs(type=TurnResponse)
+    assert turn.cost == pytest.approx(7 * 15.0 / 1e6)  # claude-sonnet-4-5 output price
+    assert agent.config.price is not None and agent.config.price.output == 15.0
+
+
+def test_max_cost_without_a_price_is_a_configuration_error() -> None:
+    with pytest.raises(ConfigurationError, match=r"max_cost needs a price for model x/unknown"):
+        Agent("x/unknown", max_cost=1.0)
+    presenter = RecordingPresenter()
+    agent = Agent(
+        "x/unknown",
+        driver_factory=lambda _: ScriptedDriver([text_turn("hi")]),
+        presenters=[presenter],
+    )
+    with pytest.raises(ConfigurationError, match="pass price=ModelPrice"):
+        asyncio.run(agent.prompt("hi", max_cost=0.5))
+    asyncio.run(agent.prompt("hi"))
+    (turn,) = presenter.outputs(type=TurnResponse)
+    assert turn.cost is None
+    priced = Agent("x/unknown", price=ModelPrice(input=1.0, output=1.0), max_cost=1.0)
+    assert priced.prices == {"unknown": ModelPrice(input=1.0, output=1.0)}

@@ -1,4 +1,4 @@
-"""End-to-end scenarios: Agent + LoopRuntime + assembler + ScriptedDriver + real tools."""
+"""End-to-end scenarios: Agent + LoopRuntime + core machine + ScriptedDriver + real tools."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import pytest
 from agentcore.agent import Agent, replay_journal
 from agentcore.errors import AbortedError, LimitExceededError, ProviderError
 from agentcore.events import AssistantMessage, ToolResultMessage, UserMessage
+from agentcore.journal import MemoryJournal, replay
 from agentcore.loop import (
     AgentEnd,
     ToolExecutionEnd,
@@ -54,7 +55,7 @@ TOOLS = [sleepy, boom, step, delete]
 
 def _agent(turns: list[Any], **kw: Any) -> tuple[Agent, ScriptedDriver, list[Any]]:
     driver = ScriptedDriver(turns)
-    agent = Agent(driver, tools=TOOLS, **kw)
+    agent = Agent(driver, tools=TOOLS, journal=MemoryJournal(), **kw)
     events: list[Any] = []
     agent.subscribe(events.append)
     agent.runtime.record_outputs = True
@@ -62,11 +63,14 @@ def _agent(turns: list[Any], **kw: Any) -> tuple[Agent, ScriptedDriver, list[Any
 
 
 def _check(agent: Agent) -> None:
-    """Every run leaves a provider-valid history and a journal that replays exactly."""
+    """Every run leaves a provider-valid history, inputs that replay exactly, and a
+    journal that replays through the core machine to the same core outputs."""
     assert history_problems(agent.state.messages) == []
-    state, outputs = replay_journal(agent.config, agent.journal)
+    state, outputs = replay_journal(agent.config, agent.inputs, prices=agent.prices)
     assert list(state.messages) == list(agent.runtime.state.messages)
     assert outputs == agent.runtime.outputs
+    assert agent.journal is not None
+    assert [o for _, o in replay(agent.journal)] == agent.runtime.core_outputs
 
 
 def _results(agent: Agent) -> list[ToolResultMessage]:

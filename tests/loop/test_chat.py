@@ -1,25 +1,25 @@
-"""The terminal chat: commands, streaming to the presenter, interrupting a turn."""
+"""The terminal chat: commands, the agent's presenters, interrupting a turn."""
 
 from __future__ import annotations
 
 import asyncio
 from typing import Any
 
-from agentcore._chat import chat, console_events
+from agentcore._chat import chat
 from agentcore.agent import Agent
 from agentcore.cli import build_parser
 from agentcore.events import (
     ConversationEnd,
     ConversationInterrupted,
-    ErrorMessage,
-    MessageStart,
     TextDelta,
     ToolCallMessage,
     ToolResultMessage,
+    TurnResponse,
 )
-from agentcore.loop import AgentEnd, AgentMessageStart, AgentMessageUpdate, ToolExecutionStart
+from agentcore.loop import AgentMessageUpdate
 from agentcore.tools import tool
 from drivers.scripted import Pause, ScriptedDriver, text_turn, tool_turn
+from presenters.recording import RecordingPresenter
 
 
 @tool
@@ -28,8 +28,12 @@ async def now() -> str:
     return "noon"
 
 
-def _session(agent: Agent, lines: list[str | None]) -> tuple[list[Any], str]:
-    presented: list[Any] = []
+def _agent(turns: list[Any]) -> tuple[Agent, RecordingPresenter]:
+    presenter = RecordingPresenter()
+    return Agent(ScriptedDriver(turns), tools=[now], presenters=[presenter]), presenter
+
+
+def _session(agent: Agent, lines: list[str | None]) -> str:
     written: list[str] = []
     pending = list(lines)
 
@@ -37,28 +41,33 @@ def _session(agent: Agent, lines: list[str | None]) -> tuple[list[Any], str]:
         await asyncio.sleep(0)
         return pending.pop(0) if pending else None
 
-    status = asyncio.run(chat(agent, read_line, presented.append, written.append))
+    status = asyncio.run(chat(agent, read_line, written.append))
     assert status == 0
-    return presented, "".join(written)
+    return "".join(written)
 
 
-def test_chat_streams_replies_and_tools_then_quits() -> None:
-    turns = [tool_turn([("t1", "now", {})]), text_turn("It is noon.")]
-    agent = Agent(ScriptedDriver(turns), tools=[now])
-    presented, written = _session(agent, ["what time is it?", "", "/quit", "never read"])
-    text = "".join(e.text for e in presented if isinstance(e, TextDelta))
+def test_chat_streams_replies_tools_and_turn_footers_then_quits() -> None:
+    turns = [tool_turn([("t1", "now", {})], usage={"output_tokens": 3})]
+    turns.append(text_turn("It is noon.", usage={"output_tokens": 4}))
+    agent, presenter = _agent(turns)
+    written = _session(agent, ["what time is it?", "", "/quit", "never read"])
+    text = "".join(e.text for e in presenter.outputs(type=TextDelta))
     assert text == "It is noon."
-    assert [type(e) for e in presented if isinstance(e, ToolCallMessage | ToolResultMessage)] == [
+    assert [type(e) for e in presenter.outputs(type=(ToolCallMessage, ToolResultMessage))] == [
         ToolCallMessage,
         ToolResultMessage,
     ]
-    assert isinstance(presented[-1], ConversationEnd) and presented[-1].reason == "completed"
+    (footer,) = presenter.outputs(type=TurnResponse)
+    assert footer.usage.output_tokens == 7 and footer.stop_reason == "end_turn"
+    (end,) = presenter.outputs(type=ConversationEnd)
+    assert end.reason == "completed"
+    assert presenter.types()[-1] == "agent_end"
     assert "/quit" in written
 
 
 def test_reset_clear_and_unknown_commands() -> None:
-    agent = Agent(ScriptedDriver([text_turn("one"), text_turn("two")]))
-    _, written = _session(agent, ["hi", "/reset", "/clear", "/nope", "again"])
+    agent, _ = _agent([text_turn("one"), text_turn("two")])
+    written = _session(agent, ["hi", "/reset", "/clear", "/nope", "again"])
     assert "(conversation forgotten)" in written
     assert "\x1b[2J" in written
     assert "unknown command '/nope'" in written
@@ -67,24 +76,20 @@ def test_reset_clear_and_unknown_commands() -> None:
 
 def test_interrupting_a_turn_keeps_the_chat_going() -> None:
     slow = [*text_turn("partial reply here", chunk=2)[:3], Pause(5)]
-    agent = Agent(ScriptedDriver([slow, text_turn("second answer")]))
-    agent.subscribe(
-        lambda e: isinstance(e, AgentMessageUpdate) and len(agent.journal) < 8 and agent.abort()
-    )
-    presented, _ = _session(agent, ["first", "second"])
-    kinds = [type(e).__name__ for e in presented]
-    assert "ConversationInterrupted" in kinds
+    agent, presenter = _agent([slow, text_turn("second answer")])
+    updates: list[Any] = []
+
+    def abort_on_second_delta(event: Any) -> None:
+        if isinstance(event, AgentMessageUpdate) and len(updates) < 2:
+            updates.append(event)
+            if len(updates) == 2:
+                agent.abort()
+
+    agent.subscribe(abort_on_second_delta)
+    _session(agent, ["first", "second"])
+    assert presenter.outputs(type=ConversationInterrupted)
     assert agent.state.messages[-1].text == "second answer"
-
-
-def test_console_events_mapping() -> None:
-    assert console_events(AgentMessageStart("assistant")) == (MessageStart("", ""),)
-    assert console_events(AgentMessageStart("user")) == ()
-    assert console_events(ToolExecutionStart("t", "now", {"a": 1}))[0].tool_call.input == {"a": 1}
-    error = console_events(AgentEnd("error", "TIMEOUT", "too slow"))
-    assert error[0] == ErrorMessage("too slow", "TIMEOUT")
-    aborted = console_events(AgentEnd("aborted", "ABORTED", "x"))
-    assert isinstance(aborted[0], ConversationInterrupted)
+    assert agent.state.messages[1].incomplete
 
 
 def test_chat_command_is_registered_with_its_options() -> None:
