@@ -51,13 +51,13 @@ from ._pricing import ModelPrice, find_price
 from ._shell import Outlet, ms_clock, new_id, stamp_message
 from ._tools import Tool
 
-__all__ = ["Agent", "AgentResult", "AgentState"]
+__all__ = ["Agent", "AgentResult", "AgentSnapshot"]
 
 Subscriber = Callable[[Any], object]
 
 
 @attrs.frozen(slots=True)
-class AgentState:
+class AgentSnapshot:
     """A snapshot: the history, whether a run is active, calls running or awaiting approval,
     queued messages, and the last run's error (``None`` after a clean run)."""
 
@@ -188,7 +188,7 @@ class Agent:
         return self.runtime.inputs
 
     @property
-    def state(self) -> AgentState:
+    def state(self) -> AgentSnapshot:
         s = self.runtime.state
         batch = s.batch
         running: tuple[ToolCallPart, ...] = ()
@@ -197,7 +197,7 @@ class Agent:
             running = tuple(c for c in batch.calls if c.tool_call_id in batch.running)
             approvals = tuple(c for c in batch.calls if c.tool_call_id in batch.pending)
         error = None if s.error is None else error_from_code(s.error[1], s.error[0])
-        return AgentState(
+        return AgentSnapshot(
             tuple(s.messages),
             s.phase not in ("idle", "approval"),
             running,

@@ -10,6 +10,12 @@ Every input the ``Agent`` runtime accepts goes through ``AgentFold.fold``:
   flushed partial reply reaches the loop *before* the failure, so the loop keeps it.
 - any other input (loop-layer commands: ``agent_prompt``, ``agent_steer``,
   ``clock_tick``, ``tool_approval``...) runs through the loop processor only.
+- a call the loop answers itself (unknown tool, invalid arguments, skipped by steering,
+  rejected, abandoned by an abort) is announced by ``tool_execution_end`` without any
+  ``tool_result`` input. ``derived_results`` turns those into ``tool_result`` inputs for
+  the runtime to feed back, and the fold runs them through the core machine only (the
+  loop already has them), so the core layers see every call answered and the journal
+  replays through the core alone.
 
 The fold decides nothing itself and does no I/O: same inputs, same outputs, which is
 what ``replay_journal`` relies on.
@@ -20,8 +26,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ._events import LAYERS, AssistantMessage, ErrorReceived, Interrupt, UserMessage
+from ._events import (
+    LAYERS,
+    AssistantMessage,
+    ErrorReceived,
+    Interrupt,
+    ToolResult,
+    UserMessage,
+)
 from ._loop import loop_processor
+from ._loop_events import ToolExecutionEnd
 from ._loop_state import LoopConfig, LoopState, initial_loop_state
 from ._machine import MealyMachine, create_mealy_machine
 from ._pricing import ModelPrice
@@ -41,7 +55,7 @@ class AgentFold:
     conversation log continuous, so the journal still replays exactly).
     """
 
-    __slots__ = ("agent_id", "machine", "state")
+    __slots__ = ("_loop_answered", "agent_id", "machine", "state")
 
     def __init__(
         self,
@@ -55,14 +69,19 @@ class AgentFold:
         self.agent_id = agent_id
         self.state: LoopState = initial_loop_state(config, tuple(messages))
         self.machine = machine if machine is not None else create_mealy_machine(prices=prices)
+        self._loop_answered: set[str] = set()
 
     def fold(self, event: Any) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
         """Fold one input; return ``(core outputs, loop outputs)`` (effects included)."""
         if not is_stream_input(event):
             self.state, loop_out = loop_processor(self.state, event)
+            self._note_loop_answers(event, loop_out)
             return (), loop_out
         core = self.machine.process(self.agent_id, event)
         if isinstance(event, UserMessage):
+            return core, ()
+        if isinstance(event, ToolResult) and event.tool_call_id in self._loop_answered:
+            self._loop_answered.discard(event.tool_call_id)
             return core, ()
         replies = [o for o in core if isinstance(o, AssistantMessage)]
         failure = isinstance(event, ErrorReceived | Interrupt)
@@ -72,7 +91,30 @@ class AgentFold:
             state, out = loop_processor(state, item)
             collected.extend(out)
         self.state = state
+        self._note_loop_answers(event, collected)
         return core, tuple(collected)
+
+    def derived_results(self, loop_outputs: Iterable[Any]) -> list[ToolResult]:
+        """``tool_result`` inputs for the calls the loop answered itself in these outputs."""
+        return [
+            ToolResult(
+                o.tool_call_id,
+                o.result.result,
+                o.is_error,
+                o.result.details,
+                timestamp=o.timestamp,
+            )
+            for o in loop_outputs
+            if isinstance(o, ToolExecutionEnd) and o.tool_call_id in self._loop_answered
+        ]
+
+    def _note_loop_answers(self, event: Any, loop_outputs: Iterable[Any]) -> None:
+        answered_by_input = event.tool_call_id if isinstance(event, ToolResult) else None
+        self._loop_answered.update(
+            o.tool_call_id
+            for o in loop_outputs
+            if isinstance(o, ToolExecutionEnd) and o.tool_call_id != answered_by_input
+        )
 
 
 def replay_journal(

@@ -147,6 +147,8 @@ class LoopRuntime:
                         output.message, UserMessage
                     ):
                         self._backlog.append(output.message)  # it enters the conversation
+                # calls the loop answered itself reach the core layers as tool results
+                self._backlog.extend(self.fold.derived_results(outputs))
         finally:
             self._feeding = False
 

@@ -76,20 +76,19 @@ async def run_tool(tool: Tool, args: Mapping[str, Any], ctx: ToolContext) -> Too
     is not text/JSON/images, or exceeds ``tool.timeout``. ``asyncio.CancelledError``
     propagates so the runtime can answer the call itself with an abort result.
     """
+    deadline = asyncio.timeout(tool.timeout)  # no deadline when the tool has no timeout
     try:
         built = tool.build_args(args)
-        if tool.timeout is None:
+        async with deadline:
             value = await tool.execute(built, ctx)
-        else:
-            value = await asyncio.wait_for(tool.execute(built, ctx), tool.timeout)
-    except TimeoutError:
-        return _error(
-            f"Tool {tool.name!r} timed out after {tool.timeout:g} s and was stopped.",
-            ErrorCode.TOOL_EXECUTION_ERROR,
-        )
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # a failing tool never takes the loop down
+        if isinstance(exc, TimeoutError) and deadline.expired():
+            return _error(
+                f"Tool {tool.name!r} timed out after {tool.timeout:g} s and was stopped.",
+                ErrorCode.TOOL_EXECUTION_ERROR,
+            )
         return _error(
             f"Tool {tool.name!r} failed: {type(exc).__name__}: {exc}",
             ErrorCode.TOOL_EXECUTION_ERROR,

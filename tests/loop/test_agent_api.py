@@ -7,13 +7,14 @@ from typing import Any
 
 import pytest
 
-from agentcore.agent import Agent, AgentResult
+from agentcore.agent import Agent, AgentResult, replay_journal
 from agentcore.errors import AgentBusyError, ConfigurationError, ProtocolError
 from agentcore.events import LAYERS, AssistantMessage, ToolResultMessage, TurnResponse
 from agentcore.journal import MemoryJournal, replay
 from agentcore.loop import AgentEnd, ToolExecutionStart
 from agentcore.machine import create_mealy_machine
 from agentcore.pricing import ModelPrice
+from agentcore.state_machine import AgentState, AgentStateMachine
 from agentcore.tools import tool
 from drivers.scripted import Pause, ScriptedDriver, text_turn, tool_turn
 from presenters.recording import RecordingPresenter
@@ -257,3 +258,33 @@ def test_max_cost_without_a_price_is_a_configuration_error() -> None:
     assert turn.cost is None
     priced = Agent("x/unknown", price=ModelPrice(input=1.0, output=1.0), max_cost=1.0)
     assert priced.prices == {"unknown": ModelPrice(input=1.0, output=1.0)}
+
+
+def test_calls_the_loop_answers_itself_reach_the_core_layers() -> None:
+    """An unknown tool and invalid arguments are never executed, yet the core layers must
+    see them answered: otherwise the state layer waits for them forever."""
+    presenter = RecordingPresenter()
+    calls = [("t1", "nope", {}), ("t2", "echo", {"text": 5}), ("t3", "echo", {"text": "ok"})]
+    agent = Agent(
+        ScriptedDriver([tool_turn(calls), text_turn("done")]),
+        tools=[echo],
+        presenters=[presenter],
+        journal=MemoryJournal(),
+        agent_id="a1",
+    )
+    asyncio.run(agent.prompt("go"))
+    failed = [o.tool_call_id for o in presenter.outputs(type="tool_failed")]
+    completed = [o.tool_call_id for o in presenter.outputs(type="tool_completed")]
+    assert sorted(failed) == ["t1", "t2"] and completed == ["t3"]
+    ends = presenter.outputs(type="conversation_end")
+    assert [e.reason for e in ends] == ["completed"]
+    machine = AgentStateMachine()
+    for output in presenter.outputs():
+        machine.process(output)
+    assert machine.state is AgentState.IDLE
+    assert agent.journal is not None
+    core = {"message", "state", "turn"}
+    live = [o for o in presenter.outputs() if LAYERS[o.type] in core]
+    assert [o for _, o in replay(agent.journal)] == live
+    state, _ = replay_journal(agent.config, agent.inputs, prices=agent.prices)
+    assert state == agent.runtime.state

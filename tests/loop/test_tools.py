@@ -204,6 +204,21 @@ def test_failures_become_error_results() -> None:
     assert weird.is_error and "not text, an image or JSON" in str(weird.content)
 
 
+@pytest.mark.parametrize("timeout", [None, 5.0])
+def test_a_tool_raising_timeout_error_itself_is_a_failure_not_our_timeout(
+    timeout: float | None,
+) -> None:
+    """Only our own deadline is reported as a timeout; the tool's TimeoutError is its own."""
+
+    async def upstream(args: Any, ctx: ToolContext) -> str:
+        raise TimeoutError("weather service timed out")
+
+    t = define_tool("w", "w", {"type": "object"}, upstream, timeout=timeout)
+    outcome = asyncio.run(run_tool(t, {}, _ctx()))
+    assert outcome.is_error
+    assert outcome.content == "Tool 'w' failed: TimeoutError: weather service timed out"
+
+
 def test_abort_signal_is_idempotent_and_awaitable() -> None:
     async def main() -> bool:
         signal = AbortSignal()
