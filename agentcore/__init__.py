@@ -21,7 +21,6 @@ from ._driver import ModelRequest as ModelRequest
 from ._driver import ThinkingLevel as ThinkingLevel
 from ._driver import ToolSpec as ToolSpec
 from ._engine import AgentEngine as AgentEngine
-from ._engine import Reply as Reply
 from ._engine import create_agent as create_agent
 from ._errors import AgentError as AgentError
 from ._errors import ErrorCode as ErrorCode
@@ -33,6 +32,7 @@ from ._loop_state import Limits as Limits
 from ._loop_state import LoopConfig as LoopConfig
 from ._machine import MealyMachine as MealyMachine
 from ._machine import create_mealy_machine as create_mealy_machine
+from ._middleware import Reply as Reply
 from ._presenter import Presenter as Presenter
 from ._pricing import ModelPrice as ModelPrice
 from ._processor import InitialState as InitialState
