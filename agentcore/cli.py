@@ -19,6 +19,7 @@ call ``register_command(name, help, configure, run)`` from it, then list the mod
 from __future__ import annotations
 
 import argparse
+import asyncio
 import importlib
 import os
 import pprint
@@ -29,9 +30,9 @@ from typing import Any, TextIO
 import attrs
 
 from ._events import LAYERS
-from ._journal import JournalError, _dumps
+from ._journal import JournalError, MemoryJournal, _dumps
 from ._machine import MealyMachine, create_mealy_machine
-from ._replay import entries_of, replay_steps, state_at
+from ._replay import JournalSource, entries_of, replay_steps, state_at
 from ._wire import to_dict
 
 __all__ = ["COMMAND_MODULES", "Command", "build_parser", "describe", "main", "register_command"]
@@ -89,11 +90,22 @@ def priced_machine() -> MealyMachine:
     return create_mealy_machine(prices=PRICES)
 
 
+def _source(path: str) -> JournalSource:
+    """A journal path, or a provider ``.sse`` recording run through its driver into one."""
+    if not path.endswith(".sse"):
+        return path
+    from drivers.recorded_sse import recorded_call  # an entry point may load plugins
+
+    journal = MemoryJournal()
+    for event in asyncio.run(recorded_call(path)):
+        journal.append("recorded", event)
+    return journal
+
+
 def _replayed(args: argparse.Namespace) -> Iterator[tuple[str, int, Any]]:
     """``(agent_id, seq, event)`` for every input event and output, in order."""
-    for entry, outputs in replay_steps(
-        args.file, agent_id=args.agent, machine_factory=priced_machine
-    ):
+    source = _source(args.file)
+    for entry, outputs in replay_steps(source, agent_id=args.agent, machine_factory=priced_machine):
         yield entry.agent_id, entry.seq, entry.event
         for output in outputs:
             yield entry.agent_id, entry.seq, output
@@ -145,14 +157,14 @@ def _configure_inspect(parser: argparse.ArgumentParser) -> None:
 
 def _run_inspect(args: argparse.Namespace, out: TextIO | None = None) -> int:
     out = out or sys.stdout
-    agent = args.agent
+    agent, source = args.agent, _source(args.file)
     if agent is None:
-        agents = list(dict.fromkeys(e.agent_id for e in entries_of(args.file)))
+        agents = list(dict.fromkeys(e.agent_id for e in entries_of(source)))
         if len(agents) != 1:
             raise ValueError(f"the journal has agents {agents}; choose one with --agent")
         agent = agents[0]
-    state = state_at(args.file, agent, args.seq)
-    event = next(e.event for e in entries_of(args.file, agent) if e.seq == args.seq)
+    state = state_at(source, agent, args.seq)
+    event = next(e.event for e in entries_of(source, agent) if e.seq == args.seq)
     out.write(f"agent {agent} after seq {args.seq} ({describe(event)}):\n")
     out.write(pprint.pformat(state, width=100) + "\n")
     return 0
