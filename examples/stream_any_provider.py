@@ -21,6 +21,7 @@ import sys
 from collections.abc import AsyncIterator
 
 from agentcore import AgentError, create_agent
+from drivers.prices import PRICES
 from drivers.registry import get_driver
 from drivers.testing import ReplayServer, sse_response
 from presenters.console import ConsolePresenter
@@ -52,7 +53,7 @@ async def main(argv: list[str]) -> int:
             args.model, base_url=base_url, api_key=api_key, thinking_level=args.thinking
         )
         presenter = ConsolePresenter()
-        agent = create_agent(driver, [presenter], system_prompt=args.system)
+        agent = create_agent(driver, [presenter], system_prompt=args.system, prices=PRICES)
         try:
             await agent.receive(args.prompt)
         except AgentError as exc:
