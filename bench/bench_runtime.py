@@ -30,7 +30,7 @@ from agentcore.events import (
     UserMessage,
     to_dict,
 )
-from agentcore.journal import read_jsonl, replay
+from agentcore.journal import MemoryJournal, read_jsonl, replay
 
 ENGINES = 1_000
 DELTAS = 50
@@ -126,10 +126,18 @@ def _replay_speed() -> None:
         count = _write_journal(path)
         size = os.path.getsize(path) / 1e6
         gc.collect()
+        in_memory = MemoryJournal(read_jsonl(path))
         timings = {}
         for label, run in (
             ("read + decode", lambda: sum(1 for _ in read_jsonl(path))),
-            ("replay (read + decode + machine)", lambda: sum(1 for _ in replay(path))),
+            (
+                "replay from the JSONL file (read + decode + machine)",
+                lambda: sum(1 for _ in replay(path)),
+            ),
+            (
+                "replay from a MemoryJournal (machine only)",
+                lambda: sum(1 for _ in replay(in_memory)),
+            ),
         ):
             start = time.perf_counter()
             run()
