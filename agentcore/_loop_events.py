@@ -24,6 +24,7 @@ import attrs
 from ._content import JSONValue, ToolCallPart, to_tool_call
 from ._driver import ModelRequest
 from ._events import EVENT_TYPES, event_type
+from ._wire import from_dict
 
 __all__ = [
     "AgentAbort",
@@ -64,11 +65,13 @@ def _ts() -> Any:
 
 
 def to_message(value: Any) -> Any:
-    """Accept a message (any registered event or a custom object) or its nested wire dict."""
-    if isinstance(value, Mapping) and isinstance(value.get("type"), str):
-        cls = EVENT_TYPES.get(value["type"])
-        if cls is not None:
-            return cls(**{k: v for k, v in value.items() if k != "type"})
+    """Accept a message (any registered event or a custom object) or its wire form."""
+    if (
+        isinstance(value, Mapping)
+        and value.get("type") in EVENT_TYPES
+        and isinstance(value.get("data"), Mapping)
+    ):
+        return from_dict(value)
     return value
 
 

@@ -2,7 +2,8 @@
 
 ``to_dict`` and ``from_dict`` are exact inverses for every registered event type (a
 property test holds them to it). The result of ``to_dict`` contains only JSON types:
-nested values (usage, parts, content blocks) become dicts, tuples become lists.
+nested values (usage, parts, content blocks) become dicts, tuples become lists, and an
+event nested in another (a loop event carrying a message) takes its own full wire form.
 """
 
 from __future__ import annotations
@@ -71,6 +72,8 @@ def _encode(value: Any) -> Any:
         return [_encode(v) for v in value]
     if isinstance(value, Mapping):
         return {str(k): _encode(v) for k, v in value.items()}
+    if EVENT_TYPES.get(getattr(type(value), "type", None)) is type(value):
+        return to_dict(value)  # a nested event keeps its own timestamp
     if attrs.has(type(value)):
         out: dict[str, Any] = {}
         tag = getattr(type(value), "type", None)
