@@ -6,16 +6,15 @@
 ``AgentEngine`` does. ``model`` is a driver instance, or a ``"provider/model"`` string
 resolved when first needed by ``driver_factory`` (default:
 ``drivers.registry.get_driver``). The ``drivers`` package (registry and price table) is
-looked up by name at run time with ``importlib`` so that ``agentcore`` never imports it
-and works without it installed.
+imported inside the functions that resolve a model name, so ``import agentcore`` never
+loads a plugin and works without it installed.
 """
 
 from __future__ import annotations
 
 import asyncio
-import importlib
 import time
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 import attrs
@@ -398,7 +397,7 @@ class Agent:
 
 def _registry_factory() -> Callable[[str], Driver]:
     try:
-        registry = importlib.import_module("drivers.registry")
+        from drivers import registry  # only a model name needs the plugin package
     except ImportError as exc:
         raise ConfigurationError(
             f"cannot resolve a model name without the drivers package ({exc}); pass a "
@@ -432,10 +431,10 @@ def _prices_for(
 
 def _price_table_lookup(model: str) -> ModelPrice | None:
     try:
-        table: Mapping[str, ModelPrice] = importlib.import_module("drivers.prices").PRICES
+        from drivers.prices import PRICES
     except ImportError:
         return None
-    return find_price(table, model)
+    return find_price(PRICES, model)
 
 
 def _no_price(model: str | Driver) -> ConfigurationError:

@@ -7,8 +7,8 @@ after each turn). Commands:
 conversation. Ctrl-C while the agent works aborts the current turn (what was streamed is
 kept) and returns to the prompt; Ctrl-C at the prompt only reminds you of ``/quit``.
 
-The console presenter and the driver registry are loaded by name (``importlib``) because
-this is the application edge: the ``agentcore`` library never imports its plugins.
+This is the application edge, so it uses plugins (the console presenter, the driver
+registry), imported inside ``_run`` only: ``import agentcore`` never loads them.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import importlib
 import signal
 import sys
 from collections.abc import Awaitable, Callable
@@ -69,9 +68,10 @@ def _configure(parser: argparse.ArgumentParser) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    registry = importlib.import_module("drivers.registry")
-    console = importlib.import_module("presenters.console")
-    presenter = console.ConsolePresenter(show_user=False)
+    from drivers import registry
+    from presenters.console import ConsolePresenter
+
+    presenter = ConsolePresenter(show_user=False)
     agent = Agent(
         args.model,
         system_prompt=args.system,

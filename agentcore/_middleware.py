@@ -12,7 +12,6 @@ from typing import Any, TypeAlias
 
 import attrs
 
-from ._content import Content, ToolCallPart
 from ._delivery import EngineFailure, Reporter
 from ._errors import MessageRejectedError
 from ._events import AssistantMessage, UserMessage
@@ -24,7 +23,6 @@ __all__ = [
     "Middleware",
     "Next",
     "Reply",
-    "ToolExecutor",
     "all_of",
     "bind",
     "intercepting",
@@ -64,8 +62,6 @@ Middleware: TypeAlias = Callable[[UserMessage, Next], Awaitable[object]]
 """``async def mw(message, next)``: call ``await next(message)`` (maybe with a changed
 message) to go on; code after it runs once the message is processed. Not calling
 ``next`` drops the message: the caller's ``receive`` raises ``MessageRejectedError``."""
-ToolExecutor: TypeAlias = Callable[[ToolCallPart], Awaitable[Content]]
-"""Runs one tool call and returns its result content; raising makes an error result."""
 Interceptor: TypeAlias = Callable[[Any, Callable[[Any], None]], object]
 """``def ic(output, next)``: call ``next(output)`` (maybe with a changed output) to
 deliver it; not calling ``next`` blocks it from presenters and subscribers."""

@@ -9,7 +9,6 @@ from ._middleware import MessageQueueView as MessageQueueView
 from ._middleware import Middleware as Middleware
 from ._middleware import Next as Next
 from ._middleware import Reply as Reply
-from ._middleware import ToolExecutor as ToolExecutor
 from ._subscriptions import Handler as Handler
 from ._subscriptions import Unsubscribe as Unsubscribe
 
@@ -23,7 +22,6 @@ __all__ = [
     "Middleware",
     "Next",
     "Reply",
-    "ToolExecutor",
     "Unsubscribe",
     "create_agent",
 ]
