@@ -18,8 +18,8 @@ import time
 
 import openai
 
-from agentcore._driver import ModelRequest
-from agentcore._events import UserMessage
+from agentcore import ModelRequest
+from agentcore.events import UserMessage
 from drivers._openai_stream import ChunkMapper
 from drivers.openai import OpenAIDriver
 from drivers.testing import ReplayServer, ScriptedResponse, rechunk, sse_response

@@ -34,9 +34,9 @@ from typing import Any
 import anthropic
 import httpx2
 
-from agentcore._driver import ModelRequest, ThinkingLevel
-from agentcore._errors import AgentError, ConfigurationError, ErrorCode
-from agentcore._events import (
+from agentcore import ModelRequest, ThinkingLevel
+from agentcore.errors import AgentError, ConfigurationError, ErrorCode
+from agentcore.events import (
     ErrorReceived,
     InputJsonDelta,
     MessageDelta,

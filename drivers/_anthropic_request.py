@@ -24,9 +24,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from agentcore._content import Content, ImageContent, TextPart, ThinkingPart, ToolCallPart
-from agentcore._driver import ModelRequest, ThinkingLevel, ToolSpec
-from agentcore._events import AssistantMessage, ToolResultMessage, UserMessage
+from agentcore import ModelRequest, ThinkingLevel, ToolSpec
+from agentcore.events import (
+    AssistantMessage,
+    Content,
+    ImageContent,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    ToolResultMessage,
+    UserMessage,
+)
 
 from ._base import thinking_budget
 from ._history import (

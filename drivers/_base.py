@@ -17,9 +17,9 @@ from typing import Any, TypeAlias
 
 import attrs
 
-from agentcore._driver import ThinkingLevel
-from agentcore._errors import ConfigurationError, ErrorCode
-from agentcore._events import ErrorReceived
+from agentcore import ThinkingLevel
+from agentcore.errors import ConfigurationError, ErrorCode
+from agentcore.events import ErrorReceived
 
 __all__ = [
     "THINKING_BUDGETS",

@@ -34,9 +34,15 @@ from collections.abc import Callable, Iterable
 
 import attrs
 
-from agentcore._content import TextPart, ThinkingPart, ToolCallPart
-from agentcore._driver import Message
-from agentcore._events import AssistantMessage, ToolResultMessage, UserMessage
+from agentcore import Message
+from agentcore.events import (
+    AssistantMessage,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    ToolResultMessage,
+    UserMessage,
+)
 
 __all__ = [
     "ORPHAN_RESULT",

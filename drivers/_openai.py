@@ -39,9 +39,9 @@ from urllib.parse import urlsplit
 
 import openai
 
-from agentcore._driver import ModelRequest, ThinkingLevel
-from agentcore._errors import AgentError, ConfigurationError, ErrorCode
-from agentcore._events import ErrorReceived, StreamEvent
+from agentcore import ModelRequest, ThinkingLevel
+from agentcore.errors import AgentError, ConfigurationError, ErrorCode
+from agentcore.events import ErrorReceived, StreamEvent
 
 from ._base import ApiKeySource, Failure, failure_from_status, now_ms, resolve_api_key
 from ._openai_request import build_body

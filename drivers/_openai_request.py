@@ -26,10 +26,18 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from agentcore._content import Content, ImageContent, TextPart, ThinkingPart, ToolCallPart
-from agentcore._driver import ModelRequest, ThinkingLevel, ToolSpec
-from agentcore._errors import ConfigurationError
-from agentcore._events import AssistantMessage, ToolResultMessage, UserMessage
+from agentcore import ModelRequest, ThinkingLevel, ToolSpec
+from agentcore.errors import ConfigurationError
+from agentcore.events import (
+    AssistantMessage,
+    Content,
+    ImageContent,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    ToolResultMessage,
+    UserMessage,
+)
 from drivers._history import group_tool_results, normalize_history, normalize_tool_call_ids
 
 __all__ = ["REASONING_EFFORT", "build_body", "reasoning_effort"]

@@ -30,8 +30,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from agentcore._content import Usage
-from agentcore._events import (
+from agentcore.events import (
     InputJsonDelta,
     MessageDelta,
     MessageStart,
@@ -41,6 +40,7 @@ from agentcore._events import (
     ThinkingDelta,
     ToolUseStart,
     ToolUseStop,
+    Usage,
 )
 
 __all__ = ["FINISH_REASONS", "ChunkMapper", "usage_from"]

@@ -19,8 +19,8 @@ from typing import Any, Literal
 
 import attrs
 
-from agentcore._driver import Driver
-from agentcore._errors import ConfigurationError
+from agentcore import Driver
+from agentcore.errors import ConfigurationError
 
 from ._base import ApiKeySource
 

@@ -18,7 +18,7 @@ from typing import Any, Generic, TypeVar
 
 import attrs
 
-from agentcore._errors import ErrorCode
+from agentcore import ErrorCode
 
 from ._base import Failure
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import pathlib
 
-from agentcore._driver import ModelRequest
-from agentcore._errors import ConfigurationError
-from agentcore._events import StreamEvent, UserMessage
+from agentcore import ModelRequest
+from agentcore.errors import ConfigurationError
+from agentcore.events import StreamEvent, UserMessage
 from drivers.registry import get_driver
 from drivers.testing import ReplayServer, sse_response
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
-from agentcore._driver import Driver, ModelRequest
-from agentcore._events import (
+from agentcore import Driver, Journal, ModelRequest
+from agentcore.events import (
     ErrorReceived,
     Interrupt,
     MessageStart,
@@ -25,8 +25,7 @@ from agentcore._events import (
     ToolResult,
     UserMessage,
 )
-from agentcore._journal import Journal
-from agentcore._replay import JournalSource, entries_of
+from agentcore.journal import JournalSource, entries_of
 from drivers.scripted import ScriptedDriver
 
 __all__ = ["RecordingDriver", "ReplayDriver", "model_calls"]

@@ -24,9 +24,8 @@ from typing import Any
 
 import attrs
 
-from agentcore._content import Usage
-from agentcore._driver import ModelRequest
-from agentcore._events import (
+from agentcore import ModelRequest
+from agentcore.events import (
     InputJsonDelta,
     MessageDelta,
     MessageStart,
@@ -36,6 +35,7 @@ from agentcore._events import (
     ThinkingDelta,
     ToolUseStart,
     ToolUseStop,
+    Usage,
 )
 
 __all__ = ["Pause", "ScriptExhaustedError", "ScriptedDriver", "text_turn", "tool_turn"]

@@ -13,8 +13,8 @@ from typing import Any
 
 import attrs
 
-from agentcore._events import EVENT_TYPES, LAYERS
-from agentcore._presenter import Presenter
+from agentcore import Presenter
+from agentcore.events import EVENT_TYPES, LAYERS
 
 __all__ = ["Filter", "output_type", "present"]
 

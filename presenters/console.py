@@ -37,13 +37,14 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         "presenters.console needs rich; install it with: pip install 'agentcore[console]'"
     ) from exc
 
-from agentcore._content import Content, TextContent, Usage
-from agentcore._events import (
+from agentcore.events import (
+    Content,
     ConversationEnd,
     ConversationInterrupted,
     ErrorMessage,
     MessageStart,
     MessageStop,
+    TextContent,
     TextDelta,
     ThinkingDelta,
     ToolCallMessage,
@@ -53,6 +54,7 @@ from agentcore._events import (
     ToolResultMessage,
     ToolUseStart,
     TurnResponse,
+    Usage,
     UserMessage,
 )
 

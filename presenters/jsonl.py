@@ -23,9 +23,9 @@ from collections.abc import Mapping
 from types import TracebackType
 from typing import IO, Any
 
-from agentcore._errors import EngineClosedError, InvalidEventError
-from agentcore._events import ConversationEnd, TurnResponse
-from agentcore._wire import from_dict, to_dict
+from agentcore import from_dict, to_dict
+from agentcore.errors import EngineClosedError, InvalidEventError
+from agentcore.events import ConversationEnd, TurnResponse
 
 __all__ = ["JsonlPresenter", "decode_line", "encode_line"]
 

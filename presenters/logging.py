@@ -20,8 +20,8 @@ import logging
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from agentcore._events import EVENT_TYPES
-from agentcore._wire import to_dict
+from agentcore import to_dict
+from agentcore.events import EVENT_TYPES
 
 from ._base import Filter, output_type
 

@@ -254,3 +254,18 @@ def test_impurity_is_found_through_imported_agentcore_modules(
     modules = {p.stem: p for p in tmp_path.glob("*.py")}
     monkeypatch.setattr(sys.modules[__name__], "_all_modules", lambda: modules)
     assert _problems("_a") == ["_a -> _b.py:2 calls open()", "_a -> _b.py:1 imports 'socket.x'"]
+
+
+def test_plugins_use_only_agentcore_public_api() -> None:
+    """``drivers`` and ``presenters`` are written the way a user's plugin would be."""
+    root = PACKAGE.parent
+    problems = [
+        f"{path.relative_to(root)}:{line} imports {module}"
+        for package in SHELL_PACKAGES
+        for path in sorted((root / package).rglob("*.py"))
+        for line, module, relative in _imports(path)
+        if not relative
+        and any(part.startswith("_") for part in module.split(".")[1:])
+        and module.startswith("agentcore")
+    ]
+    assert not problems, "import from agentcore's public modules instead:\n" + "\n".join(problems)

@@ -10,8 +10,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentcore import ModelRequest, ToolSpec
-from agentcore._content import ImageContent, TextContent, TextPart, ThinkingPart, ToolCallPart
-from agentcore.events import AssistantMessage, ToolResultMessage, UserMessage
+from agentcore.events import (
+    AssistantMessage,
+    ImageContent,
+    TextContent,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    ToolResultMessage,
+    UserMessage,
+)
 from drivers.anthropic import AnthropicDriver, build_params
 from drivers.testing import ReplayServer, sse_response
 

@@ -8,9 +8,15 @@ import hypothesis.strategies as st
 import pytest
 from hypothesis import given, settings
 
-from agentcore._content import TextPart, ThinkingPart, ToolCallPart
-from agentcore._driver import Message
-from agentcore._events import AssistantMessage, ToolResultMessage, UserMessage
+from agentcore import Message
+from agentcore.events import (
+    AssistantMessage,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    ToolResultMessage,
+    UserMessage,
+)
 from drivers._history import (
     ORPHAN_RESULT,
     close_orphaned_tool_calls,

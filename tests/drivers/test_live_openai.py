@@ -12,12 +12,12 @@ import os
 
 import pytest
 
-from agentcore._assembler import (
+from agentcore import ModelRequest, ToolSpec
+from agentcore.events import AssistantMessage, UserMessage
+from agentcore.processors import (
     create_initial_message_assembler_state,
     message_assembler_processor,
 )
-from agentcore._driver import ModelRequest, ToolSpec
-from agentcore._events import AssistantMessage, UserMessage
 from drivers.openai import OpenAIDriver
 
 BASE_URL = os.environ.get("AGENTCORE_OPENAI_BASE_URL")

@@ -14,14 +14,9 @@ import hypothesis.strategies as st
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from agentcore._assembler import (
-    create_initial_message_assembler_state,
-    message_assembler_processor,
-)
-from agentcore._content import TextPart, ThinkingPart, Usage
-from agentcore._driver import ModelRequest
-from agentcore._errors import ConfigurationError, ErrorCode
-from agentcore._events import (
+from agentcore import ModelRequest
+from agentcore.errors import ConfigurationError, ErrorCode
+from agentcore.events import (
     AssistantMessage,
     ErrorReceived,
     InputJsonDelta,
@@ -30,10 +25,17 @@ from agentcore._events import (
     MessageStop,
     StreamEvent,
     TextDelta,
+    TextPart,
     ThinkingDelta,
+    ThinkingPart,
     ToolUseStart,
     ToolUseStop,
+    Usage,
     UserMessage,
+)
+from agentcore.processors import (
+    create_initial_message_assembler_state,
+    message_assembler_processor,
 )
 from drivers._retry import RetryPolicy
 from drivers.openai import OpenAIDriver

@@ -9,10 +9,18 @@ from typing import Any
 
 import pytest
 
-from agentcore._content import ImageContent, TextContent, TextPart, ThinkingPart, ToolCallPart
-from agentcore._driver import ModelRequest, ToolSpec
-from agentcore._errors import ConfigurationError
-from agentcore._events import AssistantMessage, ToolResultMessage, UserMessage
+from agentcore import ModelRequest, ToolSpec
+from agentcore.errors import ConfigurationError
+from agentcore.events import (
+    AssistantMessage,
+    ImageContent,
+    TextContent,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    ToolResultMessage,
+    UserMessage,
+)
 from drivers._history import ORPHAN_RESULT
 from drivers.openai import OpenAIDriver
 from drivers.testing import ReplayServer, sse_response

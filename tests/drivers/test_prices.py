@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agentcore._content import Usage
+from agentcore.events import Usage
 from agentcore.pricing import ModelPrice, cost_of, find_price
 from drivers.prices import PRICES
 

@@ -7,9 +7,9 @@ import pathlib
 
 import pytest
 
-from agentcore._driver import Driver, ModelRequest
-from agentcore._errors import ConfigurationError
-from agentcore._events import UserMessage
+from agentcore import Driver, ModelRequest
+from agentcore.errors import ConfigurationError
+from agentcore.events import UserMessage
 from drivers.openai import OpenAIDriver
 from drivers.registry import PROVIDERS, get_driver, split_model
 from drivers.testing import ReplayServer, sse_response

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentcore._errors import EngineClosedError, InvalidEventError
+from agentcore.errors import EngineClosedError, InvalidEventError
 from agentcore.events import ConversationEnd, TextDelta, TurnResponse, from_dict
 from presenters.jsonl import JsonlPresenter, decode_line, encode_line
 
