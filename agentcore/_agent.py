@@ -374,6 +374,18 @@ class Agent:
                 "agent.follow_up(msg) to queue a message for when it finishes"
             )
 
+    async def aclose(self) -> None:
+        """Release what the agent built: the driver it resolved from a model name.
+
+        A driver instance passed in is the caller's to close. Idempotent. After it, an
+        agent built from a model name cannot call its model again.
+        """
+        runtime = self._runtime
+        if isinstance(self._model, str) and runtime is not None:
+            close = getattr(runtime.driver, "aclose", None)
+            if close is not None:
+                await close()
+
     def _resolve_driver(self) -> Driver:
         if not isinstance(self._model, str):
             return self._model

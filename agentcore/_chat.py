@@ -100,6 +100,7 @@ def _run(args: argparse.Namespace) -> int:
         try:
             return await chat(agent, read_line, _write_stdout)
         finally:
+            await agent.aclose()
             presenter.close()
 
     return asyncio.run(main())

@@ -81,6 +81,7 @@ def bench_anthropic() -> None:
                 async for _ in driver.receive(REQUEST):
                     count += 1
                 runs.append((count, time.perf_counter() - start))
+            await driver.aclose()
         return runs
 
     first, *rest = asyncio.run(through_sdk())

@@ -68,7 +68,9 @@ async def _driver_run(response: ScriptedResponse) -> tuple[int, float]:
         count = 0
         async for _ in driver.receive(REQUEST):
             count += 1
-        return count, time.perf_counter() - start
+        elapsed = time.perf_counter() - start
+        await driver.aclose()
+        return count, elapsed
 
 
 async def _sdk_typed_run(response: ScriptedResponse) -> tuple[int, float]:
@@ -81,7 +83,9 @@ async def _sdk_typed_run(response: ScriptedResponse) -> tuple[int, float]:
         count = 0
         async for _ in stream:
             count += 1
-        return count, time.perf_counter() - start
+        elapsed = time.perf_counter() - start
+        await client.close()
+        return count, elapsed
 
 
 async def _sdk_raw_run(response: ScriptedResponse) -> tuple[int, float]:
@@ -98,7 +102,9 @@ async def _sdk_raw_run(response: ScriptedResponse) -> tuple[int, float]:
         count = 0
         async for _ in stream:
             count += 1
-        return count, time.perf_counter() - start
+        elapsed = time.perf_counter() - start
+        await client.close()
+        return count, elapsed
 
 
 def _mapping_only(decoded: list[dict[str, object]]) -> tuple[int, float]:

@@ -256,6 +256,7 @@ class AnthropicDriver:
             raise ConfigurationError(
                 "pass api_key and base_url to your AsyncAnthropic client, not to the driver"
             )
+        self._owns_client = client is None
         if client is None:
             key = api_key or os.environ.get("ANTHROPIC_API_KEY")
             if key is None and get_api_key is None:
@@ -275,6 +276,15 @@ class AnthropicDriver:
         self._clock = clock
         self._sleep = sleep
         self._call: _Call | None = None
+
+    async def aclose(self) -> None:
+        """Close the HTTP client if this driver built it; a client passed in is the caller's.
+
+        Idempotent. Call it when the driver is done (``Agent.aclose`` does for a driver it
+        resolved from a model name), so no connection outlives its event loop.
+        """
+        if self._owns_client:
+            await self._client.close()
 
     def interrupt(self) -> None:
         """Stop the current call promptly (idempotent; a no-op when idle; any thread)."""

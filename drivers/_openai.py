@@ -134,6 +134,7 @@ class OpenAIDriver:
         self._get_api_key = get_api_key
         self._clock = clock
         self._sleep = sleep
+        self._owns_client = client is None
         self._client = client or self._build_client(api_key, api_key_env, base_url)
         self.base_url = str(self._client.base_url)
         self._task: asyncio.Task[Any] | None = None
@@ -162,6 +163,15 @@ class OpenAIDriver:
             max_tokens=self.max_tokens,
             **self._body_options,
         )
+
+    async def aclose(self) -> None:
+        """Close the HTTP client if this driver built it; a client passed in is the caller's.
+
+        Idempotent. Call it when the driver is done (``Agent.aclose`` does for a driver it
+        resolved from a model name), so no connection outlives its event loop.
+        """
+        if self._owns_client:
+            await self._client.close()
 
     def interrupt(self) -> None:
         """Stop the current call now; idempotent, a no-op when idle."""

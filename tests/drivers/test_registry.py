@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import pathlib
+from typing import Any
 
 import pytest
 
@@ -131,3 +132,26 @@ def test_split_model(spec: str, expected: tuple[str, str]) -> None:
 def test_split_model_rejects_specs_without_a_provider(spec: str) -> None:
     with pytest.raises(ConfigurationError, match="provider/model"):
         split_model(spec)
+
+
+@pytest.mark.parametrize("spec", ["anthropic/claude-test", "openai/gpt-4.1"])
+def test_aclose_closes_only_a_client_the_driver_built(spec: str) -> None:
+    async def main() -> tuple[bool, bool]:
+        built = get_driver(spec, api_key="k")
+        await built.aclose()  # type: ignore[attr-defined]
+        await built.aclose()  # type: ignore[attr-defined]  # idempotent
+        if spec.startswith("openai"):
+            import openai
+
+            mine: Any = openai.AsyncOpenAI(api_key="k")
+            passed = get_driver(spec, client=mine)
+        else:
+            import anthropic
+
+            mine = anthropic.AsyncAnthropic(api_key="k")
+            passed = get_driver(spec, client=mine)
+        await passed.aclose()  # type: ignore[attr-defined]
+        return built._client.is_closed(), mine.is_closed()  # type: ignore[attr-defined]
+
+    built_closed, callers_closed = asyncio.run(main())
+    assert built_closed and not callers_closed

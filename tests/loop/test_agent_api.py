@@ -288,3 +288,24 @@ def test_calls_the_loop_answers_itself_reach_the_core_layers() -> None:
     assert [o for _, o in replay(agent.journal)] == live
     state, _ = replay_journal(agent.config, agent.inputs, prices=agent.prices)
     assert state == agent.runtime.state
+
+
+def test_aclose_closes_a_driver_the_agent_built_but_not_one_passed_in() -> None:
+    class Closable(ScriptedDriver):
+        closed = 0
+
+        async def aclose(self) -> None:
+            self.closed += 1
+
+    built = Closable([text_turn("hi")])
+    agent = Agent("anthropic/claude-sonnet-4-5", driver_factory=lambda _: built)
+    passed = Closable([text_turn("hi")])
+    other = Agent(passed)
+
+    async def main() -> None:
+        for a in (agent, other):
+            await a.prompt("x")
+            await a.aclose()
+
+    asyncio.run(main())
+    assert (built.closed, passed.closed) == (1, 0)
