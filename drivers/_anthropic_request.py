@@ -86,8 +86,11 @@ def _tool(spec: ToolSpec) -> JSON:
     return {"name": spec.name, "description": spec.description, "input_schema": spec.parameters}
 
 
-def _is_anthropic_thinking(_: AssistantMessage, part: ThinkingPart) -> bool:
-    return part.signature is not None or part.redacted_data is not None
+def _is_anthropic_thinking(message: AssistantMessage, part: ThinkingPart) -> bool:
+    """Signed or redacted thinking that a Claude model produced: only that is sent back as
+    thinking (another provider's encrypted reasoning would be rejected); the rest is text."""
+    signed = part.signature is not None or part.redacted_data is not None
+    return signed and "claude" in message.model.lower()
 
 
 def build_messages(

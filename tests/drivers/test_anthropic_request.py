@@ -243,3 +243,20 @@ def test_foreign_tool_call_ids_reach_the_server_normalised() -> None:
     sent_id = messages[1]["content"][0]["id"]
     assert ANTHROPIC_ID.match(sent_id)
     assert messages[2]["content"][0]["tool_use_id"] == sent_id
+
+
+def test_another_providers_signed_reasoning_is_sent_as_text_never_as_thinking() -> None:
+    """OpenAI's encrypted reasoning (kept in redacted_data/signature) would be rejected."""
+    foreign = AssistantMessage(
+        message_id="r1",
+        model="gpt-5",
+        parts=(
+            ThinkingPart("summary of reasoning", signature="opaque", redacted_data="enc"),
+            TextPart("Hi"),
+        ),
+    )
+    request = ModelRequest(messages=(UserMessage("u", "hi"), foreign, UserMessage("u2", "more")))
+    assert sent_body(request)["messages"][1]["content"] == [
+        {"type": "text", "text": "summary of reasoning"},
+        {"type": "text", "text": "Hi"},
+    ]
