@@ -35,7 +35,7 @@ class Provider:
     arguments for the driver (e.g. ``{"system_role": "developer"}``).
     """
 
-    driver: Literal["anthropic", "openai"]
+    driver: Literal["anthropic", "openai", "openai-responses"]
     api_key_env: str
     base_url: str | None = None
     options: Mapping[str, Any] = attrs.field(factory=dict)
@@ -44,6 +44,7 @@ class Provider:
 PROVIDERS: dict[str, Provider] = {
     "anthropic": Provider("anthropic", "ANTHROPIC_API_KEY"),
     "openai": Provider("openai", "OPENAI_API_KEY"),
+    "openai-responses": Provider("openai-responses", "OPENAI_API_KEY"),
     "openrouter": Provider("openai", "OPENROUTER_API_KEY", "https://openrouter.ai/api/v1"),
     "groq": Provider("openai", "GROQ_API_KEY", "https://api.groq.com/openai/v1"),
     "together": Provider("openai", "TOGETHER_API_KEY", "https://api.together.xyz/v1"),
@@ -107,6 +108,14 @@ def get_driver(
         except ImportError as exc:
             raise _missing("anthropic", exc) from exc
         return AnthropicDriver(model, base_url=url, **kwargs)
+    if provider.driver == "openai-responses":
+        try:
+            from .openai_responses import OpenAIResponsesDriver
+        except ImportError as exc:
+            raise _missing("openai", exc) from exc
+        return OpenAIResponsesDriver(
+            model, base_url=url, provider=name, api_key_env=provider.api_key_env, **kwargs
+        )
     try:
         from .openai import OpenAIDriver
     except ImportError as exc:

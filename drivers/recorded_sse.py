@@ -23,14 +23,18 @@ _PROBE = ModelRequest(messages=(UserMessage(message_id="recorded", content="(rec
 
 
 def sse_provider(data: bytes) -> str:
-    """The provider whose wire format ``data`` is in: ``anthropic`` or ``openai``."""
+    """The provider whose wire format ``data`` is in: ``anthropic``, ``openai`` (Chat
+    Completions) or ``openai-responses`` (Responses API)."""
+    if b"event: response.created" in data or b'"type":"response.created"' in data:
+        return "openai-responses"
     if b"event: message_start" in data or b'"type":"message_start"' in data:
         return "anthropic"
     if b"chat.completion.chunk" in data or b'"choices"' in data:
         return "openai"
     raise ConfigurationError(
         "not a recognised provider SSE recording: expected Anthropic Messages events "
-        "(event: message_start ...) or OpenAI chat.completion.chunk data lines"
+        "(event: message_start ...), OpenAI chat.completion.chunk data lines or OpenAI "
+        "Responses events (event: response.created ...)"
     )
 
 
