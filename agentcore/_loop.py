@@ -23,7 +23,6 @@ from collections.abc import Callable
 from typing import Any, TypeAlias
 
 import attrs
-from pyrsistent import pmap
 
 from ._content import ToolCallPart
 from ._driver import ModelRequest
@@ -225,7 +224,7 @@ def _on_message_start(s: LoopState, e: MessageStart, ts: int, out: Out) -> LoopS
     if s.phase != "model" or s.run is None:
         return s
     out.append(AgentMessageStart("assistant", None, timestamp=ts))
-    return attrs.evolve(s, run=attrs.evolve(s.run, streaming=True))
+    return s.with_run(attrs.evolve(s.run, streaming=True))
 
 
 def _on_delta(s: LoopState, e: Any, ts: int, out: Out) -> LoopState:
@@ -254,11 +253,11 @@ def _on_assistant(s: LoopState, e: AssistantMessage, ts: int, out: Out) -> LoopS
     cost = run.cost + (cost_of(e.usage, price) if price is not None else 0.0)
     run = attrs.evolve(run, usage=usage, cost=cost, inflight=inflight, streaming=False)
     calls = e.tool_calls if e.parts else ()
-    s = attrs.evolve(s, messages=messages, run=run, batch=Batch(calls) if calls else None)
+    s = attrs.evolve(s, messages=messages, run=run, batch=Batch.of(calls) if calls else None)
     if run.stopping is not None:
         return _finish(s, "aborted", *run.stopping, ts, out)
     if e.incomplete and e.stop_reason == "error":
-        return attrs.evolve(s, run=attrs.evolve(run, awaiting_error=True))
+        return s.with_run(attrs.evolve(run, awaiting_error=True))
     if e.incomplete:
         return _finish(s, "aborted", ErrorCode.ABORTED, "the model call was interrupted", ts, out)
     limits = run.limits
@@ -271,7 +270,7 @@ def _on_assistant(s: LoopState, e: AssistantMessage, ts: int, out: Out) -> LoopS
     if calls:
         return _plan_batch(s, calls, ts, out)
     out.append(TurnEnd(run.turn, timestamp=ts))
-    s = attrs.evolve(s, run=attrs.evolve(run, turn_open=False))
+    s = s.with_run(attrs.evolve(run, turn_open=False))
     if s.steering:
         return _call_model(s, "steer", ts, out)
     if s.follow_ups:
@@ -298,6 +297,8 @@ def _on_error(s: LoopState, e: ErrorReceived, ts: int, out: Out) -> LoopState:
 def _plan_batch(s: LoopState, calls: tuple[ToolCallPart, ...], ts: int, out: Out) -> LoopState:
     """Answer what can be answered now; queue approvals; group the runnable calls."""
     tools = s.config.tools_by_name
+    batch = s.batch
+    assert batch is not None
     results: dict[str, ToolResultMessage] = {}
     runnable: list[ToolCallPart] = []
     pending: list[ToolCallPart] = []
@@ -325,7 +326,12 @@ def _plan_batch(s: LoopState, calls: tuple[ToolCallPart, ...], ts: int, out: Out
             runnable.append(call)
         else:
             runnable.append(call)
-    batch = Batch(calls, results, tuple(runnable), pending=tuple(c.tool_call_id for c in pending))
+    batch = attrs.evolve(
+        batch,
+        results=batch.answered(results),
+        runnable=tuple(runnable),
+        pending=tuple(c.tool_call_id for c in pending),
+    )
     s = attrs.evolve(s, phase="tools", batch=batch)
     if pending:
         out.append(ToolApprovalRequired(tuple(pending), timestamp=ts))
@@ -354,7 +360,7 @@ def _grouped(s: LoopState) -> LoopState:
             current.append(call)
     if current:
         groups.append(tuple(current))
-    return attrs.evolve(s, batch=attrs.evolve(batch, groups=tuple(groups), runnable=()))
+    return s.with_batch(attrs.evolve(batch, groups=tuple(groups), runnable=()))
 
 
 def _answer(
@@ -375,7 +381,7 @@ def _next_group(s: LoopState, ts: int, out: Out) -> LoopState:
     batch = s.batch
     assert batch is not None
     if batch.groups and s.steering and s.config.steering_policy == "skip":
-        results = dict(batch.results)
+        results: dict[str, ToolResultMessage] = {}
         for group in batch.groups:
             for call in group:
                 text = (
@@ -383,7 +389,7 @@ def _next_group(s: LoopState, ts: int, out: Out) -> LoopState:
                     f"{call.tool_name!r} started, so it was not executed."
                 )
                 results[call.tool_call_id] = _answer(call, text, "SKIPPED_BY_STEERING", ts, out)
-        batch = attrs.evolve(batch, results=results, groups=())
+        batch = attrs.evolve(batch, results=batch.answered(results), groups=())
     if batch.groups:
         group, rest = batch.groups[0], batch.groups[1:]
         for call in group:
@@ -393,9 +399,9 @@ def _next_group(s: LoopState, ts: int, out: Out) -> LoopState:
                 )
             )
         out.append(ExecuteTools(group, parallel=len(group) > 1))
-        running = pmap({c.tool_call_id: c.tool_name for c in group})
-        return attrs.evolve(s, batch=attrs.evolve(batch, groups=rest, running=running))
-    s = _close_batch(attrs.evolve(s, batch=batch), ts, out)
+        running = frozenset(c.tool_call_id for c in group)
+        return s.with_batch(attrs.evolve(batch, groups=rest, running=running))
+    s = _close_batch(s.with_batch(batch), ts, out)
     return _call_model(s, "steer", ts, out)
 
 
@@ -403,7 +409,7 @@ def _close_batch(s: LoopState, ts: int, out: Out) -> LoopState:
     """Append every result in the order the model asked and end the turn."""
     batch, run = s.batch, s.run
     assert batch is not None and run is not None
-    ordered = tuple(batch.results[c.tool_call_id] for c in batch.calls)
+    ordered = tuple(_must(batch.result_of(c.tool_call_id)) for c in batch.calls)
     for r in ordered:
         out.append(AgentMessageStart("tool", r, timestamp=ts))
         out.append(AgentMessageEnd("tool", r, timestamp=ts))
@@ -416,17 +422,22 @@ def _close_batch(s: LoopState, ts: int, out: Out) -> LoopState:
     )
 
 
+def _must(result: ToolResultMessage | None) -> ToolResultMessage:
+    assert result is not None, "a batch closed with an unanswered call"
+    return result
+
+
 def _on_tool_result(s: LoopState, e: ToolResult, ts: int, out: Out) -> LoopState:
     batch = s.batch
-    if batch is None or e.tool_call_id not in batch.running:
-        out.append(_rejected(f"no running tool call has id {e.tool_call_id!r}", e))
+    call_id = e.tool_call_id
+    if batch is None or call_id not in batch.running:
+        out.append(_rejected(f"no running tool call has id {call_id!r}", e))
         return s
-    name = batch.running[e.tool_call_id]
-    result = ToolResultMessage(e.tool_call_id, name, e.result, e.is_error, e.details, timestamp=ts)
-    out.append(ToolExecutionEnd(e.tool_call_id, name, result, e.is_error, timestamp=ts))
-    results = batch.results.set(e.tool_call_id, result)
-    batch = attrs.evolve(batch, results=results, running=batch.running.remove(e.tool_call_id))
-    s = attrs.evolve(s, batch=batch)
+    name = batch.name_of(call_id)
+    result = ToolResultMessage(call_id, name, e.result, e.is_error, e.details, timestamp=ts)
+    out.append(ToolExecutionEnd(call_id, name, result, e.is_error, timestamp=ts))
+    batch = batch.answer(call_id, result)
+    s = s.with_batch(batch)
     if batch.running:
         return s
     assert s.run is not None
@@ -438,7 +449,7 @@ def _on_tool_result(s: LoopState, e: ToolResult, ts: int, out: Out) -> LoopState
 def _on_progress(s: LoopState, e: ToolProgress, ts: int, out: Out) -> LoopState:
     batch = s.batch
     if batch is not None and e.tool_call_id in batch.running:
-        name = batch.running[e.tool_call_id]
+        name = batch.name_of(e.tool_call_id)
         out.append(ToolExecutionUpdate(e.tool_call_id, name, e.progress, timestamp=ts))
     return s
 
@@ -451,8 +462,8 @@ def _on_approval(s: LoopState, e: ToolApproval, ts: int, out: Out) -> LoopState:
     decisions = {**batch.decisions, e.tool_call_id: (e.approved, e.reason)}
     batch = attrs.evolve(batch, decisions=decisions)
     if len(decisions) < len(batch.pending):
-        return attrs.evolve(s, batch=batch)
-    results = dict(batch.results)
+        return s.with_batch(batch)
+    results: dict[str, ToolResultMessage] = {}
     runnable = []
     for call in batch.runnable:
         approved, reason = decisions.get(call.tool_call_id, (True, None))
@@ -462,7 +473,9 @@ def _on_approval(s: LoopState, e: ToolApproval, ts: int, out: Out) -> LoopState:
             why = f": {reason}" if reason else "."
             text = f"The user rejected this call to {call.tool_name!r}{why} It was not executed."
             results[call.tool_call_id] = _answer(call, text, "REJECTED", ts, out)
-    batch = attrs.evolve(batch, results=results, runnable=tuple(runnable), pending=(), decisions={})
+    batch = attrs.evolve(
+        batch, results=batch.answered(results), runnable=tuple(runnable), pending=(), decisions={}
+    )
     deadline = run.deadline
     if deadline is not None and run.paused_at is not None:
         deadline += ts - run.paused_at
@@ -507,7 +520,7 @@ def _stop(s: LoopState, code: str, message: str, ts: int, out: Out) -> LoopState
         out.append(CancelTools(tuple(sorted(s.batch.running))))
     else:
         return _finish(s, reason, code, message, ts, out)
-    return attrs.evolve(s, run=attrs.evolve(run, stopping=(code, message)))
+    return s.with_run(attrs.evolve(run, stopping=(code, message)))
 
 
 def _finish(
@@ -519,16 +532,19 @@ def _finish(
     assert run is not None
     if reason == "aborted" and code == ErrorCode.TIMEOUT:
         reason = "error"
-    if s.batch is not None:
-        results = dict(s.batch.results)
-        for call in s.batch.calls:
-            if call.tool_call_id not in results:
+    batch = s.batch
+    if batch is not None:
+        results: dict[str, ToolResultMessage] = {}
+        for call in batch.calls:
+            if call.tool_call_id not in results and batch.result_of(call.tool_call_id) is None:
                 text = (
                     f"The call to {call.tool_name!r} was not completed: "
                     f"the run ended ({code}: {message})."
                 )
                 results[call.tool_call_id] = _answer(call, text, code or "ABORTED", ts, out)
-        s = _close_batch(attrs.evolve(s, batch=attrs.evolve(s.batch, results=results)), ts, out)
+        s = _close_batch(
+            s.with_batch(attrs.evolve(batch, results=batch.answered(results))), ts, out
+        )
     elif run.turn_open:
         out.append(TurnEnd(run.turn, timestamp=ts))
     back = run.inflight

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, TypeAlias
 
 import attrs
-from pyrsistent import PMap, PVector, pmap, pvector
+from pyrsistent import PVector, pvector
 
 from ._content import Usage
 from ._driver import Message, ThinkingLevel
@@ -72,10 +72,6 @@ class Limits:
         """These limits with every non-``None`` value in ``values`` replaced."""
         changes = {k: v for k, v in values.items() if v is not None}
         return attrs.evolve(self, **changes) if changes else self
-
-
-def _results_map(results: Mapping[str, ToolResultMessage]) -> PMap[str, ToolResultMessage]:
-    return results if isinstance(results, PMap) else pmap(results)
 
 
 def _tool_tuple(tools: Sequence[Tool]) -> tuple[Tool, ...]:
@@ -137,22 +133,77 @@ class LoopConfig:
             )
 
 
+def _positions(calls: tuple[Any, ...]) -> Mapping[str, int]:
+    positions: dict[str, int] = {}
+    for i, call in enumerate(calls):
+        positions.setdefault(call.tool_call_id, i)  # a repeated id shares its first slot
+    return positions
+
+
 @attrs.frozen(slots=True)
 class Batch:
     """The tool calls of one assistant message, in the order the model asked.
 
-    ``results`` maps call id -> ``ToolResultMessage``; ``groups`` are the runnable groups
-    not started yet; ``running`` maps the ids in flight to tool names; ``pending`` lists
-    the ids awaiting approval, with ``decisions`` made so far (id -> (approved, reason)).
+    ``results`` holds one slot per call id, in ``calls`` order: its ``ToolResultMessage``,
+    or ``None`` while unanswered (``positions`` maps call id -> slot; derived, never
+    changed; read results with ``result_of``). ``groups`` are the runnable groups not
+    started yet; ``running`` holds the ids in flight; ``pending`` lists the ids awaiting
+    approval, with ``decisions`` made so far (id -> (approved, reason)).
+
+    Containers are chosen for the per-result hot path: a ``pvector`` slot update and a
+    small ``frozenset`` rebuilt cost a fraction of pyrsistent's Python-level ``pmap``.
     """
 
     calls: tuple[Any, ...]
-    results: PMap[str, ToolResultMessage] = attrs.field(factory=pmap, converter=_results_map)
+    results: PVector[ToolResultMessage | None]
     runnable: tuple[Any, ...] = ()
     groups: tuple[tuple[Any, ...], ...] = ()
-    running: PMap[str, str] = attrs.field(factory=pmap)
+    running: frozenset[str] = frozenset()
     pending: tuple[str, ...] = ()
     decisions: Mapping[str, tuple[bool, str | None]] = attrs.field(factory=dict)
+    positions: Mapping[str, int] = attrs.field(
+        default=attrs.Factory(lambda self: _positions(self.calls), takes_self=True),
+        eq=False,
+        repr=False,
+    )
+
+    @classmethod
+    def of(cls, calls: tuple[Any, ...]) -> Batch:
+        """A batch of ``calls`` with no result yet."""
+        return cls(calls, pvector([None] * len(calls)))
+
+    def answered(self, results: Mapping[str, ToolResultMessage]) -> PVector[Any]:
+        """``self.results`` with ``results`` (call id -> result) filled in."""
+        if not results:
+            return self.results
+        slots = self.results.evolver()
+        positions = self.positions
+        for call_id, result in results.items():
+            slots[positions[call_id]] = result
+        return slots.persistent()
+
+    def result_of(self, call_id: str) -> ToolResultMessage | None:
+        """The result of call ``call_id``, ``None`` while it is unanswered."""
+        return self.results[self.positions[call_id]]
+
+    def answer(self, call_id: str, result: ToolResultMessage) -> Batch:
+        """This batch with running call ``call_id`` answered by ``result`` (hot path: built
+        directly, not evolved)."""
+        return Batch(
+            self.calls,
+            self.results.set(self.positions[call_id], result),
+            self.runnable,
+            self.groups,
+            self.running - {call_id},
+            self.pending,
+            self.decisions,
+            self.positions,
+        )
+
+    def name_of(self, call_id: str) -> str:
+        """The tool name of call ``call_id``."""
+        name: str = self.calls[self.positions[call_id]].tool_name
+        return name
 
 
 @attrs.frozen(slots=True)
@@ -192,6 +243,32 @@ class LoopState:
     run: Run | None = None
     batch: Batch | None = None
     error: tuple[str, str] | None = None
+
+    def with_batch(self, batch: Batch | None) -> LoopState:
+        """This state with ``batch`` (hot path: built directly, not evolved)."""
+        return LoopState(
+            self.config,
+            self.messages,
+            self.steering,
+            self.follow_ups,
+            self.phase,
+            self.run,
+            batch,
+            self.error,
+        )
+
+    def with_run(self, run: Run | None) -> LoopState:
+        """This state with ``run`` (built directly, not evolved)."""
+        return LoopState(
+            self.config,
+            self.messages,
+            self.steering,
+            self.follow_ups,
+            self.phase,
+            run,
+            self.batch,
+            self.error,
+        )
 
 
 def initial_loop_state(config: LoopConfig, messages: Sequence[Any] = ()) -> LoopState:
