@@ -20,11 +20,11 @@ A failure after the first chunk ends the message with a retryable ``CONNECTION_E
 (or what the error says): what was streamed stays streamed, and nothing is sent twice.
 A context-length error is reported as ``CONTEXT_OVERFLOW``.
 
-Cancellation: ``interrupt()`` stops the current call at once, also while it waits for the
-network or a backoff, and closes the HTTP response; ``receive`` then ends without further
-events (the engine records the interruption). It is idempotent, a no-op when idle, and
-must be called from the event loop that runs ``receive``. The driver runs one call at a
-time.
+Cancellation: ``interrupt()`` stops the current call at once: while the request is being
+opened or retried it cancels the task doing that (never the caller's task); once chunks
+flow it closes the HTTP response, which ends the read in progress. ``receive`` then ends
+without further events (the engine records the interruption). It is idempotent, a no-op
+when idle, and may be called from any thread. The driver runs one call at a time.
 """
 
 from __future__ import annotations
@@ -32,9 +32,8 @@ from __future__ import annotations
 import asyncio
 import os
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
-from contextlib import aclosing
-from typing import Any, TypeVar
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
 from urllib.parse import urlsplit
 
 import openai
@@ -57,8 +56,6 @@ _LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "0.0.0.0"})
 
 _Chunk = object
 """Chunks stay the SDK's decoded JSON: ``AsyncStream[object]`` skips its model building."""
-T = TypeVar("T")
-_INTERRUPTED = object()
 
 
 def _is_local(base_url: str | None) -> bool:
@@ -137,9 +134,7 @@ class OpenAIDriver:
         self._owns_client = client is None
         self._client = client or self._build_client(api_key, api_key_env, base_url)
         self.base_url = str(self._client.base_url)
-        self._task: asyncio.Task[Any] | None = None
-        self._waiting = False
-        self._interrupted = False
+        self._call: _Call | None = None
 
     def _build_client(
         self, api_key: str | None, api_key_env: str, base_url: str | None
@@ -174,25 +169,61 @@ class OpenAIDriver:
             await self._client.close()
 
     def interrupt(self) -> None:
-        """Stop the current call now; idempotent, a no-op when idle."""
-        if self._task is None or self._interrupted:
-            return
-        self._interrupted = True
-        if self._waiting:
-            self._task.cancel()
+        """Stop the current call promptly (idempotent; a no-op when idle; any thread)."""
+        call = self._call
+        if call is not None and not call.interrupted:
+            call.interrupted = True
+            call.loop.call_soon_threadsafe(call.stop)
 
     async def receive(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        """Stream one assistant message for ``request`` (see the module docstring)."""
-        self._task = asyncio.current_task()
-        self._interrupted = False
+        """Stream one assistant message for ``request`` (see the module docstring).
+
+        The hot loop is a plain ``async for`` over the SDK stream: ``interrupt`` reaches
+        it by closing the HTTP response, never by cancelling a read, so a chunk costs no
+        more than the SDK's own decoding plus ``ChunkMapper.feed``.
+        """
+        call = _Call()
+        self._call = call
         try:
-            async with aclosing(self._call(request)) as events:
-                async for event in events:
+            try:
+                body = self.build_body(request)
+            except AgentError as exc:
+                yield ErrorReceived(exc.message, exc.code.value, timestamp=self._clock())
+                return
+            opened = await self._open(call, body)
+            if opened is None or call.interrupted:
+                return
+            if isinstance(opened, Failure):
+                yield opened.to_event(self._clock())
+                return
+            clock = self._clock
+            mapper = ChunkMapper(model=body["model"], message_id=f"chatcmpl-{uuid.uuid4().hex}")
+            try:
+                for event in mapper.feed(_checked(opened.first), clock()):
                     yield event
-                    if self._interrupted:
+                    if call.interrupted:
                         return
+                async for chunk in opened.stream:
+                    if call.interrupted:
+                        return
+                    data = chunk if isinstance(chunk, dict) else _checked(chunk)
+                    for event in mapper.feed(data, clock()):
+                        yield event
+                        if call.interrupted:
+                            return
+            except Exception as exc:
+                if not call.interrupted:
+                    yield classify_openai_error(exc).to_event(clock())
+                return
+            if not call.interrupted:
+                for event in mapper.finish(clock()):
+                    yield event
         finally:
-            self._task = None
+            if self._call is call:
+                self._call = None
+            stream, call.stream = call.stream, None  # a late interrupt finds nothing to close
+            if stream is not None:
+                await stream.close()
 
     async def _options(self) -> Any:
         options: dict[str, Any] = {"max_retries": 0, "timeout": self.retry.timeout}
@@ -201,75 +232,65 @@ class OpenAIDriver:
             options["headers"] = {"Authorization": f"Bearer {key}"}
         return options
 
-    async def _call(self, request: ModelRequest) -> AsyncGenerator[StreamEvent, None]:
-        try:
-            body = self.build_body(request)
-        except AgentError as exc:
-            yield ErrorReceived(exc.message, exc.code.value, timestamp=self._clock())
-            return
-        streams: list[openai.AsyncStream[_Chunk]] = []
+    async def _open(self, call: _Call, body: dict[str, Any]) -> Opened[_Chunk] | Failure | None:
+        """Open the stream with retries in a task ``interrupt`` can cancel; None if it did.
+
+        Only this task is cancelled, never the caller's, so the caller's task is not left
+        with a pending cancellation; a cancellation of the caller itself propagates.
+        """
 
         async def start() -> AsyncIterator[_Chunk]:
+            options = await self._options()
             stream: openai.AsyncStream[_Chunk] = await self._client.post(
                 "/chat/completions",
                 body=body,
                 cast_to=object,
-                options=await self._options(),
+                options=options,
                 stream=True,
                 stream_cls=openai.AsyncStream[_Chunk],
             )
-            streams.append(stream)
+            call.stream = stream  # an earlier attempt's stream closed itself when it failed
             return stream
 
-        mapper = ChunkMapper(model=body["model"], message_id=f"chatcmpl-{uuid.uuid4().hex}")
+        call.opening = asyncio.ensure_future(
+            open_stream(start, _classify, self.retry, sleep=self._sleep)
+        )
         try:
-            opened = await self._wait(
-                lambda: open_stream(start, _classify, self.retry, sleep=self._sleep)
-            )
-            if isinstance(opened, Failure):
-                yield opened.to_event(self._clock())
-                return
-            if not isinstance(opened, Opened):
-                return  # interrupted
-            stream, chunk = opened.stream, opened.first
-            while True:
-                if not isinstance(chunk, dict):
-                    raise ValueError(f"expected a JSON object, got {type(chunk).__name__}")
-                for event in mapper.feed(chunk, self._clock()):
-                    yield event
-                try:
-                    chunk = await self._wait(lambda: anext(stream))
-                except StopAsyncIteration:
-                    break
-                if chunk is _INTERRUPTED:
-                    return
-            for event in mapper.finish(self._clock()):
-                yield event
-        except Exception as exc:
-            yield classify_openai_error(exc).to_event(self._clock())
-        finally:
-            for stream in streams:
-                await stream.close()
-
-    async def _wait(self, start: Callable[[], Awaitable[T]]) -> T | object:
-        """Await ``start()`` so that ``interrupt()`` can cut it short (``_INTERRUPTED``).
-
-        ``interrupt()`` cancels the task only while it is parked here, so the
-        cancellation lands in this frame and is withdrawn (``uncancel``) on the spot; a
-        cancellation from anyone else propagates as usual.
-        """
-        if self._interrupted:
-            return _INTERRUPTED
-        self._waiting = True
-        try:
-            return await start()
+            return await call.opening
         except asyncio.CancelledError:
-            task = self._task
-            if self._interrupted and task is not None and task.uncancel() == 0:
-                return _INTERRUPTED
+            task = asyncio.current_task()
+            if call.interrupted and (task is None or not task.cancelling()):
+                return None
             raise
         finally:
-            self._waiting = False
+            call.opening = None
+
+
+class _Call:
+    """What ``interrupt`` needs to reach: the call's loop, its opening task, its stream."""
+
+    __slots__ = ("closing", "interrupted", "loop", "opening", "stream")
+
+    def __init__(self) -> None:
+        self.loop = asyncio.get_running_loop()
+        self.opening: asyncio.Future[Opened[_Chunk] | Failure] | None = None
+        self.stream: openai.AsyncStream[_Chunk] | None = None
+        self.closing: asyncio.Task[None] | None = None
+        self.interrupted = False
+
+    def stop(self) -> None:
+        """Cancel the opening (request or backoff), or close the response being read."""
+        if self.opening is not None and not self.opening.done():
+            self.opening.cancel()
+        elif self.stream is not None and self.closing is None:
+            self.closing = self.loop.create_task(self.stream.close())
+
+
+def _checked(chunk: _Chunk) -> dict[str, Any]:
+    """``chunk`` if it is a JSON object; a ``data:`` line holding anything else is malformed."""
+    if not isinstance(chunk, dict):
+        raise ValueError(f"expected a JSON object, got {type(chunk).__name__}")
+    return chunk
 
 
 def _classify(exc: BaseException) -> Failure:
