@@ -43,9 +43,22 @@ from ._pricing import ModelPrice
 __all__ = ["AgentFold", "is_stream_input", "replay_journal"]
 
 
+_STREAM_CLASSES: dict[type[Any], bool] = {}
+_FAILURES = (ErrorReceived, Interrupt)
+
+
 def is_stream_input(event: Any) -> bool:
-    """Whether ``event`` is a stream-layer input (journaled and run through the core)."""
-    return LAYERS.get(getattr(event, "type", "")) == "stream"
+    """Whether ``event`` is a stream-layer input (journaled and run through the core).
+
+    The answer is cached per class when the class itself names its wire ``type``.
+    """
+    cls = type(event)
+    stream = _STREAM_CLASSES.get(cls)
+    if stream is None:
+        stream = LAYERS.get(getattr(event, "type", "")) == "stream"
+        if isinstance(getattr(cls, "type", None), str):
+            _STREAM_CLASSES[cls] = stream
+    return stream
 
 
 class AgentFold:
@@ -83,19 +96,24 @@ class AgentFold:
         if isinstance(event, ToolResult) and event.tool_call_id in self._loop_answered:
             self._loop_answered.discard(event.tool_call_id)
             return core, ()
-        replies = [o for o in core if isinstance(o, AssistantMessage)]
-        failure = isinstance(event, ErrorReceived | Interrupt)
-        order = [*replies, event] if failure else [event, *replies]
-        state, collected = self.state, list[Any]()
-        for item in order:
-            state, out = loop_processor(state, item)
-            collected.extend(out)
+        # the assembled replies reach the loop after the event, or before a failure
+        failure = isinstance(event, _FAILURES)
+        state, loop_out = (self.state, ()) if failure else loop_processor(self.state, event)
+        for output in core:
+            if isinstance(output, AssistantMessage):
+                state, more = loop_processor(state, output)
+                loop_out += more
+        if failure:
+            state, more = loop_processor(state, event)
+            loop_out += more
         self.state = state
-        self._note_loop_answers(event, collected)
-        return core, tuple(collected)
+        self._note_loop_answers(event, loop_out)
+        return core, loop_out
 
     def derived_results(self, loop_outputs: Iterable[Any]) -> list[ToolResult]:
         """``tool_result`` inputs for the calls the loop answered itself in these outputs."""
+        if not self._loop_answered:
+            return []
         return [
             ToolResult(
                 o.tool_call_id,
@@ -110,11 +128,9 @@ class AgentFold:
 
     def _note_loop_answers(self, event: Any, loop_outputs: Iterable[Any]) -> None:
         answered_by_input = event.tool_call_id if isinstance(event, ToolResult) else None
-        self._loop_answered.update(
-            o.tool_call_id
-            for o in loop_outputs
-            if isinstance(o, ToolExecutionEnd) and o.tool_call_id != answered_by_input
-        )
+        for o in loop_outputs:
+            if isinstance(o, ToolExecutionEnd) and o.tool_call_id != answered_by_input:
+                self._loop_answered.add(o.tool_call_id)
 
 
 def replay_journal(

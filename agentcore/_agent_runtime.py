@@ -60,7 +60,10 @@ from ._tool_runner import AbortSignal, ToolContext, run_tool
 
 __all__ = ["LoopRuntime", "replay_journal"]
 
-_EFFECTS = (CallModel, CancelModel, ExecuteTools, CancelTools, SetDeadline, AwaitApproval, Finish)
+_EFFECTS = frozenset(
+    (CallModel, CancelModel, ExecuteTools, CancelTools, SetDeadline, AwaitApproval, Finish)
+)
+"""The loop's effect requests (exact classes: the loop builds them)."""
 
 
 class LoopRuntime:
@@ -115,19 +118,24 @@ class LoopRuntime:
         """Record, journal and fold ``event``; deliver its outputs and perform the effects."""
         if getattr(event, "timestamp", 1) == 0:
             event = attrs.evolve(event, timestamp=self._clock())
+        self._fold_in(event)
+
+    def _fold_in(self, event: Any) -> None:
+        """``feed`` for an event already stamped (its timestamp is kept even if 0)."""
         self._backlog.append(event)
         if self._feeding:
             return
         self._feeding = True
         deliver = self._outlet.deliver
+        backlog, fold, inputs = self._backlog, self.fold, self.inputs
         try:
-            while self._backlog:
-                next_event = self._backlog.popleft()
-                self.inputs.append(next_event)
+            while backlog:
+                next_event = backlog.popleft()
+                inputs.append(next_event)
                 stream = is_stream_input(next_event)
                 if stream and self.journal is not None:
                     self.journal.append(self.agent_id, next_event)
-                core, outputs = self.fold.fold(next_event)
+                core, outputs = fold.fold(next_event)
                 if self.record_outputs:
                     self.core_outputs.extend(core)
                     self.outputs.extend(core)
@@ -139,16 +147,14 @@ class LoopRuntime:
                         self._answered = True
                     deliver(output)
                 for output in outputs:
-                    if isinstance(output, _EFFECTS):
+                    if type(output) in _EFFECTS:
                         self._perform(output)
                         continue
                     deliver(output)
-                    if isinstance(output, AgentMessageEnd) and isinstance(
-                        output.message, UserMessage
-                    ):
-                        self._backlog.append(output.message)  # it enters the conversation
+                    if type(output) is AgentMessageEnd and isinstance(output.message, UserMessage):
+                        backlog.append(output.message)  # it enters the conversation
                 # calls the loop answered itself reach the core layers as tool results
-                self._backlog.extend(self.fold.derived_results(outputs))
+                backlog.extend(fold.derived_results(outputs))
         finally:
             self._feeding = False
 
@@ -297,4 +303,12 @@ class LoopRuntime:
             self.feed(ToolResult(call_id, text, True, {"error_code": code}))
             return
         self._tools.pop(call_id, None)
-        self.feed(ToolResult(call_id, outcome.content, outcome.is_error, outcome.details))
+        self._fold_in(
+            ToolResult(
+                call_id,
+                outcome.content,
+                outcome.is_error,
+                outcome.details,
+                timestamp=self._clock(),
+            )
+        )
