@@ -6,7 +6,7 @@ import asyncio
 import json
 import pathlib
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import attrs
@@ -384,3 +384,112 @@ def test_input_json_deltas_carry_every_fragment() -> None:
         e.partial_json for e in events if isinstance(e, InputJsonDelta) and e.index == 0
     )
     assert json.loads(paris) == {"city": "Paris"}
+
+
+async def _interrupt_when(
+    driver: OpenAIDriver,
+    ready: Callable[[list[StreamEvent]], bool],
+    interrupt: Callable[[], Awaitable[object]] | None = None,
+) -> tuple[list[StreamEvent], float, int]:
+    """Consume ``receive`` until ``ready(events)``; interrupt; return events, delay, cancellations.
+
+    The cancellation count is read inside the consuming task after ``receive`` ended: an
+    interrupt must never leave the caller's own task with a pending cancellation.
+    """
+    events: list[StreamEvent] = []
+
+    async def consume() -> int:
+        async for event in driver.receive(REQUEST):
+            events.append(event)
+        task = asyncio.current_task()
+        assert task is not None
+        await asyncio.sleep(0)  # a leaked cancellation would be delivered here
+        return task.cancelling()
+
+    task = asyncio.create_task(consume())
+    while not ready(events):
+        await asyncio.sleep(0.005)
+    started = time.perf_counter()
+    if interrupt is None:
+        driver.interrupt()
+    else:
+        await interrupt()
+    cancelling = await task
+    return events, time.perf_counter() - started, cancelling
+
+
+def _streaming(events: list[StreamEvent]) -> bool:
+    return any(isinstance(e, TextDelta) for e in events)
+
+
+def test_interrupt_while_waiting_for_the_first_chunk_is_prompt() -> None:
+    async def main() -> tuple[list[StreamEvent], float, int, int]:
+        slow = sse_response(FIXTURES / "text.sse", pause=5.0)
+        async with ReplayServer([slow]) as server:
+            driver = driver_for(server)
+            result = await _interrupt_when(driver, lambda _: len(server.requests) == 1)
+            return (*result, len(server.requests))
+
+    events, took, cancelling, requests = asyncio.run(main())
+    assert (events, cancelling, requests) == ([], 0, 1)
+    assert took < 0.3
+
+
+def test_interrupt_during_a_retry_backoff_is_prompt_and_sends_nothing_more() -> None:
+    async def main() -> tuple[list[StreamEvent], float, int, int]:
+        async with ReplayServer([_error(503, "busy"), fixture("text.sse")]) as server:
+            driver = driver_for(server, retry=RetryPolicy(initial_delay=30.0, jitter=0.0))
+            result = await _interrupt_when(driver, lambda _: len(server.requests) == 1)
+            await asyncio.sleep(0.05)
+            return (*result, len(server.requests))
+
+    events, took, cancelling, requests = asyncio.run(main())
+    assert (events, cancelling, requests) == ([], 0, 1)
+    assert took < 0.3
+
+
+def test_interrupt_from_another_thread_closes_the_stream() -> None:
+    async def main() -> tuple[list[StreamEvent], float, int]:
+        slow = sse_response(FIXTURES / "text.sse", pause=0.5)
+        async with ReplayServer([slow]) as server:
+            driver = driver_for(server)
+
+            async def from_thread() -> None:
+                await asyncio.to_thread(driver.interrupt)
+
+            return await _interrupt_when(driver, _streaming, from_thread)
+
+    events, took, cancelling = asyncio.run(main())
+    assert [type(e) for e in events] == [MessageStart, TextDelta]
+    assert (took < 0.3, cancelling) == (True, 0)
+
+
+def test_interrupt_mid_stream_leaves_the_driver_reusable() -> None:
+    async def main() -> tuple[list[StreamEvent], int, str]:
+        slow = sse_response(FIXTURES / "text.sse", pause=0.5)
+        async with ReplayServer([slow, fixture("text.sse")]) as server:
+            driver = driver_for(server)
+            events, _, cancelling = await _interrupt_when(driver, _streaming)
+            again = assemble(await collect(driver)).text
+            return events, cancelling, again
+
+    events, cancelling, again = asyncio.run(main())
+    assert [type(e) for e in events] == [MessageStart, TextDelta]
+    assert (cancelling, again) == (0, "Hello, world!")
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(min_value=1, max_value=4))
+def test_a_drop_after_n_chunks_never_duplicates_text(kept: int) -> None:
+    """What arrived before a drop is streamed once, then one retryable error ends it."""
+
+    async def main() -> tuple[list[StreamEvent], int]:
+        dropped = sse_response(FIXTURES / "text.sse", reset_after=kept)
+        async with ReplayServer([dropped, fixture("text.sse")]) as server:
+            return await collect(driver_for(server)), len(server.requests)
+
+    events, requests = asyncio.run(main())
+    text = "".join(e.text for e in events if isinstance(e, TextDelta))
+    assert requests == 1 and "Hello, world!".startswith(text)
+    assert isinstance(events[-1], ErrorReceived) and events[-1].retryable
+    assert sum(isinstance(e, ErrorReceived) for e in events) == 1
