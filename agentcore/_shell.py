@@ -17,7 +17,7 @@ from typing import Any
 
 import attrs
 
-from ._delivery import EngineFailure, PresenterLane, report_to
+from ._delivery import EngineFailure, PresenterLane, Reporter, report_to
 from ._events import UserMessage
 from ._middleware import all_of
 from ._subscriptions import Handler, Subscriptions, Unsubscribe, parse_subscription
@@ -50,6 +50,31 @@ def stamp_message(message: Any, clock: Callable[[], int], id_factory: Callable[[
     return attrs.evolve(message, **changes) if changes else message
 
 
+class _CountedSubscriptions(Subscriptions):
+    """``Subscriptions`` that know how many handlers are subscribed, so an outlet with
+    none skips dispatch altogether (most outputs of a busy agent have no listener)."""
+
+    __slots__ = ("active",)
+
+    def __init__(self, report: Reporter) -> None:
+        super().__init__(report)
+        self.active = 0
+
+    def add(self, types: Iterable[str] | None, handler: Handler) -> Unsubscribe:
+        remove = super().add(types, handler)
+        self.active += 1
+        removed = False
+
+        def unsubscribe() -> None:
+            nonlocal removed
+            if not removed:
+                removed = True
+                self.active -= 1
+            remove()
+
+        return unsubscribe
+
+
 class Outlet:
     """Presenters, subscribers and the error channel of one agent.
 
@@ -68,15 +93,16 @@ class Outlet:
         self._error_handlers: tuple[Callable[[EngineFailure], object], ...] = ()
         self.report = report_to(lambda: self._error_handlers)
         self.lanes = tuple(PresenterLane(p, self.report, max_pending) for p in presenters)
-        self.subs = Subscriptions(self.report)
+        self.subs = _CountedSubscriptions(self.report)
         self.congested = False
 
     def deliver(self, output: Any) -> None:
-        agent_id = self.agent_id
         for lane in self.lanes:
-            if lane.deliver(agent_id, output):
+            if lane.deliver(self.agent_id, output):
                 self.congested = True
-        self.subs.dispatch(output)
+        subs = self.subs
+        if subs.active:
+            subs.dispatch(output)
 
     def subscribe(
         self,

@@ -1,0 +1,199 @@
+"""The hot-path shortcuts of the loop and its shell keep the behaviour of the slow paths.
+
+Direct constructors must equal ``attrs.evolve``; a batch's slot bookkeeping must answer
+like a map from call id; an outlet that skips dispatch with no subscriber must still
+reach every subscriber that is there.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pyrsistent import pvector
+
+from agentcore._agent_fold import is_stream_input
+from agentcore._loop_state import Batch, Run
+from agentcore._shell import Outlet
+from agentcore.events import (
+    AssistantMessage,
+    TextDelta,
+    ToolCallPart,
+    ToolResult,
+    ToolResultMessage,
+    UserMessage,
+)
+from agentcore.loop import (
+    AgentAbort,
+    AgentPrompt,
+    Limits,
+    LoopConfig,
+    LoopState,
+    ToolExecutionEnd,
+    history_problems,
+    initial_loop_state,
+    loop_processor,
+)
+from agentcore.tools import define_tool
+
+
+async def _noop(args: Any, ctx: Any) -> str:
+    return "ok"
+
+
+def _result(call_id: str) -> ToolResultMessage:
+    return ToolResultMessage(call_id, "t", f"r-{call_id}", False, None, timestamp=3)
+
+
+def _busy_state() -> LoopState:
+    """A state whose every field differs from its default."""
+    calls = (ToolCallPart("a", "t", {}), ToolCallPart("b", "t", {}))
+    return LoopState(
+        LoopConfig(),
+        pvector([UserMessage("u", "hi")]),
+        ("steer",),
+        ("follow",),
+        "tools",
+        Run(Limits(), 1, deadline=9, iterations=2, turn=2, turn_open=True),
+        Batch.of(calls),
+        ("CODE", "message"),
+    )
+
+
+def test_direct_state_constructors_equal_evolve() -> None:
+    s = _busy_state()
+    batch = attrs.evolve(s.batch, running=frozenset({"a"}))
+    run = Run(Limits(max_iterations=3), 7)
+    assert s.with_batch(batch) == attrs.evolve(s, batch=batch)
+    assert s.with_batch(None) == attrs.evolve(s, batch=None)
+    assert s.with_run(run) == attrs.evolve(s, run=run)
+    assert s.with_run(None) == attrs.evolve(s, run=None)
+
+
+def test_batch_answer_equals_evolve() -> None:
+    s = _busy_state()
+    assert s.batch is not None
+    batch = attrs.evolve(
+        s.batch,
+        runnable=s.batch.calls,
+        groups=((s.batch.calls[1],),),
+        running=frozenset({"a", "b"}),
+        pending=("b",),
+        decisions={"b": (True, None)},
+    )
+    answered = batch.answer("a", _result("a"))
+    expected = attrs.evolve(
+        batch, results=batch.results.set(0, _result("a")), running=frozenset({"b"})
+    )
+    assert answered == expected
+    assert answered.positions is batch.positions
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.sampled_from(["a", "b", "c", "d"]), min_size=1, max_size=6),
+    st.data(),
+)
+def test_batch_slots_answer_like_a_map(ids: list[str], data: st.DataObject) -> None:
+    """Whatever the order and repeats of call ids, slots behave as a map id -> result."""
+    batch = Batch.of(tuple(ToolCallPart(i, "t", {}) for i in ids))
+    model: dict[str, ToolResultMessage] = {}
+    for call_id in data.draw(st.lists(st.sampled_from(ids), max_size=8), "answers"):
+        result = _result(call_id)
+        if data.draw(st.booleans(), "one at a time?"):
+            batch = batch.answer(call_id, result)
+        else:
+            batch = attrs.evolve(batch, results=batch.answered({call_id: result}))
+        model[call_id] = result
+    for call_id in ids:
+        assert batch.result_of(call_id) == model.get(call_id)
+        assert batch.name_of(call_id) == "t"
+
+
+def test_repeated_call_id_is_answered_once_and_closed_everywhere() -> None:
+    """A model that repeats a call id gets one run and the one result for each mention."""
+    config = LoopConfig(tools=[define_tool("t", "t", {"type": "object"}, _noop)])
+    s, _ = loop_processor(initial_loop_state(config), _prompt())
+    calls = [ToolCallPart("x", "t", {}), ToolCallPart("x", "t", {})]
+    s, _ = loop_processor(s, AssistantMessage("m", "model", calls, stop_reason="tool_use"))
+    assert s.batch is not None and s.batch.running == frozenset({"x"})
+    s, out = loop_processor(s, ToolResult("x", "done", timestamp=5))
+    assert [o.tool_call_id for o in out if isinstance(o, ToolExecutionEnd)] == ["x"]
+    results = [m for m in s.messages if isinstance(m, ToolResultMessage)]
+    assert [r.result for r in results] == ["done", "done"]
+
+
+def _prompt() -> AgentPrompt:
+    return AgentPrompt([UserMessage("u1", "go")], timestamp=1)
+
+
+def test_abort_answers_unstarted_and_running_calls_from_slots() -> None:
+    config = LoopConfig(
+        tools=[define_tool("t", "t", {"type": "object"}, _noop, sequential=True)],
+        limits=Limits(),
+    )
+    s, _ = loop_processor(initial_loop_state(config), _prompt())
+    calls = [ToolCallPart(i, "t", {}) for i in ("p", "q", "r")]
+    s, _ = loop_processor(s, AssistantMessage("m", "model", calls, stop_reason="tool_use"))
+    s, _ = loop_processor(s, ToolResult("p", "one", timestamp=5))
+    s, out = loop_processor(s, AgentAbort(timestamp=6))
+    s, out = loop_processor(s, ToolResult("q", "late", timestamp=7))
+    ended = [o.tool_call_id for o in out if isinstance(o, ToolExecutionEnd)]
+    assert ended == ["q", "r"]
+    results = [m.result for m in s.messages if isinstance(m, ToolResultMessage)]
+    assert results[:2] == ["one", "late"] and "not completed" in str(results[2])
+    assert s.phase == "idle" and history_problems(list(s.messages)) == []
+
+
+def test_outlet_reaches_subscribers_and_skips_dispatch_without_them() -> None:
+    outlet = Outlet("a", (), 10)
+    seen: list[Any] = []
+    outlet.deliver("nobody listens")
+    remove = outlet.subscribe(seen.append)
+    typed = outlet.subscribe("text_delta", seen.append)
+    delta = TextDelta("x", 0)
+    outlet.deliver(delta)
+    assert seen == [delta, delta]
+    remove()
+    remove()  # idempotent: the count must not drop twice
+    outlet.deliver(delta)
+    assert seen == [delta, delta, delta]
+    typed()
+    outlet.deliver(delta)
+    again = outlet.subscribe(seen.append)
+    outlet.deliver("late")
+    assert seen == [delta, delta, delta, "late"]
+    again()
+
+
+def test_subscriber_added_by_a_subscriber_starts_with_the_next_output() -> None:
+    outlet = Outlet("a", (), 10)
+    seen: list[Any] = []
+
+    def first(output: Any) -> None:
+        seen.append(("first", output))
+        if output == 1:
+            outlet.subscribe(lambda o: seen.append(("second", o)))
+
+    outlet.subscribe(first)
+    outlet.deliver(1)
+    outlet.deliver(2)
+    assert seen == [("first", 1), ("first", 2), ("second", 2)]
+
+
+class _Odd:
+    """Not an event class: its ``type`` lives on the instance, so no per-class caching."""
+
+    def __init__(self, kind: str) -> None:
+        self.type = kind
+
+
+def test_stream_input_check_by_class_and_instance() -> None:
+    assert is_stream_input(TextDelta("x", 0))
+    assert is_stream_input(ToolResult("c", "r"))
+    assert not is_stream_input(_prompt())
+    assert is_stream_input(_Odd("text_delta"))
+    assert not is_stream_input(_Odd("agent_prompt"))
+    assert not is_stream_input(object())
