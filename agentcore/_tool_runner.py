@@ -76,15 +76,18 @@ async def run_tool(tool: Tool, args: Mapping[str, Any], ctx: ToolContext) -> Too
     is not text/JSON/images, or exceeds ``tool.timeout``. ``asyncio.CancelledError``
     propagates so the runtime can answer the call itself with an abort result.
     """
-    deadline = asyncio.timeout(tool.timeout)  # no deadline when the tool has no timeout
+    deadline = None if tool.timeout is None else asyncio.timeout(tool.timeout)
     try:
         built = tool.build_args(args)
-        async with deadline:
+        if deadline is None:
             value = await tool.execute(built, ctx)
+        else:
+            async with deadline:
+                value = await tool.execute(built, ctx)
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # a failing tool never takes the loop down
-        if isinstance(exc, TimeoutError) and deadline.expired():
+        if isinstance(exc, TimeoutError) and deadline is not None and deadline.expired():
             return _error(
                 f"Tool {tool.name!r} timed out after {tool.timeout:g} s and was stopped.",
                 ErrorCode.TOOL_EXECUTION_ERROR,

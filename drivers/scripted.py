@@ -116,8 +116,10 @@ class ScriptedDriver:
             self._wake = None
 
     async def _play(self, items: list[ScriptItem]) -> AsyncIterator[StreamEvent]:
+        delay = self._delay
         for item in items:
-            await self._wait(self._delay)
+            if delay > 0:
+                await self._wait(delay)
             if self._interrupted:
                 return
             if isinstance(item, Pause):
@@ -126,8 +128,28 @@ class ScriptedDriver:
             if isinstance(item, BaseException):
                 raise item
             if item.timestamp == 0:
-                item = attrs.evolve(item, timestamp=self._clock())
+                item = _stamped(item, self._clock())
             yield item
+
+
+_LAYOUTS: dict[type[Any], tuple[tuple[str, ...], tuple[tuple[str, str], ...]]] = {}
+
+
+def _stamped(event: StreamEvent, timestamp: int) -> StreamEvent:
+    """``attrs.evolve(event, timestamp=timestamp)`` by a direct constructor call (this runs
+    for every scripted event; evolve re-reads the class's fields each time)."""
+    cls: Any = type(event)
+    layout = _LAYOUTS.get(cls)
+    if layout is None:
+        fields = [a for a in attrs.fields(cls) if a.init and a.name != "timestamp"]
+        positional = tuple(a.name for a in fields if not a.kw_only)
+        keywords = tuple((a.name, a.alias) for a in fields if a.kw_only)
+        layout = _LAYOUTS[cls] = (positional, keywords)
+    positional, keywords = layout
+    values = [getattr(event, name) for name in positional]
+    extra = {alias: getattr(event, name) for name, alias in keywords}
+    stamped: StreamEvent = cls(*values, **extra, timestamp=timestamp)
+    return stamped
 
 
 def text_turn(

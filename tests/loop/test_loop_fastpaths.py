@@ -19,10 +19,19 @@ from agentcore._loop_state import Batch, Run
 from agentcore._shell import Outlet
 from agentcore.events import (
     AssistantMessage,
+    ErrorReceived,
+    InputJsonDelta,
+    MessageDelta,
+    MessageStart,
+    MessageStop,
     TextDelta,
+    ThinkingDelta,
     ToolCallPart,
     ToolResult,
     ToolResultMessage,
+    ToolUseStart,
+    ToolUseStop,
+    Usage,
     UserMessage,
 )
 from agentcore.loop import (
@@ -37,6 +46,7 @@ from agentcore.loop import (
     loop_processor,
 )
 from agentcore.tools import define_tool
+from drivers.scripted import _stamped
 
 
 async def _noop(args: Any, ctx: Any) -> str:
@@ -197,3 +207,19 @@ def test_stream_input_check_by_class_and_instance() -> None:
     assert is_stream_input(_Odd("text_delta"))
     assert not is_stream_input(_Odd("agent_prompt"))
     assert not is_stream_input(object())
+
+
+def test_scripted_stamping_equals_evolve() -> None:
+    events = [
+        MessageStart("m", "model"),
+        TextDelta("t", 1),
+        ThinkingDelta("th", 0, signature="sig", redacted_data="r"),
+        ToolUseStart("c", "t", 2),
+        InputJsonDelta("{}", 2),
+        ToolUseStop("c", 2),
+        MessageDelta("tool_use", Usage(input_tokens=3, output_tokens=4)),
+        MessageStop("end_turn"),
+        ErrorReceived("boom", "PROVIDER_ERROR"),
+    ]
+    for event in events:
+        assert _stamped(event, 7) == attrs.evolve(event, timestamp=7)
