@@ -187,7 +187,6 @@ def _call_model(s: LoopState, queue: str, ts: int, out: Out) -> LoopState:
     mode = s.config.steering_mode if steering else s.config.follow_up_mode
     taken = pending if mode == "all" else pending[:1]
     rest = pending[len(taken) :]
-    s = attrs.evolve(s, steering=rest) if steering else attrs.evolve(s, follow_ups=rest)
     turn = run.turn + 1
     out.append(TurnStart(turn, timestamp=ts))
     for m in taken:
@@ -201,7 +200,7 @@ def _call_model(s: LoopState, queue: str, ts: int, out: Out) -> LoopState:
     request = ModelRequest(
         context,
         cfg.system_prompt,
-        tuple(t.spec for t in cfg.tools),
+        cfg.tool_specs,
         cfg.model,
         cfg.thinking_level,
         cfg.max_output_tokens,
@@ -217,7 +216,9 @@ def _call_model(s: LoopState, queue: str, ts: int, out: Out) -> LoopState:
         streaming=False,
         awaiting_error=False,
     )
-    return attrs.evolve(s, phase="model", run=run)
+    if steering:
+        return attrs.evolve(s, phase="model", run=run, steering=rest)
+    return attrs.evolve(s, phase="model", run=run, follow_ups=rest)
 
 
 def _on_message_start(s: LoopState, e: MessageStart, ts: int, out: Out) -> LoopState:

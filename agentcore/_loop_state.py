@@ -20,7 +20,7 @@ import attrs
 from pyrsistent import PVector, pvector
 
 from ._content import Usage
-from ._driver import Message, ThinkingLevel
+from ._driver import Message, ThinkingLevel, ToolSpec
 from ._errors import ConfigurationError
 from ._events import AssistantMessage, ToolResultMessage, UserMessage
 from ._pricing import ModelPrice
@@ -114,6 +114,8 @@ class LoopConfig:
     temperature: float | None = None
     price: ModelPrice | None = None
     tools_by_name: Mapping[str, Tool] = attrs.field(init=False)
+    tool_specs: tuple[ToolSpec, ...] = attrs.field(init=False)
+    """What every model request says about the tools (built once, not per call)."""
 
     def __attrs_post_init__(self) -> None:
         by_name: dict[str, Tool] = {}
@@ -122,6 +124,7 @@ class LoopConfig:
                 raise ConfigurationError(f"two tools are named {t.name!r}; names must be unique")
             by_name[t.name] = t
         object.__setattr__(self, "tools_by_name", by_name)
+        object.__setattr__(self, "tool_specs", tuple(t.spec for t in self.tools))
         self.check_limits(self.limits)
 
     def check_limits(self, limits: Limits) -> None:

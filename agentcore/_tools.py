@@ -84,6 +84,8 @@ class Tool:
 
     def validation_errors(self, args: Mapping[str, Any]) -> list[str]:
         """One line per schema violation (``at $.path: message``), sorted; empty if valid."""
+        if self._validator.is_valid(args):  # the common case: stop at the first error
+            return []
         errors = sorted(self._validator.iter_errors(args), key=lambda e: list(e.absolute_path))
         return [f"at {_json_path(e.absolute_path)}: {e.message}" for e in errors]
 
