@@ -10,7 +10,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol
 
-from ._journal import Journal, JournalEntry, read_jsonl
+from ._journal import Journal, JournalEntry, entry_blocks, read_jsonl
 
 __all__ = [
     "JournalSource",
@@ -67,6 +67,13 @@ def replay(
     """
     machine = machine_factory()
     process = machine.process
+    if isinstance(source, str | os.PathLike):
+        # the hot path: a file's entries a block at a time, as plain tuples
+        for entries in entry_blocks(source, agent_id=agent_id, named=False):
+            for entry_agent, _seq, event in entries:
+                for output in process(entry_agent, event):
+                    yield entry_agent, output
+        return
     for entry_agent, _seq, event in entries_of(source, agent_id):
         for output in process(entry_agent, event):
             yield entry_agent, output
