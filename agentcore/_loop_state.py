@@ -46,11 +46,16 @@ ToolExecution: TypeAlias = Literal["parallel", "sequential"]
 Phase: TypeAlias = Literal["idle", "model", "tools", "approval"]
 
 
+_PROVIDER_KINDS = (UserMessage, AssistantMessage, ToolResultMessage)
+
+
 def default_convert_to_llm(messages: Sequence[Any]) -> tuple[Message, ...]:
-    """Keep the messages providers understand; custom kinds stay in history only."""
-    return tuple(
-        m for m in messages if isinstance(m, UserMessage | AssistantMessage | ToolResultMessage)
-    )
+    """Keep the messages providers understand; custom kinds stay in history only.
+
+    Runs over the whole history before every model call, so it is kept lean: a list
+    comprehension and a tuple of classes (a union in ``isinstance`` is ~3x slower).
+    """
+    return tuple([m for m in messages if isinstance(m, _PROVIDER_KINDS)])
 
 
 def _positive(_: object, attribute: attrs.Attribute[Any], value: Any) -> None:
