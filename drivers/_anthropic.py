@@ -51,7 +51,8 @@ from agentcore.events import (
 
 from ._anthropic_request import build_params
 from ._base import ApiKeySource, Failure, failure_from_status, now_ms, resolve_api_key
-from ._retry import Opened, RetryPolicy, open_stream
+from ._call import StreamCall
+from ._retry import RetryPolicy
 
 __all__ = ["AnthropicDriver", "STOP_REASONS", "StreamMapper", "classify"]
 
@@ -71,6 +72,11 @@ _USAGE_KEYS = (
     ("output_tokens", "output_tokens"),
     ("cache_read_input_tokens", "cache_read_tokens"),
     ("cache_creation_input_tokens", "cache_write_tokens"),
+)
+
+
+_CUT_SHORT = Failure(
+    ErrorCode.CONNECTION_ERROR, "the Anthropic stream ended before message_stop", True
 )
 
 
@@ -180,25 +186,6 @@ def classify(exc: BaseException) -> Failure:
     return Failure(ErrorCode.DRIVER_ERROR, f"{type(exc).__name__}: {exc}", False)
 
 
-class _Call:
-    """What ``interrupt`` needs to reach: the call's loop, its opening task, its response."""
-
-    __slots__ = ("closing", "interrupted", "loop", "opening", "response")
-
-    def __init__(self) -> None:
-        self.loop = asyncio.get_running_loop()
-        self.opening: asyncio.Future[Opened[dict[str, Any]] | Failure] | None = None
-        self.response: httpx2.Response | None = None
-        self.closing: asyncio.Task[None] | None = None
-        self.interrupted = False
-
-    def stop(self) -> None:
-        if self.opening is not None and not self.opening.done():
-            self.opening.cancel()
-        elif self.response is not None and self.closing is None:
-            self.closing = self.loop.create_task(self.response.aclose())
-
-
 async def _decoded(response: httpx2.Response) -> AsyncIterator[dict[str, Any]]:
     """The SDK's SSE decoding of ``response``, as dicts; an ``error`` event raises."""
     try:
@@ -275,7 +262,7 @@ class AnthropicDriver:
         self._retry = retry or RetryPolicy()
         self._clock = clock
         self._sleep = sleep
-        self._call: _Call | None = None
+        self._call: StreamCall | None = None
 
     async def aclose(self) -> None:
         """Close the HTTP client if this driver built it; a client passed in is the caller's.
@@ -289,15 +276,13 @@ class AnthropicDriver:
     def interrupt(self) -> None:
         """Stop the current call promptly (idempotent; a no-op when idle; any thread)."""
         call = self._call
-        if call is not None and not call.interrupted:
-            call.interrupted = True
-            call.loop.call_soon_threadsafe(call.stop)
+        if call is not None:
+            call.interrupt()
 
     async def receive(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         """Stream one assistant message for ``request`` (see the class docstring)."""
-        call = _Call()
+        call = StreamCall()
         self._call = call
-        stream: AsyncIterator[dict[str, Any]] | None = None
         try:
             try:
                 params = build_params(
@@ -309,25 +294,40 @@ class AnthropicDriver:
             except AgentError as exc:
                 yield ErrorReceived(exc.message, exc.code.value, timestamp=self._clock())
                 return
-            opened = await self._open(call, params)
+            opened = await call.open(
+                self._starter(call, params), classify, self._retry, sleep=self._sleep
+            )
             if opened is None:
                 return
             if isinstance(opened, Failure):
                 yield opened.to_event(self._clock())
                 return
-            stream = opened.stream
-            async for event in self._events(call, opened):
+            mapper = StreamMapper(self._clock)
+            event = mapper.feed(opened.first)
+            if event is not None:
                 yield event
+            try:
+                async for data in opened.stream:
+                    if call.interrupted:
+                        return
+                    event = mapper.feed(data)
+                    if event is not None:
+                        yield event
+            except Exception as exc:
+                if not call.interrupted:
+                    yield classify(exc).to_event(self._clock())
+                return
+            if not mapper.finished and not call.interrupted:
+                yield _CUT_SHORT.to_event(self._clock())
         finally:
             if self._call is call:
                 self._call = None
-            if stream is not None:
-                await stream.aclose()  # type: ignore[attr-defined]
+            await call.aclose()
 
-    async def _open(
-        self, call: _Call, params: dict[str, Any]
-    ) -> Opened[dict[str, Any]] | Failure | None:
-        """Open the stream with retries in a task ``interrupt`` can cancel; None if it did."""
+    def _starter(
+        self, call: StreamCall, params: dict[str, Any]
+    ) -> Callable[[], Awaitable[AsyncIterator[dict[str, Any]]]]:
+        """One attempt: a fresh key if ``get_api_key`` is set, the request, the response."""
 
         async def start() -> AsyncIterator[dict[str, Any]]:
             client = self._client
@@ -336,44 +336,7 @@ class AnthropicDriver:
             raw = await client.messages.with_raw_response.create(
                 **params, stream=True, timeout=self._retry.timeout
             )
-            call.response = raw.http_response
+            call.attach(raw.http_response.aclose)
             return _decoded(raw.http_response)
 
-        call.opening = asyncio.ensure_future(
-            open_stream(start, classify, self._retry, sleep=self._sleep)
-        )
-        try:
-            return await call.opening
-        except asyncio.CancelledError:
-            task = asyncio.current_task()
-            if call.interrupted and (task is None or not task.cancelling()):
-                return None
-            raise
-
-    async def _events(
-        self, call: _Call, opened: Opened[dict[str, Any]]
-    ) -> AsyncIterator[StreamEvent]:
-        if call.interrupted:  # the call opened just as interrupt() was asked for
-            return
-        mapper = StreamMapper(self._clock)
-        event = mapper.feed(opened.first)
-        if event is not None:
-            yield event
-        try:
-            async for data in opened.stream:
-                if call.interrupted:
-                    return
-                event = mapper.feed(data)
-                if event is not None:
-                    yield event
-        except Exception as exc:
-            if not call.interrupted:
-                yield classify(exc).to_event(self._clock())
-            return
-        if not mapper.finished and not call.interrupted:
-            yield ErrorReceived(
-                "the Anthropic stream ended before message_stop",
-                ErrorCode.CONNECTION_ERROR.value,
-                retryable=True,
-                timestamp=self._clock(),
-            )
+        return start

@@ -43,19 +43,17 @@ from agentcore.errors import AgentError, ConfigurationError, ErrorCode
 from agentcore.events import ErrorReceived, StreamEvent
 
 from ._base import ApiKeySource, Failure, failure_from_status, now_ms, resolve_api_key
+from ._call import StreamCall
 from ._openai_request import build_body
 from ._openai_stream import ChunkMapper
-from ._retry import Opened, RetryPolicy, open_stream
+from ._retry import RetryPolicy
 
-__all__ = ["NO_KEY", "OpenAIDriver", "classify_openai_error"]
+__all__ = ["NO_KEY", "OpenAIDriver", "classify_openai_error", "sse_starter"]
 
 NO_KEY = "not-needed"
 """The placeholder key sent to local servers, which ignore it."""
 
 _LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "0.0.0.0"})
-
-_Chunk = object
-"""Chunks stay the SDK's decoded JSON: ``AsyncStream[object]`` skips its model building."""
 
 
 def _is_local(base_url: str | None) -> bool:
@@ -134,7 +132,7 @@ class OpenAIDriver:
         self._owns_client = client is None
         self._client = client or self._build_client(api_key, api_key_env, base_url)
         self.base_url = str(self._client.base_url)
-        self._call: _Call | None = None
+        self._call: StreamCall | None = None
 
     def _build_client(
         self, api_key: str | None, api_key_env: str, base_url: str | None
@@ -171,9 +169,8 @@ class OpenAIDriver:
     def interrupt(self) -> None:
         """Stop the current call promptly (idempotent; a no-op when idle; any thread)."""
         call = self._call
-        if call is not None and not call.interrupted:
-            call.interrupted = True
-            call.loop.call_soon_threadsafe(call.stop)
+        if call is not None:
+            call.interrupt()
 
     async def receive(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         """Stream one assistant message for ``request`` (see the module docstring).
@@ -182,7 +179,7 @@ class OpenAIDriver:
         it by closing the HTTP response, never by cancelling a read, so a chunk costs no
         more than the SDK's own decoding plus ``ChunkMapper.feed``.
         """
-        call = _Call()
+        call = StreamCall()
         self._call = call
         try:
             try:
@@ -190,8 +187,18 @@ class OpenAIDriver:
             except AgentError as exc:
                 yield ErrorReceived(exc.message, exc.code.value, timestamp=self._clock())
                 return
-            opened = await self._open(call, body)
-            if opened is None or call.interrupted:
+            start = sse_starter(
+                self._client,
+                "/chat/completions",
+                body,
+                timeout=self.retry.timeout,
+                get_api_key=self._get_api_key,
+                call=call,
+            )
+            opened = await call.open(
+                start, _classify, self.retry, sleep=self._sleep, check=_checked
+            )
+            if opened is None:
                 return
             if isinstance(opened, Failure):
                 yield opened.to_event(self._clock())
@@ -221,72 +228,45 @@ class OpenAIDriver:
         finally:
             if self._call is call:
                 self._call = None
-            stream, call.stream = call.stream, None  # a late interrupt finds nothing to close
-            if stream is not None:
-                await stream.close()
+            await call.aclose()
 
-    async def _options(self) -> Any:
-        options: dict[str, Any] = {"max_retries": 0, "timeout": self.retry.timeout}
-        if self._get_api_key is not None:
-            key = await resolve_api_key(self._get_api_key)
+
+def sse_starter(
+    client: openai.AsyncOpenAI,
+    path: str,
+    body: dict[str, Any],
+    *,
+    timeout: float | None,
+    get_api_key: ApiKeySource | None,
+    call: StreamCall,
+) -> Callable[[], Awaitable[openai.AsyncStream[object]]]:
+    """One attempt of a streamed POST of ``body`` to ``path``, for ``StreamCall.open``.
+
+    Each attempt asks ``get_api_key`` afresh (its key wins over the client's) and attaches
+    the response to ``call`` so that ``interrupt`` can close it. Items stay the SDK's
+    decoded JSON: ``AsyncStream[object]`` skips its pydantic model building.
+    """
+
+    async def start() -> openai.AsyncStream[object]:
+        options: Any = {"max_retries": 0, "timeout": timeout}
+        if get_api_key is not None:
+            key = await resolve_api_key(get_api_key)
             options["headers"] = {"Authorization": f"Bearer {key}"}
-        return options
-
-    async def _open(self, call: _Call, body: dict[str, Any]) -> Opened[_Chunk] | Failure | None:
-        """Open the stream with retries in a task ``interrupt`` can cancel; None if it did.
-
-        Only this task is cancelled, never the caller's, so the caller's task is not left
-        with a pending cancellation; a cancellation of the caller itself propagates.
-        """
-
-        async def start() -> AsyncIterator[_Chunk]:
-            options = await self._options()
-            stream: openai.AsyncStream[_Chunk] = await self._client.post(
-                "/chat/completions",
-                body=body,
-                cast_to=object,
-                options=options,
-                stream=True,
-                stream_cls=openai.AsyncStream[_Chunk],
-            )
-            call.stream = stream  # an earlier attempt's stream closed itself when it failed
-            return stream
-
-        call.opening = asyncio.ensure_future(
-            open_stream(start, _classify, self.retry, sleep=self._sleep)
+        stream: openai.AsyncStream[object] = await client.post(
+            path,
+            body=body,
+            cast_to=object,
+            options=options,
+            stream=True,
+            stream_cls=openai.AsyncStream[object],
         )
-        try:
-            return await call.opening
-        except asyncio.CancelledError:
-            task = asyncio.current_task()
-            if call.interrupted and (task is None or not task.cancelling()):
-                return None
-            raise
-        finally:
-            call.opening = None
+        call.attach(stream.close)
+        return stream
+
+    return start
 
 
-class _Call:
-    """What ``interrupt`` needs to reach: the call's loop, its opening task, its stream."""
-
-    __slots__ = ("closing", "interrupted", "loop", "opening", "stream")
-
-    def __init__(self) -> None:
-        self.loop = asyncio.get_running_loop()
-        self.opening: asyncio.Future[Opened[_Chunk] | Failure] | None = None
-        self.stream: openai.AsyncStream[_Chunk] | None = None
-        self.closing: asyncio.Task[None] | None = None
-        self.interrupted = False
-
-    def stop(self) -> None:
-        """Cancel the opening (request or backoff), or close the response being read."""
-        if self.opening is not None and not self.opening.done():
-            self.opening.cancel()
-        elif self.stream is not None and self.closing is None:
-            self.closing = self.loop.create_task(self.stream.close())
-
-
-def _checked(chunk: _Chunk) -> dict[str, Any]:
+def _checked(chunk: object) -> dict[str, Any]:
     """``chunk`` if it is a JSON object; a ``data:`` line holding anything else is malformed."""
     if not isinstance(chunk, dict):
         raise ValueError(f"expected a JSON object, got {type(chunk).__name__}")

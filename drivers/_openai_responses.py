@@ -22,10 +22,11 @@ error (a dropped connection: retryable ``CONNECTION_ERROR``, also when the strea
 without ``response.completed``); what was streamed stays, nothing is sent twice. A
 context-length error is ``CONTEXT_OVERFLOW``.
 
-Cancellation: ``interrupt()`` stops the current call at once, also while it waits for the
-network or a backoff, and closes the HTTP response; ``receive`` then ends without further
-events. It is idempotent, a no-op when idle, and must be called from the event loop that
-runs ``receive``. The driver runs one call at a time.
+Cancellation (``drivers._call.StreamCall``): ``interrupt()`` stops the current call at
+once: while the request is being opened or retried it cancels the task doing that (never
+the caller's task); once events flow it closes the HTTP response, which ends the read in
+progress. ``receive`` then ends without further events. It is idempotent, a no-op when
+idle, and may be called from any thread. The driver runs one call at a time.
 """
 
 from __future__ import annotations
@@ -33,9 +34,8 @@ from __future__ import annotations
 import asyncio
 import os
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
-from contextlib import aclosing
-from typing import Any, TypeVar
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
 
 import openai
 
@@ -43,17 +43,19 @@ from agentcore import ModelRequest, ThinkingLevel
 from agentcore.errors import AgentError, ConfigurationError, ErrorCode
 from agentcore.events import ErrorReceived, StreamEvent
 
-from ._base import ApiKeySource, Failure, failure_from_status, now_ms, resolve_api_key
+from ._base import ApiKeySource, Failure, failure_from_status, now_ms
+from ._call import StreamCall
+from ._openai import NO_KEY, classify_openai_error, sse_starter
 from ._openai_responses_request import build_body
 from ._openai_responses_stream import ResponseEventMapper
-from ._retry import Opened, RetryPolicy, open_stream
-from .openai import NO_KEY, classify_openai_error
+from ._retry import RetryPolicy
 
 __all__ = ["OpenAIResponsesDriver", "classify"]
 
-T = TypeVar("T")
-_INTERRUPTED = object()
 _Event = dict[str, Any]
+_CUT_SHORT = Failure(
+    ErrorCode.CONNECTION_ERROR, "the Responses stream ended before response.completed", True
+)
 
 
 class _StreamError(Exception):
@@ -74,14 +76,13 @@ def classify(exc: BaseException) -> Failure:
     return classify_openai_error(exc)
 
 
-async def _decoded(stream: openai.AsyncStream[object]) -> AsyncIterator[_Event]:
-    """The SDK's decoded events as dicts; an ``error`` event raises ``_StreamError``."""
-    async for event in stream:
-        if not isinstance(event, dict):
-            raise ValueError(f"expected a JSON object, got {type(event).__name__}")
-        if event.get("type") == "error":
-            raise _StreamError(event)
-        yield event
+def _checked(event: object) -> _Event:
+    """``event`` if it is a JSON object; an ``error`` event raises ``_StreamError``."""
+    if not isinstance(event, dict):
+        raise ValueError(f"expected a JSON object, got {type(event).__name__}")
+    if event.get("type") == "error":
+        raise _StreamError(event)
+    return event
 
 
 class OpenAIResponsesDriver:
@@ -136,9 +137,7 @@ class OpenAIResponsesDriver:
                 )
             client = openai.AsyncOpenAI(api_key=key or NO_KEY, base_url=base_url, max_retries=0)
         self._client = client
-        self._task: asyncio.Task[Any] | None = None
-        self._waiting = False
-        self._interrupted = False
+        self._call: StreamCall | None = None
 
     def build_body(self, request: ModelRequest) -> dict[str, Any]:
         """The JSON body this driver posts for ``request`` (to inspect or log)."""
@@ -156,101 +155,63 @@ class OpenAIResponsesDriver:
             await self._client.close()
 
     def interrupt(self) -> None:
-        """Stop the current call now; idempotent, a no-op when idle."""
-        if self._task is None or self._interrupted:
-            return
-        self._interrupted = True
-        if self._waiting:
-            self._task.cancel()
+        """Stop the current call promptly (idempotent; a no-op when idle; any thread)."""
+        call = self._call
+        if call is not None:
+            call.interrupt()
 
     async def receive(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        """Stream one assistant message for ``request`` (see the module docstring)."""
-        self._task = asyncio.current_task()
-        self._interrupted = False
-        try:
-            async with aclosing(self._call(request)) as events:
-                async for event in events:
-                    yield event
-                    if self._interrupted:
-                        return
-        finally:
-            self._task = None
+        """Stream one assistant message for ``request`` (see the module docstring).
 
-    async def _call(self, request: ModelRequest) -> AsyncGenerator[StreamEvent, None]:
+        The hot loop is a plain ``async for`` over the SDK stream, as in ``OpenAIDriver``.
+        """
+        call = StreamCall()
+        self._call = call
         try:
-            body = self.build_body(request)
-        except AgentError as exc:
-            yield ErrorReceived(exc.message, exc.code.value, timestamp=self._clock())
-            return
-        streams: list[openai.AsyncStream[object]] = []
-
-        async def start() -> AsyncIterator[_Event]:
-            options: Any = {"max_retries": 0, "timeout": self.retry.timeout}
-            if self._get_api_key is not None:
-                key = await resolve_api_key(self._get_api_key)
-                options["headers"] = {"Authorization": f"Bearer {key}"}
-            stream: openai.AsyncStream[object] = await self._client.post(
+            try:
+                body = self.build_body(request)
+            except AgentError as exc:
+                yield ErrorReceived(exc.message, exc.code.value, timestamp=self._clock())
+                return
+            start = sse_starter(
+                self._client,
                 "/responses",
-                body=body,
-                cast_to=object,
-                options=options,
-                stream=True,
-                stream_cls=openai.AsyncStream[object],
+                body,
+                timeout=self.retry.timeout,
+                get_api_key=self._get_api_key,
+                call=call,
             )
-            streams.append(stream)
-            return _decoded(stream)
-
-        mapper = ResponseEventMapper(model=body["model"], message_id=f"resp_{uuid.uuid4().hex}")
-        try:
-            opened = await self._wait(
-                lambda: open_stream(start, classify, self.retry, sleep=self._sleep)
-            )
+            opened = await call.open(start, classify, self.retry, sleep=self._sleep, check=_checked)
+            if opened is None:
+                return
             if isinstance(opened, Failure):
                 yield opened.to_event(self._clock())
                 return
-            if not isinstance(opened, Opened):
-                return  # interrupted
-            events, event = opened.stream, opened.first
-            while True:
-                for out in mapper.feed(event, self._clock()):
+            clock = self._clock
+            mapper = ResponseEventMapper(model=body["model"], message_id=f"resp_{uuid.uuid4().hex}")
+            try:
+                for out in mapper.feed(_checked(opened.first), clock()):
                     yield out
+                    if call.interrupted:
+                        return
                 if mapper.finished:
                     return
-                try:
-                    following = await self._wait(lambda: anext(events))
-                except StopAsyncIteration:
-                    break
-                if not isinstance(following, dict):
-                    return  # interrupted
-                event = following
-            yield ErrorReceived(
-                "the Responses stream ended before response.completed",
-                ErrorCode.CONNECTION_ERROR.value,
-                retryable=True,
-                timestamp=self._clock(),
-            )
-        except Exception as exc:
-            yield classify(exc).to_event(self._clock())
+                async for event in opened.stream:
+                    if call.interrupted:
+                        return
+                    for out in mapper.feed(_checked(event), clock()):
+                        yield out
+                        if call.interrupted:
+                            return
+                    if mapper.finished:
+                        return
+            except Exception as exc:
+                if not call.interrupted:
+                    yield classify(exc).to_event(clock())
+                return
+            if not call.interrupted:
+                yield _CUT_SHORT.to_event(clock())
         finally:
-            for stream in streams:
-                await stream.close()
-
-    async def _wait(self, start: Callable[[], Awaitable[T]]) -> T | object:
-        """Await ``start()`` so that ``interrupt()`` can cut it short (``_INTERRUPTED``).
-
-        ``interrupt()`` cancels the task only while it is parked here, so the
-        cancellation lands in this frame and is withdrawn (``uncancel``) on the spot; a
-        cancellation from anyone else propagates as usual.
-        """
-        if self._interrupted:
-            return _INTERRUPTED
-        self._waiting = True
-        try:
-            return await start()
-        except asyncio.CancelledError:
-            task = self._task
-            if self._interrupted and task is not None and task.uncancel() == 0:
-                return _INTERRUPTED
-            raise
-        finally:
-            self._waiting = False
+            if self._call is call:
+                self._call = None
+            await call.aclose()

@@ -79,14 +79,17 @@ async def open_stream(
     *,
     sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
     draw: Callable[[], float] = random.random,
+    check: Callable[[T], object] | None = None,
 ) -> Opened[T] | Failure:
     """Open a stream with ``start()`` and read its first item, retrying per ``policy``.
 
     Returns the open stream with its first item, or the classified ``Failure`` of the last
     attempt when it was not retryable, retries ran out, or ``retry-after`` was too long.
-    A stream that ends before any item is a retryable connection failure. ``sleep`` and
-    ``draw`` are injectable so tests can check the waits without waiting. Cancellation
-    (an interrupt) propagates at once, also out of a backoff sleep.
+    A stream that ends before any item is a retryable connection failure. ``check`` is
+    called on the first item: what it raises fails the attempt like a failed request
+    (classified, and retried if that says so). ``sleep`` and ``draw`` are injectable so
+    tests can check the waits without waiting. Cancellation (an interrupt) propagates at
+    once, also out of a backoff sleep.
     """
     attempt = 0
     while True:
@@ -94,6 +97,8 @@ async def open_stream(
         try:
             stream = await start()
             first = await anext(stream)
+            if check is not None:
+                check(first)
         except StopAsyncIteration:
             failure = _EMPTY_STREAM
         except Exception as exc:
