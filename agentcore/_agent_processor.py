@@ -8,7 +8,9 @@ rather than built from the generic combinators because it runs once per stream d
   processors that handle that class (the turn tracker never sees a text delta);
 - an event the assembler rejects as out of order or malformed is reported once, by the
   assembler, and the other two processors never see it, so no layer accepts what another
-  refused.
+  refused;
+- a text delta for the block being streamed takes a shortcut that does the two handlers'
+  work inline (see ``_text_step``).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Any, TypeAlias
 
 from . import _assembler, _state_events, _turns
 from ._errors import ProtocolError
-from ._events import ErrorReceived
+from ._events import ErrorReceived, TextDelta
 from ._pricing import ModelPrice
 
 __all__ = ["AgentEngineState", "agent_processor", "create_initial_agent_engine_state"]
@@ -93,7 +95,37 @@ def _step(cls: type[Any]) -> _Step:
     return messages_only
 
 
-_STEPS: Mapping[type[Any], _Step] = {cls: _step(cls) for cls in _assembler.HANDLERS}
+def _text_step(general: _Step) -> _Step:
+    """The step for text deltas: the hot path of both handlers inlined, ``general`` otherwise.
+
+    A delta for the text block being streamed, while the conversation is not in its
+    thinking mode, only appends the chunk (``_assembler._on_text``'s first branch) and
+    leaves the state-event state as it is (``_state_events._on_text``). Inlining saves two
+    calls per delta; the property tests hold the result equal to the general step's.
+    """
+    text_kind, thinking = _assembler.TEXT, _state_events.THINKING
+
+    def text_delta(state: AgentEngineState, event: Any) -> Result:
+        assembled = state[0]
+        text = event.text
+        if (
+            assembled[2] is text_kind
+            and event.index == assembled[1]
+            and type(text) is str
+            and state[1][1] is not thinking
+        ):
+            chunks = assembled[3].append(text)
+            assembled = (assembled[0], assembled[1], text_kind, chunks, None, assembled[5])
+            return (assembled, state[1], state[2]), ()
+        return general(state, event)
+
+    return text_delta
+
+
+_STEPS: Mapping[type[Any], _Step] = {
+    **{cls: _step(cls) for cls in _assembler.HANDLERS},
+    TextDelta: _text_step(_step(TextDelta)),
+}
 
 
 def agent_processor(state: AgentEngineState, event: object) -> Result:
