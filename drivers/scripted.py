@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import operator
 import time
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from typing import Any
@@ -132,7 +133,11 @@ class ScriptedDriver:
             yield item
 
 
-_LAYOUTS: dict[type[Any], tuple[tuple[str, ...], tuple[tuple[str, str], ...]]] = {}
+_LAYOUTS: dict[type[Any], tuple[Callable[[Any], Any], int, tuple[tuple[str, str], ...]]] = {}
+
+
+def _no_values(_: object) -> tuple[()]:
+    return ()
 
 
 def _stamped(event: StreamEvent, timestamp: int) -> StreamEvent:
@@ -142,11 +147,14 @@ def _stamped(event: StreamEvent, timestamp: int) -> StreamEvent:
     layout = _LAYOUTS.get(cls)
     if layout is None:
         fields = [a for a in attrs.fields(cls) if a.init and a.name != "timestamp"]
-        positional = tuple(a.name for a in fields if not a.kw_only)
+        positional = [a.name for a in fields if not a.kw_only]
         keywords = tuple((a.name, a.alias) for a in fields if a.kw_only)
-        layout = _LAYOUTS[cls] = (positional, keywords)
-    positional, keywords = layout
-    values = [getattr(event, name) for name in positional]
+        getter: Callable[[Any], Any] = (
+            operator.attrgetter(*positional) if positional else _no_values
+        )
+        layout = _LAYOUTS[cls] = (getter, len(positional), keywords)
+    get_values, count, keywords = layout
+    values = get_values(event) if count > 1 else (get_values(event),) if count else ()
     extra = {alias: getattr(event, name) for name, alias in keywords}
     stamped: StreamEvent = cls(*values, **extra, timestamp=timestamp)
     return stamped

@@ -21,6 +21,7 @@ from agentcore.events import (
     AssistantMessage,
     ErrorReceived,
     InputJsonDelta,
+    Interrupt,
     MessageDelta,
     MessageStart,
     MessageStop,
@@ -220,6 +221,9 @@ def test_scripted_stamping_equals_evolve() -> None:
         MessageDelta("tool_use", Usage(input_tokens=3, output_tokens=4)),
         MessageStop("end_turn"),
         ErrorReceived("boom", "PROVIDER_ERROR"),
+        ToolResult("c", "done", True, {"k": 1}),
+        UserMessage("u", "hi"),
+        Interrupt("abort"),
     ]
     for event in events:
         assert _stamped(event, 7) == attrs.evolve(event, timestamp=7)
