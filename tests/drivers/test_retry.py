@@ -189,3 +189,30 @@ def test_inband_numeric_code_is_read_as_the_http_status() -> None:
     assert (failure.code, failure.retryable) == (ErrorCode.PROVIDER_ERROR, True)
     plain = failure_from_status(200, {"error": {"code": "weird", "message": "no"}}, "x", None)
     assert plain.retryable is False
+
+
+@pytest.mark.parametrize(("failure", "attempts"), [(RETRYABLE, 2), (FATAL, 1)])
+def test_a_first_item_the_check_rejects_fails_that_attempt(failure: Failure, attempts: int) -> None:
+    """``check`` sees only the first item; what it raises is classified, then maybe retried."""
+    firsts = iter([0, 7])
+    started = 0
+
+    async def start() -> AsyncIterator[int]:
+        nonlocal started
+        started += 1
+        return items(next(firsts), 8)
+
+    def check(first: int) -> None:
+        if first == 0:
+            raise Boom(failure)
+
+    async def no_sleep(_: float) -> None:
+        return None
+
+    result = asyncio.run(open_stream(start, classify, RetryPolicy(), sleep=no_sleep, check=check))
+    expected = Opened if failure.retryable else Failure
+    assert (started, type(result)) == (attempts, expected)
+    if isinstance(result, Opened):
+        assert (result.first, result.attempts) == (7, 2)
+    else:
+        assert result == failure
