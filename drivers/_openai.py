@@ -46,9 +46,9 @@ from ._base import ApiKeySource, Failure, failure_from_status, now_ms, resolve_a
 from ._call import StreamCall
 from ._openai_request import build_body
 from ._openai_stream import ChunkMapper
-from ._retry import RetryPolicy
+from ._retry import Opened, RetryPolicy
 
-__all__ = ["NO_KEY", "OpenAIDriver", "classify_openai_error", "sse_starter"]
+__all__ = ["NO_KEY", "OpenAIDriver", "classify_openai_error", "open_sse"]
 
 NO_KEY = "not-needed"
 """The placeholder key sent to local servers, which ignore it."""
@@ -187,16 +187,16 @@ class OpenAIDriver:
             except AgentError as exc:
                 yield ErrorReceived(exc.message, exc.code.value, timestamp=self._clock())
                 return
-            start = sse_starter(
+            opened = await open_sse(
+                call,
                 self._client,
                 "/chat/completions",
                 body,
-                timeout=self.retry.timeout,
                 get_api_key=self._get_api_key,
-                call=call,
-            )
-            opened = await call.open(
-                start, _classify, self.retry, sleep=self._sleep, check=_checked
+                retry=self.retry,
+                sleep=self._sleep,
+                classify=_classify,
+                check=_checked,
             )
             if opened is None:
                 return
@@ -231,16 +231,19 @@ class OpenAIDriver:
             await call.aclose()
 
 
-def sse_starter(
+async def open_sse(
+    call: StreamCall,
     client: openai.AsyncOpenAI,
     path: str,
     body: dict[str, Any],
     *,
-    timeout: float | None,
     get_api_key: ApiKeySource | None,
-    call: StreamCall,
-) -> Callable[[], Awaitable[openai.AsyncStream[object]]]:
-    """One attempt of a streamed POST of ``body`` to ``path``, for ``StreamCall.open``.
+    retry: RetryPolicy,
+    sleep: Callable[[float], Awaitable[object]],
+    classify: Callable[[BaseException], Failure],
+    check: Callable[[object], object],
+) -> Opened[object] | Failure | None:
+    """``call.open`` for a streamed POST of ``body`` to ``path`` (both OpenAI drivers).
 
     Each attempt asks ``get_api_key`` afresh (its key wins over the client's) and attaches
     the response to ``call`` so that ``interrupt`` can close it. Items stay the SDK's
@@ -248,7 +251,7 @@ def sse_starter(
     """
 
     async def start() -> openai.AsyncStream[object]:
-        options: Any = {"max_retries": 0, "timeout": timeout}
+        options: Any = {"max_retries": 0, "timeout": retry.timeout}
         if get_api_key is not None:
             key = await resolve_api_key(get_api_key)
             options["headers"] = {"Authorization": f"Bearer {key}"}
@@ -263,7 +266,7 @@ def sse_starter(
         call.attach(stream.close)
         return stream
 
-    return start
+    return await call.open(start, classify, retry, sleep=sleep, check=check)
 
 
 def _checked(chunk: object) -> dict[str, Any]:

@@ -45,7 +45,7 @@ from agentcore.events import ErrorReceived, StreamEvent
 
 from ._base import ApiKeySource, Failure, failure_from_status, now_ms
 from ._call import StreamCall
-from ._openai import NO_KEY, classify_openai_error, sse_starter
+from ._openai import NO_KEY, classify_openai_error, open_sse
 from ._openai_responses_request import build_body
 from ._openai_responses_stream import ResponseEventMapper
 from ._retry import RetryPolicy
@@ -173,15 +173,17 @@ class OpenAIResponsesDriver:
             except AgentError as exc:
                 yield ErrorReceived(exc.message, exc.code.value, timestamp=self._clock())
                 return
-            start = sse_starter(
+            opened = await open_sse(
+                call,
                 self._client,
                 "/responses",
                 body,
-                timeout=self.retry.timeout,
                 get_api_key=self._get_api_key,
-                call=call,
+                retry=self.retry,
+                sleep=self._sleep,
+                classify=classify,
+                check=_checked,
             )
-            opened = await call.open(start, classify, self.retry, sleep=self._sleep, check=_checked)
             if opened is None:
                 return
             if isinstance(opened, Failure):
