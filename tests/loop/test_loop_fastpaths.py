@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pyrsistent import pvector
@@ -227,3 +228,58 @@ def test_scripted_stamping_equals_evolve() -> None:
     ]
     for event in events:
         assert _stamped(event, 7) == attrs.evolve(event, timestamp=7)
+
+
+_FIELD_VALUES: dict[str, Any] = {
+    # LoopState
+    "config": LoopConfig(system_prompt="other"),
+    "messages": pvector([UserMessage("v", "other")]),
+    "steering": ("s2",),
+    "follow_ups": (),
+    "phase": "model",
+    "run": None,
+    "batch": None,
+    "error": None,
+    # Run
+    "limits": Limits(max_iterations=2),
+    "started_at": 11,
+    "deadline": None,
+    "iterations": 5,
+    "turn": 6,
+    "turn_open": False,
+    "usage": Usage(input_tokens=1, output_tokens=2),
+    "cost": 0.5,
+    "inflight": (("steer", "m"),),
+    "streaming": True,
+    "awaiting_error": True,
+    "stopping": ("ABORTED", "stop"),
+    "paused_at": 4,
+    # Batch
+    "calls": (ToolCallPart("z", "t", {}),),
+    "results": pvector([None]),
+    "runnable": (),
+    "groups": (),
+    "running": frozenset({"z"}),
+    "pending": ("z",),
+    "decisions": {"z": (False, "no")},
+    "positions": {"z": 0},
+}
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.data())
+def test_replace_equals_evolve(data: st.DataObject) -> None:
+    s = _busy_state()
+    assert s.batch is not None and s.run is not None
+    for instance in (s, s.run, s.batch):
+        names = [a.name for a in attrs.fields(type(instance))]
+        chosen = data.draw(st.lists(st.sampled_from(names), unique=True), type(instance).__name__)
+        changes = {name: _FIELD_VALUES[name] for name in chosen}
+        replaced = instance.replace(**changes)
+        assert replaced == attrs.evolve(instance, **changes)
+        assert all(getattr(replaced, n) is getattr(instance, n) for n in names if n not in changes)
+
+
+def test_replace_rejects_unknown_fields() -> None:
+    with pytest.raises(TypeError, match="no field 'colour'"):
+        _busy_state().replace(colour="red")
