@@ -10,6 +10,7 @@ call, with no key and no network. ``agentcore replay FILE.sse`` uses it.
 from __future__ import annotations
 
 import pathlib
+from typing import Any
 
 from agentcore import ModelRequest
 from agentcore.errors import ConfigurationError
@@ -45,5 +46,8 @@ async def recorded_call(
     data = pathlib.Path(path).read_bytes()
     name = provider or sse_provider(data)
     async with ReplayServer([sse_response(data)]) as server:
-        driver = get_driver(f"{name}/recorded", base_url=server.base_url, api_key="recorded")
-        return [event async for event in driver.receive(_PROBE)]
+        driver: Any = get_driver(f"{name}/recorded", base_url=server.base_url, api_key="x")
+        try:
+            return [event async for event in driver.receive(_PROBE)]
+        finally:
+            await driver.aclose()  # the client it built must not outlive this event loop

@@ -30,16 +30,22 @@ from __future__ import annotations
 import asyncio
 import json
 import pathlib
-from collections.abc import Iterable, Mapping, Sequence
+import time
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from types import TracebackType
 from typing import Any
 
 import attrs
 
+from agentcore import Driver, ModelRequest
+from agentcore.events import StreamEvent
+
 __all__ = [
+    "Interrupted",
     "RecordedRequest",
     "ReplayServer",
     "ScriptedResponse",
+    "interrupt_when",
     "rechunk",
     "sse_events",
     "sse_response",
@@ -291,3 +297,50 @@ class ReplayServer:
         writer.write(b"0\r\n\r\n")
         await writer.drain()
         return True
+
+
+@attrs.frozen
+class Interrupted:
+    """What ``interrupt_when`` saw: the events before the interrupt took effect, how long
+    ``receive`` took to end after it, and the cancellations left on the consumer's task."""
+
+    events: list[StreamEvent]
+    delay: float
+    cancelling: int
+
+
+async def interrupt_when(
+    driver: Driver,
+    request: ModelRequest,
+    ready: Callable[[list[StreamEvent]], bool],
+    interrupt: Callable[[], Awaitable[object]] | None = None,
+) -> Interrupted:
+    """Consume ``driver.receive(request)`` until ``ready(events)``, then interrupt it.
+
+    A conformance check for any driver: ``delay`` says how promptly ``receive`` ended, and
+    ``cancelling`` (read inside the consuming task once ``receive`` is over) must be 0, as
+    an interrupt must never leave the caller's own task with a pending cancellation.
+    ``interrupt`` replaces the default (``driver.interrupt()`` twice: it is idempotent),
+    e.g. to interrupt from another thread.
+    """
+    events: list[StreamEvent] = []
+
+    async def consume() -> int:
+        async for event in driver.receive(request):
+            events.append(event)
+        task = asyncio.current_task()
+        assert task is not None
+        await asyncio.sleep(0)  # a leaked cancellation would be delivered here
+        return task.cancelling()
+
+    task = asyncio.create_task(consume())
+    while not ready(events):
+        await asyncio.sleep(0.005)
+    started = time.perf_counter()
+    if interrupt is None:
+        driver.interrupt()
+        driver.interrupt()
+    else:
+        await interrupt()
+    cancelling = await task
+    return Interrupted(events, time.perf_counter() - started, cancelling)
