@@ -34,14 +34,13 @@ from ._content import (
 )
 
 __all__ = [
-    "EVENT_TYPES",
-    "LAYERS",
     "AssistantMessage",
     "ConversationEnd",
     "ConversationInterrupted",
     "ConversationResponding",
     "ConversationStart",
     "ConversationThinking",
+    "EVENT_TYPES",
     "EndReason",
     "ErrorMessage",
     "ErrorOccurred",
@@ -49,6 +48,7 @@ __all__ = [
     "Event",
     "InputJsonDelta",
     "Interrupt",
+    "LAYERS",
     "MessageDelta",
     "MessageEvent",
     "MessageStart",
@@ -72,6 +72,7 @@ __all__ = [
     "TurnResponse",
     "UserMessage",
     "event_type",
+    "is_event",
 ]
 
 StopReason: TypeAlias = str
@@ -107,6 +108,13 @@ def event_type(name: str, layer: str) -> Callable[[type[_E]], type[_E]]:
         return cls
 
     return register
+
+
+def is_event(value: object) -> bool:
+    """Whether ``value`` is an instance of the event class registered under its ``type``."""
+    cls = type(value)
+    name = getattr(cls, "type", None)
+    return isinstance(name, str) and EVENT_TYPES.get(name) is cls
 
 
 def _ts() -> Any:

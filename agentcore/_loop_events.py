@@ -23,7 +23,7 @@ import attrs
 
 from ._content import JSONValue, ToolCallPart, to_tool_call
 from ._driver import ModelRequest
-from ._events import EVENT_TYPES, event_type
+from ._events import EVENT_TYPES, event_type, is_event
 from ._wire import from_dict
 
 __all__ = [
@@ -66,6 +66,8 @@ def _ts() -> Any:
 
 def to_message(value: Any) -> Any:
     """Accept a message (any registered event or a custom object) or its wire form."""
+    if is_event(value):
+        return value  # the common case, five times per tool call
     if (
         isinstance(value, Mapping)
         and value.get("type") in EVENT_TYPES

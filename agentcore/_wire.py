@@ -14,7 +14,7 @@ from typing import Any
 import attrs
 
 from ._errors import InvalidEventError
-from ._events import EVENT_TYPES
+from ._events import EVENT_TYPES, is_event
 
 __all__ = ["from_dict", "to_dict"]
 
@@ -65,12 +65,6 @@ def _check_primitives(kind: str, cls: type[Any], data: Mapping[str, Any]) -> Non
                 )
 
 
-def _registered(cls: type[Any]) -> bool:
-    """Whether ``cls`` is the event class registered under its ``type``."""
-    name = getattr(cls, "type", None)
-    return isinstance(name, str) and EVENT_TYPES.get(name) is cls
-
-
 def _encode(value: Any) -> Any:
     if value is None or isinstance(value, str | int | float | bool):
         return value
@@ -78,7 +72,7 @@ def _encode(value: Any) -> Any:
         return [_encode(v) for v in value]
     if isinstance(value, Mapping):
         return {str(k): _encode(v) for k, v in value.items()}
-    if _registered(type(value)):
+    if is_event(value):
         return to_dict(value)  # a nested event keeps its own timestamp
     if attrs.has(type(value)):
         out: dict[str, Any] = {}
@@ -94,7 +88,7 @@ def _encode(value: Any) -> Any:
 def to_dict(event: Any) -> dict[str, Any]:
     """Return the wire form of ``event``: only JSON types, snake_case keys."""
     cls = type(event)
-    if not _registered(cls):
+    if not is_event(event):
         raise InvalidEventError(f"{cls.__name__} is not a registered event type")
     return {
         "type": cls.type,

@@ -147,6 +147,9 @@ from ._events import (
 from ._events import (
     event_type as event_type,
 )
+from ._events import (
+    is_event as is_event,
+)
 from ._wire import from_dict as from_dict
 from ._wire import to_dict as to_dict
 
@@ -200,5 +203,6 @@ __all__ = [
     "UserMessage",
     "event_type",
     "from_dict",
+    "is_event",
     "to_dict",
 ]
