@@ -3,8 +3,7 @@
 import asyncio
 import json
 import pathlib
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import anthropic
@@ -338,53 +337,6 @@ def test_constructor_errors_say_what_to_do(monkeypatch: pytest.MonkeyPatch) -> N
         AnthropicDriver("m", api_key="k", max_tokens=0)
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-env")
     assert AnthropicDriver("m").name == "anthropic"
-
-
-def interrupt_after(
-    responses: Sequence[ScriptedResponse],
-    when: Callable[[StreamEvent | None], bool],
-    retry: RetryPolicy | None = None,
-) -> tuple[list[StreamEvent], float]:
-    """Interrupt as soon as ``when(last event)`` holds; return events and seconds to finish."""
-
-    async def main() -> tuple[list[StreamEvent], float]:
-        async with ReplayServer(responses) as server:
-            driver = AnthropicDriver("m", api_key="k", base_url=server.base_url, retry=retry)
-            driver.interrupt()  # idle: a no-op
-            events: list[StreamEvent] = []
-            stream = driver.receive(REQUEST)
-            asked = 0.0
-
-            async def watchdog() -> None:
-                nonlocal asked
-                while not when(events[-1] if events else None):
-                    await asyncio.sleep(0.01)
-                asked = time.monotonic()
-                driver.interrupt()
-                driver.interrupt()  # idempotent
-
-            task = asyncio.create_task(watchdog())
-            async for event in stream:
-                events.append(event)
-            await task
-            return events, time.monotonic() - asked
-
-    return asyncio.run(main())
-
-
-def test_interrupt_mid_stream_closes_the_stream_promptly() -> None:
-    slow = fixture("text", pause=2.0)
-    events, took = interrupt_after([slow], lambda e: isinstance(e, MessageStart))
-    assert events == [
-        MessageStart("msg_01Text", "claude-sonnet-4-5", timestamp=events[0].timestamp)
-    ]
-    assert took < 1.0
-
-
-def test_interrupt_during_backoff_returns_promptly() -> None:
-    limited = ScriptedResponse.json(429, {"error": {}}, headers={"retry-after": "30"})
-    events, took = interrupt_after([limited, fixture("text")], lambda e: True)
-    assert events == [] and took < 1.0
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

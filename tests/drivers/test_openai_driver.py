@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 import pathlib
-import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -340,42 +339,7 @@ def test_local_server_needs_no_key(monkeypatch: pytest.MonkeyPatch) -> None:
     assert asyncio.run(main()) == "Bearer not-needed"
 
 
-# -- interrupt ---------------------------------------------------------------------------
-
-
-def test_interrupt_closes_the_stream_promptly() -> None:
-    async def main() -> tuple[list[StreamEvent], float]:
-        slow = sse_response(FIXTURES / "text.sse", pause=0.5)
-        async with ReplayServer([slow]) as server:
-            driver = driver_for(server)
-            events: list[StreamEvent] = []
-
-            async def consume() -> None:
-                async for event in driver.receive(REQUEST):
-                    events.append(event)
-
-            task = asyncio.create_task(consume())
-            while not any(isinstance(e, TextDelta) for e in events):
-                await asyncio.sleep(0.01)
-            started = time.perf_counter()
-            driver.interrupt()
-            driver.interrupt()  # idempotent
-            await task
-            return events, time.perf_counter() - started
-
-    events, took = asyncio.run(main())
-    assert took < 0.3
-    assert [type(e) for e in events] == [MessageStart, TextDelta]
-
-
-def test_interrupt_when_idle_is_a_no_op() -> None:
-    async def main() -> list[StreamEvent]:
-        async with ReplayServer([fixture("text.sse")]) as server:
-            driver = driver_for(server)
-            driver.interrupt()
-            return await collect(driver)
-
-    assert assemble(asyncio.run(main())).text == "Hello, world!"
+# -- tool arguments (interrupts: test_driver_conformance.py) -------------------------
 
 
 def test_input_json_deltas_carry_every_fragment() -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 import pathlib
-import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -399,57 +398,7 @@ def test_reasoning_streamed_by_the_driver_is_sent_back_to_the_same_model() -> No
     assert items[2] == {"type": "message", "role": "assistant", "content": "2 + 2 = 4"}
 
 
-# -- interrupt and close -------------------------------------------------------------------
-
-
-def test_interrupt_closes_the_stream_promptly() -> None:
-    async def main() -> tuple[list[StreamEvent], float]:
-        async with ReplayServer([fixture("text.sse", pause=0.5)]) as server:
-            driver = driver_for(server)
-            events: list[StreamEvent] = []
-
-            async def consume() -> None:
-                async for event in driver.receive(REQUEST):
-                    events.append(event)
-
-            task = asyncio.create_task(consume())
-            while not any(isinstance(e, TextDelta) for e in events):
-                await asyncio.sleep(0.01)
-            started = time.perf_counter()
-            driver.interrupt()
-            driver.interrupt()  # idempotent
-            await task
-            return events, time.perf_counter() - started
-
-    events, took = asyncio.run(main())
-    assert took < 0.3
-    assert [type(e) for e in events] == [MessageStart, TextDelta]
-
-
-def test_interrupt_during_a_backoff_stops_at_once() -> None:
-    async def main() -> tuple[list[StreamEvent], int]:
-        responses = [_error(429, "slow down", **{"retry-after": "30"}), fixture("text.sse")]
-        async with ReplayServer(responses) as server:
-            driver = driver_for(server)
-            task = asyncio.create_task(collect(driver))
-            while not server.requests:
-                await asyncio.sleep(0.01)
-            await asyncio.sleep(0.05)
-            driver.interrupt()
-            events = await asyncio.wait_for(task, 1.0)
-            return events, len(server.requests)
-
-    assert asyncio.run(main()) == ([], 1)
-
-
-def test_interrupt_when_idle_is_a_no_op() -> None:
-    async def main() -> list[StreamEvent]:
-        async with ReplayServer([fixture("text.sse")]) as server:
-            driver = driver_for(server)
-            driver.interrupt()
-            return await collect(driver)
-
-    assert assemble(asyncio.run(main())).text == "Hello, world!"
+# -- close (interrupts: test_driver_conformance.py) ----------------------------------
 
 
 def test_aclose_closes_only_a_client_the_driver_built() -> None:
