@@ -33,33 +33,23 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from types import MemberDescriptorType
-from typing import Any, Literal, NamedTuple, Protocol, TypeAlias, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
-import attrs
-
-from ._errors import AgentError, ErrorCode, InvalidEventError
-from ._events import EVENT_TYPES
+from ._journal_fork import FORK_MIN_LINES, can_fork, forked_records
+from ._journal_read import DecodeError as _DecodeError
+from ._journal_read import (
+    JournalEntry,
+    JournalError,
+    Record,
+    build_entries,
+    in_process_records,
+    read_lines,
+)
+from ._journal_read import dumps as _dumps
+from ._journal_read import loads as _loads
 from ._wire import from_dict, to_dict
-
-try:  # orjson parses and writes lines ~5x faster; the stdlib is the fallback.
-    import orjson
-
-    def _dumps(obj: Any) -> bytes:
-        return orjson.dumps(obj)
-
-    _loads: Callable[[bytes], Any] = orjson.loads
-    _DecodeError: type[Exception] = orjson.JSONDecodeError
-except ImportError:  # pragma: no cover - exercised only without orjson
-    import json
-
-    def _dumps(obj: Any) -> bytes:
-        return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode()
-
-    _loads = json.loads
-    _DecodeError = ValueError
 
 __all__ = [
     "FsyncPolicy",
@@ -84,20 +74,6 @@ _SECRET_PATTERN = (
 )
 _SECRET = re.compile(_SECRET_PATTERN)
 _SECRET_BYTES = re.compile(_SECRET_PATTERN.encode())
-
-
-class JournalError(AgentError, ValueError):
-    """A journal line is malformed, or a journal is used after ``close()``."""
-
-    default_code = ErrorCode.INVALID_EVENT
-
-
-class JournalEntry(NamedTuple):
-    """One journaled input event: which agent, its sequence number, the event."""
-
-    agent_id: str
-    seq: int
-    event: Any
 
 
 @runtime_checkable
@@ -274,128 +250,21 @@ def _drop_truncated_tail(path: Path) -> None:
             f.write(b"\n")
 
 
-_BLOCK_LINES = 64
-"""Lines decoded per call of ``_decode``: the decoding loop runs with no generator layer
-per line, and a block's objects die young (measured: blocks of 512 or more lines survive
-into older garbage-collector generations and make reading 30-70% slower)."""
-
-_Builder: TypeAlias = Callable[[Any, int], Any]
-
-
-def _builder(cls: type[Any]) -> _Builder:
-    """Build a ``cls`` event from a well-formed wire ``data`` dict and a timestamp.
-
-    For classes whose fields have no converter or validator, the builder fills the slots
-    directly (all attrs' ``__init__`` would do, minus its keyword parsing: half the cost),
-    so the event equals ``cls(**data, timestamp=timestamp)``. It needs every field present
-    and no other (else ``KeyError``, which sends the line to ``from_dict``); value types
-    are trusted. Other classes are built with ``cls(**data, timestamp=timestamp)``.
-    """
-    fields = attrs.fields(cls)
-    direct = not any(hasattr(cls, hook) for hook in ("__attrs_pre_init__", "__attrs_post_init__"))
-    direct = direct and all(
-        f.converter is None
-        and f.validator is None
-        and isinstance(cls.__dict__.get(f.name), MemberDescriptorType)
-        for f in fields
-    )
-    if not direct:
-
-        def build_with_init(data: Any, timestamp: int) -> Any:
-            return cls(**data, timestamp=timestamp)
-
-        return build_with_init
-    setters = tuple((f.name, cls.__dict__[f.name].__set__) for f in fields if f.name != "timestamp")
-    set_timestamp = cls.__dict__["timestamp"].__set__
-    count, new = len(setters), object.__new__
-
-    def build(data: Any, timestamp: int) -> Any:
-        if len(data) != count:
-            raise KeyError("a field is missing or unknown")
-        event = new(cls)
-        for name, set_field in setters:
-            set_field(event, data[name])
-        set_timestamp(event, timestamp)
-        return event
-
-    return build
-
-
-class _Builders(dict[str, _Builder]):
-    """Wire type -> builder, made on first use (later layers register event types late)."""
-
-    def __missing__(self, kind: str) -> _Builder:
-        builder = self[kind] = _builder(EVENT_TYPES[kind])
-        return builder
-
-
-_BUILDERS = _Builders()
-
-
-def _decode(
-    path: str | os.PathLike[str],
-    lines: list[bytes],
-    start: int,
-    agent_id: str | None,
-    decode_events: bool,
-    named: bool,
-) -> tuple[list[Any], JournalError | None]:
-    """Decode ``lines[start:start + _BLOCK_LINES]``: the entries, and the error that stopped
-    the block early (None when it did not). See ``read_jsonl`` for the rules."""
-    loads, builders, make, entry_type = _loads, _BUILDERS, tuple.__new__, JournalEntry
-    entries: list[Any] = []
-    append = entries.append
-    last = len(lines)  # the text after the final newline ("" for a complete file)
-    for number in range(start + 1, min(start + _BLOCK_LINES, last) + 1):
-        line = lines[number - 1]
-        if not line:
-            continue
-        try:
-            record = loads(line)
-            entry_agent = record["agent_id"]
-            if agent_id is not None and entry_agent != agent_id:
-                continue
-            wire = record["event"]
-            if decode_events:
-                # fast path for well-formed lines, as JsonlJournal writes them (field types
-                # are trusted); anything else goes through from_dict and its clear errors
-                try:
-                    timestamp = wire["timestamp"]
-                    if type(timestamp) is not int:
-                        raise TypeError
-                    wire = builders[wire["type"]](wire["data"], timestamp)
-                except (KeyError, TypeError, ValueError):
-                    wire = from_dict(wire)
-            entry = (entry_agent, record["seq"], wire)
-            append(make(entry_type, entry) if named else entry)
-        except (_DecodeError, KeyError, TypeError, InvalidEventError) as exc:
-            if number == last:
-                break  # the unterminated tail of an interrupted write
-            return entries, JournalError(
-                f"{path}:{number}: corrupt journal line ({type(exc).__name__}: {exc}); "
-                "fix or delete the line to read the rest"
-            )
-    return entries, None
-
-
-def entry_blocks(
+def record_blocks(
     path: str | os.PathLike[str],
     *,
     agent_id: str | None = None,
     decode_events: bool = True,
-    named: bool = True,
-) -> Iterator[list[Any]]:
-    """The entries of a JSONL journal file in lists of up to ``_BLOCK_LINES``, as
-    ``read_jsonl`` describes them. With ``named=False`` entries are plain
-    ``(agent_id, seq, event)`` tuples (for callers that only unpack them, like replay).
-    A corrupt line raises ``JournalError`` after the entries before it were yielded."""
-    lines = Path(path).read_bytes().split(b"\n")
-    for start in range(0, len(lines), _BLOCK_LINES):
-        entries, error = _decode(path, lines, start, agent_id, decode_events, named)
-        if entries:
-            yield entries
-        if error is not None:
-            raise error
+    parallel: bool | None = None,
+) -> Iterator[list[Record]]:
+    """The records of a JSONL journal file (see ``_journal_read``) in blocks of up to a
+    few hundred, parsed here or by a forked child as ``read_jsonl`` describes. A corrupt
+    line raises ``JournalError`` after the records before it were yielded."""
+    lines = read_lines(path)
+    fork = len(lines) >= FORK_MIN_LINES if parallel is None else parallel
+    if fork and can_fork():
+        return forked_records(path, lines, agent_id, decode_events)
+    return in_process_records(path, lines, 0, agent_id, decode_events)
 
 
 def read_jsonl(
@@ -403,6 +272,7 @@ def read_jsonl(
     *,
     agent_id: str | None = None,
     decode_events: bool = True,
+    parallel: bool | None = None,
 ) -> Iterator[JournalEntry]:
     """Iterate the entries of a JSONL journal file, in file order.
 
@@ -410,6 +280,12 @@ def read_jsonl(
     interrupted. Any other malformed line raises ``JournalError`` with the file and line
     number. With ``decode_events=False`` the ``event`` of each entry is left as its wire
     dict (faster when only ids and sequence numbers are needed).
+
+    ``parallel`` chooses whether a forked child parses the file while this process builds
+    the events: ``None`` (the default) for files of ``FORK_MIN_LINES`` lines or more,
+    ``True`` for any file, ``False`` never. Forking happens only on Linux in a
+    single-threaded process; otherwise the file is read here (see docs/journal.md).
     """
-    for entries in entry_blocks(path, agent_id=agent_id, decode_events=decode_events):
-        yield from entries
+    blocks = record_blocks(path, agent_id=agent_id, decode_events=decode_events, parallel=parallel)
+    for records in blocks:
+        yield from build_entries(records, decode_events)

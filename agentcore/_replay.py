@@ -10,7 +10,8 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol
 
-from ._journal import Journal, JournalEntry, entry_blocks, read_jsonl
+from ._journal import Journal, JournalEntry, read_jsonl, record_blocks
+from ._journal_read import BUILDERS
 
 __all__ = [
     "JournalSource",
@@ -58,20 +59,23 @@ def replay(
     machine_factory: Callable[[], ReplayMachine] = _default_factory,
     *,
     agent_id: str | None = None,
+    parallel: bool | None = None,
 ) -> Iterator[tuple[str, Any]]:
     """Fold the journal through a fresh machine; yield ``(agent_id, output)`` pairs.
 
     The pairs are exactly the machine outputs the live run produced, in the same order
     (the machine is pure and the journal holds every input event). Outputs changed or
     blocked by an engine's interceptors are not part of the machine's outputs.
+    ``parallel`` is ``read_jsonl``'s, for a journal file.
     """
     machine = machine_factory()
     process = machine.process
     if isinstance(source, str | os.PathLike):
-        # the hot path: a file's entries a block at a time, as plain tuples
-        for entries in entry_blocks(source, agent_id=agent_id, named=False):
-            for entry_agent, _seq, event in entries:
-                for output in process(entry_agent, event):
+        # the hot path: a file's records a block at a time, each built just before use
+        build = BUILDERS
+        for records in record_blocks(source, agent_id=agent_id, parallel=parallel):
+            for entry_agent, _seq, kind, timestamp, values in records:
+                for output in process(entry_agent, build[kind](values, timestamp)):
                     yield entry_agent, output
         return
     for entry_agent, _seq, event in entries_of(source, agent_id):

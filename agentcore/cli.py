@@ -30,7 +30,8 @@ from typing import Any, TextIO
 import attrs
 
 from ._events import LAYERS
-from ._journal import JournalError, MemoryJournal, _dumps
+from ._journal import JournalError, MemoryJournal
+from ._journal_read import dumps as _dumps
 from ._machine import MealyMachine, create_mealy_machine
 from ._replay import JournalSource, entries_of, replay_steps, state_at
 from ._wire import to_dict

@@ -1,38 +1,56 @@
-"""Reading JSONL journals fast: block decoding and direct event building change nothing."""
+"""Reading JSONL journals fast: records, direct event building and the forked reader
+change nothing."""
 
 from __future__ import annotations
 
+import os
 import pathlib
 import tempfile
+import threading
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentcore import _journal
+from agentcore import _journal, _journal_fork, _journal_read
 from agentcore.events import TextDelta, from_dict, to_dict
 from agentcore.journal import JournalError, JsonlJournal, MemoryJournal, read_jsonl, replay
 from agentcore.testing import events, stream_events
+
+PARALLEL = pytest.mark.parametrize("parallel", [False, True], ids=["in-process", "forked"])
 
 
 @settings(max_examples=200, deadline=None)
 @given(events())
 def test_fast_builder_equals_from_dict(event: Any) -> None:
     wire = to_dict(event)
-    built = _journal._BUILDERS[wire["type"]](wire["data"], wire["timestamp"])
+    count, values = _journal_read.VALUES[wire["type"]]
+    assert count == len(wire["data"])
+    built = _journal_read.BUILDERS[wire["type"]](values(wire["data"]), wire["timestamp"])
     assert type(built) is type(event)
     assert built == from_dict(wire) == event
 
 
-def test_builder_rejects_a_missing_or_unknown_field() -> None:
-    build = _journal._BUILDERS["text_delta"]
-    with pytest.raises(KeyError):
-        build({"text": "a"}, 0)
-    with pytest.raises(KeyError):
-        build({"text": "a", "inde": 0}, 0)
-    with pytest.raises(KeyError):
-        build({"text": "a", "index": 0, "extra": 1}, 0)
+@PARALLEL
+@pytest.mark.parametrize(
+    ("data", "problem"),
+    [
+        ('{"text":"a"}', "missing field"),
+        ('{"text":"a","inde":0}', "missing field"),
+        ('{"text":"a","index":0,"extra":1}', "unknown field"),
+        ('{"text":1,"index":0,"extra":1}', "unknown field"),
+    ],
+)
+def test_a_line_off_the_fast_path_gets_from_dicts_error(
+    tmp_path: pathlib.Path, parallel: bool, data: str, problem: str
+) -> None:
+    path = tmp_path / "j.jsonl"
+    event = '{"type":"text_delta","timestamp":1,"data":' + data + "}"
+    path.write_text('{"agent_id":"a","seq":1,"event":' + event + "}\n")
+    with pytest.raises(JournalError, match=rf"j\.jsonl:1: corrupt journal line.*{problem}"):
+        list(read_jsonl(path, parallel=parallel))
 
 
 def _write(path: pathlib.Path, stream: list[Any]) -> None:
@@ -42,43 +60,147 @@ def _write(path: pathlib.Path, stream: list[Any]) -> None:
     journal.close()
 
 
-@settings(max_examples=50, deadline=None)
-@given(st.lists(stream_events(), max_size=300), st.sampled_from([None, "a1"]))
-def test_file_replay_equals_memory_replay(stream: list[Any], agent: str | None) -> None:
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(stream_events(), max_size=300),
+    st.sampled_from([None, "a1"]),
+    st.sampled_from([False, True]),
+)
+def test_file_replay_equals_memory_replay(
+    stream: list[Any], agent: str | None, parallel: bool
+) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = pathlib.Path(tmp) / "j.jsonl"
         _write(path, stream)
-        entries = list(read_jsonl(path))
+        entries = list(read_jsonl(path, parallel=parallel))
         assert [e.event for e in entries] == stream
         memory = MemoryJournal(entries)
-        assert list(replay(path, agent_id=agent)) == list(replay(memory, agent_id=agent))
+        replayed = list(replay(path, agent_id=agent, parallel=parallel))
+        assert replayed == list(replay(memory, agent_id=agent))
 
 
+@settings(max_examples=25, deadline=None)
+@given(st.lists(stream_events(), max_size=1200), st.sampled_from([None, "a2"]))
+def test_the_forked_child_sends_the_records_this_process_would_parse(
+    stream: list[Any], agent: str | None
+) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = pathlib.Path(tmp) / "j.jsonl"
+        _write(path, stream)
+        lines = _journal_read.read_lines(path)
+        here = [r for b in _journal_read.in_process_records(path, lines, 0, agent, True) for r in b]
+        forked = [r for b in _journal_fork.forked_records(path, lines, agent, True) for r in b]
+        assert forked == here
+
+
+@PARALLEL
 def test_a_corrupt_line_in_a_later_block_is_named_after_the_entries_before_it(
-    tmp_path: pathlib.Path,
+    tmp_path: pathlib.Path, parallel: bool
 ) -> None:
     path = tmp_path / "j.jsonl"
-    count = _journal._BLOCK_LINES * 2 + 5
+    count = _journal_read.BLOCK_LINES * 9 + 5
     _write(path, [TextDelta(text="x", index=0)] * count)
     lines = path.read_bytes().split(b"\n")
-    bad = _journal._BLOCK_LINES + 3  # 1-based line number
+    bad = _journal_read.BLOCK_LINES * 5 + 3  # 1-based line number, in the second frame
     lines[bad - 1] = b'{"agent_id": "a0", "seq": 9, "event": {"type": "text_delta", "data": 1}}'
     path.write_bytes(b"\n".join(lines))
     seen: list[int] = []
     with pytest.raises(JournalError, match=rf"j\.jsonl:{bad}: corrupt journal line"):
-        for entry in read_jsonl(path):
+        for entry in read_jsonl(path, parallel=parallel):
             seen.append(entry.seq)
     assert len(seen) == bad - 1
     with pytest.raises(JournalError, match=rf"j\.jsonl:{bad}:"):
-        list(replay(path))
+        list(replay(path, parallel=parallel))
 
 
+@PARALLEL
 def test_well_formed_lines_with_missing_optional_fields_still_decode(
-    tmp_path: pathlib.Path,
+    tmp_path: pathlib.Path, parallel: bool
 ) -> None:
     path = tmp_path / "j.jsonl"
     event = b'{"type":"thinking_delta","data":{"text":"t","index":0}}'
     line = b'{"agent_id":"a","seq":1,"event":' + event + b"}"
     path.write_bytes(line + b"\n")
-    [entry] = read_jsonl(path)
+    [entry] = read_jsonl(path, parallel=parallel)
     assert entry.event == from_dict({"type": "thinking_delta", "data": {"text": "t", "index": 0}})
+
+
+def _many_deltas(path: pathlib.Path, count: int = 3000) -> list[Any]:
+    stream = [TextDelta(text=f"t{n}", index=0, timestamp=n) for n in range(count)]
+    _write(path, stream)
+    return stream
+
+
+def _no_child_left() -> bool:
+    try:
+        os.waitpid(-1, os.WNOHANG)
+    except ChildProcessError:
+        return True
+    return False
+
+
+def test_a_child_that_dies_early_is_replaced_by_reading_the_rest_here(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "j.jsonl"
+    stream = _many_deltas(path)
+    real_write = _journal_fork._write_all
+
+    def write_one_frame_then_die(fd: int, data: bytes) -> None:  # runs in the child
+        real_write(fd, data)
+        os._exit(1)
+
+    monkeypatch.setattr(_journal_fork, "_write_all", write_one_frame_then_die)
+    assert [e.event for e in read_jsonl(path, parallel=True)] == stream
+    assert _no_child_left()
+
+
+def test_stopping_early_kills_and_reaps_the_child(tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "j.jsonl"
+    _many_deltas(path, 20_000)
+    entries: Iterator[Any] = read_jsonl(path, parallel=True)
+    assert next(entries).seq == 1
+    entries.close()  # type: ignore[attr-defined]
+    assert _no_child_left()
+
+
+def test_a_multi_threaded_process_reads_without_forking(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "j.jsonl"
+    stream = _many_deltas(path)
+
+    def no_fork() -> int:
+        raise AssertionError("forked while another thread runs")
+
+    monkeypatch.setattr(os, "fork", no_fork)
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        assert [e.event for e in read_jsonl(path, parallel=True)] == stream
+    finally:
+        release.set()
+        other.join()
+
+
+def test_large_files_fork_by_default_and_small_ones_do_not(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "j.jsonl"
+    stream = _many_deltas(path)
+    forks: list[int] = []
+    real_fork = os.fork
+
+    def counting_fork() -> int:
+        forks.append(1)
+        return real_fork()
+
+    monkeypatch.setattr(os, "fork", counting_fork)
+    assert [e.event for e in read_jsonl(path)] == stream
+    assert forks == []
+    monkeypatch.setattr(_journal, "FORK_MIN_LINES", 1000)
+    assert [e.event for e in read_jsonl(path)] == stream
+    assert forks == [1]
+    assert [e.event for e in read_jsonl(path, parallel=False)] == stream
+    assert forks == [1]

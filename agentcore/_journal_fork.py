@@ -1,0 +1,115 @@
+"""Reading a large journal file on two cores: a forked child parses, this process builds.
+
+Parsing JSON is about half the cost of replaying a journal file. For a large file, when
+it is safe, the reader forks a child that runs ``parse_lines`` over the file and sends
+the records (plain JSON values) through a pipe as ``marshal`` frames, while this process
+builds the events and folds them. The two stages are the same functions the in-process
+reader uses, so both read every file alike (a property test holds them to it).
+
+Forking is used only where it is safe and pays off: on Linux, when this process runs a
+single thread (forking a multi-threaded process can deadlock the child), and for files
+of at least ``FORK_MIN_LINES`` lines (below that, starting the child costs more than it
+saves). The child only parses and writes to the pipe, then leaves with ``os._exit``.
+
+A child that dies early is not an error: the parent reads the rest itself, from the line
+after the last block it received. A consumer that stops iterating early closes the pipe
+and the child is killed and reaped.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import signal
+import struct
+import sys
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+from ._journal_read import BLOCK_LINES, JournalError, Record, in_process_records, parse_lines
+
+__all__ = ["FORK_MIN_LINES", "can_fork", "forked_records"]
+
+FORK_MIN_LINES = 100_000
+"""Files shorter than this are read in one process (measured break-even: ~20,000 lines)."""
+
+_BLOCKS_PER_FRAME = 4
+_HEADER = struct.Struct("<I")
+
+
+def can_fork() -> bool:
+    """Whether this process may fork a reader child now."""
+    return (
+        sys.platform.startswith("linux") and hasattr(os, "fork") and threading.active_count() == 1
+    )
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _child(
+    fd: int, path: str | os.PathLike[str], lines: list[bytes], agent_id: str | None, decode: bool
+) -> None:
+    """Parse every block and send frames ``(next_line, records, error message or None)``."""
+    start, frame_lines = 0, BLOCK_LINES * _BLOCKS_PER_FRAME
+    while start < len(lines):
+        records: list[Any] = []
+        error: str | None = None
+        stop = min(start + frame_lines, len(lines))
+        for block in range(start, stop, BLOCK_LINES):
+            more, failure = parse_lines(path, lines, block, agent_id, decode)
+            records += more
+            if failure is not None:
+                error = str(failure)
+                break
+        payload = marshal.dumps((stop, records, error))
+        _write_all(fd, _HEADER.pack(len(payload)) + payload)
+        if error is not None:
+            return
+        start = stop
+
+
+def forked_records(
+    path: str | os.PathLike[str], lines: list[bytes], agent_id: str | None, decode_events: bool
+) -> Iterator[list[Record]]:
+    """The records of ``lines`` in blocks, parsed by a forked child (see the module doc)."""
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the child, which never returns
+        code = 1
+        try:
+            os.close(read_fd)
+            _child(write_fd, path, lines, agent_id, decode_events)
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(write_fd)
+    next_line = 0
+    try:
+        with open(read_fd, "rb", buffering=1 << 20) as pipe:
+            while header := pipe.read(_HEADER.size):
+                payload = pipe.read(_HEADER.unpack(header)[0])
+                try:
+                    next_line, records, error = marshal.loads(payload)
+                except (EOFError, ValueError, TypeError):
+                    break  # a frame cut short: the child died while writing it
+                if records:
+                    yield records
+                if error is not None:
+                    raise JournalError(error)
+    finally:
+        _reap(pid)
+    # the child stopped before the end (killed, out of memory): read the rest here
+    yield from in_process_records(path, lines, next_line, agent_id, decode_events)
+
+
+def _reap(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:  # pragma: no cover - already reaped by someone else
+        return
+    os.waitpid(pid, 0)
