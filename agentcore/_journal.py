@@ -37,7 +37,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from ._journal_fork import FORK_MIN_LINES, can_fork, forked_records
+from ._journal_fork import FORK_MIN_BYTES, can_fork, forked_records
 from ._journal_read import DecodeError as _DecodeError
 from ._journal_read import (
     JournalEntry,
@@ -260,11 +260,10 @@ def record_blocks(
     """The records of a JSONL journal file (see ``_journal_read``) in blocks of up to a
     few hundred, parsed here or by a forked child as ``read_jsonl`` describes. A corrupt
     line raises ``JournalError`` after the records before it were yielded."""
-    lines = read_lines(path)
-    fork = len(lines) >= FORK_MIN_LINES if parallel is None else parallel
+    fork = os.path.getsize(path) >= FORK_MIN_BYTES if parallel is None else parallel
     if fork and can_fork():
-        return forked_records(path, lines, agent_id, decode_events)
-    return in_process_records(path, lines, 0, agent_id, decode_events)
+        return forked_records(path, agent_id, decode_events)
+    return in_process_records(path, read_lines(path), 0, agent_id, decode_events)
 
 
 def read_jsonl(
@@ -282,7 +281,7 @@ def read_jsonl(
     dict (faster when only ids and sequence numbers are needed).
 
     ``parallel`` chooses whether a forked child parses the file while this process builds
-    the events: ``None`` (the default) for files of ``FORK_MIN_LINES`` lines or more,
+    the events: ``None`` (the default) for files of ``FORK_MIN_BYTES`` (8 MB) or more,
     ``True`` for any file, ``False`` never. Forking happens only on Linux in a
     single-threaded process; otherwise the file is read here (see docs/journal.md).
     """

@@ -89,7 +89,7 @@ def test_the_forked_child_sends_the_records_this_process_would_parse(
         _write(path, stream)
         lines = _journal_read.read_lines(path)
         here = [r for b in _journal_read.in_process_records(path, lines, 0, agent, True) for r in b]
-        forked = [r for b in _journal_fork.forked_records(path, lines, agent, True) for r in b]
+        forked = [r for b in _journal_fork.forked_records(path, agent, True) for r in b]
         assert forked == here
 
 
@@ -199,7 +199,7 @@ def test_large_files_fork_by_default_and_small_ones_do_not(
     monkeypatch.setattr(os, "fork", counting_fork)
     assert [e.event for e in read_jsonl(path)] == stream
     assert forks == []
-    monkeypatch.setattr(_journal, "FORK_MIN_LINES", 1000)
+    monkeypatch.setattr(_journal, "FORK_MIN_BYTES", 1000)
     assert [e.event for e in read_jsonl(path)] == stream
     assert forks == [1]
     assert [e.event for e in read_jsonl(path, parallel=False)] == stream
