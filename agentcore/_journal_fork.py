@@ -41,8 +41,8 @@ from ._journal_read import (
 __all__ = ["FORK_MIN_BYTES", "can_fork", "forked_records"]
 
 FORK_MIN_BYTES = 8_000_000
-"""Smaller files are read in one process: starting the child costs more than it saves
-(measured break-even: about 2 MB of journal)."""
+"""Smaller files are read in one process: replaying one takes a fraction of a second
+either way, so a fork is not worth it there (figures in docs/journal.md)."""
 
 _BLOCKS_PER_FRAME = 4
 _HEADER = struct.Struct("<I")

@@ -45,14 +45,17 @@ except ImportError:  # pragma: no cover - exercised only without orjson
 
 __all__ = [
     "BLOCK_LINES",
+    "BUILDERS",
+    "VALUES",
+    "Builder",
+    "DecodeError",
     "JournalEntry",
     "JournalError",
-    "BUILDERS",
-    "Builder",
     "Record",
-    "VALUES",
     "build_entries",
+    "dumps",
     "in_process_records",
+    "loads",
     "parse_lines",
     "read_lines",
 ]
