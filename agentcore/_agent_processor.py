@@ -10,7 +10,9 @@ rather than built from the generic combinators because it runs once per stream d
   assembler, and the other two processors never see it, so no layer accepts what another
   refused;
 - a text delta for the block being streamed takes a shortcut that does the two handlers'
-  work inline (see ``_text_step``).
+  work inline (see ``_text_step``);
+- a caller folding many events (``replay``) can append a run of such deltas at once
+  (``appending`` and ``with_appended``), without building them.
 """
 
 from __future__ import annotations
@@ -20,10 +22,16 @@ from typing import Any, TypeAlias
 
 from . import _assembler, _state_events, _turns
 from ._errors import ProtocolError
-from ._events import ErrorReceived, TextDelta
+from ._events import ErrorReceived, InputJsonDelta, TextDelta, ThinkingDelta
 from ._pricing import ModelPrice
 
-__all__ = ["AgentEngineState", "agent_processor", "create_initial_agent_engine_state"]
+__all__ = [
+    "AgentEngineState",
+    "agent_processor",
+    "appending",
+    "create_initial_agent_engine_state",
+    "with_appended",
+]
 
 AgentEngineState: TypeAlias = tuple[
     _assembler.AssemblerState, _state_events.StateEventState, _turns.TurnTrackerState
@@ -145,3 +153,36 @@ def agent_processor(state: AgentEngineState, event: object) -> Result:
         raise
     except (AttributeError, TypeError, ValueError) as exc:
         return state, _assembler.malformed(state[0], event, exc)[1]
+
+
+_NEVER = object()
+_APPENDS: Mapping[object, tuple[type[Any], object]] = {
+    _assembler.TEXT: (TextDelta, _state_events.THINKING),
+    _assembler.THINKING: (ThinkingDelta, _state_events.RESPONDING),
+    _assembler.TOOL: (InputJsonDelta, _NEVER),
+}
+"""Hot block kind -> (its delta class, the conversation state in which that delta would
+emit a state event instead of only appending)."""
+
+
+def appending(state: AgentEngineState) -> tuple[type[Any], int] | None:
+    """``(delta class, block index)`` of the deltas that, in ``state``, only append their
+    chunk to the block being streamed, or None when no delta would.
+
+    Such a delta is one whose first field (the chunk) is a ``str``, whose ``index`` equals
+    the block index and whose other data fields are None: ``agent_processor`` gives it
+    no output and changes nothing but the block's chunks (the hot path of each assembler
+    delta handler, in a conversation state the delta does not switch).
+    """
+    assembled = state[0]
+    found = _APPENDS.get(assembled[2])
+    if found is None or state[1][1] is found[1]:
+        return None
+    return found[0], assembled[1]
+
+
+def with_appended(state: AgentEngineState, chunks: list[str]) -> AgentEngineState:
+    """``state`` after the deltas ``appending(state)`` describes, carrying ``chunks`` in
+    order: equal to feeding them one by one, at one call for the whole run."""
+    a = state[0]
+    return (a[0], a[1], a[2], a[3].extend(chunks), a[4], a[5]), state[1], state[2]

@@ -30,7 +30,7 @@ from typing import Any, NamedTuple, TypeAlias
 
 from pyrsistent import PMap, PVector, pmap, pvector
 
-from ._content import Part, TextPart, ThinkingPart, ToolCallPart, Usage
+from ._content import ZERO_USAGE, Part, TextPart, ThinkingPart, ToolCallPart, Usage
 from ._errors import ErrorCode, ProtocolError
 from ._events import (
     EVENT_TYPES,
@@ -230,7 +230,7 @@ def _on_message_start(state: AssemblerState, event: MessageStart) -> Result:
         return reject(state, event, f"message {state[0].message_id!r} is still open")
     if type(event.message_id) is not str or type(event.model) is not str:
         return reject(state, event, "message_id and model must be strings")
-    message = _Message(event.message_id, event.model, _NO_BLOCKS, Usage(), None, ())
+    message = _Message(event.message_id, event.model, _NO_BLOCKS, ZERO_USAGE, None, ())
     return (message, None, None, None, None, state[5]), ()
 
 
@@ -357,18 +357,25 @@ def _on_message_delta(state: AssemblerState, event: MessageDelta) -> Result:
     if not isinstance(event.usage, Usage) or not isinstance(event.stop_reason, str | None):
         return reject(state, event, "usage must be a Usage and stop_reason a string or None")
     stop_reason = message.stop_reason if event.stop_reason is None else event.stop_reason
-    message = message._replace(usage=event.usage, stop_reason=stop_reason)
+    message = _Message(message[0], message[1], message[2], event.usage, stop_reason, message[5])
     return (message, *state[1:]), ()
 
 
-def _close(state: AssemblerState, cut_off: str | None, timestamp: int) -> Result:
+def _close(
+    state: AssemblerState, cut_off: str | None, timestamp: int, stop_reason: str | None = None
+) -> Result:
     """Turn the open message into outputs: tool calls finished now, then the message.
 
     ``cut_off`` (``"error"``/``"interrupted"``) marks a flushed, incomplete message whose
     unfinished tool calls get an ``input_error``; otherwise they are parsed as if stopped.
+    ``stop_reason``, when given, overrides the one the message got from ``message_delta``.
     """
     message, base = state[0], state[5]
     assert message is not None
+    if cut_off is not None:
+        stop_reason = cut_off
+    elif stop_reason is None:
+        stop_reason = message.stop_reason
     blocks = _all_blocks(state)
     parts: list[Part] = []
     outputs: list[Any] = []
@@ -399,12 +406,14 @@ def _close(state: AssemblerState, cut_off: str | None, timestamp: int) -> Result
             model=message.model,
             parts=tuple(parts),
             usage=message.usage,
-            stop_reason=cut_off if cut_off is not None else message.stop_reason,
+            stop_reason=stop_reason,
             incomplete=cut_off is not None,
             timestamp=timestamp,
         )
     )
-    return (None, None, None, None, None, _Base(pending, base.strict)), tuple(outputs)
+    if pending is not base.pending:
+        base = _Base(pending, base.strict)
+    return (None, None, None, None, None, base), tuple(outputs)
 
 
 def _on_message_stop(state: AssemblerState, event: MessageStop) -> Result:
@@ -413,9 +422,7 @@ def _on_message_stop(state: AssemblerState, event: MessageStop) -> Result:
         return reject(state, event, _no_message("message_stop"))
     if not isinstance(event.stop_reason, str | None):
         return reject(state, event, "stop_reason must be a string or None")
-    if event.stop_reason is not None:
-        state = (message._replace(stop_reason=event.stop_reason), *state[1:])
-    return _close(state, None, event.timestamp)
+    return _close(state, None, event.timestamp, event.stop_reason)
 
 
 def _on_tool_result(state: AssemblerState, event: ToolResult) -> Result:

@@ -153,6 +153,12 @@ class MealyMachine:
         return self._wrapped
 
     @property
+    def observed(self) -> bool:
+        """Whether steps are reported to observers (``on_step``, or the loggers of a
+        ``with_logging`` processor): a caller that folds events in bulk must not then."""
+        return bool(self._observers)
+
+    @property
     def store(self) -> Store:
         """Where the per-agent states live (fixed at construction)."""
         return self._store

@@ -10,8 +10,10 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol
 
+from ._agent_processor import agent_processor, appending, with_appended
 from ._journal import Journal, JournalEntry, read_jsonl, record_blocks
-from ._journal_read import BUILDERS
+from ._journal_read import BUILDERS, VALUES, Record
+from ._machine import MealyMachine
 
 __all__ = [
     "JournalSource",
@@ -69,18 +71,72 @@ def replay(
     ``parallel`` is ``read_jsonl``'s, for a journal file.
     """
     machine = machine_factory()
-    process = machine.process
     if isinstance(source, str | os.PathLike):
         # the hot path: a file's records a block at a time, each built just before use
-        build = BUILDERS
-        for records in record_blocks(source, agent_id=agent_id, parallel=parallel):
+        blocks = record_blocks(source, agent_id=agent_id, parallel=parallel)
+        if (
+            isinstance(machine, MealyMachine)
+            and machine.processor is agent_processor
+            and not machine.observed
+        ):
+            yield from _fold_in_bulk(blocks, machine)
+            return
+        build, process = BUILDERS, machine.process
+        for records in blocks:
             for entry_agent, _seq, kind, timestamp, values in records:
                 for output in process(entry_agent, build[kind](values, timestamp)):
                     yield entry_agent, output
         return
+    process = machine.process
     for entry_agent, _seq, event in entries_of(source, agent_id):
         for output in process(entry_agent, event):
             yield entry_agent, output
+
+
+def _fold_in_bulk(
+    blocks: Iterable[list[Record]], machine: MealyMachine
+) -> Iterator[tuple[str, Any]]:
+    """Fold records through a machine running ``agent_processor``, runs of deltas in bulk.
+
+    After each event, ``appending`` tells which deltas would now only append a chunk to the
+    agent's streaming block; while the next records are such deltas, their chunks are
+    collected without building events, and appended at once (``with_appended``) before
+    the next other record is processed. Outputs and states are those of processing every
+    event (a property test holds them equal); as appends give no output, every yield
+    happens with the machine's state exact.
+    """
+    build, process = BUILDERS, machine.process
+    get: Callable[[str], Any] = machine.store.get
+    set_ = machine.store.set
+    run_agent, run_kind, run_index = "", "", 0
+    run_rest: tuple[None, ...] = ()
+    chunks: list[str] = []
+    try:
+        for records in blocks:
+            for agent, _seq, kind, timestamp, values in records:
+                if (
+                    kind == run_kind
+                    and agent == run_agent
+                    and values[1] == run_index
+                    and type(values[0]) is str
+                    and values[2:] == run_rest
+                ):
+                    chunks.append(values[0])
+                    continue
+                if chunks:
+                    set_(run_agent, with_appended(get(run_agent), chunks))
+                    chunks.clear()
+                for output in process(agent, build[kind](values, timestamp)):
+                    yield agent, output
+                hot = appending(get(agent))
+                if hot is None:
+                    run_kind = ""
+                else:
+                    run_kind, run_agent, run_index = hot[0].type, agent, hot[1]
+                    run_rest = (None,) * (VALUES[run_kind][0] - 2)
+    finally:
+        if chunks:
+            set_(run_agent, with_appended(get(run_agent), chunks))
 
 
 def state_at(

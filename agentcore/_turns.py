@@ -24,7 +24,7 @@ from typing import Any, NamedTuple, TypeAlias
 
 from pyrsistent import PMap, pmap
 
-from ._content import Usage
+from ._content import ZERO_USAGE, Usage
 from ._events import (
     ErrorReceived,
     Interrupt,
@@ -45,22 +45,23 @@ __all__ = [
     "turn_tracker_processor",
 ]
 
-_ZERO = Usage()
-
 
 class _Call(NamedTuple):
     """The model call in progress."""
 
     model: str
-    usage: Usage = _ZERO
+    usage: Usage = ZERO_USAGE
     stop_reason: str | None = None
     used_tools: bool = False
 
 
 class _Turn(NamedTuple):
+    """The turn in progress; ``call`` is its open model call, if any (always the last
+    field: ``_Turn(*turn[:-1], call)`` swaps it)."""
+
     turn_id: str
     started_at: int
-    usage: Usage = _ZERO
+    usage: Usage = ZERO_USAGE
     cost: float | None = 0.0
     model: str | None = None
     stop_reason: str | None = None
@@ -101,14 +102,16 @@ def _on_message_start(state: TurnTrackerState, event: MessageStart) -> Result:
         state, outputs = _begin(state, event.message_id, event.timestamp)
         turn = state[1]
         assert turn is not None
-    return (state[0], turn._replace(call=_Call(event.model)), state[2]), outputs
+    return (state[0], _Turn(*turn[:-1], _Call(event.model)), state[2]), outputs
 
 
 def _on_tool_start(state: TurnTrackerState, event: ToolUseStart) -> Result:
     turn = state[1]
-    if turn is None or turn.call is None or turn.call.used_tools:
+    call = None if turn is None else turn.call
+    if turn is None or call is None or call.used_tools:
         return state, ()
-    return (state[0], turn._replace(call=turn.call._replace(used_tools=True)), state[2]), ()
+    call = _Call(call.model, call.usage, call.stop_reason, True)
+    return (state[0], _Turn(*turn[:-1], call), state[2]), ()
 
 
 def _on_message_delta(state: TurnTrackerState, event: MessageDelta) -> Result:
@@ -122,8 +125,8 @@ def _on_message_delta(state: TurnTrackerState, event: MessageDelta) -> Result:
         return state, ()
     call = turn.call
     stop_reason = call.stop_reason if event.stop_reason is None else event.stop_reason
-    call = call._replace(usage=event.usage, stop_reason=stop_reason)
-    return (state[0], turn._replace(call=call), state[2]), ()
+    call = _Call(call.model, event.usage, stop_reason, call.used_tools)
+    return (state[0], _Turn(*turn[:-1], call), state[2]), ()
 
 
 def _price_of(prices: PMap[str, ModelPrice] | None, call: _Call) -> float | None:
@@ -133,8 +136,11 @@ def _price_of(prices: PMap[str, ModelPrice] | None, call: _Call) -> float | None
     return None if price is None else cost_of(call.usage, price)
 
 
-def _with_call_closed(turn: _Turn, prices: PMap[str, ModelPrice] | None) -> _Turn:
-    """The turn with its open call's usage, cost, model and stop reason added."""
+def _with_call_closed(
+    turn: _Turn, prices: PMap[str, ModelPrice] | None, stop_reason: str | None = None
+) -> _Turn:
+    """The turn with its open call's usage, cost, model and stop reason added;
+    ``stop_reason``, when given, overrides the call's."""
     call = turn.call
     if call is None:
         return turn
@@ -142,10 +148,10 @@ def _with_call_closed(turn: _Turn, prices: PMap[str, ModelPrice] | None) -> _Tur
     return _Turn(
         turn.turn_id,
         turn.started_at,
-        turn.usage + call.usage,
+        call.usage if turn.usage is ZERO_USAGE else turn.usage + call.usage,
         None if turn.cost is None or call_cost is None else turn.cost + call_cost,
         call.model,
-        call.stop_reason,
+        call.stop_reason if stop_reason is None else stop_reason,
         None,
     )
 
@@ -168,9 +174,7 @@ def _on_message_stop(state: TurnTrackerState, event: MessageStop) -> Result:
     if turn is None or turn.call is None or not isinstance(event.stop_reason, str | None):
         return state, ()
     used_tools = turn.call.used_tools
-    if event.stop_reason is not None:
-        turn = turn._replace(call=turn.call._replace(stop_reason=event.stop_reason))
-    turn = _with_call_closed(turn, state[2])
+    turn = _with_call_closed(turn, state[2], event.stop_reason)
     if used_tools:
         return (state[0], turn, state[2]), ()
     return _end(state, turn, turn.stop_reason, event.timestamp)

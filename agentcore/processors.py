@@ -4,9 +4,11 @@ Each processor is ``(state, event) -> (state, outputs)``; see docs/processors.md
 """
 
 from ._agent_processor import agent_processor as agent_processor
+from ._agent_processor import appending as appending
 from ._agent_processor import (
     create_initial_agent_engine_state as create_initial_agent_engine_state,
 )
+from ._agent_processor import with_appended as with_appended
 from ._assembler import (
     create_initial_message_assembler_state as create_initial_message_assembler_state,
 )
@@ -20,6 +22,7 @@ from ._turns import turn_tracker_processor as turn_tracker_processor
 
 __all__ = [
     "agent_processor",
+    "appending",
     "create_initial_agent_engine_state",
     "create_initial_message_assembler_state",
     "create_initial_state_event_processor_context",
@@ -27,4 +30,5 @@ __all__ = [
     "message_assembler_processor",
     "state_event_processor",
     "turn_tracker_processor",
+    "with_appended",
 ]
