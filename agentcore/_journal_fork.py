@@ -1,4 +1,4 @@
-"""Reading a large journal file on two cores: a forked child parses, this process builds.
+"""Reading a large journal file on two cores: a forked child parses, this process folds.
 
 Parsing JSON is about half the cost of replaying a journal file. For a large file, when
 it is safe, the reader forks a child that runs ``parse_lines`` over the file and sends
@@ -6,14 +6,21 @@ the records (plain JSON values) through a pipe as ``marshal`` frames, while this
 builds the events and folds them. The two stages are the same functions the in-process
 reader uses, so both read every file alike (a property test holds them to it).
 
+The work is balanced as it goes: when the pipe holds less than ``_LOW_WATER`` bytes,
+this process is about to wait for the child, so the child sends the next frame's lines
+unparsed and this process parses them itself (with the same ``parse_lines``). A fold
+that is slower than parsing keeps the pipe full and never gets a raw frame; a fast one
+(``replay``'s bulk fold) takes on part of the parsing. The last frame is always parsed
+by the child.
+
 Forking is used only where it is safe and pays off: on Linux, when this process runs a
 single thread (forking a multi-threaded process can deadlock the child), and for files
 of at least ``FORK_MIN_BYTES`` (below that, starting the child costs more than it saves).
 The child reads the file, parses it and writes to the pipe, then leaves with
-``os._exit``; this process never holds the file's text.
+``os._exit``; this process holds at most one frame of the file's text at a time.
 
 A child that dies early is not an error: the parent reads the rest itself, from the line
-after the last block it received. A consumer that stops iterating early closes the pipe
+after the last frame it received. A consumer that stops iterating early closes the pipe
 and the child is killed and reaped.
 """
 
@@ -47,6 +54,9 @@ either way, so a fork is not worth it there (figures in docs/journal.md)."""
 _BLOCKS_PER_FRAME = 4
 _HEADER = struct.Struct("<I")
 _SET_PIPE_SIZE = 1031  # fcntl.F_SETPIPE_SZ (Linux), named in the fcntl module from 3.10
+_LOW_WATER = 32_000
+"""Below this many bytes waiting in the pipe (about three parsed frames), the reader is
+about to starve: the next frame goes unparsed."""
 
 
 def can_fork() -> bool:
@@ -63,25 +73,38 @@ def _write_all(fd: int, data: bytes) -> None:
 
 
 def _child(fd: int, path: str | os.PathLike[str], agent_id: str | None, decode: bool) -> None:
-    """Parse every block and send frames ``(next line, records, error message or None,
-    whether this is the last frame)``."""
+    """Send frames ``(next line, records or raw lines, error message or None, whether this
+    is the last frame)`` until the file is parsed or a line is corrupt."""
     lines = read_lines(path)
     start, frame_lines = 0, BLOCK_LINES * _BLOCKS_PER_FRAME
     while start < len(lines):
-        records: list[Any] = []
-        error: str | None = None
         stop = min(start + frame_lines, len(lines))
-        for block in range(start, stop, BLOCK_LINES):
-            more, failure = parse_lines(path, lines, block, agent_id, decode)
-            records += more
-            if failure is not None:
-                error = str(failure)
-                break
-        payload = marshal.dumps((stop, records, error, stop == len(lines)))
+        last = stop == len(lines)
+        error: str | None = None
+        body: Any
+        if not last and _waiting(fd) < _LOW_WATER:
+            body = b"\n".join(lines[start:stop]) + b"\n"
+        else:
+            body = []
+            for block in range(start, stop, BLOCK_LINES):
+                more, failure = parse_lines(path, lines, block, agent_id, decode)
+                body += more
+                if failure is not None:
+                    error = str(failure)
+                    break
+        payload = marshal.dumps((stop, body, error, last))
         _write_all(fd, _HEADER.pack(len(payload)) + payload)
         if error is not None:
             return
         start = stop
+
+
+def _waiting(fd: int) -> int:
+    """How many bytes the pipe holds, not yet read."""
+    import fcntl  # Unix only, as is forking (see can_fork)
+    import termios
+
+    return int.from_bytes(fcntl.ioctl(fd, termios.FIONREAD, bytes(4)), sys.byteorder)
 
 
 def forked_records(
@@ -106,11 +129,17 @@ def forked_records(
             while header := pipe.read(_HEADER.size):
                 payload = pipe.read(_HEADER.unpack(header)[0])
                 try:
-                    next_line, records, error, done = marshal.loads(payload)
+                    stop, body, error, done = marshal.loads(payload)
                 except (EOFError, ValueError, TypeError):
                     break  # a frame cut short: the child died while writing it
-                if records:
-                    yield records
+                if type(body) is bytes:  # lines left for this process to parse
+                    lines = body.split(b"\n")
+                    yield from in_process_records(
+                        path, lines, 0, agent_id, decode_events, offset=next_line
+                    )
+                elif body:
+                    yield body
+                next_line = stop
                 if error is not None:
                     raise JournalError(error)
     finally:

@@ -183,14 +183,16 @@ def parse_lines(
     start: int,
     agent_id: str | None,
     decode_events: bool,
+    offset: int = 0,
 ) -> tuple[list[Record], JournalError | None]:
     """Parse ``lines[start:start + BLOCK_LINES]`` into records: the records, and the error
     that stopped the block early (None when it did not).
 
     Empty lines are skipped. A line that does not parse or whose event ``from_dict``
-    rejects is an error naming the file and line, unless it is the unterminated last line
-    (a write a crash interrupted), which is dropped. ``decode_events=False`` keeps every
-    event as its wire dict, unchecked.
+    rejects is an error naming the file and line (``offset`` lines of the file come
+    before ``lines[0]``), unless it is the unterminated last line (a write a crash
+    interrupted), which is dropped. ``decode_events=False`` keeps every event as its wire
+    dict, unchecked.
     """
     getters, records = VALUES, list[Record]()
     append = records.append
@@ -222,7 +224,7 @@ def parse_lines(
             if number == last:
                 break  # the unterminated tail of an interrupted write
             return records, JournalError(
-                f"{path}:{number}: corrupt journal line ({type(exc).__name__}: {exc}); "
+                f"{path}:{offset + number}: corrupt journal line ({type(exc).__name__}: {exc}); "
                 "fix or delete the line to read the rest"
             )
     return records, None
@@ -246,10 +248,12 @@ def in_process_records(
     start: int,
     agent_id: str | None,
     decode_events: bool,
+    offset: int = 0,
 ) -> Iterator[list[Record]]:
-    """The records of ``lines[start:]`` in blocks, parsed in this process."""
+    """The records of ``lines[start:]`` in blocks, parsed in this process (``offset`` as
+    for ``parse_lines``)."""
     for block in range(start, len(lines), BLOCK_LINES):
-        records, error = parse_lines(path, lines, block, agent_id, decode_events)
+        records, error = parse_lines(path, lines, block, agent_id, decode_events, offset)
         if records:
             yield records
         if error is not None:

@@ -7,6 +7,7 @@ import os
 import pathlib
 import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -20,6 +21,16 @@ from agentcore.journal import JournalError, JsonlJournal, MemoryJournal, read_js
 from agentcore.testing import events, stream_events
 
 PARALLEL = pytest.mark.parametrize("parallel", [False, True], ids=["in-process", "forked"])
+
+# how a forked read shares the parsing: the child parses every frame, the parent parses
+# every frame but the last, or as the pipe's fill level says (the default)
+SPLITS = {"child-parses": 0, "parent-parses": 1 << 40, "balanced": _journal_fork._LOW_WATER}
+
+
+@pytest.fixture(params=list(SPLITS))
+def split(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setattr(_journal_fork, "_LOW_WATER", SPLITS[request.param])
+    return str(request.param)
 
 
 @settings(max_examples=200, deadline=None)
@@ -80,22 +91,30 @@ def test_file_replay_equals_memory_replay(
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.lists(stream_events(), max_size=1200), st.sampled_from([None, "a2"]))
-def test_the_forked_child_sends_the_records_this_process_would_parse(
-    stream: list[Any], agent: str | None
+@given(
+    st.lists(stream_events(), max_size=1200),
+    st.sampled_from([None, "a2"]),
+    st.sampled_from(list(SPLITS.values())),
+)
+def test_a_forked_read_gives_the_records_this_process_would_parse(
+    stream: list[Any], agent: str | None, low_water: int
 ) -> None:
+    _journal_fork._LOW_WATER, default = low_water, _journal_fork._LOW_WATER
     with tempfile.TemporaryDirectory() as tmp:
         path = pathlib.Path(tmp) / "j.jsonl"
         _write(path, stream)
         lines = _journal_read.read_lines(path)
         here = [r for b in _journal_read.in_process_records(path, lines, 0, agent, True) for r in b]
-        forked = [r for b in _journal_fork.forked_records(path, agent, True) for r in b]
+        try:
+            forked = [r for b in _journal_fork.forked_records(path, agent, True) for r in b]
+        finally:
+            _journal_fork._LOW_WATER = default
         assert forked == here
 
 
 @PARALLEL
 def test_a_corrupt_line_in_a_later_block_is_named_after_the_entries_before_it(
-    tmp_path: pathlib.Path, parallel: bool
+    tmp_path: pathlib.Path, parallel: bool, split: str
 ) -> None:
     path = tmp_path / "j.jsonl"
     count = _journal_read.BLOCK_LINES * 9 + 5
@@ -140,7 +159,7 @@ def _no_child_left() -> bool:
 
 
 def test_a_child_that_dies_early_is_replaced_by_reading_the_rest_here(
-    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch, split: str
 ) -> None:
     path = tmp_path / "j.jsonl"
     stream = _many_deltas(path)
@@ -204,3 +223,25 @@ def test_large_files_fork_by_default_and_small_ones_do_not(
     assert forks == [1]
     assert [e.event for e in read_jsonl(path, parallel=False)] == stream
     assert forks == [1]
+
+
+def test_a_slow_reader_leaves_the_parsing_to_the_child(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "j.jsonl"
+    stream = _many_deltas(path, 12_000)  # 47 frames
+    parsed_here: list[int] = []
+    real = _journal_fork.in_process_records
+
+    def counting(*args: Any, **kwargs: Any) -> Iterator[list[Any]]:
+        parsed_here.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(_journal_fork, "in_process_records", counting)
+    events = []
+    for records in _journal_fork.forked_records(path, None, True):
+        time.sleep(0.002)  # a fold much slower than parsing: the pipe stays full
+        events += _journal_read.build_entries(records, True)
+    assert [e.event for e in events] == stream
+    # only a few frames, sent while the pipe was filling up, were left to this process
+    assert len(parsed_here) <= 8
