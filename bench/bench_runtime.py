@@ -5,10 +5,10 @@
    difference covers the machine, the state machine and delivery (target p99 < 200 µs).
 2. Replay: a 1,000,000-event JSONL journal (10,000 turns of ~100 events) is read,
    decoded and folded through a fresh machine (target > 500,000 events/s), both as
-   ``replay`` does by default (a forked child parses while this process builds and
-   folds) and in one process; the read and decode part alone, the JSON parsing inside
-   it, and the machine alone (from a MemoryJournal) are timed too. Median and best of
-   three runs, as this 2-core machine is noisy.
+   ``replay`` does by default (a forked child shares the parsing while this process
+   folds, runs of deltas in bulk) and in one process; the read and decode part alone,
+   the JSON parsing inside it, and the machine event by event (from a MemoryJournal)
+   are timed too. Median and best of three runs, as this 2-core machine is noisy.
 """
 
 from __future__ import annotations
@@ -150,7 +150,7 @@ def _replay_speed() -> None:
                 lambda: sum(1 for _ in replay(path)),
             ),
             (
-                "replay from a MemoryJournal (machine only)",
+                "replay from a MemoryJournal (one event at a time)",
                 lambda: sum(1 for _ in replay(in_memory)),
             ),
         ]
