@@ -74,7 +74,12 @@ def describe(output: Any) -> str:
     for key, value in wire["data"].items():
         if value in (None, "", [], {}, False):
             continue
-        text = repr(value) if isinstance(value, str) else _short(value)
+        if isinstance(value, str):
+            text = repr(value)
+        elif isinstance(value, float):
+            text = f"{value:.6g}"  # a summed cost, not 0.0025199999999999997
+        else:
+            text = _short(value)
         fields.append(f"{key}={text}")
     return f"{wire['type']:<24} {' '.join(fields)}".rstrip()
 

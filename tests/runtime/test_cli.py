@@ -7,7 +7,8 @@ import pathlib
 
 import pytest
 
-from agentcore.cli import main
+from agentcore.cli import describe, main
+from agentcore.events import TurnResponse
 from agentcore.journal import read_jsonl, replay, state_at
 
 SESSION = pathlib.Path(__file__).parents[2] / "examples" / "sessions" / "weather.jsonl"
@@ -55,3 +56,10 @@ def test_errors_are_one_clear_line(
     bad.write_text('{"nope": 1}\n{"agent_id": "a", "seq": 1, "event": {"type": "x"}}\n')
     assert main(["replay", str(bad), "--json"]) == 1
     assert "bad.jsonl:1: corrupt journal line" in capsys.readouterr().err
+
+
+def test_summed_costs_print_as_short_numbers() -> None:
+    response = TurnResponse(turn_id="turn-1", duration_ms=5, cost=0.1 + 0.2)
+    assert repr(response.cost) == "0.30000000000000004"
+    line = describe(response)
+    assert line.endswith(" cost=0.3") and "duration_ms=5" in line
