@@ -1,45 +1,45 @@
 """The error tree of agentcore; drawn in full in ``agentcore._errors``."""
 
-from ._errors import (
+from ._core.errors import (
     AbortedError as AbortedError,
 )
-from ._errors import (
+from ._core.errors import (
     AgentBusyError as AgentBusyError,
 )
-from ._errors import (
+from ._core.errors import (
     AgentError as AgentError,
 )
-from ._errors import (
+from ._core.errors import (
     ConfigurationError as ConfigurationError,
 )
-from ._errors import (
+from ._core.errors import (
     EngineClosedError as EngineClosedError,
 )
-from ._errors import (
+from ._core.errors import (
     ErrorCode as ErrorCode,
 )
-from ._errors import (
+from ._core.errors import (
     InvalidEventError as InvalidEventError,
 )
-from ._errors import (
+from ._core.errors import (
     LimitExceededError as LimitExceededError,
 )
-from ._errors import (
+from ._core.errors import (
     MessageRejectedError as MessageRejectedError,
 )
-from ._errors import (
+from ._core.errors import (
     OutputParseError as OutputParseError,
 )
-from ._errors import (
+from ._core.errors import (
     ProtocolError as ProtocolError,
 )
-from ._errors import (
+from ._core.errors import (
     ProviderError as ProviderError,
 )
-from ._errors import (
+from ._core.errors import (
     ToolError as ToolError,
 )
-from ._errors import (
+from ._core.errors import (
     error_from_code as error_from_code,
 )
 

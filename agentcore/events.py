@@ -3,155 +3,155 @@
 See docs/events.md for each type's fields and who emits it.
 """
 
-from ._content import (
+from ._core.content import (
     Content as Content,
 )
-from ._content import (
+from ._core.content import (
     ContentPart as ContentPart,
 )
-from ._content import (
+from ._core.content import (
     ImageContent as ImageContent,
 )
-from ._content import (
+from ._core.content import (
     JSONValue as JSONValue,
 )
-from ._content import (
+from ._core.content import (
     Part as Part,
 )
-from ._content import (
+from ._core.content import (
     TextContent as TextContent,
 )
-from ._content import (
+from ._core.content import (
     TextPart as TextPart,
 )
-from ._content import (
+from ._core.content import (
     ThinkingPart as ThinkingPart,
 )
-from ._content import (
+from ._core.content import (
     ToolCallPart as ToolCallPart,
 )
-from ._content import (
+from ._core.content import (
     Usage as Usage,
 )
-from ._events import (
+from ._core.events import (
     EVENT_TYPES as EVENT_TYPES,
 )
-from ._events import (
+from ._core.events import (
     LAYERS as LAYERS,
 )
-from ._events import (
+from ._core.events import (
     AssistantMessage as AssistantMessage,
 )
-from ._events import (
+from ._core.events import (
     ConversationEnd as ConversationEnd,
 )
-from ._events import (
+from ._core.events import (
     ConversationInterrupted as ConversationInterrupted,
 )
-from ._events import (
+from ._core.events import (
     ConversationResponding as ConversationResponding,
 )
-from ._events import (
+from ._core.events import (
     ConversationStart as ConversationStart,
 )
-from ._events import (
+from ._core.events import (
     ConversationThinking as ConversationThinking,
 )
-from ._events import (
+from ._core.events import (
     EndReason as EndReason,
 )
-from ._events import (
+from ._core.events import (
     ErrorMessage as ErrorMessage,
 )
-from ._events import (
+from ._core.events import (
     ErrorOccurred as ErrorOccurred,
 )
-from ._events import (
+from ._core.events import (
     ErrorReceived as ErrorReceived,
 )
-from ._events import (
+from ._core.events import (
     Event as Event,
 )
-from ._events import (
+from ._core.events import (
     InputJsonDelta as InputJsonDelta,
 )
-from ._events import (
+from ._core.events import (
     Interrupt as Interrupt,
 )
-from ._events import (
+from ._core.events import (
     MessageDelta as MessageDelta,
 )
-from ._events import (
+from ._core.events import (
     MessageEvent as MessageEvent,
 )
-from ._events import (
+from ._core.events import (
     MessageStart as MessageStart,
 )
-from ._events import (
+from ._core.events import (
     MessageStop as MessageStop,
 )
-from ._events import (
+from ._core.events import (
     StateEvent as StateEvent,
 )
-from ._events import (
+from ._core.events import (
     StopReason as StopReason,
 )
-from ._events import (
+from ._core.events import (
     StreamEvent as StreamEvent,
 )
-from ._events import (
+from ._core.events import (
     TextDelta as TextDelta,
 )
-from ._events import (
+from ._core.events import (
     ThinkingDelta as ThinkingDelta,
 )
-from ._events import (
+from ._core.events import (
     ToolCallMessage as ToolCallMessage,
 )
-from ._events import (
+from ._core.events import (
     ToolCompleted as ToolCompleted,
 )
-from ._events import (
+from ._core.events import (
     ToolExecuting as ToolExecuting,
 )
-from ._events import (
+from ._core.events import (
     ToolFailed as ToolFailed,
 )
-from ._events import (
+from ._core.events import (
     ToolPlanned as ToolPlanned,
 )
-from ._events import (
+from ._core.events import (
     ToolResult as ToolResult,
 )
-from ._events import (
+from ._core.events import (
     ToolResultMessage as ToolResultMessage,
 )
-from ._events import (
+from ._core.events import (
     ToolUseStart as ToolUseStart,
 )
-from ._events import (
+from ._core.events import (
     ToolUseStop as ToolUseStop,
 )
-from ._events import (
+from ._core.events import (
     TurnEvent as TurnEvent,
 )
-from ._events import (
+from ._core.events import (
     TurnRequest as TurnRequest,
 )
-from ._events import (
+from ._core.events import (
     TurnResponse as TurnResponse,
 )
-from ._events import (
+from ._core.events import (
     UserMessage as UserMessage,
 )
-from ._events import (
+from ._core.events import (
     event_type as event_type,
 )
-from ._events import (
+from ._core.events import (
     is_event as is_event,
 )
-from ._wire import from_dict as from_dict
-from ._wire import to_dict as to_dict
+from ._core.wire import from_dict as from_dict
+from ._core.wire import to_dict as to_dict
 
 __all__ = [
     "AssistantMessage",

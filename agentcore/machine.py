@@ -3,11 +3,11 @@
 See docs/machine.md for stores, re-feeding and observers.
 """
 
-from ._machine import DEFAULT_MAX_DEPTH as DEFAULT_MAX_DEPTH
-from ._machine import MealyMachine as MealyMachine
-from ._machine import Step as Step
-from ._machine import StepObserver as StepObserver
-from ._machine import create_mealy_machine as create_mealy_machine
+from ._core.machine import DEFAULT_MAX_DEPTH as DEFAULT_MAX_DEPTH
+from ._core.machine import MealyMachine as MealyMachine
+from ._core.machine import create_mealy_machine as create_mealy_machine
+from ._core.observers import Step as Step
+from ._core.observers import StepObserver as StepObserver
 
 __all__ = [
     "DEFAULT_MAX_DEPTH",

@@ -3,22 +3,22 @@
 Each processor is ``(state, event) -> (state, outputs)``; see docs/processors.md.
 """
 
-from ._agent_processor import agent_processor as agent_processor
-from ._agent_processor import appending as appending
-from ._agent_processor import (
+from ._core.agent_processor import agent_processor as agent_processor
+from ._core.agent_processor import appending as appending
+from ._core.agent_processor import (
     create_initial_agent_engine_state as create_initial_agent_engine_state,
 )
-from ._agent_processor import with_appended as with_appended
-from ._assembler import (
+from ._core.agent_processor import with_appended as with_appended
+from ._core.assembler import (
     create_initial_message_assembler_state as create_initial_message_assembler_state,
 )
-from ._assembler import message_assembler_processor as message_assembler_processor
-from ._state_events import (
+from ._core.assembler import message_assembler_processor as message_assembler_processor
+from ._core.state_events import (
     create_initial_state_event_processor_context as create_initial_state_event_processor_context,
 )
-from ._state_events import state_event_processor as state_event_processor
-from ._turns import create_initial_turn_tracker_state as create_initial_turn_tracker_state
-from ._turns import turn_tracker_processor as turn_tracker_processor
+from ._core.state_events import state_event_processor as state_event_processor
+from ._core.turns import create_initial_turn_tracker_state as create_initial_turn_tracker_state
+from ._core.turns import turn_tracker_processor as turn_tracker_processor
 
 __all__ = [
     "agent_processor",

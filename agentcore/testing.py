@@ -10,19 +10,19 @@ Requires the ``testing`` extra (``pip install agentcore[testing]``). Example::
         check_processor(my_processor, my_initial_state(), stream.events)
 """
 
-from ._strategies import AssistantStream as AssistantStream
-from ._strategies import Turn as Turn
-from ._strategies import assistant_streams as assistant_streams
-from ._strategies import broken_streams as broken_streams
-from ._strategies import check_processor as check_processor
-from ._strategies import chunked as chunked
-from ._strategies import events as events
-from ._strategies import garbage as garbage
-from ._strategies import json_objects as json_objects
-from ._strategies import rechunked as rechunked
-from ._strategies import stream_events as stream_events
-from ._strategies import turns as turns
-from ._strategies import usages as usages
+from ._testing.strategies import AssistantStream as AssistantStream
+from ._testing.strategies import Turn as Turn
+from ._testing.strategies import assistant_streams as assistant_streams
+from ._testing.strategies import broken_streams as broken_streams
+from ._testing.strategies import check_processor as check_processor
+from ._testing.strategies import chunked as chunked
+from ._testing.strategies import events as events
+from ._testing.strategies import garbage as garbage
+from ._testing.strategies import json_objects as json_objects
+from ._testing.strategies import rechunked as rechunked
+from ._testing.strategies import stream_events as stream_events
+from ._testing.strategies import turns as turns
+from ._testing.strategies import usages as usages
 
 __all__ = [
     "AssistantStream",

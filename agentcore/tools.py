@@ -3,17 +3,17 @@
 See docs/tools.md.
 """
 
-from ._tool_runner import AbortSignal as AbortSignal
-from ._tool_runner import ToolContext as ToolContext
-from ._tool_runner import ToolRunOutcome as ToolRunOutcome
-from ._tool_runner import run_tool as run_tool
-from ._tools import Tool as Tool
-from ._tools import ToolFunction as ToolFunction
-from ._tools import ToolOutput as ToolOutput
-from ._tools import define_tool as define_tool
-from ._tools import schema_for as schema_for
-from ._tools import to_result_content as to_result_content
-from ._tools import tool as tool
+from ._loop.tools import Tool as Tool
+from ._loop.tools import ToolFunction as ToolFunction
+from ._loop.tools import ToolOutput as ToolOutput
+from ._loop.tools import define_tool as define_tool
+from ._loop.tools import schema_for as schema_for
+from ._loop.tools import to_result_content as to_result_content
+from ._loop.tools import tool as tool
+from ._runtime.tool_runner import AbortSignal as AbortSignal
+from ._runtime.tool_runner import ToolContext as ToolContext
+from ._runtime.tool_runner import ToolRunOutcome as ToolRunOutcome
+from ._runtime.tool_runner import run_tool as run_tool
 
 __all__ = [
     "AbortSignal",

@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from agentcore import ModelRequest
-from agentcore._journal_read import dumps as _dumps
-from agentcore._journal_read import loads as _loads
+from agentcore._journal.read import dumps as _dumps
+from agentcore._journal.read import loads as _loads
 from agentcore.engine import create_agent
 from agentcore.events import (
     MessageDelta,

@@ -1,4 +1,4 @@
-"""Regenerate examples/sessions/weather.jsonl: a recorded two-turn session.
+"""Regenerate agentcore/_app/data/weather.jsonl: a recorded two-turn session.
 
 The session is produced by the real ``Agent`` (loop processor, tools, core machine) on a
 ``ScriptedDriver`` (no network, no key); its ``JsonlJournal`` holds the stream-layer
@@ -23,7 +23,7 @@ from agentcore.journal import JsonlJournal
 from agentcore.tools import tool
 from drivers.scripted import ScriptedDriver, text_turn, tool_turn
 
-OUT = pathlib.Path(__file__).parent / "sessions" / "weather.jsonl"
+OUT = pathlib.Path(__file__).parents[1] / "agentcore" / "_app" / "data" / "weather.jsonl"
 MODEL = "claude-sonnet-4-5"
 SIGNATURE = "EqQBCkYIBxgCKkBscripted0signature0for0the0demo0session=="
 USERS = ["What's the weather in Paris and London right now?", "Should I pack an umbrella?"]

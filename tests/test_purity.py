@@ -1,15 +1,14 @@
 """The pure core stays pure: no I/O library, clock or randomness, checked on the source.
 
-A module is pure when it is listed in ``PURE_MODULES`` (so renaming one is noticed) or its
-file name matches ``PURE_GLOBS`` (so new processors, machines and loop modules are covered
-without anyone remembering to add them). Pure modules may import only other pure agentcore
+Purity goes by folder (DESIGN.md, Layout): every module under ``agentcore/_core`` and
+``agentcore/_loop`` is pure, whatever its file name, so a new module there is covered
+without anyone remembering to list it. Pure modules may import only other pure agentcore
 modules, and nothing in ``agentcore`` may import ``drivers`` or ``presenters``.
 """
 
 from __future__ import annotations
 
 import ast
-import fnmatch
 import pathlib
 import subprocess
 import sys
@@ -20,24 +19,7 @@ import agentcore
 
 PACKAGE = pathlib.Path(agentcore.__file__).parent
 
-PURE_MODULES = (
-    "_events",
-    "_content",
-    "_wire",
-    "_errors",
-    "_processor",
-    "_pricing",
-    "_assembler",
-    "_state_events",
-    "_turns",
-    "_agent_processor",
-    "_combinators",
-    "_machine",
-    "_state_machine",
-    "_store",
-    "_loop",
-)
-PURE_GLOBS = ("_*processor*.py", "_*machine*.py", "_*combinator*.py", "_loop*.py", "_*events*.py")
+PURE_FOLDERS = ("_core", "_loop")
 
 IO_MODULES = frozenset(
     """
@@ -50,35 +32,46 @@ IO_MODULES = frozenset(
 )
 """Top-level modules a pure module must not import: I/O, clocks, randomness, process state."""
 
+FORBIDDEN_BUILTINS = frozenset(
+    "open print input breakpoint exec eval compile __import__ id hash".split()  # noqa: SIM905
+)
+"""Builtins that do I/O or differ between runs (``id``/``hash`` of str vary per process);
+forbidden when called by bare name (``re.compile`` is fine)."""
+
 FORBIDDEN_CALLS = frozenset(
     """
-    open print input breakpoint exec eval compile __import__ id hash
     perf_counter perf_counter_ns monotonic monotonic_ns time_ns utcnow
     uuid1 uuid4 urandom getrandbits randint randrange
     """.split()  # noqa: SIM905
 )
-"""Calls that do I/O or differ between runs (``id``/``hash`` of str vary per process)."""
+"""Calls that read a clock or draw randomness, however they are reached."""
 
 SHELL_PACKAGES = frozenset({"drivers", "presenters"})
 
 
 def _all_modules() -> dict[str, pathlib.Path]:
-    return {p.stem: p for p in PACKAGE.glob("*.py")}
+    """Dotted module name inside ``agentcore`` (``_core.events``) -> its file."""
+    found = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = path.relative_to(PACKAGE).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        if parts:
+            found[".".join(parts)] = path
+    return found
 
 
 def _pure_names() -> set[str]:
-    modules = _all_modules()
-    listed = {name for name in PURE_MODULES if name in modules}
-    globbed = {
-        name
-        for name, path in modules.items()
-        if any(fnmatch.fnmatch(path.name, g) for g in PURE_GLOBS)
-    }
-    return listed | globbed
+    return {name for name in _all_modules() if name.split(".")[0] in PURE_FOLDERS}
 
 
-def _imports(path: pathlib.Path) -> list[tuple[int, str, bool]]:
-    """``(line, module, relative)`` for every import anywhere in the file."""
+def _imports(path: pathlib.Path, package: str = "") -> list[tuple[int, str, bool]]:
+    """``(line, module, relative)`` for every import anywhere in the file.
+
+    A relative import is resolved against ``package`` (the importing module's package,
+    dotted inside ``agentcore``): ``from ..x import y`` in ``_core`` gives ``x``, and
+    ``from . import y`` gives ``_core.y``.
+    """
     found: list[tuple[int, str, bool]] = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
@@ -86,10 +79,15 @@ def _imports(path: pathlib.Path) -> list[tuple[int, str, bool]]:
         elif isinstance(node, ast.ImportFrom):
             if node.level == 0:
                 found.append((node.lineno, node.module or "", False))
-            elif node.module:
-                found.append((node.lineno, node.module.split(".")[0], True))
-            else:  # from . import _x
-                found += [(node.lineno, alias.name, True) for alias in node.names]
+                continue
+            base = [p for p in package.split(".") if p]
+            base = base[: len(base) - (node.level - 1)] if node.level > 1 else base
+            if node.module:
+                found.append((node.lineno, ".".join([*base, node.module]), True))
+            else:  # from . import x
+                found += [
+                    (node.lineno, ".".join([*base, alias.name]), True) for alias in node.names
+                ]
     return found
 
 
@@ -98,26 +96,23 @@ def _calls(path: pathlib.Path) -> list[tuple[int, str]]:
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Call):
             func = node.func
-            name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
-            if name in FORBIDDEN_CALLS:
-                found.append((node.lineno, name))
+            if isinstance(func, ast.Name):
+                if func.id in FORBIDDEN_BUILTINS | FORBIDDEN_CALLS:
+                    found.append((node.lineno, func.id))
+            elif getattr(func, "attr", None) in FORBIDDEN_CALLS:
+                found.append((node.lineno, func.attr))  # type: ignore[attr-defined]
     return found
 
 
-@pytest.mark.parametrize("name", PURE_MODULES)
-def test_listed_pure_modules_exist_or_are_still_to_come(name: str) -> None:
-    if name not in _all_modules():
-        pytest.skip(f"agentcore/{name}.py is not written yet")
-    assert name in _pure_names()
-
-
 def _agentcore_target(module: str, relative: bool) -> str | None:
-    """The agentcore module an import reaches (``_x`` for ``._x`` or ``agentcore._x``)."""
+    """The agentcore module an import reaches (dotted inside ``agentcore``), or None."""
     if relative:
-        return module.split(".")[0]
+        modules = _all_modules()
+        # "from .x import name" may name a module ("_core.x") or an object in it
+        return module if module in modules else module.rpartition(".")[0] or None
     parts = module.split(".")
     if parts[0] == "agentcore" and len(parts) > 1:
-        return parts[1]
+        return ".".join(parts[1:])
     return None
 
 
@@ -130,7 +125,8 @@ def _problems(name: str, seen: set[str] | None = None) -> list[str]:
     if path is None:  # listed for later, or a failing import that other tests will catch
         return []
     problems = [f"{name}.py:{line} calls {call}()" for line, call in _calls(path)]
-    for line, module, relative in _imports(path):
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    for line, module, relative in _imports(path, package):
         target = _agentcore_target(module, relative)
         if target is None and module.split(".")[0] in IO_MODULES | SHELL_PACKAGES:
             problems.append(f"{name}.py:{line} imports {module!r}")
@@ -145,10 +141,10 @@ def test_pure_module_does_no_io_clock_or_randomness(name: str) -> None:
     assert not problems, f"agentcore/{name}.py must stay pure:\n" + "\n".join(problems)
 
 
-ENTRY_POINTS = frozenset({"cli", "demo", "_chat", "_agent"})
-"""The outermost shell: the command line, the demo, and ``Agent``'s resolution of a
-``"provider/model"`` string. They may import ``drivers``/``presenters``, but only inside a
-function, so importing ``agentcore`` never loads a plugin."""
+APPLICATION_FOLDER = "_app"
+"""The outermost shell: the command line, the chat and the demo. Only they may import
+``drivers``/``presenters``, and only inside a function, so importing ``agentcore`` never
+loads a plugin. Everything else reaches plugins through entry points (the registry)."""
 
 
 def _plugin_imports(path: pathlib.Path) -> list[tuple[int, str, bool]]:
@@ -184,7 +180,7 @@ def test_agentcore_never_imports_drivers_or_presenters_outside_entry_points() ->
     for path in sorted(PACKAGE.rglob("*.py")):
         for line, module, at_top in _plugin_imports(path):
             where = f"{path.relative_to(PACKAGE.parent)}:{line} imports {module}"
-            if path.stem not in ENTRY_POINTS:
+            if path.relative_to(PACKAGE).parts[0] != APPLICATION_FOLDER:
                 problems.append(where)
             elif at_top:
                 problems.append(where + " at module level (import it inside the function)")

@@ -5,7 +5,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentcore import _agent_processor
+from agentcore._core import agent_processor as _agent_processor
 from agentcore.events import MessageStart, TextDelta, ThinkingDelta
 from agentcore.processors import (
     agent_processor,

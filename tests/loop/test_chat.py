@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from agentcore._chat import chat
+from agentcore._app.chat import chat
 from agentcore.agent import Agent
 from agentcore.cli import build_parser
 from agentcore.events import (
@@ -93,7 +93,7 @@ def test_interrupting_a_turn_keeps_the_chat_going() -> None:
 
 
 def test_chat_command_is_registered_with_its_options() -> None:
-    import agentcore._chat  # noqa: F401  (registers the command)
+    import agentcore._app.chat  # noqa: F401  (registers the command)
 
     args = build_parser().parse_args(["chat", "--model", "ollama/qwen3", "--base-url", "http://x"])
     assert (args.model, args.base_url) == ("ollama/qwen3", "http://x")

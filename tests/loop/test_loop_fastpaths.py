@@ -15,9 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pyrsistent import pvector
 
-from agentcore._agent_fold import is_stream_input
-from agentcore._loop_state import Batch, Run
-from agentcore._shell import Outlet
+from agentcore._loop.fold import is_stream_input
+from agentcore._loop.state import Batch, Run
+from agentcore._runtime.outlet import Outlet
 from agentcore.events import (
     AssistantMessage,
     ErrorReceived,

@@ -11,7 +11,7 @@ from agentcore.cli import describe, main
 from agentcore.events import TurnResponse
 from agentcore.journal import read_jsonl, replay, state_at
 
-SESSION = pathlib.Path(__file__).parents[2] / "examples" / "sessions" / "weather.jsonl"
+SESSION = pathlib.Path(__file__).parents[2] / "agentcore" / "_app" / "data" / "weather.jsonl"
 
 
 def test_replay_json_lines_are_the_inputs_and_machine_outputs(

@@ -15,7 +15,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentcore import _journal, _journal_fork, _journal_read
+from agentcore._journal import fork as _journal_fork
+from agentcore._journal import journal as _journal
+from agentcore._journal import read as _journal_read
 from agentcore.events import TextDelta, from_dict, to_dict
 from agentcore.journal import JournalError, JsonlJournal, MemoryJournal, read_jsonl, replay
 from agentcore.testing import events, stream_events

@@ -1,0 +1,1 @@
+"""_app: see DESIGN.md, Layout."""

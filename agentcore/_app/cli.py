@@ -1,0 +1,209 @@
+"""The ``agentcore`` command: look at recorded sessions without a key or a network.
+
+::
+
+    agentcore replay FILE [--layer stream|message|state|turn ...] [--json] [--agent ID]
+    agentcore inspect FILE --seq N [--agent ID]
+
+``replay`` folds a journal through a fresh machine. With no ``--layer`` it renders the
+conversation on the console presenter; with ``--layer`` it prints one line per event of
+the chosen layers; with ``--json`` it prints one JSON object per event
+(``{"agent_id", "seq", "layer", "event"}``, ``seq`` being the input event's). ``inspect``
+prints the machine state after event ``N``.
+
+Adding a command: write a module with ``configure(parser)`` and ``run(args) -> int`` and
+call ``register_command(name, help, configure, run)`` from it, then list the module in
+``COMMAND_MODULES`` below (imported when the parser is built).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import os
+import pprint
+import sys
+from collections.abc import Callable, Iterator
+from typing import Any, TextIO
+
+import attrs
+
+from .._core.events import LAYERS
+from .._core.machine import MealyMachine, create_mealy_machine
+from .._core.wire import to_dict
+from .._journal.journal import JournalError, MemoryJournal
+from .._journal.read import dumps as _dumps
+from .._journal.replay import JournalSource, entries_of, replay_steps, state_at
+
+__all__ = ["COMMAND_MODULES", "Command", "build_parser", "describe", "main", "register_command"]
+
+COMMAND_MODULES: tuple[str, ...] = ("agentcore._app.chat",)
+"""Modules that register more subcommands (e.g. ``chat``) when imported."""
+
+CORE_LAYERS = ("stream", "message", "state", "turn")
+
+
+@attrs.frozen
+class Command:
+    """A subcommand: ``configure`` adds its arguments, ``run`` returns the exit status."""
+
+    name: str
+    help: str
+    configure: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], int]
+
+
+_COMMANDS: dict[str, Command] = {}
+
+
+def register_command(
+    name: str,
+    help: str,
+    configure: Callable[[argparse.ArgumentParser], None],
+    run: Callable[[argparse.Namespace], int],
+) -> None:
+    """Add a subcommand; a second registration of ``name`` replaces the first."""
+    _COMMANDS[name] = Command(name, help, configure, run)
+
+
+def describe(output: Any) -> str:
+    """One readable line for an event: its type and its most telling fields."""
+    wire = to_dict(output)
+    fields = []
+    for key, value in wire["data"].items():
+        if value in (None, "", [], {}, False):
+            continue
+        if isinstance(value, str):
+            text = repr(value)
+        elif isinstance(value, float):
+            text = f"{value:.6g}"  # a summed cost, not 0.0025199999999999997
+        else:
+            text = _short(value)
+        fields.append(f"{key}={text}")
+    return f"{wire['type']:<24} {' '.join(fields)}".rstrip()
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    text = _dumps(value).decode()
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def priced_machine() -> MealyMachine:
+    """The default machine with the providers' price table, so replayed turns show cost."""
+    from drivers.prices import PRICES  # an entry point may load plugins, inside a function
+
+    return create_mealy_machine(prices=PRICES)
+
+
+def _source(path: str) -> JournalSource:
+    """A journal path, or a provider ``.sse`` recording run through its driver into one."""
+    if not path.endswith(".sse"):
+        return path
+    from drivers.recorded_sse import recorded_call  # an entry point may load plugins
+
+    journal = MemoryJournal()
+    for event in asyncio.run(recorded_call(path)):
+        journal.append("recorded", event)
+    return journal
+
+
+def _replayed(args: argparse.Namespace) -> Iterator[tuple[str, int, Any]]:
+    """``(agent_id, seq, event)`` for every input event and output, in order."""
+    source = _source(args.file)
+    for entry, outputs in replay_steps(source, agent_id=args.agent, machine_factory=priced_machine):
+        yield entry.agent_id, entry.seq, entry.event
+        for output in outputs:
+            yield entry.agent_id, entry.seq, output
+
+
+def _configure_replay(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", help="a JSONL journal")
+    parser.add_argument(
+        "--layer",
+        action="append",
+        choices=CORE_LAYERS,
+        help="print only these layers, one line per event (repeatable)",
+    )
+    parser.add_argument("--json", action="store_true", help="print JSON lines")
+    parser.add_argument("--agent", help="only this agent's events")
+
+
+def _run_replay(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    layers = set(args.layer or ())
+    if args.json or layers:
+        for agent_id, seq, event in _replayed(args):
+            layer = LAYERS.get(event.type, "")
+            if layers and layer not in layers:
+                continue
+            if args.json:
+                record = {"agent_id": agent_id, "seq": seq, "layer": layer, "event": to_dict(event)}
+                out.write(_dumps(record).decode() + "\n")
+            else:
+                out.write(f"{seq:>5} {layer:<8} {describe(event)}\n")
+        return 0
+    # The CLI is the application edge, so it may load a plugin (inside the function only).
+    from presenters.console import ConsolePresenter
+
+    presenter = ConsolePresenter(spinner=False, agent_prefix=args.agent is None)
+    try:
+        for agent_id, _seq, event in _replayed(args):
+            presenter.present(agent_id, event)
+    finally:
+        presenter.close()
+    return 0
+
+
+def _configure_inspect(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", help="a JSONL journal")
+    parser.add_argument("--seq", type=int, required=True, help="event number (from 1)")
+    parser.add_argument("--agent", help="the agent (needed when the journal has several)")
+
+
+def _run_inspect(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    agent, source = args.agent, _source(args.file)
+    if agent is None:
+        agents = list(dict.fromkeys(e.agent_id for e in entries_of(source)))
+        if len(agents) != 1:
+            raise ValueError(f"the journal has agents {agents}; choose one with --agent")
+        agent = agents[0]
+    state = state_at(source, agent, args.seq)
+    event = next(e.event for e in entries_of(source, agent) if e.seq == args.seq)
+    out.write(f"agent {agent} after seq {args.seq} ({describe(event)}):\n")
+    out.write(pprint.pformat(state, width=100) + "\n")
+    return 0
+
+
+register_command("replay", "replay a journal through the machine", _configure_replay, _run_replay)
+register_command(
+    "inspect", "print the machine state after an event", _configure_inspect, _run_inspect
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser with every registered subcommand (``COMMAND_MODULES`` imported first)."""
+    for module in COMMAND_MODULES:
+        importlib.import_module(module)
+    parser = argparse.ArgumentParser(prog="agentcore", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    for command in _COMMANDS.values():
+        command.configure(sub.add_parser(command.name, help=command.help))
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; return the exit status (errors print one clear line)."""
+    args = build_parser().parse_args(argv)
+    try:
+        return _COMMANDS[args.command].run(args)
+    except BrokenPipeError:  # the reader went away (``| head``): not an error
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - keeps interpreter exit quiet
+        return 0
+    except FileNotFoundError as exc:
+        print(f"agentcore: no such file: {exc.filename}", file=sys.stderr)
+        return 2
+    except (JournalError, ValueError) as exc:
+        print(f"agentcore: {exc}", file=sys.stderr)
+        return 1

@@ -1,0 +1,190 @@
+"""``agent_processor``: the message assembler, state-event processor and turn tracker as one.
+
+The state is a tuple of the three states; for each input event the outputs are the
+assembler's, then the state events, then the turn events. The combination is written out
+rather than built from the generic combinators because it runs once per stream delta:
+
+- dispatch is one dict lookup on the event's class, to a step that calls only the
+  processors that handle that class (the turn tracker never sees a text delta);
+- an event the assembler rejects as out of order or malformed is reported once, by the
+  assembler, and the other two processors never see it, so no layer accepts what another
+  refused;
+- a text delta for the block being streamed takes a shortcut that does the two handlers'
+  work inline (see ``_text_step``);
+- a caller folding many events (``replay``) can append a run of such deltas at once
+  (``appending`` and ``with_appended``), without building them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, TypeAlias
+
+from . import assembler as _assembler
+from . import state_events as _state_events
+from . import turns as _turns
+from .errors import ProtocolError
+from .events import ErrorReceived, InputJsonDelta, TextDelta, ThinkingDelta
+from .pricing import ModelPrice
+
+__all__ = [
+    "AgentEngineState",
+    "agent_processor",
+    "appending",
+    "create_initial_agent_engine_state",
+    "with_appended",
+]
+
+AgentEngineState: TypeAlias = tuple[
+    _assembler.AssemblerState, _state_events.StateEventState, _turns.TurnTrackerState
+]
+Result: TypeAlias = tuple[AgentEngineState, tuple[Any, ...]]
+_Step: TypeAlias = Callable[[AgentEngineState, Any], Result]
+
+
+def create_initial_agent_engine_state(
+    prices: Mapping[str, ModelPrice] | None = None, *, strict: bool = False
+) -> AgentEngineState:
+    """The three initial states; ``prices`` goes to the turn tracker, ``strict`` to the
+    assembler (raise ``ProtocolError`` instead of reporting bad input)."""
+    return (
+        _assembler.create_initial_message_assembler_state(strict=strict),
+        _state_events.create_initial_state_event_processor_context(),
+        _turns.create_initial_turn_tracker_state(prices),
+    )
+
+
+def _unchanged(state: Any, event: Any) -> tuple[Any, tuple[Any, ...]]:
+    return state, ()
+
+
+def _step(cls: type[Any]) -> _Step:
+    """The combined step for events of class ``cls``.
+
+    The assembler returns a new state whenever it accepts an event, so "same state and
+    some outputs" means it rejected it; the one exception is ``error_received`` with no
+    message open, whose ErrorMessage is the report itself, not a rejection.
+    """
+    assemble = _assembler.HANDLERS[cls]
+    track_state = _state_events.HANDLERS.get(cls)
+    track_turn = _turns.HANDLERS.get(cls)
+    can_reject = cls is not ErrorReceived
+
+    if track_turn is not None:
+        track_state = track_state or _unchanged
+
+        def all_three(state: AgentEngineState, event: Any) -> Result:
+            before = state[0]
+            assembled, messages = assemble(before, event)
+            if assembled is before and messages and can_reject:
+                return state, messages
+            states, state_events = track_state(state[1], event)
+            turns, turn_events = track_turn(state[2], event)
+            return (assembled, states, turns), messages + state_events + turn_events
+
+        return all_three
+    if track_state is not None:
+
+        def without_turns(state: AgentEngineState, event: Any) -> Result:
+            before = state[0]
+            assembled, messages = assemble(before, event)
+            if assembled is before and messages:
+                return state, messages
+            states, state_events = track_state(state[1], event)
+            return (assembled, states, state[2]), messages + state_events
+
+        return without_turns
+
+    def messages_only(state: AgentEngineState, event: Any) -> Result:
+        before = state[0]
+        assembled, messages = assemble(before, event)
+        if assembled is before:
+            return state, messages
+        return (assembled, state[1], state[2]), messages
+
+    return messages_only
+
+
+def _text_step(general: _Step) -> _Step:
+    """The step for text deltas: the hot path of both handlers inlined, ``general`` otherwise.
+
+    A delta for the text block being streamed, while the conversation is not in its
+    thinking mode, only appends the chunk (``_assembler._on_text``'s first branch) and
+    leaves the state-event state as it is (``_state_events._on_text``). Inlining saves two
+    calls per delta; the property tests hold the result equal to the general step's.
+    """
+    text_kind, thinking = _assembler.TEXT, _state_events.THINKING
+
+    def text_delta(state: AgentEngineState, event: Any) -> Result:
+        assembled = state[0]
+        text = event.text
+        if (
+            assembled[2] is text_kind
+            and event.index == assembled[1]
+            and type(text) is str
+            and state[1][1] is not thinking
+        ):
+            chunks = assembled[3].append(text)
+            assembled = (assembled[0], assembled[1], text_kind, chunks, None, assembled[5])
+            return (assembled, state[1], state[2]), ()
+        return general(state, event)
+
+    return text_delta
+
+
+_STEPS: Mapping[type[Any], _Step] = {
+    **{cls: _step(cls) for cls in _assembler.HANDLERS},
+    TextDelta: _text_step(_step(TextDelta)),
+}
+
+
+def agent_processor(state: AgentEngineState, event: object) -> Result:
+    """Assemble messages, emit state events and track turns for one event.
+
+    Emits, in this order, what ``message_assembler_processor``,
+    ``state_event_processor`` and ``turn_tracker_processor`` emit for ``event``. Bad input
+    gives one ``PROTOCOL_ERROR`` ``ErrorMessage`` and leaves the whole state unchanged
+    (or raises ``ProtocolError`` in strict mode); events of other layers are ignored.
+    """
+    step = _STEPS.get(type(event))
+    if step is None:
+        return state, _assembler.unknown_event(state[0], event)[1]
+    try:
+        return step(state, event)
+    except ProtocolError:
+        raise
+    except (AttributeError, TypeError, ValueError) as exc:
+        return state, _assembler.malformed(state[0], event, exc)[1]
+
+
+_NEVER = object()
+_APPENDS: Mapping[object, tuple[type[Any], object]] = {
+    _assembler.TEXT: (TextDelta, _state_events.THINKING),
+    _assembler.THINKING: (ThinkingDelta, _state_events.RESPONDING),
+    _assembler.TOOL: (InputJsonDelta, _NEVER),
+}
+"""Hot block kind -> (its delta class, the conversation state in which that delta would
+emit a state event instead of only appending)."""
+
+
+def appending(state: AgentEngineState) -> tuple[type[Any], int] | None:
+    """``(delta class, block index)`` of the deltas that, in ``state``, only append their
+    chunk to the block being streamed, or None when no delta would.
+
+    Such a delta is one whose first field (the chunk) is a ``str``, whose ``index`` equals
+    the block index and whose other data fields are None: ``agent_processor`` gives it
+    no output and changes nothing but the block's chunks (the hot path of each assembler
+    delta handler, in a conversation state the delta does not switch).
+    """
+    assembled = state[0]
+    found = _APPENDS.get(assembled[2])
+    if found is None or state[1][1] is found[1]:
+        return None
+    return found[0], assembled[1]
+
+
+def with_appended(state: AgentEngineState, chunks: list[str]) -> AgentEngineState:
+    """``state`` after the deltas ``appending(state)`` describes, carrying ``chunks`` in
+    order: equal to feeding them one by one, at one call for the whole run."""
+    a = state[0]
+    return (a[0], a[1], a[2], a[3].extend(chunks), a[4], a[5]), state[1], state[2]

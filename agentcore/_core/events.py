@@ -1,0 +1,516 @@
+"""Every event the engine knows, by layer, and the registry that names them.
+
+Events are frozen, slotted attrs classes. Each has a ``type`` class constant (its wire
+name, unique across layers), a ``timestamp`` in integer milliseconds stamped by the shell
+(keyword-only, default 0 for hand-built test events) and its data fields. Values inside
+events are immutable too, so an event can be shared by every consumer without copying.
+
+Layers (see docs/events.md for who emits what):
+
+- stream: produced by drivers, and by the runtime for user input, tool results, control;
+- message: produced by the message assembler;
+- state: produced by the state-event processor, on transitions only;
+- turn: produced by the turn tracker.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar, Literal, TypeAlias, TypeVar
+
+import attrs
+
+from .content import (
+    Content,
+    JSONValue,
+    Part,
+    TextPart,
+    ToolCallPart,
+    Usage,
+    to_content,
+    to_parts,
+    to_tool_call,
+    to_usage,
+)
+
+__all__ = [
+    "AssistantMessage",
+    "ConversationEnd",
+    "ConversationInterrupted",
+    "ConversationResponding",
+    "ConversationStart",
+    "ConversationThinking",
+    "EVENT_TYPES",
+    "EndReason",
+    "ErrorMessage",
+    "ErrorOccurred",
+    "ErrorReceived",
+    "Event",
+    "InputJsonDelta",
+    "Interrupt",
+    "LAYERS",
+    "MessageDelta",
+    "MessageEvent",
+    "MessageStart",
+    "MessageStop",
+    "StateEvent",
+    "StopReason",
+    "StreamEvent",
+    "TextDelta",
+    "ThinkingDelta",
+    "ToolCallMessage",
+    "ToolCompleted",
+    "ToolExecuting",
+    "ToolFailed",
+    "ToolPlanned",
+    "ToolResult",
+    "ToolResultMessage",
+    "ToolUseStart",
+    "ToolUseStop",
+    "TurnEvent",
+    "TurnRequest",
+    "TurnResponse",
+    "UserMessage",
+    "event_type",
+    "is_event",
+]
+
+StopReason: TypeAlias = str
+"""Why the model stopped. Drivers map provider values onto: ``end_turn``, ``max_tokens``,
+``stop_sequence``, ``tool_use``, ``pause_turn``, ``refusal``; the engine adds ``error`` and
+``interrupted`` for messages it had to close itself."""
+
+EndReason: TypeAlias = Literal["completed", "interrupted", "error"]
+
+EVENT_TYPES: dict[str, type[Any]] = {}
+"""Wire name -> event class, for every registered event of every layer."""
+
+LAYERS: dict[str, str] = {}
+"""Wire name -> layer name (``stream``, ``message``, ``state``, ``turn``, ``loop``...)."""
+
+_E = TypeVar("_E")
+
+
+def event_type(name: str, layer: str) -> Callable[[type[_E]], type[_E]]:
+    """Register an event class under its wire ``name`` in ``layer``.
+
+    Used by this module and by later layers (the agent loop) so that ``from_dict`` and the
+    docs know every event. Names must be unique across layers.
+    """
+
+    def register(cls: type[_E]) -> type[_E]:
+        if name in EVENT_TYPES:
+            raise ValueError(f"event type {name!r} is already registered by {EVENT_TYPES[name]}")
+        if getattr(cls, "type", None) != name:
+            raise ValueError(f"{cls.__name__}.type must be {name!r}")
+        EVENT_TYPES[name] = cls
+        LAYERS[name] = layer
+        return cls
+
+    return register
+
+
+def is_event(value: object) -> bool:
+    """Whether ``value`` is an instance of the event class registered under its ``type``."""
+    cls = type(value)
+    name = getattr(cls, "type", None)
+    return isinstance(name, str) and EVENT_TYPES.get(name) is cls
+
+
+def _ts() -> Any:
+    return attrs.field(default=0, kw_only=True)
+
+
+# -- stream layer ---------------------------------------------------------------------------
+
+
+@event_type("message_start", "stream")
+@attrs.frozen(slots=True)
+class MessageStart:
+    """The model began a new assistant message."""
+
+    type: ClassVar[str] = "message_start"
+    message_id: str
+    model: str
+    timestamp: int = _ts()
+
+
+@event_type("text_delta", "stream")
+@attrs.frozen(slots=True)
+class TextDelta:
+    """A chunk of text for the content block at ``index``."""
+
+    type: ClassVar[str] = "text_delta"
+    text: str
+    index: int
+    timestamp: int = _ts()
+
+
+@event_type("thinking_delta", "stream")
+@attrs.frozen(slots=True)
+class ThinkingDelta:
+    """A chunk of reasoning for the block at ``index``.
+
+    A delta may carry only a ``signature`` (sent once, at the end of a signed block) or
+    ``redacted_data`` (a whole encrypted block); text is appended, the others replace.
+    """
+
+    type: ClassVar[str] = "thinking_delta"
+    text: str
+    index: int
+    signature: str | None = None
+    redacted_data: str | None = None
+    timestamp: int = _ts()
+
+
+@event_type("tool_use_start", "stream")
+@attrs.frozen(slots=True)
+class ToolUseStart:
+    """The model began a tool call in the block at ``index``."""
+
+    type: ClassVar[str] = "tool_use_start"
+    tool_call_id: str
+    tool_name: str
+    index: int
+    timestamp: int = _ts()
+
+
+@event_type("input_json_delta", "stream")
+@attrs.frozen(slots=True)
+class InputJsonDelta:
+    """A fragment of the JSON arguments of the tool call at ``index``."""
+
+    type: ClassVar[str] = "input_json_delta"
+    partial_json: str
+    index: int
+    timestamp: int = _ts()
+
+
+@event_type("tool_use_stop", "stream")
+@attrs.frozen(slots=True)
+class ToolUseStop:
+    """The arguments of the tool call at ``index`` are complete."""
+
+    type: ClassVar[str] = "tool_use_stop"
+    tool_call_id: str
+    index: int
+    timestamp: int = _ts()
+
+
+@event_type("message_delta", "stream")
+@attrs.frozen(slots=True)
+class MessageDelta:
+    """Message-level update: the stop reason once known, and usage (cumulative per call)."""
+
+    type: ClassVar[str] = "message_delta"
+    stop_reason: StopReason | None = None
+    usage: Usage = attrs.field(factory=Usage, converter=to_usage)
+    timestamp: int = _ts()
+
+
+@event_type("message_stop", "stream")
+@attrs.frozen(slots=True)
+class MessageStop:
+    """The assistant message is complete."""
+
+    type: ClassVar[str] = "message_stop"
+    stop_reason: StopReason | None = None
+    timestamp: int = _ts()
+
+
+@event_type("tool_result", "stream")
+@attrs.frozen(slots=True)
+class ToolResult:
+    """The outcome of running a tool call (fed in by the runtime).
+
+    ``result`` goes to the model; ``details`` is for user interfaces only and never does.
+    """
+
+    type: ClassVar[str] = "tool_result"
+    tool_call_id: str
+    result: Content = attrs.field(converter=to_content)
+    is_error: bool = False
+    details: JSONValue = None
+    timestamp: int = _ts()
+
+
+@event_type("error_received", "stream")
+@attrs.frozen(slots=True)
+class ErrorReceived:
+    """A driver or the runtime reports a failure; ``code`` is an ``ErrorCode`` value."""
+
+    type: ClassVar[str] = "error_received"
+    message: str
+    code: str
+    retryable: bool = False
+    timestamp: int = _ts()
+
+
+@event_type("user_message", "stream")
+@attrs.frozen(slots=True)
+class UserMessage:
+    """A message from the user: text, or text and image blocks."""
+
+    type: ClassVar[str] = "user_message"
+    message_id: str
+    content: Content = attrs.field(converter=to_content)
+    timestamp: int = _ts()
+
+
+@event_type("interrupt", "stream")
+@attrs.frozen(slots=True)
+class Interrupt:
+    """Stop the current model call or turn; what was streamed is kept."""
+
+    type: ClassVar[str] = "interrupt"
+    reason: str = "user"
+    timestamp: int = _ts()
+
+
+StreamEvent: TypeAlias = (
+    MessageStart
+    | TextDelta
+    | ThinkingDelta
+    | ToolUseStart
+    | InputJsonDelta
+    | ToolUseStop
+    | MessageDelta
+    | MessageStop
+    | ToolResult
+    | ErrorReceived
+    | UserMessage
+    | Interrupt
+)
+
+
+# -- message layer --------------------------------------------------------------------------
+
+
+@event_type("assistant_message", "message")
+@attrs.frozen(slots=True)
+class AssistantMessage:
+    """A whole assistant message: ordered parts (text, thinking, tool calls) by block index.
+
+    ``incomplete`` is true when the message was cut short by an error or an interrupt;
+    its parts are what had been streamed, and ``stop_reason`` is ``error`` or
+    ``interrupted``.
+    """
+
+    type: ClassVar[str] = "assistant_message"
+    message_id: str
+    model: str
+    parts: tuple[Part, ...] = attrs.field(converter=to_parts)
+    usage: Usage = attrs.field(factory=Usage, converter=to_usage)
+    stop_reason: StopReason | None = None
+    incomplete: bool = False
+    timestamp: int = _ts()
+
+    @property
+    def text(self) -> str:
+        """The concatenated text parts."""
+        return "".join(p.text for p in self.parts if isinstance(p, TextPart))
+
+    @property
+    def tool_calls(self) -> tuple[ToolCallPart, ...]:
+        """The tool-call parts, in order."""
+        return tuple(p for p in self.parts if isinstance(p, ToolCallPart))
+
+
+@event_type("tool_call_message", "message")
+@attrs.frozen(slots=True)
+class ToolCallMessage:
+    """A tool call whose arguments are complete (emitted before the message ends)."""
+
+    type: ClassVar[str] = "tool_call_message"
+    message_id: str
+    tool_call: ToolCallPart = attrs.field(converter=to_tool_call)
+    timestamp: int = _ts()
+
+
+@event_type("tool_result_message", "message")
+@attrs.frozen(slots=True)
+class ToolResultMessage:
+    """A tool's result as history: the call it answers, the tool's name and the result."""
+
+    type: ClassVar[str] = "tool_result_message"
+    tool_call_id: str
+    tool_name: str
+    result: Content = attrs.field(converter=to_content)
+    is_error: bool = False
+    details: JSONValue = None
+    timestamp: int = _ts()
+
+
+@event_type("error_message", "message")
+@attrs.frozen(slots=True)
+class ErrorMessage:
+    """An error as history, so user interfaces and logs can show it in place."""
+
+    type: ClassVar[str] = "error_message"
+    message: str
+    code: str
+    retryable: bool = False
+    timestamp: int = _ts()
+
+
+MessageEvent: TypeAlias = AssistantMessage | ToolCallMessage | ToolResultMessage | ErrorMessage
+
+
+# -- state layer ----------------------------------------------------------------------------
+
+
+@event_type("conversation_start", "state")
+@attrs.frozen(slots=True)
+class ConversationStart:
+    """A conversation turn began (a user message arrived while idle)."""
+
+    type: ClassVar[str] = "conversation_start"
+    message_id: str
+    timestamp: int = _ts()
+
+
+@event_type("conversation_thinking", "state")
+@attrs.frozen(slots=True)
+class ConversationThinking:
+    """The model is working and has produced no visible text yet (or is reasoning)."""
+
+    type: ClassVar[str] = "conversation_thinking"
+    timestamp: int = _ts()
+
+
+@event_type("conversation_responding", "state")
+@attrs.frozen(slots=True)
+class ConversationResponding:
+    """The model started streaming visible text."""
+
+    type: ClassVar[str] = "conversation_responding"
+    timestamp: int = _ts()
+
+
+@event_type("tool_planned", "state")
+@attrs.frozen(slots=True)
+class ToolPlanned:
+    """The model began a tool call."""
+
+    type: ClassVar[str] = "tool_planned"
+    tool_call_id: str
+    tool_name: str
+    timestamp: int = _ts()
+
+
+@event_type("tool_executing", "state")
+@attrs.frozen(slots=True)
+class ToolExecuting:
+    """A planned tool call is now waiting for its result (the model message ended)."""
+
+    type: ClassVar[str] = "tool_executing"
+    tool_call_id: str
+    tool_name: str
+    timestamp: int = _ts()
+
+
+@event_type("tool_completed", "state")
+@attrs.frozen(slots=True)
+class ToolCompleted:
+    """A tool call returned a result."""
+
+    type: ClassVar[str] = "tool_completed"
+    tool_call_id: str
+    tool_name: str
+    timestamp: int = _ts()
+
+
+@event_type("tool_failed", "state")
+@attrs.frozen(slots=True)
+class ToolFailed:
+    """A tool call returned an error result."""
+
+    type: ClassVar[str] = "tool_failed"
+    tool_call_id: str
+    tool_name: str
+    error: str
+    timestamp: int = _ts()
+
+
+@event_type("conversation_interrupted", "state")
+@attrs.frozen(slots=True)
+class ConversationInterrupted:
+    """The conversation was interrupted; partial output was kept."""
+
+    type: ClassVar[str] = "conversation_interrupted"
+    reason: str
+    timestamp: int = _ts()
+
+
+@event_type("conversation_end", "state")
+@attrs.frozen(slots=True)
+class ConversationEnd:
+    """The conversation turn ended: ``completed``, ``interrupted`` or ``error``."""
+
+    type: ClassVar[str] = "conversation_end"
+    reason: EndReason
+    timestamp: int = _ts()
+
+
+@event_type("error_occurred", "state")
+@attrs.frozen(slots=True)
+class ErrorOccurred:
+    """A failure moved the conversation to its error state."""
+
+    type: ClassVar[str] = "error_occurred"
+    message: str
+    code: str
+    timestamp: int = _ts()
+
+
+StateEvent: TypeAlias = (
+    ConversationStart
+    | ConversationThinking
+    | ConversationResponding
+    | ToolPlanned
+    | ToolExecuting
+    | ToolCompleted
+    | ToolFailed
+    | ConversationInterrupted
+    | ConversationEnd
+    | ErrorOccurred
+)
+
+
+# -- turn layer -----------------------------------------------------------------------------
+
+
+@event_type("turn_request", "turn")
+@attrs.frozen(slots=True)
+class TurnRequest:
+    """A turn began with the user message ``message_id``."""
+
+    type: ClassVar[str] = "turn_request"
+    turn_id: str
+    message_id: str
+    timestamp: int = _ts()
+
+
+@event_type("turn_response", "turn")
+@attrs.frozen(slots=True)
+class TurnResponse:
+    """A turn ended.
+
+    ``usage`` sums every model call of the turn; ``cost`` is in US dollars from the price
+    table, or ``None`` when the model's price is unknown (never a made-up 0).
+    """
+
+    type: ClassVar[str] = "turn_response"
+    turn_id: str
+    duration_ms: int
+    usage: Usage = attrs.field(factory=Usage, converter=to_usage)
+    cost: float | None = None
+    model: str | None = None
+    stop_reason: StopReason | None = None
+    timestamp: int = _ts()
+
+
+TurnEvent: TypeAlias = TurnRequest | TurnResponse
+
+Event: TypeAlias = StreamEvent | MessageEvent | StateEvent | TurnEvent
+"""Any event of the four core layers. Later layers register more with ``event_type``."""

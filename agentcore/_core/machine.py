@@ -1,0 +1,228 @@
+"""The Mealy machine: one pure processor, independent state per agent, in a store.
+
+``MealyMachine.process(agent_id, event)`` loads the agent's state (a fresh one from the
+``initial_state`` factory the first time), calls the processor once and stores the new
+state. Nothing else happens on the hot path. The state is written only after the step
+succeeded: a processor that raises leaves the stored state as it was, and the exception
+propagates unchanged (the runtime turns it into events).
+
+Re-feeding (``refeed=True``, or a predicate choosing which outputs to re-feed) passes
+outputs back through the processor, depth first: each output is followed by what it
+caused. Depth 0 is the input event; outputs of a depth-``d`` step are at depth ``d + 1``
+and are re-fed only while ``d + 1 <= max_depth``. An output that would need re-feeding
+beyond ``max_depth`` is a runaway loop: ``LimitExceededError`` (code
+``MAX_ITERATIONS_EXCEEDED``) is raised and the whole step is discarded (state unchanged).
+
+Observers (``on_step=`` and the loggers of a ``with_logging`` processor) run on the shell
+side after the state is stored, each with one ``Step``. A failing observer does not stop
+the others; failures go to ``on_observer_error(error, step)`` when given, otherwise they
+are raised together as an ``ExceptionGroup`` after every observer ran (the step is
+committed either way).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .errors import ErrorCode, LimitExceededError
+from .observers import Step, StepObserver, call_hooks, logged_parts
+from .processor import AnyProcessor
+from .store import MemoryStore, Store
+
+__all__ = [
+    "DEFAULT_MAX_DEPTH",
+    "MealyMachine",
+    "create_mealy_machine",
+]
+
+DEFAULT_MAX_DEPTH = 8
+"""How many rounds of re-feeding a step may take before it counts as a runaway loop."""
+
+
+class MealyMachine:
+    """Run ``processor`` for many agents, each with its own state in ``store``.
+
+    ``initial_state`` is a zero-argument factory, called once per agent (on its first
+    event, and again after ``clear_state``). A stored ``None`` counts as no state, as the
+    ``Store`` protocol returns ``None`` for unknown agents.
+    """
+
+    __slots__ = (
+        "_initial",
+        "_max_depth",
+        "_observers",
+        "_on_observer_error",
+        "_processor",
+        "_refeed",
+        "_store",
+        "_wrapped",
+        "process",
+    )
+
+    process: Callable[[str, Any], tuple[Any, ...]]
+    """``process(agent_id, event) -> outputs``: feed ``event`` to ``agent_id``'s processor.
+
+    One store ``get``, one processor call, one store ``set``. Raises whatever the
+    processor raises (state unchanged), ``LimitExceededError`` on runaway re-feeding
+    (state unchanged), and observer failures as described in the module docstring
+    (state committed).
+    """
+
+    def __init__(
+        self,
+        processor: AnyProcessor,
+        initial_state: Callable[[], Any],
+        store: Store | None = None,
+        *,
+        refeed: bool | Callable[[Any], bool] = False,
+        max_depth: int = DEFAULT_MAX_DEPTH,
+        on_step: StepObserver | None = None,
+        on_observer_error: Callable[[Exception, Step], object] | None = None,
+    ) -> None:
+        if not callable(processor):
+            raise TypeError(f"processor must be callable, got {processor!r}")
+        if not callable(initial_state):
+            raise TypeError(
+                "initial_state must be a zero-argument factory (e.g. "
+                f"create_initial_agent_engine_state), got {initial_state!r}"
+            )
+        if store is not None and not isinstance(store, Store):
+            raise TypeError(f"store must implement get/set/delete/has, got {store!r}")
+        if isinstance(max_depth, bool) or not isinstance(max_depth, int) or max_depth < 1:
+            raise ValueError(f"max_depth must be an int >= 1, got {max_depth!r}")
+        self._wrapped = processor
+        self._processor, loggers = logged_parts(processor)
+        self._initial = initial_state
+        self._store: Store = MemoryStore() if store is None else store
+        self._refeed: Callable[[Any], bool] | None = (
+            (lambda _o: True) if refeed is True else (refeed or None)
+        )
+        self._max_depth = max_depth
+        self._observers: tuple[StepObserver, ...] = (
+            loggers if on_step is None else (*loggers, on_step)
+        )
+        self._on_observer_error = on_observer_error
+        self.process = self._make_process()
+
+    @property
+    def processor(self) -> AnyProcessor:
+        """The processor as given (a ``with_logging`` wrapper included)."""
+        return self._wrapped
+
+    @property
+    def observed(self) -> bool:
+        """Whether steps are reported to observers (``on_step``, or the loggers of a
+        ``with_logging`` processor): a caller that folds events in bulk must not then."""
+        return bool(self._observers)
+
+    @property
+    def store(self) -> Store:
+        """Where the per-agent states live (fixed at construction)."""
+        return self._store
+
+    def __repr__(self) -> str:
+        return f"MealyMachine({self._wrapped!r}, store={self._store!r})"
+
+    def _make_process(self) -> Callable[[str, Any], tuple[Any, ...]]:
+        """Build ``process`` as a closure: cell reads beat attribute reads on the hot path."""
+        store = self._store
+        if type(store) is MemoryStore:
+            # the default store's methods only wrap a dict: call the dict directly, saving
+            # two Python frames per event (same behaviour)
+            states: dict[str, Any] = store._states
+            get: Callable[[str], Any] = states.get
+            set_: Callable[[str, Any], None] = states.__setitem__
+        else:
+            get, set_ = store.get, store.set
+        processor, initial, refeed = self._processor, self._initial, self._refeed
+        observers, on_error, refeed_outputs = (
+            self._observers,
+            self._on_observer_error,
+            self._refeed_outputs,
+        )
+
+        def process(agent_id: str, event: Any) -> tuple[Any, ...]:
+            state = get(agent_id)
+            if state is None:
+                state = initial()
+            state, outputs = processor(state, event)
+            if refeed is not None and outputs:
+                state, outputs = refeed_outputs(state, outputs, 1)
+            set_(agent_id, state)
+            if observers:
+                call_hooks(observers, Step(agent_id, event, outputs), on_error, "step observer")
+            return outputs
+
+        return process
+
+    def _refeed_outputs(
+        self, state: Any, outputs: tuple[Any, ...], depth: int
+    ) -> tuple[Any, tuple[Any, ...]]:
+        """Depth first: each output, then (recursively) what re-feeding it emitted."""
+        select = self._refeed
+        assert select is not None
+        collected: list[Any] = []
+        for output in outputs:
+            collected.append(output)
+            if not select(output):
+                continue
+            if depth > self._max_depth:
+                raise LimitExceededError(
+                    f"re-feeding outputs went deeper than max_depth={self._max_depth} "
+                    f"(output {output!r}); the processor probably answers its own outputs "
+                    "forever. The step was discarded; raise max_depth or narrow refeed.",
+                    code=ErrorCode.MAX_ITERATIONS_EXCEEDED,
+                )
+            state, more = self._processor(state, output)
+            if more:
+                state, more = self._refeed_outputs(state, more, depth + 1)
+                collected.extend(more)
+        return state, tuple(collected)
+
+    def has_state(self, agent_id: str) -> bool:
+        """Whether the store holds a state for ``agent_id``."""
+        return self._store.has(agent_id)
+
+    def state_of(self, agent_id: str) -> Any:
+        """The stored state of ``agent_id``; ``KeyError`` if it has none yet."""
+        if not self._store.has(agent_id):
+            raise KeyError(f"no state for agent {agent_id!r}: it has not processed an event")
+        return self._store.get(agent_id)
+
+    def clear_state(self, agent_id: str) -> None:
+        """Forget ``agent_id``'s state; its next event starts from a fresh initial state.
+
+        Idempotent: clearing an unknown agent does nothing.
+        """
+        self._store.delete(agent_id)
+
+
+def create_mealy_machine(
+    store: Store | None = None,
+    prices: Any = None,
+    *,
+    refeed: bool | Callable[[Any], bool] = False,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    on_step: StepObserver | None = None,
+    on_observer_error: Callable[[Exception, Step], object] | None = None,
+) -> MealyMachine:
+    """The default machine: ``agent_processor`` with a fresh engine state per agent.
+
+    ``prices`` is the price table handed to ``create_initial_agent_engine_state`` (turn
+    costs); the other options are ``MealyMachine``'s.
+    """
+    from .agent_processor import agent_processor, create_initial_agent_engine_state
+
+    def initial_state() -> Any:
+        return create_initial_agent_engine_state(prices)
+
+    return MealyMachine(
+        agent_processor,
+        initial_state,
+        store,
+        refeed=refeed,
+        max_depth=max_depth,
+        on_step=on_step,
+        on_observer_error=on_observer_error,
+    )

@@ -1,0 +1,261 @@
+"""The state-event processor: what the conversation is doing, emitted on transitions only.
+
+A user interface wants "thinking...", "responding", "running search" and "done", once each,
+not once per delta. The transition table (also in docs/processors.md):
+
+===================  =======================================  =============================
+event                condition                                emits
+===================  =======================================  =============================
+user_message         no conversation active                   ConversationStart
+message_start        no conversation active                   ConversationStart (assistant
+                                                              message id), then the row below
+message_start        no message open                          ConversationThinking
+text_delta           message open, not responding             ConversationResponding
+thinking_delta       message open, responding                 ConversationThinking
+tool_use_start       message open, new tool call id           ToolPlanned
+message_stop         message had tool calls                   ToolExecuting per call not yet
+                                                              answered
+message_stop         no tool calls, no results awaited        ConversationEnd("completed")
+tool_result          call awaiting its result                 ToolCompleted / ToolFailed
+interrupt            conversation active                      ConversationInterrupted,
+                                                              ConversationEnd("interrupted")
+error_received       always                                   ErrorOccurred, then
+                                                              ConversationEnd("error") if active
+===================  =======================================  =============================
+
+Every other event, and every row whose condition does not hold, emits nothing and returns
+the same state object. Order and protocol problems are the message assembler's to report;
+this processor silently ignores what it cannot place (a delta with no open message, a
+second ``message_start``, a result for an unknown call), so combined with the assembler
+(``agent_processor``) each problem is reported once. A result may arrive before
+``message_stop`` once its call's ``tool_use_stop`` was seen (early execution); that call
+then gets no ``ToolExecuting``. Interrupts and errors end the conversation and forget the
+calls still awaiting results.
+
+State is a plain tuple ``(active, mode, calls, executing)``: ``mode`` is ``None`` between
+messages, else ``THINKING`` or ``RESPONDING``; ``calls`` holds the current message's tool
+calls; ``executing`` maps call ids awaiting results to tool names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, NamedTuple, TypeAlias
+
+from pyrsistent import PMap, pmap
+
+from .content import Content
+from .events import (
+    ConversationEnd,
+    ConversationInterrupted,
+    ConversationResponding,
+    ConversationStart,
+    ConversationThinking,
+    ErrorOccurred,
+    ErrorReceived,
+    Interrupt,
+    MessageStart,
+    MessageStop,
+    TextDelta,
+    ThinkingDelta,
+    ToolCompleted,
+    ToolExecuting,
+    ToolFailed,
+    ToolPlanned,
+    ToolResult,
+    ToolUseStart,
+    ToolUseStop,
+    UserMessage,
+)
+
+__all__ = [
+    "HANDLERS",
+    "StateEventState",
+    "create_initial_state_event_processor_context",
+    "state_event_processor",
+]
+
+THINKING = "thinking"
+RESPONDING = "responding"
+
+
+class _Calls(NamedTuple):
+    """Tool calls of the open message; tuples because a message has few calls."""
+
+    ids: tuple[str, ...] = ()
+    names: tuple[str, ...] = ()
+    stopped: tuple[str, ...] = ()
+    answered: tuple[str, ...] = ()
+
+
+_NO_CALLS = _Calls()
+_NOTHING_EXECUTING: PMap[str, str] = pmap()
+
+StateEventState: TypeAlias = tuple[bool, str | None, _Calls, PMap[str, str]]
+Result: TypeAlias = tuple[StateEventState, tuple[Any, ...]]
+
+_IDLE: StateEventState = (False, None, _NO_CALLS, _NOTHING_EXECUTING)
+
+
+def create_initial_state_event_processor_context() -> StateEventState:
+    """No conversation active, no message open, no tool call awaiting a result."""
+    return _IDLE
+
+
+def _on_user_message(state: StateEventState, event: UserMessage) -> Result:
+    if state[0]:
+        return state, ()
+    start = ConversationStart(message_id=event.message_id, timestamp=event.timestamp)
+    return (True, *state[1:]), (start,)
+
+
+def _on_message_start(state: StateEventState, event: MessageStart) -> Result:
+    if state[1] is not None:
+        return state, ()
+    thinking = ConversationThinking(timestamp=event.timestamp)
+    new = (True, THINKING, _NO_CALLS, state[3])
+    if state[0]:
+        return new, (thinking,)
+    start = ConversationStart(message_id=event.message_id, timestamp=event.timestamp)
+    return new, (start, thinking)
+
+
+def _on_text(state: StateEventState, event: TextDelta) -> Result:
+    if state[1] is not THINKING:
+        return state, ()
+    return (state[0], RESPONDING, state[2], state[3]), (
+        ConversationResponding(timestamp=event.timestamp),
+    )
+
+
+def _on_thinking(state: StateEventState, event: ThinkingDelta) -> Result:
+    if state[1] is not RESPONDING:
+        return state, ()
+    return (state[0], THINKING, state[2], state[3]), (
+        ConversationThinking(timestamp=event.timestamp),
+    )
+
+
+def _on_tool_start(state: StateEventState, event: ToolUseStart) -> Result:
+    calls = state[2]
+    call_id, name = event.tool_call_id, event.tool_name
+    if (
+        state[1] is None
+        or type(call_id) is not str
+        or type(name) is not str
+        or call_id in calls.ids
+        or call_id in state[3]
+    ):
+        return state, ()
+    calls = _Calls((*calls.ids, call_id), (*calls.names, name), calls.stopped, calls.answered)
+    planned = ToolPlanned(tool_call_id=call_id, tool_name=name, timestamp=event.timestamp)
+    return (state[0], state[1], calls, state[3]), (planned,)
+
+
+def _on_tool_stop(state: StateEventState, event: ToolUseStop) -> Result:
+    calls = state[2]
+    if event.tool_call_id not in calls.ids or event.tool_call_id in calls.stopped:
+        return state, ()
+    calls = _Calls(calls[0], calls[1], (*calls[2], event.tool_call_id), calls[3])
+    return (state[0], state[1], calls, state[3]), ()
+
+
+def _on_message_stop(state: StateEventState, event: MessageStop) -> Result:
+    if state[1] is None or not isinstance(event.stop_reason, str | None):
+        return state, ()
+    calls, executing = state[2], state[3]
+    if not calls.ids:
+        if executing:
+            return (True, None, _NO_CALLS, executing), ()
+        return _IDLE, (ConversationEnd(reason="completed", timestamp=event.timestamp),)
+    outputs: list[ToolExecuting] = []
+    waiting: dict[str, str] = {}
+    for call_id, name in zip(calls.ids, calls.names, strict=True):
+        if call_id not in calls.answered:
+            waiting[call_id] = name
+            outputs.append(
+                ToolExecuting(tool_call_id=call_id, tool_name=name, timestamp=event.timestamp)
+            )
+    executing = executing.update(waiting) if executing else pmap(waiting)
+    return (True, None, _NO_CALLS, executing), tuple(outputs)
+
+
+def _result_text(result: Content) -> str:
+    if isinstance(result, str):
+        return result
+    return "".join(getattr(block, "text", "") for block in result)
+
+
+def _finished(event: ToolResult, name: str) -> ToolCompleted | ToolFailed:
+    if event.is_error:
+        return ToolFailed(
+            tool_call_id=event.tool_call_id,
+            tool_name=name,
+            error=_result_text(event.result),
+            timestamp=event.timestamp,
+        )
+    return ToolCompleted(tool_call_id=event.tool_call_id, tool_name=name, timestamp=event.timestamp)
+
+
+def _on_tool_result(state: StateEventState, event: ToolResult) -> Result:
+    call_id = event.tool_call_id
+    if type(call_id) is not str:
+        return state, ()
+    name = state[3].get(call_id)
+    if name is not None:
+        return (*state[:3], state[3].remove(call_id)), (_finished(event, name),)
+    calls = state[2]
+    if call_id in calls.stopped and call_id not in calls.answered:
+        name = calls.names[calls.ids.index(call_id)]
+        calls = _Calls(calls[0], calls[1], calls[2], (*calls[3], call_id))
+        return (state[0], state[1], calls, state[3]), (_finished(event, name),)
+    return state, ()
+
+
+def _on_interrupt(state: StateEventState, event: Interrupt) -> Result:
+    if not state[0]:
+        return state, ()
+    return _IDLE, (
+        ConversationInterrupted(reason=event.reason, timestamp=event.timestamp),
+        ConversationEnd(reason="interrupted", timestamp=event.timestamp),
+    )
+
+
+def _on_error(state: StateEventState, event: ErrorReceived) -> Result:
+    occurred = ErrorOccurred(message=event.message, code=event.code, timestamp=event.timestamp)
+    if not state[0]:
+        return state, (occurred,)
+    return _IDLE, (occurred, ConversationEnd(reason="error", timestamp=event.timestamp))
+
+
+Handler: TypeAlias = Callable[[StateEventState, Any], Result]
+
+HANDLERS: Mapping[type[Any], Handler] = {
+    UserMessage: _on_user_message,
+    MessageStart: _on_message_start,
+    TextDelta: _on_text,
+    ThinkingDelta: _on_thinking,
+    ToolUseStart: _on_tool_start,
+    ToolUseStop: _on_tool_stop,
+    MessageStop: _on_message_stop,
+    ToolResult: _on_tool_result,
+    Interrupt: _on_interrupt,
+    ErrorReceived: _on_error,
+}
+"""Event class -> handler; every other event leaves the state as it is."""
+
+
+def state_event_processor(state: StateEventState, event: object) -> Result:
+    """Emit state events on transitions (see the module table); never raises.
+
+    Emits ``ConversationStart``, ``ConversationThinking``, ``ConversationResponding``,
+    ``ToolPlanned``, ``ToolExecuting``, ``ToolCompleted``, ``ToolFailed``,
+    ``ConversationInterrupted``, ``ConversationEnd`` and ``ErrorOccurred``.
+    """
+    handler = HANDLERS.get(type(event))
+    if handler is None:
+        return state, ()
+    try:
+        return handler(state, event)
+    except (AttributeError, TypeError, ValueError):
+        return state, ()  # malformed fields: the assembler reports them

@@ -1,0 +1,218 @@
+"""The turn tracker: one ``TurnRequest`` and one ``TurnResponse`` per turn.
+
+A turn starts at a ``user_message`` (or at a ``message_start`` when no turn is open, so a
+recorded stream without user input still has turns; its ``message_id`` is then the
+assistant message's). It ends when a model call stops without having started a tool call,
+or at ``error_received`` / ``interrupt``. A user message that arrives during a turn is
+steering and joins it.
+
+Turn ids are ``"turn-1"``, ``"turn-2"``... counted per state, so replaying the same events
+gives the same ids. ``duration_ms`` is the ending event's timestamp minus the starting
+event's. ``usage`` sums every model call of the turn, each call's usage being its last
+``message_delta`` usage (providers report it cumulatively). ``cost`` sums each call's
+cost at its own model's price; it is ``None`` as soon as one call's model has no price
+(or no price table was given), never a made-up 0.
+
+State is a plain tuple ``(turns_started, turn, prices)``; ``turn`` is ``None`` between
+turns. Deltas are not handled at all: they never change a turn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, NamedTuple, TypeAlias
+
+from pyrsistent import PMap, pmap
+
+from .content import ZERO_USAGE, Usage
+from .events import (
+    ErrorReceived,
+    Interrupt,
+    MessageDelta,
+    MessageStart,
+    MessageStop,
+    ToolUseStart,
+    TurnRequest,
+    TurnResponse,
+    UserMessage,
+)
+from .pricing import ModelPrice, cost_of, find_price
+
+__all__ = [
+    "HANDLERS",
+    "TurnTrackerState",
+    "create_initial_turn_tracker_state",
+    "turn_tracker_processor",
+]
+
+
+class _Call(NamedTuple):
+    """The model call in progress."""
+
+    model: str
+    usage: Usage = ZERO_USAGE
+    stop_reason: str | None = None
+    used_tools: bool = False
+
+
+class _Turn(NamedTuple):
+    """The turn in progress; ``call`` is its open model call, if any (always the last
+    field: ``_Turn(*turn[:-1], call)`` swaps it)."""
+
+    turn_id: str
+    started_at: int
+    usage: Usage = ZERO_USAGE
+    cost: float | None = 0.0
+    model: str | None = None
+    stop_reason: str | None = None
+    call: _Call | None = None
+
+
+TurnTrackerState: TypeAlias = tuple[int, _Turn | None, PMap[str, ModelPrice] | None]
+Result: TypeAlias = tuple[TurnTrackerState, tuple[Any, ...]]
+
+
+def create_initial_turn_tracker_state(
+    prices: Mapping[str, ModelPrice] | None = None,
+) -> TurnTrackerState:
+    """No turn yet. ``prices`` maps model ids (or prefixes, see ``find_price``) to prices;
+    without it every turn's cost is ``None``."""
+    return (0, None, None if prices is None else pmap(prices))
+
+
+def _begin(state: TurnTrackerState, message_id: str, timestamp: int) -> Result:
+    number = state[0] + 1
+    turn_id = f"turn-{number}"
+    request = TurnRequest(turn_id=turn_id, message_id=message_id, timestamp=timestamp)
+    return (number, _Turn(turn_id, timestamp), state[2]), (request,)
+
+
+def _on_user_message(state: TurnTrackerState, event: UserMessage) -> Result:
+    if state[1] is not None:
+        return state, ()
+    return _begin(state, event.message_id, event.timestamp)
+
+
+def _on_message_start(state: TurnTrackerState, event: MessageStart) -> Result:
+    turn = state[1]
+    if (turn is not None and turn.call is not None) or type(event.model) is not str:
+        return state, ()  # a second message_start, or a malformed one: the assembler reports it
+    outputs: tuple[Any, ...] = ()
+    if turn is None:
+        state, outputs = _begin(state, event.message_id, event.timestamp)
+        turn = state[1]
+        assert turn is not None
+    return (state[0], _Turn(*turn[:-1], _Call(event.model)), state[2]), outputs
+
+
+def _on_tool_start(state: TurnTrackerState, event: ToolUseStart) -> Result:
+    turn = state[1]
+    call = None if turn is None else turn.call
+    if turn is None or call is None or call.used_tools:
+        return state, ()
+    call = _Call(call.model, call.usage, call.stop_reason, True)
+    return (state[0], _Turn(*turn[:-1], call), state[2]), ()
+
+
+def _on_message_delta(state: TurnTrackerState, event: MessageDelta) -> Result:
+    turn = state[1]
+    if (
+        turn is None
+        or turn.call is None
+        or not isinstance(event.usage, Usage)
+        or not isinstance(event.stop_reason, str | None)
+    ):
+        return state, ()
+    call = turn.call
+    stop_reason = call.stop_reason if event.stop_reason is None else event.stop_reason
+    call = _Call(call.model, event.usage, stop_reason, call.used_tools)
+    return (state[0], _Turn(*turn[:-1], call), state[2]), ()
+
+
+def _price_of(prices: PMap[str, ModelPrice] | None, call: _Call) -> float | None:
+    if prices is None:
+        return None
+    price = find_price(prices, call.model)
+    return None if price is None else cost_of(call.usage, price)
+
+
+def _with_call_closed(
+    turn: _Turn, prices: PMap[str, ModelPrice] | None, stop_reason: str | None = None
+) -> _Turn:
+    """The turn with its open call's usage, cost, model and stop reason added;
+    ``stop_reason``, when given, overrides the call's."""
+    call = turn.call
+    if call is None:
+        return turn
+    call_cost = _price_of(prices, call)
+    return _Turn(
+        turn.turn_id,
+        turn.started_at,
+        call.usage if turn.usage is ZERO_USAGE else turn.usage + call.usage,
+        None if turn.cost is None or call_cost is None else turn.cost + call_cost,
+        call.model,
+        call.stop_reason if stop_reason is None else stop_reason,
+        None,
+    )
+
+
+def _end(state: TurnTrackerState, turn: _Turn, stop_reason: str | None, timestamp: int) -> Result:
+    response = TurnResponse(
+        turn_id=turn.turn_id,
+        duration_ms=timestamp - turn.started_at,
+        usage=turn.usage,
+        cost=None if state[2] is None else turn.cost,
+        model=turn.model,
+        stop_reason=stop_reason,
+        timestamp=timestamp,
+    )
+    return (state[0], None, state[2]), (response,)
+
+
+def _on_message_stop(state: TurnTrackerState, event: MessageStop) -> Result:
+    turn = state[1]
+    if turn is None or turn.call is None or not isinstance(event.stop_reason, str | None):
+        return state, ()
+    used_tools = turn.call.used_tools
+    turn = _with_call_closed(turn, state[2], event.stop_reason)
+    if used_tools:
+        return (state[0], turn, state[2]), ()
+    return _end(state, turn, turn.stop_reason, event.timestamp)
+
+
+def _on_cut_short(state: TurnTrackerState, event: ErrorReceived | Interrupt) -> Result:
+    turn = state[1]
+    if turn is None:
+        return state, ()
+    reason = "error" if type(event) is ErrorReceived else "interrupted"
+    return _end(state, _with_call_closed(turn, state[2]), reason, event.timestamp)
+
+
+Handler: TypeAlias = Callable[[TurnTrackerState, Any], Result]
+
+HANDLERS: Mapping[type[Any], Handler] = {
+    UserMessage: _on_user_message,
+    MessageStart: _on_message_start,
+    ToolUseStart: _on_tool_start,
+    MessageDelta: _on_message_delta,
+    MessageStop: _on_message_stop,
+    ErrorReceived: _on_cut_short,
+    Interrupt: _on_cut_short,
+}
+"""Event class -> handler; every other event (deltas included) leaves the state as it is."""
+
+
+def turn_tracker_processor(state: TurnTrackerState, event: object) -> Result:
+    """Track turns; never raises.
+
+    Emits ``TurnRequest`` when a turn starts and ``TurnResponse`` (duration, summed usage,
+    cost or ``None``, last model, stop reason: the model's, or ``error``/``interrupted``)
+    when it ends.
+    """
+    handler = HANDLERS.get(type(event))
+    if handler is None:
+        return state, ()
+    try:
+        return handler(state, event)
+    except (AttributeError, TypeError, ValueError):
+        return state, ()  # malformed fields: the assembler reports them

@@ -1,0 +1,1 @@
+"""_journal: see DESIGN.md, Layout."""

@@ -1,0 +1,184 @@
+"""Folding a journal back through a machine: replay and time travel.
+
+Both functions need only the journal and a machine factory; they do no I/O beyond reading
+the journal, so a recorded conversation can be re-run on any machine, offline.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, Protocol
+
+from .._core.agent_processor import agent_processor, appending, with_appended
+from .._core.machine import MealyMachine
+from .journal import Journal, JournalEntry, read_jsonl, record_blocks
+from .read import BUILDERS, VALUES, Record
+
+__all__ = [
+    "JournalSource",
+    "ReplayMachine",
+    "entries_of",
+    "replay",
+    "replay_steps",
+    "state_at",
+]
+
+
+class ReplayMachine(Protocol):
+    """What replay needs of a machine: ``process`` per agent and ``state_of``."""
+
+    def process(self, agent_id: str, event: Any) -> tuple[Any, ...]: ...
+
+    def state_of(self, agent_id: str) -> Any: ...
+
+
+JournalSource = Journal | Iterable[JournalEntry] | str | os.PathLike[str]
+"""A journal object, any iterable of entries, or the path of a JSONL journal file."""
+
+
+def _default_factory() -> ReplayMachine:
+    from ..machine import create_mealy_machine
+
+    machine: ReplayMachine = create_mealy_machine()
+    return machine
+
+
+def entries_of(source: JournalSource, agent_id: str | None = None) -> Iterator[JournalEntry]:
+    """Iterate the entries of ``source`` (optionally one agent's), in append order."""
+    if isinstance(source, str | os.PathLike):
+        return read_jsonl(source, agent_id=agent_id)
+    if isinstance(source, Journal):
+        return source.entries(agent_id)
+    entries = iter(source)
+    if agent_id is None:
+        return entries
+    return (e for e in entries if e.agent_id == agent_id)
+
+
+def replay(
+    source: JournalSource,
+    machine_factory: Callable[[], ReplayMachine] = _default_factory,
+    *,
+    agent_id: str | None = None,
+    parallel: bool | None = None,
+) -> Iterator[tuple[str, Any]]:
+    """Fold the journal through a fresh machine; yield ``(agent_id, output)`` pairs.
+
+    The pairs are exactly the machine outputs the live run produced, in the same order
+    (the machine is pure and the journal holds every input event). Outputs changed or
+    blocked by an engine's interceptors are not part of the machine's outputs.
+    ``parallel`` is ``read_jsonl``'s, for a journal file.
+    """
+    machine = machine_factory()
+    if isinstance(source, str | os.PathLike):
+        # the hot path: a file's records a block at a time, each built just before use
+        blocks = record_blocks(source, agent_id=agent_id, parallel=parallel)
+        if (
+            isinstance(machine, MealyMachine)
+            and machine.processor is agent_processor
+            and not machine.observed
+        ):
+            yield from _fold_in_bulk(blocks, machine)
+            return
+        build, process = BUILDERS, machine.process
+        for records in blocks:
+            for entry_agent, _seq, kind, timestamp, values in records:
+                for output in process(entry_agent, build[kind](values, timestamp)):
+                    yield entry_agent, output
+        return
+    process = machine.process
+    for entry_agent, _seq, event in entries_of(source, agent_id):
+        for output in process(entry_agent, event):
+            yield entry_agent, output
+
+
+def _fold_in_bulk(
+    blocks: Iterable[list[Record]], machine: MealyMachine
+) -> Iterator[tuple[str, Any]]:
+    """Fold records through a machine running ``agent_processor``, runs of deltas in bulk.
+
+    After each event, ``appending`` tells which deltas would now only append a chunk to the
+    agent's streaming block; while the next records are such deltas, their chunks are
+    collected without building events, and appended at once (``with_appended``) before
+    the next other record is processed. Outputs and states are those of processing every
+    event (a property test holds them equal); as appends give no output, every yield
+    happens with the machine's state exact.
+    """
+    build, process = BUILDERS, machine.process
+    get: Callable[[str], Any] = machine.store.get
+    set_ = machine.store.set
+    run_agent, run_kind, run_index = "", "", 0
+    run_rest: tuple[None, ...] = ()
+    chunks: list[str] = []
+    try:
+        for records in blocks:
+            for agent, _seq, kind, timestamp, values in records:
+                if (
+                    kind == run_kind
+                    and agent == run_agent
+                    and values[1] == run_index
+                    and type(values[0]) is str
+                    and values[2:] == run_rest
+                ):
+                    chunks.append(values[0])
+                    continue
+                if chunks:
+                    set_(run_agent, with_appended(get(run_agent), chunks))
+                    chunks.clear()
+                for output in process(agent, build[kind](values, timestamp)):
+                    yield agent, output
+                hot = appending(get(agent))
+                if hot is None:
+                    run_kind = ""
+                else:
+                    run_kind, run_agent, run_index = hot[0].type, agent, hot[1]
+                    run_rest = (None,) * (VALUES[run_kind][0] - 2)
+    finally:
+        if chunks:
+            set_(run_agent, with_appended(get(run_agent), chunks))
+
+
+def state_at(
+    source: JournalSource,
+    agent_id: str,
+    seq: int,
+    machine_factory: Callable[[], ReplayMachine] = _default_factory,
+) -> Any:
+    """The machine state of ``agent_id`` after its event number ``seq`` (1-based).
+
+    Raises ``ValueError`` when ``seq < 1`` or the journal has fewer than ``seq`` events
+    for that agent.
+    """
+    if seq < 1:
+        raise ValueError(f"seq numbers start at 1, got {seq}")
+    machine = machine_factory()
+    last = 0
+    for _agent, entry_seq, event in entries_of(source, agent_id):
+        machine.process(agent_id, event)
+        last = entry_seq
+        if entry_seq >= seq:
+            break
+    if last < seq:
+        raise ValueError(
+            f"agent {agent_id!r} has {last} journaled event(s); cannot give the state after "
+            f"seq {seq}"
+        )
+    return machine.state_of(agent_id)
+
+
+def replay_steps(
+    source: JournalSource,
+    machine_factory: Callable[[], ReplayMachine] = _default_factory,
+    *,
+    agent_id: str | None = None,
+) -> Iterator[tuple[JournalEntry, tuple[Any, ...]]]:
+    """Like ``replay``, but yield each journal entry with the outputs it caused.
+
+    This is what a viewer needs to show the stream layer (the input events) interleaved
+    with the layers the machine produced.
+    """
+    machine = machine_factory()
+    process = machine.process
+    for entry in entries_of(source, agent_id):
+        yield entry, process(entry.agent_id, entry.event)

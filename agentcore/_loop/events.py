@@ -1,0 +1,360 @@
+"""Events of the loop layer (registered with ``event_type(name, "loop")``) and effect requests.
+
+Inputs are what the runtime feeds the loop processor besides the stream and message events
+it already knows (``assistant_message``, ``tool_result``, ``error_received``, deltas).
+Outputs are lifecycle events for presenters and subscribers.
+
+Message lifecycle events are named ``agent_message_start/update/end`` because
+``message_start`` is already the stream-layer event of a driver, and wire names must be
+unique across layers. They cover every message that enters the conversation (prompt,
+steering, follow-up, assistant, tool result), not only the model's.
+
+Effect requests (``CallModel``, ``CancelModel``, ``ExecuteTools``, ``CancelTools``,
+``SetDeadline``, ``Finish``) are outputs for the runtime, not events: they are never
+journaled or presented, because replaying the inputs produces them again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar, Literal, TypeAlias
+
+import attrs
+
+from .._core.content import JSONValue, ToolCallPart, to_tool_call
+from .._core.driver import ModelRequest
+from .._core.events import EVENT_TYPES, event_type, is_event
+from .._core.wire import from_dict
+
+__all__ = [
+    "AgentAbort",
+    "AgentContinue",
+    "AgentEnd",
+    "AgentFollowUp",
+    "AgentMessageEnd",
+    "AgentMessageStart",
+    "AgentMessageUpdate",
+    "AgentPrompt",
+    "AgentStart",
+    "AgentSteer",
+    "AwaitApproval",
+    "CallModel",
+    "CancelModel",
+    "CancelTools",
+    "ClockTick",
+    "Effect",
+    "ExecuteTools",
+    "Finish",
+    "RunEndReason",
+    "SetDeadline",
+    "ToolApproval",
+    "ToolApprovalRequired",
+    "ToolExecutionEnd",
+    "ToolExecutionStart",
+    "ToolExecutionUpdate",
+    "ToolProgress",
+    "TurnEnd",
+    "TurnStart",
+]
+
+RunEndReason: TypeAlias = Literal["completed", "aborted", "error"]
+
+
+def _ts() -> Any:
+    return attrs.field(default=0, kw_only=True)
+
+
+def to_message(value: Any) -> Any:
+    """Accept a message (any registered event or a custom object) or its wire form."""
+    if is_event(value):
+        return value  # the common case, five times per tool call
+    if (
+        isinstance(value, Mapping)
+        and value.get("type") in EVENT_TYPES
+        and isinstance(value.get("data"), Mapping)
+    ):
+        return from_dict(value)
+    return value
+
+
+def _messages(value: Any) -> tuple[Any, ...]:
+    return tuple(to_message(v) for v in value)
+
+
+def _calls(value: Any) -> tuple[ToolCallPart, ...]:
+    return tuple(to_tool_call(v) for v in value)
+
+
+# -- inputs ---------------------------------------------------------------------------------
+
+
+@event_type("agent_prompt", "loop")
+@attrs.frozen(slots=True)
+class AgentPrompt:
+    """Start a run with these messages; limits set here override the agent's for this run."""
+
+    type: ClassVar[str] = "agent_prompt"
+    messages: tuple[Any, ...] = attrs.field(converter=_messages)
+    max_iterations: int | None = None
+    max_tokens: int | None = None
+    max_cost: float | None = None
+    timeout_ms: int | None = None
+    timestamp: int = _ts()
+
+
+@event_type("agent_continue", "loop")
+@attrs.frozen(slots=True)
+class AgentContinue:
+    """Start a run from the history as it is (the last message is a user or tool message)."""
+
+    type: ClassVar[str] = "agent_continue"
+    max_iterations: int | None = None
+    max_tokens: int | None = None
+    max_cost: float | None = None
+    timeout_ms: int | None = None
+    timestamp: int = _ts()
+
+
+@event_type("agent_steer", "loop")
+@attrs.frozen(slots=True)
+class AgentSteer:
+    """Queue a message to deliver before the next model call."""
+
+    type: ClassVar[str] = "agent_steer"
+    message: Any = attrs.field(converter=to_message)
+    timestamp: int = _ts()
+
+
+@event_type("agent_follow_up", "loop")
+@attrs.frozen(slots=True)
+class AgentFollowUp:
+    """Queue a message to deliver when the agent would otherwise stop."""
+
+    type: ClassVar[str] = "agent_follow_up"
+    message: Any = attrs.field(converter=to_message)
+    timestamp: int = _ts()
+
+
+@event_type("agent_abort", "loop")
+@attrs.frozen(slots=True)
+class AgentAbort:
+    """Abort the run: cancel what runs, close every open tool call, end with ``ABORTED``."""
+
+    type: ClassVar[str] = "agent_abort"
+    reason: str = "user"
+    timestamp: int = _ts()
+
+
+@event_type("tool_approval", "loop")
+@attrs.frozen(slots=True)
+class ToolApproval:
+    """A decision on a tool call that requires approval."""
+
+    type: ClassVar[str] = "tool_approval"
+    tool_call_id: str
+    approved: bool
+    reason: str | None = None
+    timestamp: int = _ts()
+
+
+@event_type("tool_progress", "loop")
+@attrs.frozen(slots=True)
+class ToolProgress:
+    """A running tool reported progress (via ``ctx.on_update``)."""
+
+    type: ClassVar[str] = "tool_progress"
+    tool_call_id: str
+    progress: JSONValue = None
+    timestamp: int = _ts()
+
+
+@event_type("clock_tick", "loop")
+@attrs.frozen(slots=True)
+class ClockTick:
+    """The current time, fed by the runtime so the processor can check the deadline."""
+
+    type: ClassVar[str] = "clock_tick"
+    timestamp: int = _ts()
+
+
+# -- outputs --------------------------------------------------------------------------------
+
+
+@event_type("agent_start", "loop")
+@attrs.frozen(slots=True)
+class AgentStart:
+    """A run began."""
+
+    type: ClassVar[str] = "agent_start"
+    timestamp: int = _ts()
+
+
+@event_type("agent_end", "loop")
+@attrs.frozen(slots=True)
+class AgentEnd:
+    """A run ended; ``code``/``message`` say why when ``reason`` is not ``completed``."""
+
+    type: ClassVar[str] = "agent_end"
+    reason: str
+    code: str | None = None
+    message: str | None = None
+    timestamp: int = _ts()
+
+
+@event_type("turn_start", "loop")
+@attrs.frozen(slots=True)
+class TurnStart:
+    """A turn (one model call and the tool calls it asked for) began; ``turn`` counts from 1."""
+
+    type: ClassVar[str] = "turn_start"
+    turn: int
+    timestamp: int = _ts()
+
+
+@event_type("turn_end", "loop")
+@attrs.frozen(slots=True)
+class TurnEnd:
+    """A turn ended, with the tool results it produced in the order the model asked."""
+
+    type: ClassVar[str] = "turn_end"
+    turn: int
+    tool_results: tuple[Any, ...] = attrs.field(default=(), converter=_messages)
+    timestamp: int = _ts()
+
+
+@event_type("agent_message_start", "loop")
+@attrs.frozen(slots=True)
+class AgentMessageStart:
+    """A message enters the conversation; ``message`` is ``None`` for a streaming reply."""
+
+    type: ClassVar[str] = "agent_message_start"
+    role: str
+    message: Any = attrs.field(default=None, converter=to_message)
+    timestamp: int = _ts()
+
+
+@event_type("agent_message_update", "loop")
+@attrs.frozen(slots=True)
+class AgentMessageUpdate:
+    """A stream delta of the assistant message being streamed."""
+
+    type: ClassVar[str] = "agent_message_update"
+    delta: Any = attrs.field(converter=to_message)
+    timestamp: int = _ts()
+
+
+@event_type("agent_message_end", "loop")
+@attrs.frozen(slots=True)
+class AgentMessageEnd:
+    """A message is complete (and, unless it is an empty reply, in the history)."""
+
+    type: ClassVar[str] = "agent_message_end"
+    role: str
+    message: Any = attrs.field(converter=to_message)
+    timestamp: int = _ts()
+
+
+@event_type("tool_execution_start", "loop")
+@attrs.frozen(slots=True)
+class ToolExecutionStart:
+    """A tool call is being handled (run, or answered at once with an error)."""
+
+    type: ClassVar[str] = "tool_execution_start"
+    tool_call_id: str
+    tool_name: str
+    args: JSONValue = None
+    timestamp: int = _ts()
+
+
+@event_type("tool_execution_update", "loop")
+@attrs.frozen(slots=True)
+class ToolExecutionUpdate:
+    """Progress of a running tool call."""
+
+    type: ClassVar[str] = "tool_execution_update"
+    tool_call_id: str
+    tool_name: str
+    progress: JSONValue = None
+    timestamp: int = _ts()
+
+
+@event_type("tool_execution_end", "loop")
+@attrs.frozen(slots=True)
+class ToolExecutionEnd:
+    """A tool call has its result (``result`` is a ``tool_result_message``)."""
+
+    type: ClassVar[str] = "tool_execution_end"
+    tool_call_id: str
+    tool_name: str
+    result: Any = attrs.field(converter=to_message)
+    is_error: bool = False
+    timestamp: int = _ts()
+
+
+@event_type("tool_approval_required", "loop")
+@attrs.frozen(slots=True)
+class ToolApprovalRequired:
+    """The run is paused until every call listed here is approved or rejected."""
+
+    type: ClassVar[str] = "tool_approval_required"
+    tool_calls: tuple[ToolCallPart, ...] = attrs.field(converter=_calls)
+    timestamp: int = _ts()
+
+
+# -- effect requests ------------------------------------------------------------------------
+
+
+@attrs.frozen(slots=True)
+class CallModel:
+    """Call the model with ``request``; answer with stream deltas, then one assistant
+    message and/or one ``error_received``."""
+
+    request: ModelRequest
+
+
+@attrs.frozen(slots=True)
+class CancelModel:
+    """Stop the current model call; still answer it (with a partial message or an error)."""
+
+
+@attrs.frozen(slots=True)
+class ExecuteTools:
+    """Run these calls (together when ``parallel``); answer each with one ``tool_result``."""
+
+    tool_calls: tuple[ToolCallPart, ...]
+    parallel: bool
+
+
+@attrs.frozen(slots=True)
+class CancelTools:
+    """Cancel these running calls; still answer each with one ``tool_result``."""
+
+    tool_call_ids: tuple[str, ...]
+
+
+@attrs.frozen(slots=True)
+class SetDeadline:
+    """Feed a ``clock_tick`` no later than ``at_ms`` (the run's wall-clock limit)."""
+
+    at_ms: int
+
+
+@attrs.frozen(slots=True)
+class AwaitApproval:
+    """The run is paused: nothing is in flight until these calls are approved or rejected."""
+
+    tool_calls: tuple[ToolCallPart, ...]
+
+
+@attrs.frozen(slots=True)
+class Finish:
+    """The run is over and nothing is in flight."""
+
+    reason: RunEndReason
+    code: str | None = None
+    message: str | None = None
+
+
+Effect: TypeAlias = (
+    CallModel | CancelModel | ExecuteTools | CancelTools | SetDeadline | AwaitApproval | Finish
+)

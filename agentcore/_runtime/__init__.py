@@ -1,0 +1,1 @@
+"""_runtime: see DESIGN.md, Layout."""

@@ -1,0 +1,120 @@
+"""Wrapping message processing and delivery: the reply, middleware and interceptors.
+
+Middleware is an onion around the processing of one message; interceptors form a chain
+in front of delivery. Both are plain callables composed once, when they are added.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeAlias
+
+import attrs
+
+from .._core.errors import MessageRejectedError
+from .._core.events import AssistantMessage, UserMessage
+from .delivery import EngineFailure, Reporter
+from .subscriptions import Unsubscribe
+
+__all__ = [
+    "Interceptor",
+    "MessageQueueView",
+    "Middleware",
+    "Next",
+    "Reply",
+    "all_of",
+    "bind",
+    "intercepting",
+]
+
+
+@attrs.frozen(slots=True)
+class Reply:
+    """What ``receive`` returns: the machine outputs of *that* message, in order.
+
+    ``outputs`` are the raw machine outputs (before interceptors), the same ones
+    ``journal.replay`` yields for the message. ``interrupted`` is true when the turn was
+    cut short by ``interrupt()``, a cancelled caller or ``destroy()``.
+    """
+
+    message: UserMessage
+    outputs: tuple[Any, ...]
+    interrupted: bool = False
+
+    @property
+    def assistant_message(self) -> AssistantMessage | None:
+        """The last assistant message of the turn, if the model produced one."""
+        for output in reversed(self.outputs):
+            if isinstance(output, AssistantMessage):
+                return output
+        return None
+
+    @property
+    def text(self) -> str:
+        """The text of the last assistant message ("" when there is none)."""
+        message = self.assistant_message
+        return "" if message is None else message.text
+
+
+Next: TypeAlias = Callable[[UserMessage], Awaitable[Reply]]
+Middleware: TypeAlias = Callable[[UserMessage, Next], Awaitable[object]]
+"""``async def mw(message, next)``: call ``await next(message)`` (maybe with a changed
+message) to go on; code after it runs once the message is processed. Not calling
+``next`` drops the message: the caller's ``receive`` raises ``MessageRejectedError``."""
+Interceptor: TypeAlias = Callable[[Any, Callable[[Any], None]], object]
+"""``def ic(output, next)``: call ``next(output)`` (maybe with a changed output) to
+deliver it; not calling ``next`` blocks it from presenters and subscribers."""
+
+
+@attrs.frozen(slots=True)
+class MessageQueueView:
+    """A read-only view of messages waiting behind the one being processed."""
+
+    _queue: deque[Any]
+
+    @property
+    def length(self) -> int:
+        return len(self._queue)
+
+    @property
+    def is_empty(self) -> bool:
+        return not self._queue
+
+    def __len__(self) -> int:
+        return len(self._queue)
+
+
+def bind(mw: Middleware, inner: Next, replies: list[Reply]) -> Next:
+    """One layer of the onion; raises ``MessageRejectedError`` if ``mw`` skipped ``next``."""
+
+    async def step(message: UserMessage) -> Reply:
+        await mw(message, inner)
+        if not replies:
+            raise MessageRejectedError(
+                f"message {message.message_id} was dropped by middleware {mw!r} "
+                "(it returned without calling next)"
+            )
+        return replies[0]
+
+    return step
+
+
+def intercepting(
+    interceptor: Interceptor, inner: Callable[[Any], None], report: Reporter
+) -> Callable[[Any], None]:
+    def step(output: Any) -> None:
+        try:
+            interceptor(output, inner)
+        except Exception as exc:
+            report(EngineFailure("interceptor", repr(interceptor), exc, output))
+
+    return step
+
+
+def all_of(removers: list[Unsubscribe]) -> Unsubscribe:
+    def remove() -> None:
+        for r in removers:
+            r()
+
+    return remove

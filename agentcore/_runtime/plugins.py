@@ -1,0 +1,67 @@
+"""Plugins found by entry point, so ``agentcore`` never imports ``drivers`` or ``presenters``.
+
+A package fills two groups in its ``pyproject.toml``::
+
+    [project.entry-points."agentcore.drivers"]
+    registry = "drivers.registry:get_driver"     # (spec: str, **options) -> Driver
+
+    [project.entry-points."agentcore.prices"]
+    table = "drivers.prices:PRICES"               # Mapping[str, ModelPrice]
+
+``resolve_model("provider/model")`` asks each driver resolver in turn (sorted by entry
+name); the first that does not raise ``LookupError`` wins. ``find_model_price`` looks the
+model up in every price table. Entry points are loaded on first use, never at import.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from functools import cache
+from importlib.metadata import entry_points
+from typing import Any
+
+from .._core.driver import Driver
+from .._core.errors import ConfigurationError
+from .._core.pricing import ModelPrice, find_price
+
+__all__ = ["DRIVER_GROUP", "PRICE_GROUP", "find_model_price", "resolve_model"]
+
+DRIVER_GROUP = "agentcore.drivers"
+PRICE_GROUP = "agentcore.prices"
+
+
+@cache
+def _loaded(group: str) -> tuple[Any, ...]:
+    return tuple(entry.load() for entry in sorted(entry_points(group=group), key=lambda e: e.name))
+
+
+def resolve_model(spec: str, **options: Any) -> Driver:
+    """A driver for ``spec`` from the first resolver of the ``agentcore.drivers`` group.
+
+    Raises ``ConfigurationError`` when no package provides resolvers (install
+    ``agentcore[anthropic]`` or ``agentcore[openai]``, or pass a ``Driver`` instance).
+    """
+    resolvers: tuple[Callable[..., Driver], ...] = _loaded(DRIVER_GROUP)
+    if not resolvers:
+        raise ConfigurationError(
+            f"cannot resolve the model name {spec!r}: no package registers drivers in the "
+            f"{DRIVER_GROUP!r} entry-point group; install agentcore with its drivers, or pass "
+            "a Driver instance"
+        )
+    last: LookupError | None = None
+    for resolve in resolvers:
+        try:
+            return resolve(spec, **options)
+        except LookupError as exc:  # this resolver does not know the provider
+            last = exc
+    raise ConfigurationError(f"no driver knows {spec!r}: {last}")
+
+
+def find_model_price(model: str) -> ModelPrice | None:
+    """The price of ``model`` in the first ``agentcore.prices`` table that knows it."""
+    tables: tuple[Mapping[str, ModelPrice], ...] = _loaded(PRICE_GROUP)
+    for table in tables:
+        price = find_price(table, model)
+        if price is not None:
+            return price
+    return None

@@ -1,0 +1,1 @@
+"""_testing: see DESIGN.md, Layout."""
