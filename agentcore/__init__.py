@@ -12,11 +12,13 @@ from ._core.agent_processor import (
     create_initial_agent_engine_state as create_initial_agent_engine_state,
 )
 from ._core.driver import THINKING_LEVELS as THINKING_LEVELS
+from ._core.driver import BaseDriver as BaseDriver
 from ._core.driver import Driver as Driver
 from ._core.driver import Message as Message
 from ._core.driver import ModelRequest as ModelRequest
 from ._core.driver import ThinkingLevel as ThinkingLevel
 from ._core.driver import ToolSpec as ToolSpec
+from ._core.driver import as_driver as as_driver
 from ._core.errors import AgentError as AgentError
 from ._core.errors import ErrorCode as ErrorCode
 from ._core.machine import MealyMachine as MealyMachine
@@ -59,6 +61,7 @@ __all__ = [
     "AgentSnapshot",
     "AgentState",
     "AgentStateMachine",
+    "BaseDriver",
     "Driver",
     "ErrorCode",
     "InitialState",
@@ -83,6 +86,7 @@ __all__ = [
     "ToolOutput",
     "ToolSpec",
     "agent_processor",
+    "as_driver",
     "create_agent",
     "create_initial_agent_engine_state",
     "create_mealy_machine",

@@ -95,6 +95,10 @@ class RecordingDriver:
     def interrupt(self) -> None:
         self.driver.interrupt()
 
+    async def aclose(self) -> None:
+        """Close the wrapped driver."""
+        await self.driver.aclose()
+
     def calls(self) -> Sequence[Sequence[Any]]:
         """The model calls recorded so far (as ``ReplayDriver`` would play them)."""
         return model_calls(self.journal, self.agent_id)

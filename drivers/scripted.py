@@ -99,6 +99,9 @@ class ScriptedDriver:
         self._interrupted = False
         return self._play(self._turns[call])
 
+    async def aclose(self) -> None:
+        """Nothing to release: a script holds no connection."""
+
     def interrupt(self) -> None:
         """Stop the current stream at the next event boundary; idempotent."""
         self._interrupted = True

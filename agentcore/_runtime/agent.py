@@ -20,7 +20,7 @@ from typing import Any
 import attrs
 
 from .._core.content import ToolCallPart, Usage
-from .._core.driver import Driver, ThinkingLevel
+from .._core.driver import Driver, ThinkingLevel, as_driver
 from .._core.errors import (
     AgentBusyError,
     AgentError,
@@ -124,10 +124,13 @@ class Agent:
         clock: Callable[[], int] = ms_clock,
         id_factory: Callable[[], str] = new_id,
     ) -> None:
-        if not isinstance(model, str) and not isinstance(model, Driver):
-            raise ConfigurationError(
-                f"model must be a 'provider/model' string or a Driver, got {model!r}"
-            )
+        if not isinstance(model, str):
+            try:
+                model = as_driver(model)
+            except TypeError:
+                raise ConfigurationError(
+                    f"model must be a 'provider/model' string or a Driver, got {model!r}"
+                ) from None
         self._model = model
         self._driver_factory = driver_factory
         price, self.prices = _prices_for(model, price)

@@ -15,7 +15,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
-from .._core.driver import Driver, Message, ModelRequest, ToolSpec
+from .._core.driver import Driver, Message, ModelRequest, ToolSpec, as_driver
 from .._core.errors import (
     EngineClosedError,
     ErrorCode,
@@ -466,8 +466,7 @@ def create_agent(
     them and answer with ``tool_result`` events through your own loop, or use
     ``agentcore.agent.Agent``, whose loop processor decides all of that).
     """
-    if not isinstance(driver, Driver):
-        raise TypeError(f"driver needs name, receive(request) and interrupt(); got {driver!r}")
+    driver = as_driver(driver)
     if machine is None:
         from .._core.machine import create_mealy_machine
 
