@@ -11,6 +11,7 @@ from ._core.combinators import filter_processor as filter_processor
 from ._core.combinators import identity_processor as identity_processor
 from ._core.combinators import map_output as map_output
 from ._core.observers import with_logging as with_logging
+from ._core.route import route_processors as route_processors
 
 __all__ = [
     "chain_initial_states",
@@ -20,5 +21,6 @@ __all__ = [
     "filter_processor",
     "identity_processor",
     "map_output",
+    "route_processors",
     "with_logging",
 ]

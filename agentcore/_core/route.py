@@ -1,0 +1,342 @@
+"""``route_processors``: named children, each event routed by its class, outputs fed back.
+
+The combinators of ``combinators`` send every event to every child (``combine``) or every
+output to the next stage (``chain``). A conversation needs more precise wiring: a stream
+delta concerns the message assembler and the loop, a command only the loop, and some
+outputs are inputs of another child (the assembled ``assistant_message`` is what the loop
+decides on; the ``user_message`` the loop lets into the conversation is what the core
+assembles around). ``route_processors`` states that wiring as data::
+
+    route_processors(
+        {"core": agent_processor, "loop": loop_processor},
+        routes={TextDelta: ("core", "loop"), AgentPrompt: ("loop",), ...},
+        feedback={AssistantMessage: ("loop",), UserMessage: ("core",)},
+        echo=(TextDelta, ...),
+        default=("loop",),
+    )
+
+Semantics of one step, for an input ``event``:
+
+1. If ``type(event)`` is in ``echo``, the event itself is the first output.
+2. Each child named by ``routes[type(event)]`` (``default`` for a class not listed) runs
+   on the event, in the order given. After a child returns, each of its outputs is
+   emitted in turn, and an output whose class is in ``feedback`` is then fed to the
+   children named there, depth first (what that causes is emitted right after it, before
+   the next output). So a later child of the same route already sees what an earlier
+   one's outputs caused: the loop sees the assembled message before the driver event
+   that completed it.
+3. Each ``watchers`` child sees the input, then every output of steps 1-2, in order; its
+   outputs are appended (watchers are never fed back to).
+
+Re-feeding deeper than ``max_depth`` is a runaway loop: ``LimitExceededError`` (code
+``MAX_ITERATIONS_EXCEEDED``); the step is discarded. Dispatch is one dict lookup on the
+event's class, to a step compiled for that class on first use, so a child never sees a
+class it is not routed, and routing costs no more than the children's own calls.
+
+The state is a ``CombinedState`` named tuple with one field per child, in the order of
+``children``; build it with ``combine_initial_states`` using the same names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, TypeAlias
+
+from .combinators import _check_callable, _Combinator, _name, _state_type
+from .errors import ErrorCode, LimitExceededError
+from .processor import AnyProcessor
+
+__all__ = ["route_processors"]
+
+_Step: TypeAlias = Callable[[tuple[Any, ...], Any], tuple[tuple[Any, ...], tuple[Any, ...]]]
+
+
+def _outputs(result: Any, processor: AnyProcessor) -> tuple[Any, tuple[Any, ...]]:
+    """``(state, outputs as a tuple)`` from a child's return value, or a clear TypeError."""
+    if type(result) is tuple and len(result) == 2:
+        state, outs = result
+        if type(outs) is tuple:
+            return result
+        if isinstance(outs, Sequence) and not isinstance(outs, str | bytes):
+            return state, tuple(outs)
+    raise TypeError(
+        f"processor {_name(processor)} must return (state, outputs) with outputs a sequence; "
+        f"it returned {result!r}"
+    )
+
+
+class _Routed(_Combinator):
+    """The processor ``route_processors`` builds (see the module docstring)."""
+
+    __slots__ = (
+        "_default",
+        "_echo",
+        "_feedback",
+        "_max_depth",
+        "_routes",
+        "_steps",
+        "_watchers",
+        "names",
+        "processors",
+        "state_type",
+    )
+
+    def __init__(
+        self,
+        names: tuple[str, ...],
+        processors: tuple[AnyProcessor, ...],
+        routes: dict[type[Any], tuple[int, ...]],
+        feedback: dict[type[Any], tuple[int, ...]],
+        echo: frozenset[type[Any]],
+        default: tuple[int, ...],
+        watchers: tuple[int, ...],
+        max_depth: int,
+    ) -> None:
+        self.names = names
+        self.processors = processors
+        self.state_type = _state_type(names)
+        self._routes = routes
+        self._feedback = feedback
+        self._echo = echo
+        self._default = default
+        self._watchers = watchers
+        self._max_depth = max_depth
+        self._steps: dict[type[Any], _Step] = {}
+
+    def __call__(self, state: tuple[Any, ...], event: Any) -> tuple[Any, tuple[Any, ...]]:
+        step = self._steps.get(type(event))
+        if step is None:
+            step = self._steps[type(event)] = self._compile(type(event))
+        return step(state, event)
+
+    def __repr__(self) -> str:
+        inner = ", ".join(
+            f"{n}={_name(p)}" for n, p in zip(self.names, self.processors, strict=True)
+        )
+        return f"route_processors({inner})"
+
+    # -- steps ----------------------------------------------------------------------------
+
+    def _compile(self, cls: type[Any]) -> _Step:
+        targets = self._routes.get(cls, self._default)
+        echo = cls in self._echo
+        if not self._watchers and len(targets) == 1:
+            return self._single(targets[0], echo)
+        if not self._watchers and len(targets) == 2:
+            return self._pair(targets[0], targets[1], echo)
+        return self._general(targets, echo)
+
+    def _single(self, index: int, echo: bool) -> _Step:
+        """One child and no watchers: the common case, with no list of states built unless
+        an output has to be fed back."""
+        processor, feedback, state_type = self.processors[index], self._feedback, self.state_type
+        feed = self._feed
+
+        def step(state: tuple[Any, ...], event: Any) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+            if len(state) != len(self.processors):
+                raise self._bad_state(state)
+            sub = state[index]
+            new, outs = _outputs(processor(sub, event), processor)
+            if outs and any(type(o) in feedback for o in outs):
+                states = list(state)
+                states[index] = new
+                collected: list[Any] = [event] if echo else []
+                feed(states, outs, collected, 1)
+                return tuple.__new__(state_type, states), tuple(collected)
+            if new is not sub:
+                states = list(state)
+                states[index] = new
+                state = tuple.__new__(state_type, states)
+            if echo:
+                return state, (event, *outs) if outs else (event,)
+            return state, outs
+
+        return step
+
+    def _pair(self, first: int, second: int, echo: bool) -> _Step:
+        """Two children and no watchers (a stream delta reaching the core and the loop):
+        both called directly; the general path takes over only when an output has to be
+        fed back."""
+        p1, p2 = self.processors[first], self.processors[second]
+        feedback, state_type, size = self._feedback, self.state_type, len(self.processors)
+        feed, run = self._feed, self._run
+
+        def step(state: tuple[Any, ...], event: Any) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+            if len(state) != size:
+                raise self._bad_state(state)
+            s1 = state[first]
+            r1 = p1(s1, event)
+            if type(r1) is not tuple or len(r1) != 2 or type(r1[1]) is not tuple:
+                r1 = _outputs(r1, p1)
+            n1, o1 = r1
+            for output in o1:
+                if type(output) in feedback:
+                    break
+            else:
+                s2 = state[second]
+                r2 = p2(s2, event)
+                if type(r2) is not tuple or len(r2) != 2 or type(r2[1]) is not tuple:
+                    r2 = _outputs(r2, p2)
+                n2, o2 = r2
+                for output in o2:
+                    if type(output) in feedback:
+                        break
+                else:
+                    if n1 is not s1 or n2 is not s2:
+                        states = list(state)
+                        states[first], states[second] = n1, n2
+                        state = tuple.__new__(state_type, states)
+                    if echo:
+                        return state, (event, *o1, *o2)
+                    return state, o1 + o2
+                states = list(state)
+                states[first], states[second] = n1, n2
+                collected: list[Any] = [event, *o1] if echo else list(o1)
+                feed(states, o2, collected, 1)
+                return tuple.__new__(state_type, states), tuple(collected)
+            states = list(state)
+            states[first] = n1
+            collected = [event] if echo else []
+            feed(states, o1, collected, 1)
+            run(states, event, (second,), collected, 1)
+            return tuple.__new__(state_type, states), tuple(collected)
+
+        return step
+
+    def _general(self, targets: tuple[int, ...], echo: bool) -> _Step:
+        run, watchers = self._run, self._watchers
+        processors, state_type = self.processors, self.state_type
+
+        def step(state: tuple[Any, ...], event: Any) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+            if len(state) != len(processors):
+                raise self._bad_state(state)
+            states = list(state)
+            collected: list[Any] = [event] if echo else []
+            run(states, event, targets, collected, 1)
+            if watchers:
+                seen = (event, *(collected[1:] if echo else collected))
+                for index in watchers:
+                    watcher = processors[index]
+                    sub = states[index]
+                    more: list[Any] = []
+                    for item in seen:
+                        sub, outs = _outputs(watcher(sub, item), watcher)
+                        more.extend(outs)
+                    states[index] = sub
+                    collected.extend(more)
+            if all(a is b for a, b in zip(states, state, strict=True)):
+                return state, tuple(collected)
+            return tuple.__new__(state_type, states), tuple(collected)
+
+        return step
+
+    def _run(
+        self,
+        states: list[Any],
+        event: Any,
+        targets: tuple[int, ...],
+        collected: list[Any],
+        depth: int,
+    ) -> None:
+        """Run ``targets`` on ``event`` in order, each child's outputs fed back in turn."""
+        for index in targets:
+            processor = self.processors[index]
+            states[index], outs = _outputs(processor(states[index], event), processor)
+            if outs:
+                self._feed(states, outs, collected, depth)
+
+    def _feed(
+        self, states: list[Any], outs: tuple[Any, ...], collected: list[Any], depth: int
+    ) -> None:
+        """Emit ``outs``, each followed by what feeding it back caused (depth first)."""
+        feedback = self._feedback
+        for output in outs:
+            collected.append(output)
+            targets = feedback.get(type(output))
+            if targets is None:
+                continue
+            if depth > self._max_depth:
+                raise LimitExceededError(
+                    f"{self!r}: feeding outputs back went deeper than max_depth="
+                    f"{self._max_depth} (output {output!r}); two children probably answer "
+                    "each other forever. The step was discarded.",
+                    code=ErrorCode.MAX_ITERATIONS_EXCEEDED,
+                )
+            self._run(states, output, targets, collected, depth + 1)
+
+    def _bad_state(self, state: Any) -> TypeError:
+        return TypeError(
+            f"{self!r} needs a state of {len(self.processors)} sub-states {self.names}, got "
+            f"{state!r}; build it with combine_initial_states using the same names"
+        )
+
+
+def _indexes(
+    what: str, mapping: Mapping[type[Any], Sequence[str]], names: tuple[str, ...]
+) -> dict[type[Any], tuple[int, ...]]:
+    out: dict[type[Any], tuple[int, ...]] = {}
+    for cls, targets in mapping.items():
+        if not isinstance(cls, type):
+            raise TypeError(f"route_processors {what} keys must be classes, got {cls!r}")
+        out[cls] = _names_to_indexes(f"{what}[{cls.__name__}]", targets, names)
+    return out
+
+
+def _names_to_indexes(what: str, targets: Sequence[str], names: tuple[str, ...]) -> tuple[int, ...]:
+    if isinstance(targets, str):
+        raise TypeError(f"route_processors {what} must be a sequence of child names, not a str")
+    if len(set(targets)) != len(targets):
+        raise ValueError(f"route_processors {what} names a child twice: {list(targets)}")
+    unknown = [t for t in targets if t not in names]
+    if unknown:
+        raise ValueError(
+            f"route_processors {what} names unknown child(ren) {unknown}; children: {list(names)}"
+        )
+    return tuple(names.index(t) for t in targets)
+
+
+def route_processors(
+    children: Mapping[str, AnyProcessor],
+    routes: Mapping[type[Any], Sequence[str]],
+    *,
+    feedback: Mapping[type[Any], Sequence[str]] | None = None,
+    echo: Iterable[type[Any]] = (),
+    default: Sequence[str] = (),
+    watchers: Sequence[str] = (),
+    max_depth: int = 8,
+) -> AnyProcessor:
+    """One processor from named ``children``, wired as the module docstring describes.
+
+    Raises ``TypeError``/``ValueError`` naming the problem for a child that is not
+    callable, a route or feedback naming an unknown child, a watcher that is also routed,
+    or ``max_depth < 1``.
+    """
+    if not children:
+        raise TypeError("route_processors() needs at least one child, as {name: processor}")
+    for key, proc in children.items():
+        _check_callable(f"route_processors child {key!r}", proc)
+    names = tuple(children)
+    route_map = _indexes("routes", routes, names)
+    feedback_map = _indexes("feedback", feedback or {}, names)
+    default_indexes = _names_to_indexes("default", default, names)
+    watcher_indexes = _names_to_indexes("watchers", watchers, names)
+    routed = {
+        i
+        for targets in (*route_map.values(), *feedback_map.values(), default_indexes)
+        for i in targets
+    }
+    both = sorted(names[i] for i in set(watcher_indexes) & routed)
+    if both:
+        raise ValueError(f"route_processors: {both} cannot be both routed to and a watcher")
+    if isinstance(max_depth, bool) or not isinstance(max_depth, int) or max_depth < 1:
+        raise ValueError(f"max_depth must be an int >= 1, got {max_depth!r}")
+    return _Routed(
+        names,
+        tuple(children.values()),
+        route_map,
+        feedback_map,
+        frozenset(echo),
+        default_indexes,
+        watcher_indexes,
+        max_depth,
+    )
