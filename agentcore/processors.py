@@ -3,6 +3,7 @@
 Each processor is ``(state, event) -> (state, outputs)``; see docs/processors.md.
 """
 
+from ._core.agent_processor import activity_of as activity_of
 from ._core.agent_processor import agent_processor as agent_processor
 from ._core.agent_processor import appending as appending
 from ._core.agent_processor import (
@@ -21,6 +22,7 @@ from ._core.turns import create_initial_turn_tracker_state as create_initial_tur
 from ._core.turns import turn_tracker_processor as turn_tracker_processor
 
 __all__ = [
+    "activity_of",
     "agent_processor",
     "appending",
     "create_initial_agent_engine_state",

@@ -1,6 +1,9 @@
 """``agent_processor``: the message assembler, state-event processor and turn tracker as one.
 
-The state is a tuple of the three states; for each input event the outputs are the
+The state is a tuple of the three processors' states plus the agent's *activity* (an
+``AgentState``: idle, thinking, responding, planning a tool, awaiting results, error),
+which the state events move through ``state_machine.next_state``: the one owner of "what
+is the agent doing" (``activity_of``). For each input event the outputs are the
 assembler's, then the state events, then the turn events. The combination is written out
 rather than built from the generic combinators because it runs once per stream delta:
 
@@ -9,8 +12,8 @@ rather than built from the generic combinators because it runs once per stream d
 - an event the assembler rejects as out of order or malformed is reported once, by the
   assembler, and the other two processors never see it, so no layer accepts what another
   refused;
-- a text delta for the block being streamed takes a shortcut that does the two handlers'
-  work inline (see ``_text_step``);
+- a text delta for the block being streamed takes the assembler's fast path
+  (``assembler.append_text``) when the state-event processor says it changes nothing;
 - a caller folding many events (``replay``) can append a run of such deltas at once
   (``appending`` and ``with_appended``), without building them.
 """
@@ -24,11 +27,13 @@ from . import assembler as _assembler
 from . import state_events as _state_events
 from . import turns as _turns
 from .errors import ProtocolError
-from .events import ErrorReceived, InputJsonDelta, TextDelta, ThinkingDelta
+from .events import ErrorReceived, TextDelta
 from .pricing import ModelPrice
+from .state_machine import AgentState, next_state
 
 __all__ = [
     "AgentEngineState",
+    "activity_of",
     "agent_processor",
     "appending",
     "create_initial_agent_engine_state",
@@ -36,7 +41,10 @@ __all__ = [
 ]
 
 AgentEngineState: TypeAlias = tuple[
-    _assembler.AssemblerState, _state_events.StateEventState, _turns.TurnTrackerState
+    _assembler.AssemblerState,
+    _state_events.StateEventState,
+    _turns.TurnTrackerState,
+    AgentState,
 ]
 Result: TypeAlias = tuple[AgentEngineState, tuple[Any, ...]]
 _Step: TypeAlias = Callable[[AgentEngineState, Any], Result]
@@ -51,7 +59,25 @@ def create_initial_agent_engine_state(
         _assembler.create_initial_message_assembler_state(strict=strict),
         _state_events.create_initial_state_event_processor_context(),
         _turns.create_initial_turn_tracker_state(prices),
+        AgentState.IDLE,
     )
+
+
+def activity_of(state: AgentEngineState) -> AgentState:
+    """What the agent is doing in ``state`` (the ``AgentStateMachine`` table, applied to
+    every state event the processor emitted)."""
+    return state[3]
+
+
+def _advanced(
+    activity: AgentState, events: tuple[Any, ...], states: _state_events.StateEventState
+) -> AgentState:
+    """``activity`` after the state ``events`` one input produced (``states`` is the
+    state-event state after that input)."""
+    others_pending = bool(_state_events.pending_tools(states))
+    for event in events:
+        activity = next_state(activity, event, others_pending)
+    return activity
 
 
 def _unchanged(state: Any, event: Any) -> tuple[Any, tuple[Any, ...]]:
@@ -80,7 +106,8 @@ def _step(cls: type[Any]) -> _Step:
                 return state, messages
             states, state_events = track_state(state[1], event)
             turns, turn_events = track_turn(state[2], event)
-            return (assembled, states, turns), messages + state_events + turn_events
+            activity = _advanced(state[3], state_events, states) if state_events else state[3]
+            return (assembled, states, turns, activity), messages + state_events + turn_events
 
         return all_three
     if track_state is not None:
@@ -91,7 +118,8 @@ def _step(cls: type[Any]) -> _Step:
             if assembled is before and messages:
                 return state, messages
             states, state_events = track_state(state[1], event)
-            return (assembled, states, state[2]), messages + state_events
+            activity = _advanced(state[3], state_events, states) if state_events else state[3]
+            return (assembled, states, state[2], activity), messages + state_events
 
         return without_turns
 
@@ -100,33 +128,22 @@ def _step(cls: type[Any]) -> _Step:
         assembled, messages = assemble(before, event)
         if assembled is before:
             return state, messages
-        return (assembled, state[1], state[2]), messages
+        return (assembled, state[1], state[2], state[3]), messages
 
     return messages_only
 
 
 def _text_step(general: _Step) -> _Step:
-    """The step for text deltas: the hot path of both handlers inlined, ``general`` otherwise.
-
-    A delta for the text block being streamed, while the conversation is not in its
-    thinking mode, only appends the chunk (``_assembler._on_text``'s first branch) and
-    leaves the state-event state as it is (``_state_events._on_text``). Inlining saves two
-    calls per delta; the property tests hold the result equal to the general step's.
-    """
-    text_kind, thinking = _assembler.TEXT, _state_events.THINKING
+    """The step for text deltas: the assembler's append-only fast path when the
+    state-event processor would emit nothing, ``general`` otherwise (the property tests
+    hold the result equal to the general step's)."""
+    append, quiet = _assembler.append_text, _state_events.quiet_for
 
     def text_delta(state: AgentEngineState, event: Any) -> Result:
-        assembled = state[0]
-        text = event.text
-        if (
-            assembled[2] is text_kind
-            and event.index == assembled[1]
-            and type(text) is str
-            and state[1][1] is not thinking
-        ):
-            chunks = assembled[3].append(text)
-            assembled = (assembled[0], assembled[1], text_kind, chunks, None, assembled[5])
-            return (assembled, state[1], state[2]), ()
+        if quiet(state[1], TextDelta):
+            assembled = append(state[0], event)
+            if assembled is not None:
+                return (assembled, state[1], state[2], state[3]), ()
         return general(state, event)
 
     return text_delta
@@ -157,34 +174,22 @@ def agent_processor(state: AgentEngineState, event: object) -> Result:
         return state, _assembler.malformed(state[0], event, exc)[1]
 
 
-_NEVER = object()
-_APPENDS: Mapping[object, tuple[type[Any], object]] = {
-    _assembler.TEXT: (TextDelta, _state_events.THINKING),
-    _assembler.THINKING: (ThinkingDelta, _state_events.RESPONDING),
-    _assembler.TOOL: (InputJsonDelta, _NEVER),
-}
-"""Hot block kind -> (its delta class, the conversation state in which that delta would
-emit a state event instead of only appending)."""
-
-
 def appending(state: AgentEngineState) -> tuple[type[Any], int] | None:
     """``(delta class, block index)`` of the deltas that, in ``state``, only append their
     chunk to the block being streamed, or None when no delta would.
 
     Such a delta is one whose first field (the chunk) is a ``str``, whose ``index`` equals
     the block index and whose other data fields are None: ``agent_processor`` gives it
-    no output and changes nothing but the block's chunks (the hot path of each assembler
-    delta handler, in a conversation state the delta does not switch).
+    no output and changes nothing but the block's chunks (the assembler's hot block, in a
+    conversation state the delta does not switch).
     """
-    assembled = state[0]
-    found = _APPENDS.get(assembled[2])
-    if found is None or state[1][1] is found[1]:
+    hot = _assembler.hot_block(state[0])
+    if hot is None or not _state_events.quiet_for(state[1], hot[0]):
         return None
-    return found[0], assembled[1]
+    return hot
 
 
 def with_appended(state: AgentEngineState, chunks: list[str]) -> AgentEngineState:
     """``state`` after the deltas ``appending(state)`` describes, carrying ``chunks`` in
     order: equal to feeding them one by one, at one call for the whole run."""
-    a = state[0]
-    return (a[0], a[1], a[2], a[3].extend(chunks), a[4], a[5]), state[1], state[2]
+    return _assembler.with_chunks(state[0], chunks), state[1], state[2], state[3]

@@ -26,14 +26,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from typing import Any, NamedTuple, TypeAlias
+from typing import Any, Final, NamedTuple, TypeAlias
 
 from pyrsistent import PMap, PVector, pmap, pvector
 
 from .content import ZERO_USAGE, Part, TextPart, ThinkingPart, ToolCallPart, Usage
 from .errors import ErrorCode, ProtocolError
 from .events import (
-    EVENT_TYPES,
     AssistantMessage,
     ErrorMessage,
     ErrorReceived,
@@ -50,12 +49,16 @@ from .events import (
     ToolUseStart,
     ToolUseStop,
     UserMessage,
+    is_event,
 )
 
 __all__ = [
     "AssemblerState",
+    "append_text",
     "create_initial_message_assembler_state",
+    "hot_block",
     "message_assembler_processor",
+    "with_chunks",
 ]
 
 # A block is ``(kind, chunks, extra)``; kinds are compared with ``is``. ``extra`` is None
@@ -93,6 +96,14 @@ class _Base(NamedTuple):
 
 
 AssemblerState: TypeAlias = tuple[_Message | None, Any, Any, Any, Any, _Base]
+
+# Named slots of the state tuple (read by position only in this module).
+MESSAGE: Final = 0
+INDEX: Final = 1
+KIND: Final = 2
+CHUNKS: Final = 3
+EXTRA: Final = 4
+BASE: Final = 5
 Outputs: TypeAlias = tuple[Any, ...]
 Result: TypeAlias = tuple[AssemblerState, Outputs]
 
@@ -482,16 +493,9 @@ HANDLERS: Mapping[type[Any], Handler] = {
 """Event class -> handler, for the stream events the assembler reacts to."""
 
 
-def is_other_event(event: object) -> bool:
-    """True for a registered event the assembler has no handler for (another layer's)."""
-    cls = type(event)
-    name = getattr(cls, "type", None)
-    return isinstance(name, str) and EVENT_TYPES.get(name) is cls
-
-
 def unknown_event(state: AssemblerState, event: object) -> Result:
     """Events of other layers are ignored; anything else is a protocol error."""
-    if is_other_event(event):
+    if is_event(event):
         return state, ()
     return reject(state, event, "not an agentcore event")
 
@@ -519,3 +523,44 @@ def message_assembler_processor(state: AssemblerState, event: object) -> Result:
 def malformed(state: AssemblerState, event: object, exc: Exception) -> Result:
     """The safety net for events whose fields have impossible types or are missing."""
     return reject(state, event, f"malformed event ({type(exc).__name__}: {exc})")
+
+
+# -- fast paths for callers that fold many deltas (the combined processor, replay) ----------
+
+
+def append_text(state: AssemblerState, event: TextDelta) -> AssemblerState | None:
+    """The state after ``event`` when it only appends its chunk to the text block being
+    streamed (``_on_text``'s first branch, which emits nothing); ``None`` otherwise."""
+    text = event.text
+    if state[KIND] is TEXT and event.index == state[INDEX] and type(text) is str:
+        return (state[MESSAGE], state[INDEX], TEXT, state[CHUNKS].append(text), None, state[BASE])
+    return None
+
+
+_HOT_DELTAS: Mapping[object, type[Any]] = {
+    TEXT: TextDelta,
+    THINKING: ThinkingDelta,
+    TOOL: InputJsonDelta,
+}
+
+
+def hot_block(state: AssemblerState) -> tuple[type[Any], int] | None:
+    """``(delta class, block index)`` of the deltas that would only append their chunk to
+    the block being streamed: a chunk that is a ``str``, this ``index``, and every other
+    data field ``None`` (the first branch of that delta's handler); ``None`` when no
+    block is being streamed."""
+    cls = _HOT_DELTAS.get(state[KIND])
+    return None if cls is None else (cls, state[INDEX])
+
+
+def with_chunks(state: AssemblerState, chunks: list[str]) -> AssemblerState:
+    """``state`` after the deltas ``hot_block`` describes, carrying ``chunks`` in order:
+    equal to feeding them one by one, at one call for the whole run."""
+    return (
+        state[MESSAGE],
+        state[INDEX],
+        state[KIND],
+        state[CHUNKS].extend(chunks),
+        state[EXTRA],
+        state[BASE],
+    )

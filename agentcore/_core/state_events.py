@@ -40,7 +40,7 @@ calls; ``executing`` maps call ids awaiting results to tool names.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, NamedTuple, TypeAlias
+from typing import Any, Final, NamedTuple, TypeAlias
 
 from pyrsistent import PMap, pmap
 
@@ -72,6 +72,8 @@ __all__ = [
     "HANDLERS",
     "StateEventState",
     "create_initial_state_event_processor_context",
+    "pending_tools",
+    "quiet_for",
     "state_event_processor",
 ]
 
@@ -95,6 +97,12 @@ StateEventState: TypeAlias = tuple[bool, str | None, _Calls, PMap[str, str]]
 Result: TypeAlias = tuple[StateEventState, tuple[Any, ...]]
 
 _IDLE: StateEventState = (False, None, _NO_CALLS, _NOTHING_EXECUTING)
+
+# Named slots of the state tuple (read by position only in this module).
+ACTIVE: Final = 0
+MODE: Final = 1
+CALLS: Final = 2
+EXECUTING: Final = 3
 
 
 def create_initial_state_event_processor_context() -> StateEventState:
@@ -259,3 +267,23 @@ def state_event_processor(state: StateEventState, event: object) -> Result:
         return handler(state, event)
     except (AttributeError, TypeError, ValueError):
         return state, ()  # malformed fields: the assembler reports them
+
+
+_SWITCHING_MODE: Mapping[type[Any], str | None] = {
+    TextDelta: THINKING,
+    ThinkingDelta: RESPONDING,
+}
+
+
+def quiet_for(state: StateEventState, delta: type[Any]) -> bool:
+    """Whether a delta of class ``delta`` for an open message emits nothing in ``state``
+    (text while responding, reasoning while thinking, tool input always)."""
+    switching = _SWITCHING_MODE.get(delta)
+    return switching is None or state[MODE] is not switching
+
+
+def pending_tools(state: StateEventState) -> frozenset[str]:
+    """Ids of tool calls planned or executing and not answered yet."""
+    calls = state[CALLS]
+    planned = {c for c in calls.ids if c not in calls.answered}
+    return frozenset(planned.union(state[EXECUTING]))

@@ -51,6 +51,7 @@ __all__ = [
     "StateChangeHandler",
     "TRANSITIONS",
     "WHILE_TOOLS_PENDING",
+    "next_state",
 ]
 
 
@@ -123,6 +124,24 @@ _STATE_EVENTS = (
 )
 
 
+def next_state(current: AgentState, event: Any, others_pending: bool) -> AgentState:
+    """The state after state event ``event`` (other events change nothing).
+
+    ``others_pending`` says whether tool calls other than the one ``event`` answers are
+    still waiting for their result (it selects ``WHILE_TOOLS_PENDING`` for a result).
+    This is the one transition function: ``AgentStateMachine`` and the core processor's
+    activity (``agentcore.processors.activity_of``) both use it.
+    """
+    kind = getattr(event, "type", None)
+    key = (current, kind)
+    found = TRANSITIONS.get(key)  # type: ignore[arg-type]
+    if found is None:
+        return current
+    if kind in _REMOVES_TOOL and others_pending:
+        return WHILE_TOOLS_PENDING.get(key, found)  # type: ignore[arg-type]
+    return found
+
+
 @attrs.frozen(slots=True)
 class StateChange:
     """One change: ``previous`` -> ``current``, caused by ``event`` (``None`` for reset)."""
@@ -191,16 +210,13 @@ class AgentStateMachine:
             return self._state
         previous = self._state
         kind = event.type
-        key = (previous, kind)
         if kind in _REMOVES_TOOL:  # an answer is an answer, even one that moves nothing
             self._pending.discard(event.tool_call_id)  # type: ignore[union-attr]
-        current = TRANSITIONS.get(key)
-        if current is None:
+        if (previous, kind) not in TRANSITIONS:
             return previous
+        current = next_state(previous, event, bool(self._pending))
         if kind in _ADDS_TOOL:
             self._pending.add(event.tool_call_id)  # type: ignore[union-attr]
-        elif kind in _REMOVES_TOOL and self._pending:
-            current = WHILE_TOOLS_PENDING.get(key, current)
         if kind == _START or current in (IDLE, ERROR):
             self._pending.clear()
         self._move(current, event)

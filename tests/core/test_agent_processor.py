@@ -33,6 +33,7 @@ from agentcore.events import (
 )
 from agentcore.pricing import ModelPrice
 from agentcore.processors import (
+    activity_of,
     agent_processor,
     create_initial_agent_engine_state,
     create_initial_message_assembler_state,
@@ -42,6 +43,7 @@ from agentcore.processors import (
     state_event_processor,
     turn_tracker_processor,
 )
+from agentcore.state_machine import AgentStateMachine
 
 PRICES = {"m": ModelPrice(input=1.0, output=2.0)}
 
@@ -112,7 +114,11 @@ def test_same_outputs_as_the_three_processors_run_separately() -> None:
             expected.extend(out)
     state, out = run(TURN)
     assert out == expected
-    assert state == tuple(states)
+    assert state[:3] == tuple(states)
+    machine = AgentStateMachine()
+    for output in out:
+        machine.process(output)
+    assert activity_of(state) is machine.state
 
 
 @pytest.mark.parametrize(

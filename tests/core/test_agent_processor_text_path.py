@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from agentcore._core import agent_processor as _agent_processor
 from agentcore.events import MessageStart, TextDelta, ThinkingDelta
 from agentcore.processors import (
+    activity_of,
     agent_processor,
     create_initial_agent_engine_state,
     create_initial_message_assembler_state,
@@ -17,6 +18,7 @@ from agentcore.processors import (
     state_event_processor,
     turn_tracker_processor,
 )
+from agentcore.state_machine import AgentStateMachine
 from agentcore.testing import Turn, turns
 
 PROCESSORS = (message_assembler_processor, state_event_processor, turn_tracker_processor)
@@ -29,6 +31,7 @@ def _assert_step_by_step_equal(events: list[Any]) -> None:
         create_initial_state_event_processor_context(),
         create_initial_turn_tracker_state(),
     ]
+    machine = AgentStateMachine()
     for event in events:
         combined, outputs = agent_processor(combined, event)
         expected: list[Any] = []
@@ -36,7 +39,10 @@ def _assert_step_by_step_equal(events: list[Any]) -> None:
             separate[i], out = processor(separate[i], event)
             expected.extend(out)
         assert outputs == tuple(expected)
-        assert combined == tuple(separate)
+        assert combined[:3] == tuple(separate)
+        for output in outputs:
+            machine.process(output)
+        assert activity_of(combined) is machine.state
 
 
 @settings(max_examples=150, deadline=None)
