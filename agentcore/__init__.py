@@ -38,6 +38,7 @@ from ._journal.journal import JsonlJournal as JsonlJournal
 from ._journal.journal import MemoryJournal as MemoryJournal
 from ._journal.replay import replay as replay
 from ._journal.replay import state_at as state_at
+from ._loop.conversation import AgentSnapshot as AgentSnapshot
 from ._loop.policy import loop_processor as loop_processor
 from ._loop.state import Limits as Limits
 from ._loop.state import LoopConfig as LoopConfig
@@ -47,11 +48,10 @@ from ._loop.tools import define_tool as define_tool
 from ._loop.tools import tool as tool
 from ._runtime.agent import Agent as Agent
 from ._runtime.agent import AgentResult as AgentResult
-from ._runtime.agent import AgentSnapshot as AgentSnapshot
-from ._runtime.engine import AgentEngine as AgentEngine
-from ._runtime.engine import create_agent as create_agent
+from ._runtime.agent import create_agent as create_agent
 from ._runtime.middleware import Reply as Reply
 from ._runtime.tool_runner import ToolContext as ToolContext
+from .engine import AgentEngine as AgentEngine
 
 __all__ = [
     "Agent",

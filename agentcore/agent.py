@@ -1,9 +1,12 @@
-"""The high-level agent API: ``Agent``, its results and state snapshots. See docs/agent.md."""
+"""The one runtime: ``Agent`` (and ``create_agent``), its results and snapshots; resume.
 
+See docs/agent.md.
+"""
+
+from ._loop.conversation import AgentSnapshot as AgentSnapshot
 from ._runtime.agent import Agent as Agent
 from ._runtime.agent import AgentResult as AgentResult
-from ._runtime.agent import AgentSnapshot as AgentSnapshot
-from ._runtime.loop_runtime import LoopRuntime as LoopRuntime
-from ._runtime.loop_runtime import replay_journal as replay_journal
+from ._runtime.agent import create_agent as create_agent
+from ._runtime.run_stream import RunStream as RunStream
 
-__all__ = ["Agent", "AgentResult", "AgentSnapshot", "LoopRuntime", "replay_journal"]
+__all__ = ["Agent", "AgentResult", "AgentSnapshot", "RunStream", "create_agent"]

@@ -1,9 +1,13 @@
-"""The async runtime: ``create_agent`` and the ``AgentEngine`` it returns (docs/runtime.md)."""
+"""The seed's engine vocabulary on the one runtime (docs/runtime.md).
 
+``create_agent(driver, presenters)`` returns an ``Agent``; ``AgentEngine`` is kept as an
+alias of ``Agent``. Middleware, interceptors, ``Reply`` and failures live here.
+"""
+
+from ._runtime.agent import Agent as Agent
+from ._runtime.agent import create_agent as create_agent
 from ._runtime.delivery import EngineFailure as EngineFailure
 from ._runtime.delivery import FailureSource as FailureSource
-from ._runtime.engine import AgentEngine as AgentEngine
-from ._runtime.engine import create_agent as create_agent
 from ._runtime.middleware import Interceptor as Interceptor
 from ._runtime.middleware import MessageQueueView as MessageQueueView
 from ._runtime.middleware import Middleware as Middleware
@@ -12,7 +16,11 @@ from ._runtime.middleware import Reply as Reply
 from ._runtime.subscriptions import Handler as Handler
 from ._runtime.subscriptions import Unsubscribe as Unsubscribe
 
+AgentEngine = Agent
+"""The seed's name for ``Agent`` (one runtime serves both vocabularies)."""
+
 __all__ = [
+    "Agent",
     "AgentEngine",
     "EngineFailure",
     "FailureSource",

@@ -1,9 +1,20 @@
-"""The agent loop as a pure processor: its state, config, events and effect requests.
+"""The agent loop as a pure processor, and the conversation processor it is part of.
 
-See docs/loop.md. ``loop_processor`` decides; ``agentcore.agent`` runs it.
+See docs/loop.md. ``loop_processor`` decides; ``conversation_processor`` composes it with
+the core processors; ``agentcore.agent`` runs it.
 """
 
+from ._loop.conversation import STREAM_INPUTS as STREAM_INPUTS
+from ._loop.conversation import conversation_processor as conversation_processor
+from ._loop.conversation import create_conversation as create_conversation
+from ._loop.conversation import create_conversation_machine as create_conversation_machine
+from ._loop.conversation import (
+    create_initial_conversation_state as create_initial_conversation_state,
+)
+from ._loop.conversation import snapshot_of as snapshot_of
+from ._loop.events import EFFECTS as EFFECTS
 from ._loop.events import AgentAbort as AgentAbort
+from ._loop.events import AgentConfigured as AgentConfigured
 from ._loop.events import AgentContinue as AgentContinue
 from ._loop.events import AgentEnd as AgentEnd
 from ._loop.events import AgentFollowUp as AgentFollowUp
@@ -11,6 +22,8 @@ from ._loop.events import AgentMessageEnd as AgentMessageEnd
 from ._loop.events import AgentMessageStart as AgentMessageStart
 from ._loop.events import AgentMessageUpdate as AgentMessageUpdate
 from ._loop.events import AgentPrompt as AgentPrompt
+from ._loop.events import AgentReset as AgentReset
+from ._loop.events import AgentResume as AgentResume
 from ._loop.events import AgentStart as AgentStart
 from ._loop.events import AgentSteer as AgentSteer
 from ._loop.events import AwaitApproval as AwaitApproval
@@ -21,7 +34,8 @@ from ._loop.events import ClockTick as ClockTick
 from ._loop.events import Effect as Effect
 from ._loop.events import ExecuteTools as ExecuteTools
 from ._loop.events import Finish as Finish
-from ._loop.events import SetDeadline as SetDeadline
+from ._loop.events import ModelCallRetry as ModelCallRetry
+from ._loop.events import SetTimer as SetTimer
 from ._loop.events import ToolApproval as ToolApproval
 from ._loop.events import ToolApprovalRequired as ToolApprovalRequired
 from ._loop.events import ToolExecutionEnd as ToolExecutionEnd
@@ -42,6 +56,7 @@ from ._loop.state import initial_loop_state as initial_loop_state
 
 __all__ = [
     "AgentAbort",
+    "AgentConfigured",
     "AgentContinue",
     "AgentEnd",
     "AgentFollowUp",
@@ -49,6 +64,8 @@ __all__ = [
     "AgentMessageStart",
     "AgentMessageUpdate",
     "AgentPrompt",
+    "AgentReset",
+    "AgentResume",
     "AgentStart",
     "AgentSteer",
     "AwaitApproval",
@@ -56,14 +73,17 @@ __all__ = [
     "CancelModel",
     "CancelTools",
     "ClockTick",
+    "EFFECTS",
     "Effect",
     "ExecuteTools",
     "Finish",
     "Limits",
     "LoopConfig",
     "LoopState",
+    "ModelCallRetry",
     "QueueMode",
-    "SetDeadline",
+    "STREAM_INPUTS",
+    "SetTimer",
     "SteeringPolicy",
     "ToolApproval",
     "ToolApprovalRequired",
@@ -73,8 +93,13 @@ __all__ = [
     "ToolProgress",
     "TurnEnd",
     "TurnStart",
+    "conversation_processor",
+    "create_conversation",
+    "create_conversation_machine",
+    "create_initial_conversation_state",
     "default_convert_to_llm",
     "history_problems",
     "initial_loop_state",
     "loop_processor",
+    "snapshot_of",
 ]

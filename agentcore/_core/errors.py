@@ -13,7 +13,9 @@
     ├── LimitExceededError           MAX_ITERATIONS_EXCEEDED, MAX_TOKENS_EXCEEDED,
     │                                MAX_COST_EXCEEDED, TIMEOUT
     ├── AbortedError                 ABORTED: the run was cancelled
-    ├── ToolError                    TOOL_VALIDATION_ERROR, TOOL_EXECUTION_ERROR, TOOL_NOT_FOUND
+    ├── ToolError                    TOOL_VALIDATION_ERROR, TOOL_EXECUTION_ERROR, TOOL_NOT_FOUND,
+    │                                TOOL_SKIPPED, TOOL_REJECTED, INTERRUPTED (a tool result's
+    │                                ``details["error_code"]``; never a run's error)
     └── OutputParseError             ValueError: OUTPUT_PARSE_ERROR (structured output)
 
 Whose fault it is decides the branch: ``ValueError``/``RuntimeError`` subclasses are
@@ -55,7 +57,6 @@ class ErrorCode(StrEnum):
     MESSAGE_REJECTED = "MESSAGE_REJECTED"
     # remote side
     PROVIDER_ERROR = "PROVIDER_ERROR"
-    MODEL_ERROR = "MODEL_ERROR"
     RATE_LIMITED = "RATE_LIMITED"
     OVERLOADED = "OVERLOADED"
     CONNECTION_ERROR = "CONNECTION_ERROR"
@@ -74,6 +75,9 @@ class ErrorCode(StrEnum):
     TOOL_VALIDATION_ERROR = "TOOL_VALIDATION_ERROR"
     TOOL_EXECUTION_ERROR = "TOOL_EXECUTION_ERROR"
     TOOL_NOT_FOUND = "TOOL_NOT_FOUND"
+    TOOL_SKIPPED = "TOOL_SKIPPED"
+    TOOL_REJECTED = "TOOL_REJECTED"
+    INTERRUPTED = "INTERRUPTED"
     OUTPUT_PARSE_ERROR = "OUTPUT_PARSE_ERROR"
 
 
@@ -188,6 +192,9 @@ _BY_CODE: dict[ErrorCode, type[AgentError]] = {
     ErrorCode.TOOL_VALIDATION_ERROR: ToolError,
     ErrorCode.TOOL_EXECUTION_ERROR: ToolError,
     ErrorCode.TOOL_NOT_FOUND: ToolError,
+    ErrorCode.TOOL_SKIPPED: ToolError,
+    ErrorCode.TOOL_REJECTED: ToolError,
+    ErrorCode.INTERRUPTED: ToolError,
     ErrorCode.OUTPUT_PARSE_ERROR: OutputParseError,
 }
 

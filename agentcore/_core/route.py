@@ -19,12 +19,12 @@ Semantics of one step, for an input ``event``:
 
 1. If ``type(event)`` is in ``echo``, the event itself is the first output.
 2. Each child named by ``routes[type(event)]`` (``default`` for a class not listed) runs
-   on the event, in the order given. After a child returns, each of its outputs is
-   emitted in turn, and an output whose class is in ``feedback`` is then fed to the
-   children named there, depth first (what that causes is emitted right after it, before
-   the next output). So a later child of the same route already sees what an earlier
-   one's outputs caused: the loop sees the assembled message before the driver event
-   that completed it.
+   on the event, in the order given. After a child returns, its outputs are emitted;
+   then each of them whose class is in ``feedback`` is fed, in order, to the children
+   named there (and what that emits is fed back the same way) before the next child
+   runs. So a later child of the same route already sees what an earlier one's outputs
+   caused (the loop sees the assembled message before the driver event that completed
+   it), and a child's own outputs stay together, ahead of what they cause.
 3. Each ``watchers`` child sees the input, then every output of steps 1-2, in order; its
    outputs are appended (watchers are never fed back to).
 
@@ -248,10 +248,10 @@ class _Routed(_Combinator):
     def _feed(
         self, states: list[Any], outs: tuple[Any, ...], collected: list[Any], depth: int
     ) -> None:
-        """Emit ``outs``, each followed by what feeding it back caused (depth first)."""
+        """Emit ``outs``, then feed those with a feedback route back, in order."""
         feedback = self._feedback
+        collected.extend(outs)
         for output in outs:
-            collected.append(output)
             targets = feedback.get(type(output))
             if targets is None:
                 continue

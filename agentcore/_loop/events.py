@@ -10,8 +10,8 @@ unique across layers. They cover every message that enters the conversation (pro
 steering, follow-up, assistant, tool result), not only the model's.
 
 Effect requests (``CallModel``, ``CancelModel``, ``ExecuteTools``, ``CancelTools``,
-``SetDeadline``, ``Finish``) are outputs for the runtime, not events: they are never
-journaled or presented, because replaying the inputs produces them again.
+``SetTimer``, ``AwaitApproval``, ``Finish``) are outputs for the runtime, not events: they
+are never journaled or presented, because replaying the inputs produces them again.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from .._core.wire import from_dict
 
 __all__ = [
     "AgentAbort",
+    "AgentConfigured",
     "AgentContinue",
     "AgentEnd",
     "AgentFollowUp",
@@ -35,6 +36,8 @@ __all__ = [
     "AgentMessageStart",
     "AgentMessageUpdate",
     "AgentPrompt",
+    "AgentReset",
+    "AgentResume",
     "AgentStart",
     "AgentSteer",
     "AwaitApproval",
@@ -42,11 +45,13 @@ __all__ = [
     "CancelModel",
     "CancelTools",
     "ClockTick",
+    "EFFECTS",
     "Effect",
     "ExecuteTools",
     "Finish",
+    "ModelCallRetry",
     "RunEndReason",
-    "SetDeadline",
+    "SetTimer",
     "ToolApproval",
     "ToolApprovalRequired",
     "ToolExecutionEnd",
@@ -75,6 +80,12 @@ def to_message(value: Any) -> Any:
     ):
         return from_dict(value)
     return value
+
+
+def _json_mapping(value: Any) -> Mapping[str, JSONValue]:
+    if not isinstance(value, Mapping):
+        raise TypeError(f"config must be a mapping, got {type(value).__name__}")
+    return dict(value)
 
 
 def _messages(value: Any) -> tuple[Any, ...]:
@@ -165,6 +176,41 @@ class ToolProgress:
     type: ClassVar[str] = "tool_progress"
     tool_call_id: str
     progress: JSONValue = None
+    timestamp: int = _ts()
+
+
+@event_type("agent_resume", "loop")
+@attrs.frozen(slots=True)
+class AgentResume:
+    """The agent was rebuilt from its journal in a new process: re-perform what was in
+    flight, by the documented policy (docs/journal.md, "Resume")."""
+
+    type: ClassVar[str] = "agent_resume"
+    reason: str = "resumed"
+    timestamp: int = _ts()
+
+
+@event_type("agent_reset", "loop")
+@attrs.frozen(slots=True)
+class AgentReset:
+    """Forget the history and the queues (only while idle), and start again from
+    ``messages`` (an agent's initial history is journaled this way)."""
+
+    type: ClassVar[str] = "agent_reset"
+    messages: tuple[Any, ...] = attrs.field(default=(), converter=_messages)
+    timestamp: int = _ts()
+
+
+@event_type("agent_configured", "loop")
+@attrs.frozen(slots=True)
+class AgentConfigured:
+    """What the loop decides with: tools (name, description, JSON Schema, flags), limits,
+    modes, model options and price, in their wire form (``LoopConfig.to_wire``). The
+    first input of every agent's journal, and again whenever the configuration changes,
+    so a journal alone replays every decision."""
+
+    type: ClassVar[str] = "agent_configured"
+    config: Mapping[str, JSONValue] = attrs.field(converter=_json_mapping)
     timestamp: int = _ts()
 
 
@@ -291,6 +337,22 @@ class ToolExecutionEnd:
     timestamp: int = _ts()
 
 
+@event_type("model_call_retry", "loop")
+@attrs.frozen(slots=True)
+class ModelCallRetry:
+    """A model call failed with a retryable error after it had streamed; it is issued
+    again after ``delay_ms`` (attempt ``attempt`` of the configured ``model_retries``).
+    The partial reply was delivered as an incomplete ``assistant_message`` and is not
+    kept in the history."""
+
+    type: ClassVar[str] = "model_call_retry"
+    attempt: int
+    delay_ms: int
+    code: str
+    message: str
+    timestamp: int = _ts()
+
+
 @event_type("tool_approval_required", "loop")
 @attrs.frozen(slots=True)
 class ToolApprovalRequired:
@@ -333,8 +395,9 @@ class CancelTools:
 
 
 @attrs.frozen(slots=True)
-class SetDeadline:
-    """Feed a ``clock_tick`` no later than ``at_ms`` (the run's wall-clock limit)."""
+class SetTimer:
+    """Feed a ``clock_tick`` at ``at_ms`` (the run's deadline, or the end of a retry
+    delay), replacing the timer set before."""
 
     at_ms: int
 
@@ -356,5 +419,10 @@ class Finish:
 
 
 Effect: TypeAlias = (
-    CallModel | CancelModel | ExecuteTools | CancelTools | SetDeadline | AwaitApproval | Finish
+    CallModel | CancelModel | ExecuteTools | CancelTools | SetTimer | AwaitApproval | Finish
 )
+
+EFFECTS: frozenset[type[Any]] = frozenset(
+    (CallModel, CancelModel, ExecuteTools, CancelTools, SetTimer, AwaitApproval, Finish)
+)
+"""The effect request classes (exact classes: the loop builds them)."""

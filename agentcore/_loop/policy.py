@@ -1,20 +1,28 @@
 """The agent loop as a pure processor: ``loop_processor(state, event) -> (state, outputs)``.
 
 Every decision of an agent run is made here: when to call the model and with what
-context, which tool calls run (grouped for parallel or sequential execution), which are
-answered at once with an error (unknown tool, invalid arguments, skipped by steering,
-rejected), when queued steering and follow-up messages are delivered, when a limit ends
-the run and with which error code. The async runtime performs the effect requests this
-emits and feeds their results back as events.
+context, which tool calls run (``tool_calls``), when queued steering and follow-up
+messages enter the conversation, when a limit ends the run and with which error code,
+when a failed model call is tried again, and what is performed again when an agent is
+resumed in a new process. The async runtime performs the effect requests this emits and
+feeds their results back as events.
 
 No clock, randomness, logging or I/O: times come from event timestamps; outputs are
 stamped with the timestamp of the event that caused them. Hooks in ``LoopConfig`` must be
-pure too. See docs/loop.md for the transition table.
+pure too. See docs/loop.md for the phases and transitions.
+
+The loop owns runs: stream traffic outside a run (a recorded conversation replayed
+through the conversation processor, or an event that arrives after its run ended) is
+the core's to assemble and report, and the loop ignores it. Inside a run, an input that
+does not fit the phase is rejected with one ``error_message`` (``AGENT_BUSY`` or
+``PROTOCOL_ERROR``).
 
 Emits: ``agent_start``, ``turn_start``, ``agent_message_start/update/end``,
-``tool_execution_start/update/end``, ``tool_approval_required``, ``turn_end``,
-``agent_end``, ``error_message`` (for events that do not fit the current phase), and the
-effect requests of ``_loop_events``.
+``tool_execution_start/update/end``, ``tool_approval_required``, ``model_call_retry``,
+``turn_end``, ``agent_end``, ``error_message``; the stream events it lets into the
+conversation (``user_message`` for prompts and queued messages, ``tool_result`` for calls
+it answers itself, ``interrupt`` to flush a reply cut off by a process stop), which the
+conversation processor feeds to the core; and the effect requests of ``events``.
 """
 
 from __future__ import annotations
@@ -22,12 +30,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeAlias
 
-from .._core.content import ToolCallPart
+from pyrsistent import pvector
+
 from .._core.driver import ModelRequest
 from .._core.errors import ErrorCode
 from .._core.events import (
     AssistantMessage,
-    ErrorMessage,
     ErrorReceived,
     InputJsonDelta,
     Interrupt,
@@ -43,8 +51,10 @@ from .._core.events import (
     UserMessage,
 )
 from .._core.pricing import cost_of
+from . import tool_calls
 from .events import (
     AgentAbort,
+    AgentConfigured,
     AgentContinue,
     AgentEnd,
     AgentFollowUp,
@@ -52,6 +62,8 @@ from .events import (
     AgentMessageStart,
     AgentMessageUpdate,
     AgentPrompt,
+    AgentReset,
+    AgentResume,
     AgentStart,
     AgentSteer,
     AwaitApproval,
@@ -59,44 +71,57 @@ from .events import (
     CancelModel,
     CancelTools,
     ClockTick,
-    ExecuteTools,
     Finish,
+    ModelCallRetry,
     RunEndReason,
-    SetDeadline,
+    SetTimer,
     ToolApproval,
-    ToolApprovalRequired,
-    ToolExecutionEnd,
-    ToolExecutionStart,
-    ToolExecutionUpdate,
     ToolProgress,
     TurnEnd,
     TurnStart,
 )
 from .state import Batch, LoopState, Run
+from .tool_calls import rejected
 
 __all__ = ["loop_processor"]
 
 Out: TypeAlias = list[Any]
 
+_DELTAS = frozenset(
+    (TextDelta, ThinkingDelta, ToolUseStart, InputJsonDelta, ToolUseStop, MessageDelta, MessageStop)
+)
+_new = object.__new__
+_set = object.__setattr__
+
+
+def _update(delta: Any, timestamp: int) -> AgentMessageUpdate:
+    """``AgentMessageUpdate(delta, timestamp=...)`` without the converter (``delta`` is a
+    registered stream event already); built once per streamed delta."""
+    update: AgentMessageUpdate = _new(AgentMessageUpdate)
+    _set(update, "delta", delta)
+    _set(update, "timestamp", timestamp)
+    return update
+
 
 def loop_processor(state: LoopState, event: Any) -> tuple[LoopState, tuple[Any, ...]]:
     """Fold one input event into the loop state; return the new state and the outputs.
 
-    Events that do not fit the current phase (a prompt while a run is active, a tool
-    result nobody is waiting for) leave the state unchanged and emit one ``error_message``
-    with code ``AGENT_BUSY`` or ``PROTOCOL_ERROR``. Stream deltas outside a model call are
-    ignored (late arrivals after an abort).
+    A stream delta of the reply being streamed gives one ``agent_message_update``.
+    Events that do not fit the current phase of a run leave the state unchanged and emit
+    one ``error_message`` with code ``AGENT_BUSY`` or ``PROTOCOL_ERROR``.
     """
-    handler = _HANDLERS.get(type(event))
+    cls = type(event)
+    if cls in _DELTAS:
+        run = state.run
+        if run is not None and run.streaming and state.phase == "model":
+            return state, (_update(event, event.timestamp),)
+        return state, ()
+    handler = _HANDLERS.get(cls)
     if handler is None:
-        return state, (_rejected(f"the agent loop does not accept {type(event).__name__}", event),)
+        return state, (rejected(f"the agent loop does not accept {cls.__name__}", event),)
     out: Out = []
     new = handler(state, event, event.timestamp, out)
     return new, tuple(out)
-
-
-def _rejected(message: str, event: Any, code: ErrorCode = ErrorCode.PROTOCOL_ERROR) -> Any:
-    return ErrorMessage(message, code.value, timestamp=getattr(event, "timestamp", 0))
 
 
 # -- starting and continuing runs ----------------------------------------------------------
@@ -108,8 +133,7 @@ def _on_prompt(s: LoopState, e: AgentPrompt, ts: int, out: Out) -> LoopState:
         return s
     s = _start_run(s, e, ts, out)
     for m in e.messages:
-        out.append(AgentMessageStart(_role(m), m, timestamp=ts))
-        out.append(AgentMessageEnd(_role(m), m, timestamp=ts))
+        _enter(m, ts, out)
     s = s.replace(messages=s.messages.extend(e.messages))
     return _call_model(s, "steer", ts, out)
 
@@ -118,24 +142,32 @@ def _on_continue(s: LoopState, e: AgentContinue, ts: int, out: Out) -> LoopState
     if s.phase != "idle":
         out.append(_busy(s, e))
         return s
-    last_is_reply = bool(s.messages) and isinstance(s.messages[-1], AssistantMessage)
-    if not s.messages or (last_is_reply and not s.steering and not s.follow_ups):
+    messages = s.messages
+    if messages and _cut_off_reply(messages[-1]):
+        messages = messages.delete(len(messages) - 1)  # asked again from before it
+    last_is_reply = bool(messages) and isinstance(messages[-1], AssistantMessage)
+    if not messages or (last_is_reply and not s.steering and not s.follow_ups):
         out.append(
-            _rejected(
+            rejected(
                 "cannot continue: the conversation is empty or ends with the assistant's "
                 "reply; prompt, steer or follow up first",
                 e,
             )
         )
         return s
-    s = _start_run(s, e, ts, out)
+    s = _start_run(s.replace(messages=messages), e, ts, out)
     queue = "follow_up" if last_is_reply and not s.steering else "steer"
     return _call_model(s, queue, ts, out)
 
 
+def _cut_off_reply(message: Any) -> bool:
+    """A reply an error or an abort cut off before it asked for any tool."""
+    return isinstance(message, AssistantMessage) and message.incomplete and not message.tool_calls
+
+
 def _busy(s: LoopState, e: Any) -> Any:
     what = "waiting for tool approval" if s.phase == "approval" else "running"
-    return _rejected(
+    return rejected(
         f"the agent is {what}; use steer() or follow_up() to add a message", e, ErrorCode.AGENT_BUSY
     )
 
@@ -150,7 +182,7 @@ def _start_run(s: LoopState, e: AgentPrompt | AgentContinue, ts: int, out: Out) 
     deadline = None if limits.timeout_ms is None else ts + limits.timeout_ms
     out.append(AgentStart(timestamp=ts))
     if deadline is not None:
-        out.append(SetDeadline(deadline))
+        out.append(SetTimer(deadline))
     return s.replace(run=Run(limits, ts, deadline), error=None)
 
 
@@ -160,6 +192,15 @@ def _role(message: Any) -> str:
     if isinstance(message, ToolResultMessage):
         return "tool"
     return "user" if isinstance(message, UserMessage) else "custom"
+
+
+def _enter(message: Any, ts: int, out: Out) -> None:
+    """A message enters the conversation: its lifecycle, and a user message for the core."""
+    role = _role(message)
+    out.append(AgentMessageStart(role, message, timestamp=ts))
+    out.append(AgentMessageEnd(role, message, timestamp=ts))
+    if role == "user":
+        out.append(message)
 
 
 # -- model calls ----------------------------------------------------------------------------
@@ -188,14 +229,31 @@ def _call_model(s: LoopState, queue: str, ts: int, out: Out) -> LoopState:
     turn = run.turn + 1
     out.append(TurnStart(turn, timestamp=ts))
     for m in taken:
-        out.append(AgentMessageStart(_role(m), m, timestamp=ts))
-        out.append(AgentMessageEnd(_role(m), m, timestamp=ts))
-    inflight = run.inflight + tuple((queue, m) for m in taken)
+        _enter(m, ts, out)
+    run = run.replace(
+        iterations=run.iterations + 1,
+        turn=turn,
+        turn_open=True,
+        inflight=run.inflight + tuple((queue, m) for m in taken),
+        streaming=False,
+        awaiting_error=False,
+        retries=0,
+    )
+    s = s.replace(phase="model", run=run, **{"steering" if steering else "follow_ups": rest})
+    out.append(CallModel(_request(s)))
+    return s
+
+
+def _request(s: LoopState) -> ModelRequest:
+    """The request of the current model call: the history, then the queued messages that
+    were delivered for it, through the config's hooks."""
+    run = s.run
+    assert run is not None
     cfg = s.config
-    context = tuple(cfg.convert_to_llm([*s.messages, *(m for _, m in inflight)]))
+    context = tuple(cfg.convert_to_llm([*s.messages, *(m for _, m in run.inflight)]))
     if cfg.transform_context is not None:
         context = tuple(cfg.transform_context(context))
-    request = ModelRequest(
+    return ModelRequest(
         context,
         cfg.system_prompt,
         cfg.tool_specs,
@@ -204,71 +262,87 @@ def _call_model(s: LoopState, queue: str, ts: int, out: Out) -> LoopState:
         cfg.max_output_tokens,
         cfg.temperature,
     )
-    out.append(CallModel(request))
-    run = run.replace(
-        iterations=run.iterations + 1,
-        turn=turn,
-        turn_open=True,
-        inflight=inflight,
-        streaming=False,
-        awaiting_error=False,
-    )
-    if steering:
-        return s.replace(phase="model", run=run, steering=rest)
-    return s.replace(phase="model", run=run, follow_ups=rest)
+
+
+def _call_again(s: LoopState, out: Out) -> LoopState:
+    """Issue the current model call again, with the same context (not a new iteration)."""
+    run = s.run
+    assert run is not None
+    run = run.replace(streaming=False, awaiting_error=False, partial=None, retry_at=None)
+    s = s.replace(phase="model", run=run)
+    out.append(CallModel(_request(s)))
+    return s
 
 
 def _on_message_start(s: LoopState, e: MessageStart, ts: int, out: Out) -> LoopState:
-    if s.phase != "model" or s.run is None:
+    run = s.run
+    if s.phase != "model" or run is None or run.streaming:
         return s
     out.append(AgentMessageStart("assistant", None, timestamp=ts))
-    return s.with_run(s.run.replace(streaming=True))
-
-
-def _on_delta(s: LoopState, e: Any, ts: int, out: Out) -> LoopState:
-    if s.phase == "model":
-        out.append(AgentMessageUpdate(e, timestamp=ts))
-    return s
+    return s.with_run(run.replace(streaming=True))
 
 
 def _on_assistant(s: LoopState, e: AssistantMessage, ts: int, out: Out) -> LoopState:
     run = s.run
-    if s.phase != "model" or run is None or run.awaiting_error:
-        out.append(_rejected("an assistant message arrived while no model call was open", e))
+    if run is None:
+        return s  # not part of a run: the core assembles it, the loop has nothing to decide
+    if s.phase != "model" or run.awaiting_error:
+        out.append(rejected("an assistant message arrived while no model call was open", e))
         return s
+    if run.resuming and e.incomplete:  # flushed after a process stop; the call is issued again
+        out.append(AgentMessageEnd("assistant", e, timestamp=ts))
+        return s.with_run(run.replace(resuming=False))
     if not run.streaming:
         out.append(AgentMessageStart("assistant", None, timestamp=ts))
     out.append(AgentMessageEnd("assistant", e, timestamp=ts))
-    messages = s.messages
-    inflight = run.inflight
-    if e.parts or not e.incomplete:
-        messages = messages.extend(m for _, m in inflight)
-        inflight = ()
-    if e.parts:
-        messages = messages.append(e)
-    usage = run.usage + e.usage
-    price = s.config.price
-    cost = run.cost + (cost_of(e.usage, price) if price is not None else 0.0)
-    run = run.replace(usage=usage, cost=cost, inflight=inflight, streaming=False)
-    calls = e.tool_calls if e.parts else ()
-    s = s.replace(messages=messages, run=run, batch=Batch.of(calls) if calls else None)
+    run = run.replace(streaming=False, usage=run.usage + e.usage, cost=run.cost + _cost(s, e))
+    if e.incomplete and e.stop_reason == "error" and run.stopping is None:
+        return s.with_run(run.replace(awaiting_error=True, partial=e))  # the error follows
+    s = _keep_reply(s.with_run(run), e)
+    run = s.run
+    assert run is not None
     if run.stopping is not None:
-        return _finish(s, "aborted", *run.stopping, ts, out)
-    if e.incomplete and e.stop_reason == "error":
-        return s.with_run(run.replace(awaiting_error=True))
+        return _end(s, ts, out)
     if e.incomplete:
         return _finish(s, "aborted", ErrorCode.ABORTED, "the model call was interrupted", ts, out)
     limits = run.limits
-    if limits.max_tokens is not None and usage.total_tokens > limits.max_tokens:
-        message = f"used {usage.total_tokens} tokens (max_tokens={limits.max_tokens})"
+    if limits.max_tokens is not None and run.usage.total_tokens > limits.max_tokens:
+        message = f"used {run.usage.total_tokens} tokens (max_tokens={limits.max_tokens})"
         return _finish(s, "error", ErrorCode.MAX_TOKENS_EXCEEDED, message, ts, out)
-    if limits.max_cost is not None and cost > limits.max_cost:
-        message = f"spent ${cost:.6f} (max_cost=${limits.max_cost})"
+    if limits.max_cost is not None and run.cost > limits.max_cost:
+        message = f"spent ${run.cost:.6f} (max_cost=${limits.max_cost})"
         return _finish(s, "error", ErrorCode.MAX_COST_EXCEEDED, message, ts, out)
-    if calls:
-        return _plan_batch(s, calls, ts, out)
+    if s.batch is not None:
+        s = tool_calls.plan(s, s.batch.calls, ts, out)
+        return _after_tools(s, ts, out)
     out.append(TurnEnd(run.turn, timestamp=ts))
     s = s.with_run(run.replace(turn_open=False))
+    return _next_call_or_finish(s, ts, out)
+
+
+def _cost(s: LoopState, e: AssistantMessage) -> float:
+    price = s.config.price
+    return cost_of(e.usage, price) if price is not None else 0.0
+
+
+def _keep_reply(s: LoopState, e: AssistantMessage) -> LoopState:
+    """The reply joins the history (after the queued messages delivered for its call),
+    and its tool calls become the batch."""
+    run = s.run
+    assert run is not None
+    messages, inflight = s.messages, run.inflight
+    if e.parts or not e.incomplete:
+        messages, inflight = messages.extend(m for _, m in inflight), ()
+    if e.parts:
+        messages = messages.append(e)
+    calls = e.tool_calls if e.parts else ()
+    batch = Batch.of(calls) if calls else None
+    return s.replace(
+        messages=messages, run=run.replace(inflight=inflight, partial=None), batch=batch
+    )
+
+
+def _next_call_or_finish(s: LoopState, ts: int, out: Out) -> LoopState:
     if s.steering:
         return _call_model(s, "steer", ts, out)
     if s.follow_ups:
@@ -276,212 +350,64 @@ def _on_assistant(s: LoopState, e: AssistantMessage, ts: int, out: Out) -> LoopS
     return _finish(s, "completed", None, None, ts, out)
 
 
-def _on_error(s: LoopState, e: ErrorReceived, ts: int, out: Out) -> LoopState:
+def _after_tools(s: LoopState, ts: int, out: Out) -> LoopState:
+    """What follows a step of the tool calls: the next model call once the batch is
+    closed, the end of the run once nothing runs while it is stopping."""
     run = s.run
     if run is None:
-        out.append(_rejected(f"error outside a run: {e.message}", e))
         return s
-    if run.stopping is not None and s.phase == "model":
-        return _finish(s, "aborted", *run.stopping, ts, out)
-    code = e.code if e.code in ErrorCode.__members__ else ErrorCode.PROVIDER_ERROR.value
-    if s.phase == "model":
-        return _finish(s, "error", code, e.message, ts, out)
-    return _stop(s, code, e.message, ts, out)
-
-
-# -- tool calls -----------------------------------------------------------------------------
-
-
-def _plan_batch(s: LoopState, calls: tuple[ToolCallPart, ...], ts: int, out: Out) -> LoopState:
-    """Answer what can be answered now; queue approvals; group the runnable calls."""
-    tools = s.config.tools_by_name
-    batch = s.batch
-    assert batch is not None
-    results: dict[str, ToolResultMessage] = {}
-    runnable: list[ToolCallPart] = []
-    pending: list[ToolCallPart] = []
-    for call in calls:
-        tool = tools.get(call.tool_name)
-        if tool is None:
-            known = ", ".join(sorted(tools)) or "none"
-            text = f"Unknown tool {call.tool_name!r}; available tools: {known}."
-            results[call.tool_call_id] = _answer(call, text, ErrorCode.TOOL_NOT_FOUND, ts, out)
-        elif call.input_error is not None:
-            text = (
-                f"Invalid arguments for tool {call.tool_name!r}; the call was not executed: "
-                f"{call.input_error}\nYou sent: {call.raw_input}"
-            )
-            results[call.tool_call_id] = _answer(
-                call, text, ErrorCode.TOOL_VALIDATION_ERROR, ts, out
-            )
-        elif errors := tool.validation_errors(call.input):
-            text = tool.invalid_arguments_message(call.input, errors)
-            results[call.tool_call_id] = _answer(
-                call, text, ErrorCode.TOOL_VALIDATION_ERROR, ts, out
-            )
-        elif tool.requires_approval:
-            pending.append(call)
-            runnable.append(call)
-        else:
-            runnable.append(call)
-    batch = batch.replace(
-        results=batch.answered(results),
-        runnable=tuple(runnable),
-        pending=tuple(c.tool_call_id for c in pending),
-    )
-    s = s.replace(phase="tools", batch=batch)
-    if pending:
-        out.append(ToolApprovalRequired(tuple(pending), timestamp=ts))
-        out.append(AwaitApproval(tuple(pending)))
-        run = s.run
-        assert run is not None
-        return s.replace(phase="approval", run=run.replace(paused_at=ts))
-    return _next_group(_grouped(s), ts, out)
-
-
-def _grouped(s: LoopState) -> LoopState:
-    """Split the runnable calls into groups: parallel runs of calls, sequential ones alone."""
-    batch = s.batch
-    assert batch is not None
-    sequential_all = s.config.tool_execution == "sequential"
-    tools = s.config.tools_by_name
-    groups: list[tuple[ToolCallPart, ...]] = []
-    current: list[ToolCallPart] = []
-    for call in batch.runnable:
-        if sequential_all or tools[call.tool_name].sequential:
-            if current:
-                groups.append(tuple(current))
-                current = []
-            groups.append((call,))
-        else:
-            current.append(call)
-    if current:
-        groups.append(tuple(current))
-    return s.with_batch(batch.replace(groups=tuple(groups), runnable=()))
-
-
-def _answer(
-    call: ToolCallPart, text: str, code: ErrorCode | str, ts: int, out: Out
-) -> ToolResultMessage:
-    """An error result for a call that is not run; emits its start and end."""
-    out.append(
-        ToolExecutionStart(call.tool_call_id, call.tool_name, dict(call.input), timestamp=ts)
-    )
-    result = ToolResultMessage(
-        call.tool_call_id, call.tool_name, text, True, {"error_code": str(code)}, timestamp=ts
-    )
-    out.append(ToolExecutionEnd(call.tool_call_id, call.tool_name, result, True, timestamp=ts))
-    return result
-
-
-def _next_group(s: LoopState, ts: int, out: Out) -> LoopState:
-    batch = s.batch
-    assert batch is not None
-    if batch.groups and s.steering and s.config.steering_policy == "skip":
-        results: dict[str, ToolResultMessage] = {}
-        for group in batch.groups:
-            for call in group:
-                text = (
-                    f"Skipped: the user sent a new message before this call to "
-                    f"{call.tool_name!r} started, so it was not executed."
-                )
-                results[call.tool_call_id] = _answer(call, text, "SKIPPED_BY_STEERING", ts, out)
-        batch = batch.replace(results=batch.answered(results), groups=())
-    if batch.groups:
-        group, rest = batch.groups[0], batch.groups[1:]
-        for call in group:
-            out.append(
-                ToolExecutionStart(
-                    call.tool_call_id, call.tool_name, dict(call.input), timestamp=ts
-                )
-            )
-        out.append(ExecuteTools(group, parallel=len(group) > 1))
-        running = frozenset(c.tool_call_id for c in group)
-        return s.with_batch(batch.replace(groups=rest, running=running))
-    s = _close_batch(s.with_batch(batch), ts, out)
-    return _call_model(s, "steer", ts, out)
-
-
-def _close_batch(s: LoopState, ts: int, out: Out) -> LoopState:
-    """Append every result in the order the model asked and end the turn."""
-    batch, run = s.batch, s.run
-    assert batch is not None and run is not None
-    ordered = tuple(_must(batch.result_of(c.tool_call_id)) for c in batch.calls)
-    for r in ordered:
-        out.append(AgentMessageStart("tool", r, timestamp=ts))
-        out.append(AgentMessageEnd("tool", r, timestamp=ts))
-    out.append(TurnEnd(run.turn, ordered, timestamp=ts))
-    return s.replace(
-        messages=s.messages.extend(ordered),
-        batch=None,
-        run=run.replace(turn_open=False),
-    )
-
-
-def _must(result: ToolResultMessage | None) -> ToolResultMessage:
-    assert result is not None, "a batch closed with an unanswered call"
-    return result
-
-
-def _on_tool_result(s: LoopState, e: ToolResult, ts: int, out: Out) -> LoopState:
-    batch = s.batch
-    call_id = e.tool_call_id
-    if batch is None or call_id not in batch.running:
-        out.append(_rejected(f"no running tool call has id {call_id!r}", e))
-        return s
-    name = batch.name_of(call_id)
-    result = ToolResultMessage(call_id, name, e.result, e.is_error, e.details, timestamp=ts)
-    out.append(ToolExecutionEnd(call_id, name, result, e.is_error, timestamp=ts))
-    batch = batch.answer(call_id, result)
-    s = s.with_batch(batch)
-    if batch.running:
-        return s
-    assert s.run is not None
-    if s.run.stopping is not None:
-        return _finish(s, "aborted", *s.run.stopping, ts, out)
-    return _next_group(s, ts, out)
-
-
-def _on_progress(s: LoopState, e: ToolProgress, ts: int, out: Out) -> LoopState:
-    batch = s.batch
-    if batch is not None and e.tool_call_id in batch.running:
-        name = batch.name_of(e.tool_call_id)
-        out.append(ToolExecutionUpdate(e.tool_call_id, name, e.progress, timestamp=ts))
+    if run.stopping is not None:
+        return s if s.batch is not None and s.batch.running else _end(s, ts, out)
+    if s.batch is None and s.phase == "tools":
+        return _call_model(s, "steer", ts, out)
     return s
 
 
-def _on_approval(s: LoopState, e: ToolApproval, ts: int, out: Out) -> LoopState:
-    batch, run = s.batch, s.run
-    if s.phase != "approval" or batch is None or run is None or e.tool_call_id not in batch.pending:
-        out.append(_rejected(f"no tool call with id {e.tool_call_id!r} awaits approval", e))
-        return s
-    decisions = {**batch.decisions, e.tool_call_id: (e.approved, e.reason)}
-    batch = batch.replace(decisions=decisions)
-    if len(decisions) < len(batch.pending):
-        return s.with_batch(batch)
-    results: dict[str, ToolResultMessage] = {}
-    runnable = []
-    for call in batch.runnable:
-        approved, reason = decisions.get(call.tool_call_id, (True, None))
-        if approved:
-            runnable.append(call)
-        else:
-            why = f": {reason}" if reason else "."
-            text = f"The user rejected this call to {call.tool_name!r}{why} It was not executed."
-            results[call.tool_call_id] = _answer(call, text, "REJECTED", ts, out)
-    batch = batch.replace(
-        results=batch.answered(results), runnable=tuple(runnable), pending=(), decisions={}
-    )
-    deadline = run.deadline
-    if deadline is not None and run.paused_at is not None:
-        deadline += ts - run.paused_at
-        out.append(SetDeadline(deadline))
-    run = run.replace(deadline=deadline, paused_at=None)
-    s = s.replace(phase="tools", batch=batch, run=run)
-    return _next_group(_grouped(s), ts, out)
+def _on_error(s: LoopState, e: ErrorReceived, ts: int, out: Out) -> LoopState:
+    run = s.run
+    if run is None:
+        return s  # not part of a run: the core reports it
+    partial = run.partial
+    run = run.replace(partial=None, awaiting_error=False)
+    s = s.with_run(run)
+    if s.phase != "model":
+        return _stop(s, e.code, e.message, ts, out)
+    if run.stopping is None and e.retryable and run.retries < s.config.model_retries:
+        return _retry_later(s, e, ts, out)
+    if partial is not None:
+        s = _keep_reply(s, partial)
+    if run.stopping is not None:
+        return _end(s, ts, out)
+    return _finish(s, "error", e.code, e.message, ts, out, retryable=e.retryable)
 
 
-# -- queues, aborts, limits -----------------------------------------------------------------
+def _retry_later(s: LoopState, e: ErrorReceived, ts: int, out: Out) -> LoopState:
+    """Schedule the failed call again after an exponential delay; the partial reply (if
+    any) was delivered as incomplete and stays out of the history."""
+    run = s.run
+    assert run is not None
+    attempt = run.retries + 1
+    delay = s.config.retry_delay_ms * 2 ** (attempt - 1)
+    out.append(ModelCallRetry(attempt, delay, e.code, e.message, timestamp=ts))
+    run = run.replace(retries=attempt, retry_at=ts + delay, streaming=False)
+    s = s.replace(phase="waiting", run=run)
+    _arm(s, out)
+    return s
+
+
+def _arm(s: LoopState, out: Out) -> None:
+    """Ask for a clock tick at the next time the loop has to act (retry, or deadline)."""
+    run = s.run
+    if run is None:
+        return
+    times = [
+        t for t in (run.retry_at, None if s.phase == "approval" else run.deadline) if t is not None
+    ]
+    if times:
+        out.append(SetTimer(min(times)))
+
+
+# -- queues, aborts, limits, resume, configuration ------------------------------------------
 
 
 def _on_steer(s: LoopState, e: AgentSteer, ts: int, out: Out) -> LoopState:
@@ -493,12 +419,21 @@ def _on_follow_up(s: LoopState, e: AgentFollowUp, ts: int, out: Out) -> LoopStat
 
 
 def _on_abort(s: LoopState, e: AgentAbort | Interrupt, ts: int, out: Out) -> LoopState:
+    run = s.run
+    if type(e) is Interrupt and run is not None and run.stopping is not None and s.phase == "model":
+        return _end(s, ts, out)  # the cancelled call had no reply
     return _stop(s, ErrorCode.ABORTED.value, f"the run was aborted ({e.reason})", ts, out)
 
 
 def _on_tick(s: LoopState, e: ClockTick, ts: int, out: Out) -> LoopState:
     run = s.run
-    if run is None or run.deadline is None or ts < run.deadline or s.phase == "approval":
+    if run is None:
+        return s
+    if s.phase == "waiting" and run.retry_at is not None and ts >= run.retry_at:
+        s = _call_again(s, out)
+        _arm(s, out)
+        return s
+    if run.deadline is None or ts < run.deadline or s.phase == "approval":
         return s
     limit = run.limits.timeout_ms
     return _stop(s, ErrorCode.TIMEOUT.value, f"the run took longer than {limit} ms", ts, out)
@@ -516,11 +451,26 @@ def _stop(s: LoopState, code: str, message: str, ts: int, out: Out) -> LoopState
         out.append(CancelTools(tuple(sorted(s.batch.running))))
     else:
         return _finish(s, reason, code, message, ts, out)
-    return s.with_run(run.replace(stopping=(code, message)))
+    return s.with_run(run.replace(stopping=(reason, code, message, False)))
+
+
+def _end(s: LoopState, ts: int, out: Out) -> LoopState:
+    """End a stopping run the way ``_stop`` (or ``_finish``) decided."""
+    run = s.run
+    assert run is not None and run.stopping is not None
+    reason, code, message, retryable = run.stopping
+    return _finish(s, reason, code, message, ts, out, retryable=retryable)  # type: ignore[arg-type]
 
 
 def _finish(
-    s: LoopState, reason: RunEndReason, code: str | None, message: str | None, ts: int, out: Out
+    s: LoopState,
+    reason: RunEndReason,
+    code: str | None,
+    message: str | None,
+    ts: int,
+    out: Out,
+    *,
+    retryable: bool = False,
 ) -> LoopState:
     """End the run with a well-formed history: every open tool call answered, unanswered
     queued messages back at the front of their queues, ``turn_end`` and ``agent_end``."""
@@ -528,17 +478,13 @@ def _finish(
     assert run is not None
     if reason == "aborted" and code == ErrorCode.TIMEOUT:
         reason = "error"
-    batch = s.batch
-    if batch is not None:
-        results: dict[str, ToolResultMessage] = {}
-        for call in batch.calls:
-            if call.tool_call_id not in results and batch.result_of(call.tool_call_id) is None:
-                text = (
-                    f"The call to {call.tool_name!r} was not completed: "
-                    f"the run ended ({code}: {message})."
-                )
-                results[call.tool_call_id] = _answer(call, text, code or "ABORTED", ts, out)
-        s = _close_batch(s.with_batch(batch.replace(results=batch.answered(results))), ts, out)
+    if s.batch is not None:
+        s = tool_calls.answer_unanswered(s, code or ErrorCode.ABORTED.value, message or "", ts, out)
+        if s.batch is not None:  # answers are on their way back: the run ends when they land
+            return s.replace(
+                phase="tools",
+                run=run.replace(stopping=(reason, code or "", message or "", retryable)),
+            )
     elif run.turn_open:
         out.append(TurnEnd(run.turn, timestamp=ts))
     back = run.inflight
@@ -546,7 +492,7 @@ def _finish(
     follow_ups = tuple(m for q, m in back if q == "follow_up") + s.follow_ups
     out.append(AgentEnd(reason, code, message, timestamp=ts))
     out.append(Finish(reason, code, message))
-    error = None if code is None else (code, message or "")
+    error = None if code is None else (code, message or "", retryable)
     return s.replace(
         phase="idle",
         run=None,
@@ -557,6 +503,77 @@ def _finish(
     )
 
 
+def _on_resume(s: LoopState, e: AgentResume, ts: int, out: Out) -> LoopState:
+    """Re-perform what was in flight when the process stopped (docs/journal.md, Resume):
+    a model call is issued again (a reply it had streamed is flushed as incomplete
+    first); a running idempotent tool call runs again, any other is answered with an
+    ``INTERRUPTED`` error result; a pause for approval stays a pause."""
+    run = s.run
+    if run is None:
+        return s
+    if s.phase == "model":
+        if run.streaming:  # the core holds the open reply: flush it
+            out.append(Interrupt(e.reason, timestamp=ts))
+            s = s.with_run(run.replace(resuming=run.stopping is None))
+            if run.stopping is not None:
+                return s  # the flushed reply ends the run (see _on_assistant)
+        if run.stopping is not None:
+            return _end(s, ts, out)
+        s = _call_again(s, out)
+    elif s.phase == "tools" and s.batch is not None and s.batch.running:
+        running = tuple(sorted(s.batch.running))
+        tools = s.config.tools_by_name
+        again = (
+            ()
+            if run.stopping
+            else tuple(i for i in running if _idempotent(tools.get(s.batch.name_of(i))))
+        )
+        lost = tuple(i for i in running if i not in again)
+        if lost:
+            text = (
+                "The process running this call to {name!r} stopped before it finished; the "
+                "call was not run again (the tool is not marked idempotent)."
+            )
+            tool_calls.answer_running(s, lost, text, ErrorCode.INTERRUPTED.value, ts, out)
+        if again:
+            tool_calls.run_again(s, again, out)
+    elif s.phase == "approval" and s.batch is not None:
+        out.append(
+            AwaitApproval(tuple(c for c in s.batch.calls if c.tool_call_id in s.batch.pending))
+        )
+    _arm(s, out)
+    return s
+
+
+def _idempotent(tool: Any) -> bool:
+    return tool is not None and bool(tool.idempotent)
+
+
+def _on_configured(s: LoopState, e: AgentConfigured, ts: int, out: Out) -> LoopState:
+    return s.replace(config=s.config.from_wire(e.config))
+
+
+def _on_reset(s: LoopState, e: AgentReset, ts: int, out: Out) -> LoopState:
+    if s.phase != "idle":
+        out.append(_busy(s, e))
+        return s
+    return s.replace(messages=pvector(e.messages), steering=(), follow_ups=(), error=None)
+
+
+def _on_tool_result(s: LoopState, e: ToolResult, ts: int, out: Out) -> LoopState:
+    if s.run is None:
+        return s  # not part of a run: the core records it
+    return _after_tools(tool_calls.on_tool_result(s, e, ts, out), ts, out)
+
+
+def _on_approval(s: LoopState, e: ToolApproval, ts: int, out: Out) -> LoopState:
+    return _after_tools(tool_calls.on_approval(s, e, ts, out), ts, out)
+
+
+def _on_progress(s: LoopState, e: ToolProgress, ts: int, out: Out) -> LoopState:
+    return tool_calls.on_progress(s, e, ts, out)
+
+
 _Handler: TypeAlias = Callable[[LoopState, Any, int, Out], LoopState]
 
 _HANDLERS: dict[type[Any], _Handler] = {
@@ -565,19 +582,15 @@ _HANDLERS: dict[type[Any], _Handler] = {
     AgentSteer: _on_steer,
     AgentFollowUp: _on_follow_up,
     AgentAbort: _on_abort,
+    AgentResume: _on_resume,
+    AgentReset: _on_reset,
+    AgentConfigured: _on_configured,
     Interrupt: _on_abort,
     ClockTick: _on_tick,
     ToolApproval: _on_approval,
     ToolProgress: _on_progress,
     ToolResult: _on_tool_result,
     MessageStart: _on_message_start,
-    TextDelta: _on_delta,
-    ThinkingDelta: _on_delta,
-    ToolUseStart: _on_delta,
-    InputJsonDelta: _on_delta,
-    ToolUseStop: _on_delta,
-    MessageDelta: _on_delta,
-    MessageStop: _on_delta,
     AssistantMessage: _on_assistant,
     ErrorReceived: _on_error,
 }

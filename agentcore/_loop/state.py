@@ -37,6 +37,7 @@ __all__ = [
     "SteeringPolicy",
     "default_convert_to_llm",
     "initial_loop_state",
+    "tool_declaration",
 ]
 
 QueueMode: TypeAlias = Literal["one-at-a-time", "all"]
@@ -44,7 +45,9 @@ SteeringPolicy: TypeAlias = Literal["skip", "run"]
 """What happens to tool calls not yet started when a steering message is queued:
 ``skip`` answers them with an error result saying they were skipped; ``run`` runs them."""
 ToolExecution: TypeAlias = Literal["parallel", "sequential"]
-Phase: TypeAlias = Literal["idle", "model", "tools", "approval"]
+Phase: TypeAlias = Literal["idle", "model", "waiting", "tools", "approval"]
+"""``model``: a model call is in flight; ``waiting``: a failed call waits to be retried;
+``tools``: tool calls run; ``approval``: paused until calls are approved or rejected."""
 
 
 _PROVIDER_KINDS = (UserMessage, AssistantMessage, ToolResultMessage)
@@ -60,8 +63,14 @@ def default_convert_to_llm(messages: Sequence[Any]) -> tuple[Message, ...]:
 
 
 def _positive(_: object, attribute: attrs.Attribute[Any], value: Any) -> None:
-    if value is not None and not value > 0:
-        raise ConfigurationError(f"limit {attribute.name} must be > 0 or None, got {value!r}")
+    if value is None:
+        return
+    kinds: tuple[type, ...] = (int, float) if attribute.name == "max_cost" else (int,)
+    if isinstance(value, bool) or not isinstance(value, kinds) or not value > 0:  # type: ignore[operator]
+        kind = "a number" if attribute.name == "max_cost" else "an int"
+        raise ConfigurationError(
+            f"limit {attribute.name} must be {kind} > 0 or None, got {value!r}"
+        )
 
 
 @attrs.frozen(slots=True)
@@ -82,6 +91,44 @@ class Limits:
 
 def _tool_tuple(tools: Sequence[Tool]) -> tuple[Tool, ...]:
     return tuple(tools)
+
+
+def _non_negative_int(_: object, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ConfigurationError(f"{attribute.name} must be an int >= 0, got {value!r}")
+
+
+_DECLARATION_FLAGS = ("timeout", "sequential", "requires_approval", "idempotent")
+
+
+def tool_declaration(tool: Tool) -> dict[str, Any]:
+    """What the loop knows of ``tool``, as JSON: name, description, schema and flags."""
+    declaration: dict[str, Any] = {
+        "name": tool.name,
+        "description": tool.description,
+        "parameters": dict(tool.parameters),
+    }
+    for flag in _DECLARATION_FLAGS:
+        declaration[flag] = getattr(tool, flag)
+    return declaration
+
+
+async def _declared_only(args: Any, ctx: Any) -> Any:
+    raise ConfigurationError(
+        f"tool {ctx.tool_name!r} is known from a journal only; give the agent the tool "
+        "itself to run it"
+    )
+
+
+def _declared(declaration: Mapping[str, Any]) -> Tool:
+    values = dict(declaration)
+    return Tool(
+        values.pop("name"),
+        values.pop("description"),
+        values.pop("parameters"),
+        _declared_only,
+        **values,
+    )
 
 
 def _check_modes(config: LoopConfig, attribute: attrs.Attribute[Any], value: Any) -> None:
@@ -119,6 +166,8 @@ class LoopConfig:
     max_output_tokens: int | None = None
     temperature: float | None = None
     price: ModelPrice | None = None
+    model_retries: int = attrs.field(default=0, validator=_non_negative_int)
+    retry_delay_ms: int = attrs.field(default=1000, validator=_non_negative_int)
     tools_by_name: Mapping[str, Tool] = attrs.field(init=False)
     tool_specs: tuple[ToolSpec, ...] = attrs.field(init=False)
     """What every model request says about the tools (built once, not per call)."""
@@ -132,6 +181,55 @@ class LoopConfig:
         object.__setattr__(self, "tools_by_name", by_name)
         object.__setattr__(self, "tool_specs", tuple(t.spec for t in self.tools))
         self.check_limits(self.limits)
+
+    def to_wire(self) -> dict[str, Any]:
+        """What the loop decides with, as JSON values (journaled as ``agent_configured``).
+
+        The hooks (``convert_to_llm``, ``transform_context``) are code, not data: they only
+        shape the request of each model call, never a delivered output, so a replay with
+        the default hooks delivers the same outputs.
+        """
+        return {
+            "system_prompt": self.system_prompt,
+            "tools": [tool_declaration(t) for t in self.tools],
+            "limits": attrs.asdict(self.limits),
+            "steering_mode": self.steering_mode,
+            "follow_up_mode": self.follow_up_mode,
+            "steering_policy": self.steering_policy,
+            "tool_execution": self.tool_execution,
+            "model": self.model,
+            "thinking_level": self.thinking_level,
+            "max_output_tokens": self.max_output_tokens,
+            "temperature": self.temperature,
+            "price": None if self.price is None else attrs.asdict(self.price),
+            "model_retries": self.model_retries,
+            "retry_delay_ms": self.retry_delay_ms,
+        }
+
+    def from_wire(self, wire: Mapping[str, Any]) -> LoopConfig:
+        """A config with the data of ``wire`` (``to_wire``'s form) and this config's hooks.
+
+        Tools come back as declarations: what the loop needs to decide (name, schema,
+        flags); running them is the runtime's, with the tools it was given. Raises
+        ``ConfigurationError`` naming what is wrong in ``wire``.
+        """
+        try:
+            values = dict(wire)
+            tools = tuple(_declared(d) for d in values.pop("tools", ()))
+            limits = Limits(**values.pop("limits", {}))
+            price = values.pop("price", None)
+            return LoopConfig(
+                tools=tools,
+                limits=limits,
+                price=None if price is None else ModelPrice(**price),
+                convert_to_llm=self.convert_to_llm,
+                transform_context=self.transform_context,
+                **values,
+            )
+        except (TypeError, ValueError) as exc:
+            raise ConfigurationError(
+                f"agent_configured carries a bad configuration: {exc}"
+            ) from exc
 
     def check_limits(self, limits: Limits) -> None:
         """Raise ``ConfigurationError`` when ``limits`` cannot be enforced with this config."""
@@ -250,7 +348,13 @@ class Run:
     ``inflight`` holds queued messages delivered for the current model call but not yet
     answered (``(queue, message)``): they join the history when the reply arrives, and go
     back to the front of their queue if the run ends first, so none is ever lost.
-    ``stopping`` is ``(code, message)`` once an abort or timeout is under way.
+    ``streaming`` is true from the reply's ``message_start`` to its assembled message;
+    ``partial`` holds a reply cut off by an error until that error arrives
+    (``awaiting_error``); ``retries`` counts the retries of the current model call and
+    ``retry_at`` is when the next one is due; ``resuming`` is true while a reply
+    interrupted by a process stop is being flushed. ``stopping`` is ``(reason, code,
+    message, retryable)``, how the run will end,
+    once an abort or timeout is under way.
     """
 
     limits: Limits
@@ -264,7 +368,11 @@ class Run:
     inflight: tuple[tuple[str, Any], ...] = ()
     streaming: bool = False
     awaiting_error: bool = False
-    stopping: tuple[str, str] | None = None
+    partial: Any = None
+    retries: int = 0
+    retry_at: int | None = None
+    resuming: bool = False
+    stopping: tuple[str, str, str, bool] | None = None
     paused_at: int | None = None
 
     def replace(self, **changes: Any) -> Run:
@@ -283,7 +391,8 @@ class LoopState:
     phase: Phase = "idle"
     run: Run | None = None
     batch: Batch | None = None
-    error: tuple[str, str] | None = None
+    error: tuple[str, str, bool] | None = None
+    """``(code, message, retryable)`` of the last run's failure, ``None`` after a clean run."""
 
     def replace(self, **changes: Any) -> LoopState:
         """This state with ``changes`` (same as ``attrs.evolve``, cheaper)."""

@@ -61,7 +61,8 @@ class Tool:
 
     ``timeout`` (seconds) bounds one execution; ``sequential`` makes the tool run alone
     (a barrier between parallel groups); ``requires_approval`` stops the loop until the
-    call is approved or rejected.
+    call is approved or rejected; ``idempotent`` allows the runtime to run a call again
+    when it resumes an agent whose process stopped while the call ran.
     """
 
     name: str
@@ -71,6 +72,7 @@ class Tool:
     timeout: float | None = None
     sequential: bool = False
     requires_approval: bool = False
+    idempotent: bool = False
     build_args: Callable[[Mapping[str, Any]], Any] = dict
     _validator: Any = attrs.field(init=False, repr=False)
 
@@ -115,6 +117,7 @@ def define_tool(
     timeout: float | None = None,
     sequential: bool = False,
     requires_approval: bool = False,
+    idempotent: bool = False,
 ) -> Tool:
     """Define a tool.
 
@@ -155,6 +158,7 @@ def define_tool(
         timeout=timeout,
         sequential=sequential,
         requires_approval=requires_approval,
+        idempotent=idempotent,
         build_args=build,
     )
 
@@ -167,6 +171,7 @@ def tool(
     timeout: float | None = None,
     sequential: bool = False,
     requires_approval: bool = False,
+    idempotent: bool = False,
 ) -> Any:
     """Decorator: turn ``async def f(a: int, b: str = "x", ctx: ToolContext)`` into a Tool.
 
@@ -200,6 +205,7 @@ def tool(
             timeout=timeout,
             sequential=sequential,
             requires_approval=requires_approval,
+            idempotent=idempotent,
         )
 
     return wrap if fn is None else wrap(fn)

@@ -1,45 +1,52 @@
-"""The high-level agent: a model, tools and limits behind prompt/steer/follow_up/abort.
+"""``Agent``: the one runtime. A model, tools and limits behind both vocabularies.
 
-``Agent`` is a thin shell: every decision is the loop processor's (``agentcore.loop``);
-``LoopRuntime`` performs the effects, runs stream-layer events through the core machine
-(messages, state, turns) and delivers everything to ``presenters`` and subscribers, as
-``AgentEngine`` does. ``model`` is a driver instance, or a ``"provider/model"`` string
-resolved when first needed by ``driver_factory`` (default:
-``drivers.registry.get_driver``). The ``drivers`` package (registry and price table) is
-imported inside the functions that resolve a model name, so ``import agentcore`` never
-loads a plugin and works without it installed.
+The agent vocabulary (``prompt``, ``run``, ``stream``, ``steer``, ``follow_up``,
+``approve``, ``reject``, ``abort``, ``continue_``, ``subscribe``, ``aclose``) and the
+engine vocabulary of the seed (``receive``, ``on``, ``react``, ``on_state_change``,
+``on_ready``, ``on_destroy``, ``use``, ``intercept``, ``interrupt``, ``destroy``,
+``message_queue``) drive one conversation processor through one ``Shell``: every input is
+stamped, journaled, folded; outputs are delivered; effects performed (``Performer``).
+The agent decides nothing itself; a command the processor rejects raises here.
+
+``model`` is a driver or a ``"provider/model"`` string, resolved on first use by
+``driver_factory`` (default: the ``agentcore.drivers`` entry points, see ``plugins``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Self
 
 import attrs
 
+from .._core.agent_processor import activity_of
 from .._core.content import ToolCallPart, Usage
 from .._core.driver import Driver, ThinkingLevel, as_driver
 from .._core.errors import (
-    AgentBusyError,
     AgentError,
     ConfigurationError,
-    ProtocolError,
+    EngineClosedError,
     error_from_code,
 )
-from .._core.events import AssistantMessage, TextDelta
-from .._core.machine import create_mealy_machine
+from .._core.events import AssistantMessage, ErrorMessage, TextDelta, UserMessage
 from .._core.pricing import ModelPrice
+from .._core.processor import AnyProcessor
+from .._core.state_machine import AgentState, StateChange
 from .._journal.journal import Journal
+from .._loop.conversation import AgentSnapshot, ConversationState, create_conversation, snapshot_of
 from .._loop.events import (
     AgentAbort,
+    AgentConfigured,
     AgentContinue,
     AgentFollowUp,
     AgentMessageUpdate,
     AgentPrompt,
+    AgentReset,
     AgentSteer,
     AwaitApproval,
+    Finish,
     ToolApproval,
     ToolExecutionEnd,
     ToolExecutionStart,
@@ -47,27 +54,18 @@ from .._loop.events import (
 from .._loop.state import Limits, LoopConfig, QueueMode, SteeringPolicy, default_convert_to_llm
 from .._loop.tools import Tool
 from .delivery import EngineFailure
-from .loop_runtime import LoopRuntime
+from .inbox import Inbox
+from .middleware import Interceptor, MessageQueueView, Middleware, Reply
 from .outlet import Outlet, ms_clock, new_id, stamp_message
+from .performer import Performer
 from .plugins import find_model_price, resolve_model
+from .run_stream import RunStream
+from .shell import Shell
+from .subscriptions import Handler, Unsubscribe, react_map
 
-__all__ = ["Agent", "AgentResult", "AgentSnapshot"]
+__all__ = ["Agent", "AgentResult", "create_agent"]
 
-Subscriber = Callable[[Any], object]
-
-
-@attrs.frozen(slots=True)
-class AgentSnapshot:
-    """A snapshot: the history, whether a run is active, calls running or awaiting approval,
-    queued messages, and the last run's error (``None`` after a clean run)."""
-
-    messages: tuple[Any, ...]
-    is_streaming: bool
-    pending_tool_calls: tuple[ToolCallPart, ...]
-    pending_approvals: tuple[ToolCallPart, ...]
-    steering: tuple[Any, ...]
-    follow_ups: tuple[Any, ...]
-    error: AgentError | None
+_RUN_OPTIONS = frozenset({"max_iterations", "max_tokens", "max_cost", "timeout"})
 
 
 @attrs.frozen(slots=True)
@@ -85,23 +83,24 @@ class AgentResult:
 
 
 class Agent:
-    """An agent run by the pure loop processor. See docs/agent.md.
+    """An agent run by the pure conversation processor. See docs/agent.md.
 
     Limits (``max_iterations``, ``max_tokens``, ``max_cost`` in USD, ``timeout`` in
-    seconds) apply to every run and can be overridden per call. ``presenters`` get every
-    stream-layer input, the core outputs it causes and the loop's lifecycle events, in
-    order, each on its isolated lane; ``journal`` records the stream-layer inputs in the
-    engine's format. ``price`` defaults to the ``drivers.prices`` entry of a
-    ``"provider/model"`` string. Raises ``ConfigurationError`` for bad options, and for
-    ``max_cost`` without a known price.
+    seconds) apply to every run and can be overridden per run. ``presenters`` get every
+    output of every layer in order, each on its isolated lane. ``journal`` records every
+    input before it is folded; ``Agent.resume`` rebuilds an agent from it.
+    ``processors`` (``{name: (processor, initial_state)}``) join the conversation
+    processor: each sees every input and output; its outputs are delivered too.
+    Raises ``ConfigurationError`` for bad options (naming the option and the value).
     """
 
     def __init__(
         self,
-        model: str | Driver,
+        model: str | Driver | Any,
         *,
         system_prompt: str | None = None,
         tools: Sequence[Tool] = (),
+        processors: Mapping[str, tuple[AnyProcessor, Callable[[], Any]]] | None = None,
         max_iterations: int | None = 10,
         max_tokens: int | None = None,
         max_cost: float | None = None,
@@ -116,6 +115,8 @@ class Agent:
         max_output_tokens: int | None = None,
         temperature: float | None = None,
         price: ModelPrice | None = None,
+        model_retries: int = 0,
+        retry_delay: float = 1.0,
         messages: Sequence[Any] = (),
         driver_factory: Callable[[str], Driver] | None = None,
         presenters: Sequence[Any] = (),
@@ -123,23 +124,18 @@ class Agent:
         agent_id: str | None = None,
         clock: Callable[[], int] = ms_clock,
         id_factory: Callable[[], str] = new_id,
+        max_pending: int = 10_000,
+        close_timeout: float = 5.0,
     ) -> None:
-        if not isinstance(model, str):
-            try:
-                model = as_driver(model)
-            except TypeError:
-                raise ConfigurationError(
-                    f"model must be a 'provider/model' string or a Driver, got {model!r}"
-                ) from None
-        self._model = model
+        self._model = model if isinstance(model, str) else _driver(model)
         self._driver_factory = driver_factory
-        price, self.prices = _prices_for(model, price)
-        if max_cost is not None and price is None:
-            raise _no_price(model)
+        self._driver: Driver | None = None if isinstance(model, str) else self._model  # type: ignore[assignment]
+        price, self.prices = _prices_for(self._model, price)
+        tool_list = tuple(_tool(t) for t in tools)
         self.config = LoopConfig(
             system_prompt=system_prompt,
-            tools=tuple(tools),
-            limits=Limits(max_iterations, max_tokens, max_cost, _ms(timeout)),
+            tools=tool_list,
+            limits=_limits_of(max_iterations, max_tokens, max_cost, timeout),
             steering_mode=steering_mode,
             follow_up_mode=follow_up_mode,
             steering_policy=steering_policy,
@@ -150,143 +146,165 @@ class Agent:
             max_output_tokens=max_output_tokens,
             temperature=temperature,
             price=price,
+            model_retries=model_retries,
+            retry_delay_ms=_ms("retry_delay", retry_delay, allow_zero=True) or 0,
         )
+        if max_cost is not None and price is None:
+            raise _no_price(self._model)
         self._clock = clock
         self._new_id = id_factory
-        self._journal = journal
-        self._outlet = Outlet(agent_id or f"agent_{id_factory()}", presenters, 10_000)
-        self._machine = create_mealy_machine(prices=self.prices)
-        self._runtime: LoopRuntime | None = None
-        self._initial = tuple(messages)
-
-    @property
-    def agent_id(self) -> str:
-        return self._outlet.agent_id
-
-    # -- state ------------------------------------------------------------------------------
-
-    @property
-    def runtime(self) -> LoopRuntime:
-        """The runtime (created with the driver on first use)."""
-        if self._runtime is None:
-            self._runtime = LoopRuntime(
-                self.config,
-                self._resolve_driver(),
-                self._outlet,
-                messages=self._initial,
-                clock=self._clock,
-                journal=self._journal,
-                machine=self._machine,
+        self.agent_id = agent_id or f"agent_{id_factory()}"
+        self.created_at = clock()
+        if journal is not None and journal.last_seq(self.agent_id):
+            raise ConfigurationError(
+                f"journal {journal!r} already holds agent {self.agent_id!r}'s conversation; "
+                "continue it with await Agent.resume(journal, ...)"
             )
-        return self._runtime
+        self._outlet = outlet = Outlet(self.agent_id, presenters, max_pending)
+        self._close_timeout = close_timeout
+        processor, self._initial_state = create_conversation(processors)
+        self._shell = shell = Shell(
+            processor,
+            self._fresh_state(),
+            agent_id=self.agent_id,
+            clock=clock,
+            journal=journal,
+            deliver=lambda output: outlet.send(output),
+            perform=lambda effect: self._performer.perform(effect),
+            report=outlet.report,
+            activity=lambda state: activity_of(state.core),
+        )
+        self._performer = Performer(
+            shell.feed,
+            self._resolve_driver,
+            {t.name: t for t in tool_list},
+            outlet,
+            clock,
+            lambda: shell.state.loop.messages,
+            self._paused,
+        )
+        self._stretch: asyncio.Future[Finish | AwaitApproval] | None = None
+        self._inbox = Inbox(self._receive_one, self._ready)
+        self._ready_handlers: tuple[Callable[[Agent], object], ...] = ()
+        self._destroy_handlers: tuple[Callable[[Agent], object], ...] = ()
+        self._closed = False
+        shell.feed(AgentConfigured(self.config.to_wire()))
+        if messages:
+            shell.feed(AgentReset(tuple(messages)))
 
-    @property
-    def journal(self) -> Journal | None:
-        """The journal of stream-layer inputs (``agentcore.journal.replay`` folds it)."""
-        return self._journal
+    def _fresh_state(self) -> ConversationState:
+        hooks = LoopConfig(
+            convert_to_llm=self.config.convert_to_llm,
+            transform_context=self.config.transform_context,
+        )
+        return self._initial_state(hooks, (), self.prices)
 
-    @property
-    def inputs(self) -> list[Any]:
-        """Every input folded since the last ``reset``; ``replay_journal`` replays it."""
-        return self.runtime.inputs
+    # -- what the agent holds and does -----------------------------------------------------
 
     @property
     def state(self) -> AgentSnapshot:
-        s = self.runtime.state
-        batch = s.batch
-        running: tuple[ToolCallPart, ...] = ()
-        approvals: tuple[ToolCallPart, ...] = ()
-        if batch is not None:
-            running = tuple(c for c in batch.calls if c.tool_call_id in batch.running)
-            approvals = tuple(c for c in batch.calls if c.tool_call_id in batch.pending)
-        error = None if s.error is None else error_from_code(s.error[1], s.error[0])
-        return AgentSnapshot(
-            tuple(s.messages),
-            s.phase not in ("idle", "approval"),
-            running,
-            approvals,
-            s.steering,
-            s.follow_ups,
-            error,
-        )
+        """A snapshot: activity, history, what runs or waits, queues, the last error."""
+        return snapshot_of(self._shell.state)
 
-    def subscribe(self, fn: Subscriber) -> Callable[[], None]:
-        """Call ``fn(event)`` for every delivered event (what presenters get); returns an
-        idempotent unsubscribe.
+    @property
+    def activity(self) -> AgentState:
+        """What the agent is doing now (``state.activity``)."""
+        return activity_of(self._shell.state.core)
 
-        A subscriber that raises is reported (``on_error``, else the ``agentcore.engine``
-        logger) and skipped; the others still get the event.
-        """
-        return self._outlet.subs.add(None, fn)
+    @property
+    def conversation_state(self) -> ConversationState:
+        """The whole conversation state (``core``, ``loop``, and your processors')."""
+        return self._shell.state
 
-    def on_error(self, handler: Callable[[EngineFailure], object]) -> Callable[[], None]:
-        """Receive an ``EngineFailure`` for each presenter or subscriber failure."""
+    @property
+    def journal(self) -> Journal | None:
+        """The journal every input is appended to (``None`` when there is none)."""
+        return self._shell.journal
+
+    @property
+    def message_queue(self) -> MessageQueueView:
+        """Messages ``receive`` holds behind the one being processed."""
+        return self._inbox.view
+
+    @property
+    def is_destroyed(self) -> bool:
+        return self._closed
+
+    # -- subscriptions --------------------------------------------------------------------
+
+    def subscribe(
+        self,
+        target: Handler | str | Iterable[str] | Mapping[str, Handler],
+        handler: Handler | None = None,
+    ) -> Unsubscribe:
+        """``subscribe(h)``, ``subscribe(type, h)``, ``subscribe([types], h)`` or
+        ``subscribe({type: h})``: call the handler with each delivered output (what
+        presenters get), of any type or of the given wire types (an unknown type raises
+        ``ValueError``). Returns one idempotent unsubscribe for all of them. A handler
+        that raises is reported (``on_error``) and skipped. Alias: ``on``."""
+        return self._outlet.subscribe(target, handler)
+
+    on = subscribe
+
+    def react(self, handlers: Mapping[str, Handler]) -> Unsubscribe:
+        """``react({"on_text_delta": h, ...})``: ``subscribe`` with ``on_``-prefixed names."""
+        return self.subscribe(react_map(handlers))
+
+    def on_state_change(self, handler: Callable[[StateChange], object]) -> Unsubscribe:
+        """Call ``handler(StateChange)`` each time ``activity`` changes."""
+        return self._shell.on_state_change(handler)
+
+    def on_ready(self, handler: Callable[[Agent], object]) -> Unsubscribe:
+        """Call ``handler(agent)`` each time a run ends with nothing queued for ``receive``."""
+        self._ready_handlers = (*self._ready_handlers, handler)
+        return lambda: self._remove("_ready_handlers", handler)
+
+    def on_destroy(self, handler: Callable[[Agent], object]) -> Unsubscribe:
+        """Call ``handler(agent)`` once, when the agent is closed."""
+        self._destroy_handlers = (*self._destroy_handlers, handler)
+        return lambda: self._remove("_destroy_handlers", handler)
+
+    def on_error(self, handler: Callable[[EngineFailure], object]) -> Unsubscribe:
+        """Receive an ``EngineFailure`` for each presenter, handler, interceptor or journal
+        failure (logged on ``agentcore.engine`` when nobody listens)."""
         return self._outlet.on_error(handler)
 
-    async def drain(self) -> None:
-        """Wait until every async presenter has finished with what it was given."""
-        await self._outlet.drain()
+    def use(self, middleware: Middleware) -> Unsubscribe:
+        """Wrap each message ``receive`` processes (first added = outermost)."""
+        return self._inbox.use(middleware)
 
-    # -- control ----------------------------------------------------------------------------
+    def intercept(self, interceptor: Interceptor) -> Unsubscribe:
+        """Add ``interceptor`` in front of delivery (first added runs first); one that
+        raises blocks that output and is reported."""
+        return self._outlet.intercept(interceptor)
+
+    def _remove(self, slot: str, handler: Callable[[Agent], object]) -> None:
+        setattr(self, slot, tuple(h for h in getattr(self, slot) if h is not handler))
+
+    def _call_handlers(self, handlers: Iterable[Callable[[Agent], object]]) -> None:
+        for handler in handlers:
+            try:
+                handler(self)
+            except Exception as exc:
+                self._outlet.report(EngineFailure("handler", repr(handler), exc, None))
+
+    # -- runs -----------------------------------------------------------------------------
 
     async def prompt(self, message: str | Any | Sequence[Any], **limits: Any) -> None:
         """Start a run with ``message`` and wait until it ends or pauses for approval.
 
         Run errors do not raise here: they are in ``state.error``. Raises
-        ``AgentBusyError`` if a run is active (steer or follow up instead).
+        ``AgentBusyError`` while a run is active (steer or follow up instead); waits for
+        an aborted run to wind down first. Cancelling the caller aborts the run and
+        returns once the agent is idle.
         """
-        self._check_idle()
-        await self.runtime.run(AgentPrompt(self._messages(message), **self._limits(limits)))
+        await self._run(AgentPrompt(self._messages(message), **_run_options(limits, self.config)))
 
     async def continue_(self, **limits: Any) -> None:
-        """Run again from the history as it is (e.g. after an error or an abort).
-
-        Raises ``ProtocolError`` when the history ends with the assistant's reply and no
-        message is queued, ``AgentBusyError`` while a run is active.
-        """
-        self._check_idle()
-        s = self.runtime.state
-        if not s.messages or (
-            isinstance(s.messages[-1], AssistantMessage) and not (s.steering or s.follow_ups)
-        ):
-            raise ProtocolError(
-                "cannot continue: the conversation is empty or ends with the assistant's "
-                "reply; use prompt(), or queue a message with follow_up() first"
-            )
-        await self.runtime.run(AgentContinue(**self._limits(limits)))
-
-    def steer(self, message: str | Any) -> None:
-        """Queue a message for before the next model call (not-started tools per policy)."""
-        self.runtime.feed(AgentSteer(self._message(message)))
-
-    def follow_up(self, message: str | Any) -> None:
-        """Queue a message for when the agent would otherwise stop."""
-        self.runtime.feed(AgentFollowUp(self._message(message)))
-
-    def abort(self, reason: str = "user") -> None:
-        """Abort the active run (idempotent; a no-op when idle). The run ends with
-        ``ABORTED``; partial output is kept and every tool call gets a result."""
-        self.runtime.feed(AgentAbort(reason))
-
-    async def approve(self, tool_call_id: str) -> None:
-        """Approve a pending call; once every pending call is decided the run resumes."""
-        await self.runtime.run(ToolApproval(tool_call_id, True))
-
-    async def reject(self, tool_call_id: str, reason: str | None = None) -> None:
-        """Reject a pending call: the model gets an error result saying so (and why)."""
-        await self.runtime.run(ToolApproval(tool_call_id, False, reason))
-
-    def reset(self) -> None:
-        """Forget the history and queues (raises ``AgentBusyError`` during a run).
-
-        Presenters, subscribers, the journal and the core machine carry on, so the journal
-        still replays exactly; ``inputs`` starts again.
-        """
-        self._check_idle()
-        self._initial = ()
-        self._runtime = None
-
-    # -- one-shot helpers -------------------------------------------------------------------
+        """Run again from the history as it is (after an error, an abort, or with a
+        queued message). A reply an error or abort cut off is dropped first, so the model
+        answers again. Raises ``ProtocolError`` when there is nothing to continue."""
+        await self._run(AgentContinue(**_run_options(limits, self.config)))
 
     async def run(
         self,
@@ -303,30 +321,28 @@ class Agent:
         (after calling ``on_error``) when it ended with an error or was aborted."""
 
         def relay(event: Any) -> None:
-            if on_token and isinstance(event, AgentMessageUpdate):
-                if isinstance(event.delta, TextDelta):
+            if type(event) is AgentMessageUpdate:
+                if on_token is not None and type(event.delta) is TextDelta:
                     on_token(event.delta.text)
-            elif on_tool_call and isinstance(event, ToolExecutionStart):
+            elif on_tool_call is not None and type(event) is ToolExecutionStart:
                 on_tool_call(event)
-            elif on_tool_result and isinstance(event, ToolExecutionEnd):
+            elif on_tool_result is not None and type(event) is ToolExecutionEnd:
                 on_tool_result(event.result)
 
-        self._check_idle()
-        start = len(self.runtime.state.messages)
+        command = AgentPrompt(self._messages(prompt), **_run_options(limits, self.config))
+        start = len(self._shell.state.loop.messages)
         began = time.perf_counter()
         unsubscribe = self.subscribe(relay)
         try:
-            end = await self.runtime.run(
-                AgentPrompt(self._messages(prompt), **self._limits(limits))
-            )
+            end = await self._run(command)
         finally:
             unsubscribe()
         error = self.state.error
         if error is not None:
-            if on_error:
+            if on_error is not None:
                 on_error(error)
             raise error
-        added = tuple(self.runtime.state.messages[start:])
+        added = tuple(self._shell.state.loop.messages[start:])
         replies = [m for m in added if isinstance(m, AssistantMessage)]
         result = AgentResult(
             replies[-1].text if replies else "",
@@ -336,79 +352,221 @@ class Agent:
             time.perf_counter() - began,
             "awaiting_approval" if isinstance(end, AwaitApproval) else "completed",
         )
-        if on_complete:
+        if on_complete is not None:
             on_complete(result)
         return result
 
-    async def stream(self, prompt: str | Any, **limits: Any) -> AsyncIterator[Any]:
-        """Yield every lifecycle event of a run started with ``prompt``, ending with
-        ``agent_end`` (or ``tool_approval_required``). Leaving the loop early aborts it."""
+    def stream(self, prompt: str | Any, **limits: Any) -> RunStream:
+        """The events of a run started with ``prompt``, ending with ``agent_end`` (or
+        ``tool_approval_required``). Leaving the loop early aborts the run."""
+        return RunStream(lambda: self.prompt(prompt, **limits), self.subscribe, self.abort)
 
-        self._check_idle()
-        queue: asyncio.Queue[Any] = asyncio.Queue()
-        unsubscribe = self.subscribe(queue.put_nowait)
-        task = asyncio.create_task(self.prompt(prompt, **limits))
+    async def approve(self, tool_call_id: str) -> None:
+        """Approve a pending call; once every pending call is decided the run resumes.
+        Raises ``ProtocolError`` for an id that awaits no decision."""
+        await self._run(ToolApproval(tool_call_id, True))
+
+    async def reject(self, tool_call_id: str, reason: str | None = None) -> None:
+        """Reject a pending call: the model gets an error result saying so (and why)."""
+        await self._run(ToolApproval(tool_call_id, False, reason))
+
+    async def wait(self) -> None:
+        """Return once no run is active (at once when idle or paused for approval)."""
+        while self._running():
+            await self._wait_stretch()
+
+    def steer(self, message: str | Any) -> None:
+        """Queue a message for before the next model call (not-started tools per policy)."""
+        self._command(AgentSteer(self._message(message)))
+
+    def follow_up(self, message: str | Any) -> None:
+        """Queue a message for when the agent would otherwise stop."""
+        self._command(AgentFollowUp(self._message(message)))
+
+    def abort(self, reason: str = "user") -> None:
+        """Abort the active run (idempotent; a no-op when idle). The run ends with
+        ``ABORTED``; partial output is kept and every tool call gets a result. Alias:
+        ``interrupt``; queued ``receive`` messages still run afterwards."""
+        if self._shell.state.loop.phase != "idle":
+            self._shell.feed(AgentAbort(reason))
+
+    interrupt = abort
+
+    def reset(self) -> None:
+        """Forget the history and queues (raises ``AgentBusyError`` during a run)."""
+        self._command(AgentReset())
+
+    # -- the seed's engine API ------------------------------------------------------------
+
+    async def receive(self, message: str | UserMessage) -> Reply:
+        """Process ``message`` after those already queued: one run (one model call when
+        no tool is asked for). Returns a ``Reply`` (the run's delivered outputs);
+        raises the run's typed error when it ended in error, ``EngineClosedError`` after
+        ``aclose``, ``MessageRejectedError`` when a middleware dropped the message."""
+        if self._closed:
+            raise EngineClosedError(f"agent {self.agent_id} was closed; create a new one")
+        if not isinstance(message, str | UserMessage):
+            raise TypeError(f"receive() takes a str or a UserMessage, got {message!r}")
+        return await self._inbox.receive(self._message(message), self.abort)
+
+    async def _receive_one(self, message: UserMessage) -> Reply:
+        while self._running():
+            await self._wait_stretch()
+        collected = self._shell.collect()
         try:
-            while not (task.done() and queue.empty()):
-                getter = asyncio.ensure_future(queue.get())
-                await asyncio.wait({getter, task}, return_when=asyncio.FIRST_COMPLETED)
-                if getter.done():
-                    yield getter.result()
-                else:
-                    getter.cancel()
-            await task
+            end = await self._run(AgentPrompt((self._message(message),)))
         finally:
-            unsubscribe()
-            if not task.done():
-                self.abort("stream closed")
-                await task
+            self._shell.stop_collecting()
+        error = self.state.error
+        aborted = isinstance(end, Finish) and end.reason == "aborted"
+        if error is not None and not aborted:
+            raise error
+        return Reply(message, tuple(collected), aborted)
 
-    # -- helpers ----------------------------------------------------------------------------
+    def _ready(self) -> None:
+        if not self._closed:
+            self._call_handlers(self._ready_handlers)
 
-    def _check_idle(self) -> None:
-        phase = self.runtime.state.phase
-        if phase == "approval":
-            raise AgentBusyError(
-                "the agent is waiting for tool approval: call approve()/reject() for "
-                f"{[c.tool_call_id for c in self.state.pending_approvals]}, or abort()"
-            )
-        if phase != "idle":
-            raise AgentBusyError(
-                "the agent is running: use agent.steer(msg) to redirect it now, or "
-                "agent.follow_up(msg) to queue a message for when it finishes"
-            )
+    # -- lifecycle ------------------------------------------------------------------------
 
     async def aclose(self) -> None:
-        """Release what the agent built: the driver it resolved from a model name.
+        """Close the agent; idempotent. Queued ``receive`` messages are rejected, the
+        active run is aborted and wound down, async presenters get at most
+        ``close_timeout`` seconds to finish (a stuck one is reported and dropped), destroy
+        handlers run, the journal is synced, and a driver the agent resolved from a model
+        name is closed. Afterwards ``prompt``/``receive`` raise ``EngineClosedError``.
+        Alias: ``destroy``."""
+        if self._closed:
+            return
+        self._closed = True
+        self._inbox.close(self.agent_id)
+        self.abort("closed")
+        await self._performer.aclose()
+        await self._inbox.wait()
+        await self._outlet.drain(self._close_timeout)
+        self._outlet.cancel()
+        self._call_handlers(self._destroy_handlers)
+        journal = self._shell.journal
+        if journal is not None:
+            journal.sync()
+        if isinstance(self._model, str) and self._driver is not None:
+            await self._driver.aclose()
 
-        A driver instance passed in is the caller's to close. Idempotent. After it, an
-        agent built from a model name cannot call its model again.
+    destroy = aclose
+
+    async def drain(self, timeout: float | None = None) -> bool:
+        """Wait until async presenters have caught up (at most ``timeout`` seconds)."""
+        return await self._outlet.drain(timeout)
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    # -- the fold and the runs it is waited on --------------------------------------------
+
+    def _command(self, event: Any) -> None:
+        """Feed a command; raise what the processor said if it rejected it."""
+        if self._closed:
+            raise EngineClosedError(f"agent {self.agent_id} was closed; create a new one")
+        collected = self._shell.collect()
+        try:
+            self._shell.feed(event)
+        finally:
+            self._shell.stop_collecting()
+        if collected and all(type(o) is ErrorMessage for o in collected):
+            rejection = collected[0]
+            raise error_from_code(rejection.message, rejection.code)
+
+    async def _run(self, event: Any) -> Finish | AwaitApproval | None:
+        """Feed a command that starts or resumes a run; wait until it ends or pauses.
+
+        Returns ``None`` when the command started nothing (an approval that still waits
+        for other decisions). A stopping run is waited for first.
         """
-        runtime = self._runtime
-        if isinstance(self._model, str) and runtime is not None:
-            close = getattr(runtime.driver, "aclose", None)
-            if close is not None:
-                await close()
+        if self._stopping():
+            await self.wait()
+        loop = asyncio.get_running_loop()
+        self._stretch = stretch = loop.create_future()
+        self._command(event)
+        if not stretch.done() and not self._running():
+            return None
+        try:
+            return await asyncio.shield(stretch)
+        except asyncio.CancelledError:
+            if not stretch.done():
+                self.abort("cancelled")
+                await self._wound_down()
+            raise
+
+    async def _wound_down(self) -> None:
+        """Wait for the run to end, whatever cancels the waiting task meanwhile."""
+        while self._running():
+            try:
+                await self._wait_stretch()
+            except asyncio.CancelledError:
+                continue
+
+    async def _wait_stretch(self) -> None:
+        stretch = self._stretch
+        if stretch is None or stretch.done():
+            self._stretch = stretch = asyncio.get_running_loop().create_future()
+        await asyncio.shield(stretch)
+
+    def _running(self) -> bool:
+        return self._shell.state.loop.phase not in ("idle", "approval")
+
+    def _stopping(self) -> bool:
+        run = self._shell.state.loop.run
+        return run is not None and run.stopping is not None
+
+    def _paused(self, effect: Finish | AwaitApproval) -> None:
+        stretch = self._stretch
+        if stretch is not None and not stretch.done():
+            stretch.set_result(effect)
+        if type(effect) is Finish and not self._inbox.pending:
+            self._ready()
+
+    # -- helpers --------------------------------------------------------------------------
 
     def _resolve_driver(self) -> Driver:
-        if not isinstance(self._model, str):
-            return self._model
-        factory = self._driver_factory or resolve_model
-        return factory(self._model)
+        if self._driver is None:
+            assert isinstance(self._model, str)
+            factory = self._driver_factory or resolve_model
+            self._driver = _driver(factory(self._model))
+        return self._driver
 
     def _message(self, message: str | Any) -> Any:
+        if message is None or isinstance(message, int | float | bool | bytes):
+            raise TypeError(
+                f"a message is a str, a UserMessage or another message object, got {message!r}"
+            )
         return stamp_message(message, self._clock, self._new_id)
-
-    def _limits(self, values: dict[str, Any]) -> dict[str, Any]:
-        out = _limits(values)
-        if out.get("max_cost") is not None and self.config.price is None:
-            raise _no_price(self._model)
-        return out
 
     def _messages(self, message: str | Any | Sequence[Any]) -> tuple[Any, ...]:
         if isinstance(message, list | tuple):
+            if not message:
+                raise TypeError("prompt() needs at least one message")
             return tuple(self._message(m) for m in message)
         return (self._message(message),)
+
+
+def _driver(model: Any) -> Driver:
+    try:
+        return as_driver(model)
+    except TypeError:
+        raise ConfigurationError(
+            f"model must be a 'provider/model' string or a Driver, got {model!r}"
+        ) from None
+
+
+def _tool(value: Any) -> Tool:
+    if isinstance(value, Tool):
+        return value
+    raise ConfigurationError(
+        f"tools must be Tool objects (build them with @tool or define_tool), got {value!r}"
+    )
 
 
 def _prices_for(
@@ -416,11 +574,9 @@ def _prices_for(
 ) -> tuple[ModelPrice | None, dict[str, ModelPrice] | None]:
     """The loop's price and the turn tracker's table for ``model``.
 
-    A ``"provider/model"`` string without an explicit ``price`` is looked up in
-    ``drivers.prices`` (``None`` when unknown or when the package is missing). The table
-    keys the price by the model id (a driver's ``model`` attribute for an instance), so
-    turn costs follow the loop's; without a price there is no table and turn costs are
-    ``None``, as in a replay through the default machine.
+    A ``"provider/model"`` string without an explicit ``price`` is looked up in the price
+    tables plugins register (``None`` when unknown). The table keys the price by the model
+    id (a driver's ``model`` attribute for an instance), so turn costs follow the loop's.
     """
     if isinstance(model, str):
         key: object = model.rpartition("/")[2]
@@ -434,25 +590,50 @@ def _prices_for(
 
 
 def _no_price(model: str | Driver) -> ConfigurationError:
-    name = model if isinstance(model, str) else getattr(model, "name", repr(model))
+    name = model if isinstance(model, str) else model.name
     return ConfigurationError(
         f"max_cost needs a price for model {name}; pass price=ModelPrice(...)"
     )
 
 
-def _ms(seconds: float | None) -> int | None:
+def _ms(name: str, seconds: Any, *, allow_zero: bool = False) -> int | None:
     if seconds is None:
         return None
-    return max(1, round(seconds * 1000)) if seconds > 0 else round(seconds * 1000)
+    if (
+        isinstance(seconds, bool)
+        or not isinstance(seconds, int | float)
+        or not (seconds >= 0 if allow_zero else seconds > 0)
+    ):
+        bound = ">= 0" if allow_zero else "> 0"
+        raise ConfigurationError(f"{name} must be a number of seconds {bound}, got {seconds!r}")
+    return round(seconds * 1000) if allow_zero else max(1, round(seconds * 1000))
 
 
-def _limits(values: dict[str, Any]) -> dict[str, Any]:
-    known = {"max_iterations", "max_tokens", "max_cost", "timeout"}
-    unknown = set(values) - known
+def _limits_of(max_iterations: Any, max_tokens: Any, max_cost: Any, timeout: Any) -> Limits:
+    return Limits(max_iterations, max_tokens, max_cost, _ms("timeout", timeout))
+
+
+def _run_options(values: dict[str, Any], config: LoopConfig) -> dict[str, Any]:
+    """Per-run limit overrides, checked: unknown names and bad values raise
+    ``ConfigurationError``."""
+    unknown = set(values) - _RUN_OPTIONS
     if unknown:
-        raise ConfigurationError(f"unknown run option(s) {sorted(unknown)}; known: {sorted(known)}")
+        raise ConfigurationError(
+            f"unknown run option(s) {sorted(unknown)}; known: {sorted(_RUN_OPTIONS)}"
+        )
     out = {k: v for k, v in values.items() if k != "timeout"}
     if "timeout" in values:
-        out["timeout_ms"] = _ms(values["timeout"])
-    Limits(**out)  # validate: raises ConfigurationError naming the bad limit
+        out["timeout_ms"] = _ms("timeout", values["timeout"])
+    config.check_limits(
+        Limits(**{k: out.get(k) for k in ("max_iterations", "max_tokens", "max_cost")})
+    )
     return out
+
+
+def create_agent(
+    driver: Driver | Any,
+    presenters: Sequence[Any] = (),
+    **options: Any,
+) -> Agent:
+    """The seed's factory: ``Agent(driver, presenters=presenters, **options)``."""
+    return Agent(driver, presenters=presenters, **options)

@@ -31,7 +31,7 @@ __all__ = ["EngineFailure", "FailureSource", "PresenterLane", "Reporter"]
 
 logger = logging.getLogger("agentcore.engine")
 
-FailureSource = Literal["presenter", "handler", "interceptor", "error_handler"]
+FailureSource = Literal["presenter", "handler", "interceptor", "error_handler", "journal"]
 
 
 @attrs.frozen(slots=True)

@@ -1,15 +1,17 @@
-"""What every async shell of agentcore shares: stamping and getting outputs out.
+"""Getting an agent's outputs out: interceptors, presenters, subscribers, the error channel.
 
-``AgentEngine`` (one model call per message) and the ``Agent`` runtime (the agent loop)
-both stamp user messages with the same helper and deliver through one ``Outlet``: the
-presenters, each on its isolated lane (``_delivery.PresenterLane``), the subscribers,
-and the error channel. The guarantees are those of ``_delivery``: every presenter sees
-every delivered output in order; a failing presenter, handler or interceptor is reported
-once per failure and never stops the others.
+``Outlet.send(output)`` runs the interceptors (first added first; one that does not call
+``next`` blocks the output), then ``deliver`` hands the output to every presenter, each
+on its isolated lane (``delivery.PresenterLane``), then to the subscribers. The
+guarantees are those of ``delivery``: every presenter sees every delivered output in
+order; a failing presenter, handler or interceptor is reported once per failure and
+never stops the others. Also here: the runtime's millisecond clock, ids, and the
+stamping of user messages.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -19,7 +21,7 @@ import attrs
 
 from .._core.events import UserMessage
 from .delivery import EngineFailure, PresenterLane, Reporter, report_to
-from .middleware import all_of
+from .middleware import Interceptor, all_of, intercepting
 from .subscriptions import Handler, Subscriptions, Unsubscribe, parse_subscription
 
 __all__ = ["Outlet", "ms_clock", "new_id", "stamp_message"]
@@ -84,7 +86,16 @@ class Outlet:
     With no ``on_error`` handler, failures are logged to the ``agentcore.engine`` logger.
     """
 
-    __slots__ = ("_error_handlers", "agent_id", "congested", "lanes", "report", "subs")
+    __slots__ = (
+        "_error_handlers",
+        "_interceptors",
+        "agent_id",
+        "congested",
+        "lanes",
+        "report",
+        "send",
+        "subs",
+    )
 
     def __init__(self, agent_id: str, presenters: Sequence[Any], max_pending: int) -> None:
         if max_pending < 1:
@@ -95,6 +106,9 @@ class Outlet:
         self.lanes = tuple(PresenterLane(p, self.report, max_pending) for p in presenters)
         self.subs = _CountedSubscriptions(self.report)
         self.congested = False
+        self._interceptors: tuple[Interceptor, ...] = ()
+        self.send: Callable[[Any], None] = self.deliver
+        """Interceptors, then ``deliver``: what the runtime calls for each output."""
 
     def deliver(self, output: Any) -> None:
         for lane in self.lanes:
@@ -121,16 +135,50 @@ class Outlet:
 
         return remove
 
+    def intercept(self, interceptor: Interceptor) -> Unsubscribe:
+        """Add ``interceptor`` in front of delivery (first added runs first)."""
+        if not callable(interceptor):
+            raise TypeError(
+                f"an interceptor must be callable as (output, next), got {interceptor!r}"
+            )
+        self._interceptors = (*self._interceptors, interceptor)
+        self._rebuild()
+
+        def remove() -> None:
+            self._interceptors = tuple(i for i in self._interceptors if i is not interceptor)
+            self._rebuild()
+
+        return remove
+
+    def _rebuild(self) -> None:
+        chain: Callable[[Any], None] = self.deliver
+        for interceptor in reversed(self._interceptors):
+            chain = intercepting(interceptor, chain, self.report)
+        self.send = chain
+
     async def relieve(self) -> None:
         """Wait until every lane is below its backpressure mark."""
         for lane in self.lanes:
             await lane.wait_below_mark()
         self.congested = False
 
-    async def drain(self) -> None:
-        """Wait until every async presenter has finished with what it was given."""
-        for lane in self.lanes:
-            await lane.drain()
+    async def drain(self, timeout: float | None = None) -> bool:
+        """Wait until every async presenter has finished with what it was given, or at
+        most ``timeout`` seconds; return whether they all finished. A presenter still
+        busy at the timeout is reported (``EngineFailure``, a ``TimeoutError``)."""
+        waiting = asyncio.gather(*(lane.drain() for lane in self.lanes))
+        try:
+            await asyncio.wait_for(waiting, timeout)
+        except TimeoutError:
+            for lane in self.lanes:
+                if lane.pending:
+                    stuck = TimeoutError(
+                        f"presenter still busy after {timeout:g} s with {lane.pending} "
+                        "output(s) to present; they were dropped"
+                    )
+                    self.report(EngineFailure("presenter", lane.name, stuck))
+            return False
+        return True
 
     def cancel(self) -> None:
         """Stop every lane (awaitables not yet run are closed, not awaited)."""

@@ -35,15 +35,16 @@ class C(A):
 
 
 def counter(tag: str) -> Any:
-    """A child that counts what it saw and emits one output derived from the input:
-    ``A(n)`` -> ``B(n - 1)`` while n > 0 (so feedback terminates), ``B(n)`` -> ``C(n)``,
-    ``C`` -> nothing. The output class is chosen so feedback tables can chain them."""
+    """A child that counts what it saw and emits outputs derived from the input:
+    ``A(n)`` -> ``B(n - 1), C(n)`` while n > 0 (so feedback terminates), ``B(n)`` ->
+    ``C(n)``, ``C`` -> nothing. Two outputs for one input tell feeding each output back
+    right away from feeding back after all of them."""
 
     def processor(state: tuple[int, tuple[str, ...]], event: Any) -> tuple[Any, tuple[Any, ...]]:
         count, seen = state
         state = (count + 1, (*seen, f"{tag}:{event!r}"))
         if type(event) is A and event.n > 0:
-            return state, (B(event.n - 1),)
+            return state, (B(event.n - 1), C(event.n))
         if type(event) is B:
             return state, (C(event.n),)
         return state, ()
@@ -75,8 +76,8 @@ def reference(
     def run(item: Any, targets: tuple[str, ...]) -> None:
         for name in targets:
             states[name], outs = children[name](states[name], item)
+            out.extend(outs)
             for o in outs:
-                out.append(o)
                 if type(o) in feedback:
                     run(o, feedback[type(o)])
 
@@ -142,7 +143,7 @@ def test_a_child_later_in_a_route_sees_what_earlier_outputs_caused() -> None:
 
     def first(state: None, event: Any) -> tuple[None, tuple[Any, ...]]:
         log.append(f"first {event!r}")
-        return state, (B(event.n),)
+        return state, (B(event.n), C(event.n))
 
     def second(state: None, event: Any) -> tuple[None, tuple[Any, ...]]:
         log.append(f"second {event!r}")
@@ -156,7 +157,7 @@ def test_a_child_later_in_a_route_sees_what_earlier_outputs_caused() -> None:
     state = combine_initial_states(first=lambda: None, second=lambda: None)()
     _, outs = processor(state, A(1))
     assert log == ["first A(1)", "second B(1)", "second A(1)"]
-    assert outs == (B(1),)
+    assert outs == (B(1), C(1))  # a child's outputs stay together, ahead of what they cause
 
 
 def test_unchanged_children_keep_the_state_object() -> None:

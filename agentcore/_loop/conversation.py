@@ -1,0 +1,249 @@
+"""The conversation processor: the core processors and the loop policy as ONE processor.
+
+Built with ``route_processors``, the way a user builds theirs (docs/machine.md):
+
+- ``core`` is ``agent_processor`` (message assembler, state events, turns, activity);
+- ``loop`` is ``loop_processor`` (the agent-loop policy);
+- a user's own processors join as *watchers*: each sees every input and every output of
+  ``core`` and ``loop``, in order, and its outputs are delivered after theirs.
+
+Routing (every decision about who sees what lives here, none in the runtime):
+
+- a driver's stream events, ``error_received``, ``interrupt`` and ``tool_result`` go to
+  the core, then to the loop; the core's ``assistant_message`` is fed to the loop as
+  soon as it is assembled, so the loop decides on the whole reply before it sees the
+  event that completed it (a failure's flushed partial reply before the failure);
+- commands (``agent_prompt``, ``agent_steer``, ``tool_approval``, ``clock_tick``...) go to
+  the loop only; so does anything unknown, which the loop rejects by name;
+- what the loop lets into the conversation is fed to the core: the ``user_message`` of a
+  prompt or a queued message, the ``interrupt`` that flushes a reply cut off by a process
+  stop; and the ``tool_result`` of a call it answered itself goes to the core and back to
+  the loop, exactly the way a tool's own result does;
+- every stream-layer input is also the first output of its step, so the outputs of a
+  fold are exactly what presenters receive, and ``replay`` reproduces them.
+
+Effect requests (``CallModel``...; ``agentcore.loop.EFFECTS``) are outputs too: the
+runtime performs them and never delivers them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from .._core.agent_processor import activity_of, agent_processor, create_initial_agent_engine_state
+from .._core.combinators import combine_initial_states
+from .._core.content import ToolCallPart
+from .._core.errors import AgentError, ConfigurationError, error_from_code
+from .._core.events import (
+    AssistantMessage,
+    ErrorReceived,
+    InputJsonDelta,
+    Interrupt,
+    MessageDelta,
+    MessageStart,
+    MessageStop,
+    TextDelta,
+    ThinkingDelta,
+    ToolResult,
+    ToolUseStart,
+    ToolUseStop,
+    UserMessage,
+)
+from .._core.machine import MealyMachine
+from .._core.pricing import ModelPrice
+from .._core.processor import AnyProcessor
+from .._core.route import route_processors
+from .._core.state_machine import AgentState
+from .._core.store import Store
+from .events import (
+    AgentAbort,
+    AgentConfigured,
+    AgentContinue,
+    AgentFollowUp,
+    AgentPrompt,
+    AgentReset,
+    AgentResume,
+    AgentSteer,
+    ClockTick,
+    ToolApproval,
+    ToolProgress,
+)
+from .policy import loop_processor
+from .state import LoopConfig, LoopState, initial_loop_state
+
+__all__ = [
+    "AgentSnapshot",
+    "ConversationState",
+    "STREAM_INPUTS",
+    "conversation_processor",
+    "create_conversation",
+    "create_conversation_machine",
+    "create_initial_conversation_state",
+    "snapshot_of",
+]
+
+STREAM_INPUTS: tuple[type[Any], ...] = (
+    MessageStart,
+    TextDelta,
+    ThinkingDelta,
+    ToolUseStart,
+    InputJsonDelta,
+    ToolUseStop,
+    MessageDelta,
+    MessageStop,
+    ErrorReceived,
+    Interrupt,
+    ToolResult,
+)
+"""Stream events the core assembles and the loop then decides on."""
+
+COMMANDS: tuple[type[Any], ...] = (
+    AgentPrompt,
+    AgentContinue,
+    AgentSteer,
+    AgentFollowUp,
+    AgentAbort,
+    AgentResume,
+    AgentReset,
+    AgentConfigured,
+    ToolApproval,
+    ToolProgress,
+    ClockTick,
+)
+
+ROUTES: Mapping[type[Any], tuple[str, ...]] = {
+    **{cls: ("core", "loop") for cls in STREAM_INPUTS},
+    UserMessage: ("core",),
+    **{cls: ("loop",) for cls in COMMANDS},
+}
+FEEDBACK: Mapping[type[Any], tuple[str, ...]] = {
+    AssistantMessage: ("loop",),
+    UserMessage: ("core",),
+    ToolResult: ("core", "loop"),
+    Interrupt: ("core",),
+}
+ECHO = (*STREAM_INPUTS, UserMessage)
+
+ConversationState = Any
+"""A ``CombinedState`` named tuple: ``core``, ``loop``, then one field per user processor."""
+
+_BUILT_IN = ("core", "loop")
+
+
+def create_conversation(
+    processors: Mapping[str, tuple[AnyProcessor, Callable[[], Any]]] | None = None,
+) -> tuple[AnyProcessor, Callable[..., ConversationState]]:
+    """The conversation processor with a user's ``processors`` (``{name: (processor,
+    initial_state)}``) as watchers, and its initial-state factory
+    ``(config, messages=(), prices=None) -> state``.
+
+    Raises ``ConfigurationError`` for a name that clashes with ``core``/``loop`` or a
+    pair that is not ``(processor, initial_state)``.
+    """
+    extra = dict(processors or {})
+    for name, pair in extra.items():
+        if name in _BUILT_IN:
+            raise ConfigurationError(f"processor name {name!r} is taken by the built-in {name}")
+        if not (isinstance(pair, tuple) and len(pair) == 2 and all(callable(p) for p in pair)):
+            raise ConfigurationError(
+                f"processors[{name!r}] must be (processor, initial_state_factory), got {pair!r}"
+            )
+    processor = route_processors(
+        {"core": agent_processor, "loop": loop_processor, **{n: p for n, (p, _) in extra.items()}},
+        ROUTES,
+        feedback=FEEDBACK,
+        echo=ECHO,
+        default=("loop",),
+        watchers=tuple(extra),
+    )
+    factories = {n: f for n, (_, f) in extra.items()}
+
+    def initial_state(
+        config: LoopConfig | None = None,
+        messages: Sequence[Any] = (),
+        prices: Mapping[str, ModelPrice] | None = None,
+    ) -> ConversationState:
+        return combine_initial_states(
+            core=lambda: create_initial_agent_engine_state(prices),
+            loop=lambda: initial_loop_state(config or LoopConfig(), messages),
+            **factories,
+        )()
+
+    return processor, initial_state
+
+
+conversation_processor, create_initial_conversation_state = create_conversation()
+"""The conversation processor with no user processor, and its initial-state factory."""
+
+
+@attrs.frozen(slots=True)
+class AgentSnapshot:
+    """What an agent is doing and holds, read from its conversation state.
+
+    ``activity`` is the ``AgentState`` (idle, thinking, responding...); ``messages`` the
+    history; ``is_streaming`` whether a run is active (not paused for approval);
+    ``pending_tool_calls`` the calls running; ``pending_approvals`` the calls still
+    waiting for a decision; ``steering``/``follow_ups`` the queued messages; ``error``
+    the last run's error (``None`` after a clean run); ``iterations`` and ``turn`` the
+    current run's model calls and turn number.
+    """
+
+    activity: AgentState
+    messages: tuple[Any, ...]
+    is_streaming: bool
+    pending_tool_calls: tuple[ToolCallPart, ...]
+    pending_approvals: tuple[ToolCallPart, ...]
+    steering: tuple[Any, ...]
+    follow_ups: tuple[Any, ...]
+    error: AgentError | None
+    iterations: int = 0
+    turn: int = 0
+
+
+def snapshot_of(state: ConversationState) -> AgentSnapshot:
+    """The ``AgentSnapshot`` of a conversation state."""
+    loop: LoopState = state.loop
+    batch, run = loop.batch, loop.run
+    running: tuple[ToolCallPart, ...] = ()
+    approvals: tuple[ToolCallPart, ...] = ()
+    if batch is not None:
+        running = tuple(c for c in batch.calls if c.tool_call_id in batch.running)
+        approvals = tuple(
+            c
+            for c in batch.calls
+            if c.tool_call_id in batch.pending and c.tool_call_id not in batch.decisions
+        )
+    error = None
+    if loop.error is not None:
+        code, message, retryable = loop.error
+        error = error_from_code(message, code, retryable=retryable)
+    return AgentSnapshot(
+        activity_of(state.core),
+        tuple(loop.messages),
+        loop.phase not in ("idle", "approval"),
+        running,
+        approvals,
+        loop.steering,
+        loop.follow_ups,
+        error,
+        0 if run is None else run.iterations,
+        0 if run is None else run.turn,
+    )
+
+
+def create_conversation_machine(
+    prices: Mapping[str, ModelPrice] | None = None,
+    *,
+    config: LoopConfig | None = None,
+    processors: Mapping[str, tuple[AnyProcessor, Callable[[], Any]]] | None = None,
+    store: Store | None = None,
+) -> MealyMachine:
+    """A ``MealyMachine`` running the conversation processor for every agent: what
+    ``replay`` folds a journal through by default. ``config`` supplies the hooks (the
+    journal's ``agent_configured`` supplies the rest); ``prices`` is the turn tracker's
+    price table, for turn costs."""
+    processor, initial = create_conversation(processors)
+    return MealyMachine(processor, lambda: initial(config, (), prices), store)

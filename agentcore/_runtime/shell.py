@@ -1,0 +1,195 @@
+"""The fold at the heart of the one runtime: stamp, scrub, journal, fold, deliver, perform.
+
+``Shell.feed(event)`` is the only way an input reaches an agent's conversation state:
+
+1. an event whose ``timestamp`` is 0 is stamped with the runtime's millisecond clock;
+2. secrets (API keys, bearer tokens) are scrubbed from it, so what is folded is exactly
+   what the journal holds and a replay gives the same outputs;
+3. it is appended to the journal (when there is one) *before* it is folded;
+4. it is folded through the conversation processor;
+5. every output is delivered (presenters, subscribers, through the interceptors) in
+   order, except effect requests, which go to the performer.
+
+Feeding is synchronous and not re-entrant: an event fed while outputs are being
+delivered (a subscriber calling ``steer``, a performer answering at once) waits in a
+backlog and is folded right after, in order. The shell decides nothing about the
+conversation: which input goes where, and what to do next, is the processor's.
+
+A journal that fails to append is reported (``EngineFailure`` with source ``journal``)
+and the input is folded anyway: an agent never gets stuck on its log (resume then lacks
+that input; the failure says so).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+
+from .._core.events import LAYERS, InputJsonDelta, TextDelta, ThinkingDelta
+from .._core.processor import AnyProcessor
+from .._core.secrets import SECRET_PATTERN, scrub_event
+from .._core.state_machine import AgentState, StateChange
+from .._journal.journal import Journal
+from .._loop.events import EFFECTS
+from .delivery import EngineFailure
+
+__all__ = ["Shell"]
+
+_CHUNKED = (TextDelta, ThinkingDelta, InputJsonDelta)
+_SECRET = re.compile(SECRET_PATTERN)
+
+
+def _chunk(event: Any) -> str:
+    chunk: str = event.partial_json if type(event) is InputJsonDelta else event.text
+    return chunk
+
+
+def scrubbed(event: Any) -> Any:
+    """``event`` with secrets redacted (itself when it holds none).
+
+    Deltas carry one chunk of text: one regular-expression search decides. Other events
+    are checked through their wire form.
+    """
+    if type(event) in _CHUNKED:
+        chunk = _chunk(event)
+        if type(chunk) is not str or _SECRET.search(chunk) is None:
+            return event
+    return scrub_event(event)
+
+
+class Shell:
+    """One agent's conversation state and the loop that advances it (module docstring).
+
+    ``deliver(output)`` hands a non-effect output on (the outlet, through interceptors);
+    ``perform(effect)`` performs an effect request; ``report`` takes failures;
+    ``activity(state)`` reads what the agent is doing, for ``on_state_change`` handlers.
+    """
+
+    __slots__ = (
+        "_backlog",
+        "_change_handlers",
+        "_collect",
+        "_feeding",
+        "activity",
+        "agent_id",
+        "clock",
+        "deliver",
+        "journal",
+        "perform",
+        "processor",
+        "report",
+        "state",
+    )
+
+    def __init__(
+        self,
+        processor: AnyProcessor,
+        state: Any,
+        *,
+        agent_id: str,
+        clock: Callable[[], int],
+        journal: Journal | None,
+        deliver: Callable[[Any], None],
+        perform: Callable[[Any], None],
+        report: Callable[[EngineFailure], None],
+        activity: Callable[[Any], AgentState],
+    ) -> None:
+        self.processor = processor
+        self.state = state
+        self.agent_id = agent_id
+        self.clock = clock
+        self.journal = journal
+        self.deliver = deliver
+        self.perform = perform
+        self.report = report
+        self.activity = activity
+        self._backlog: deque[Any] = deque()
+        self._feeding = False
+        self._collect: list[Any] | None = None
+        self._change_handlers: tuple[Callable[[StateChange], object], ...] = ()
+
+    # -- feeding --------------------------------------------------------------------------
+
+    def feed(self, event: Any) -> None:
+        """Stamp, scrub, journal and fold ``event``; deliver its outputs; perform effects."""
+        if getattr(event, "timestamp", 1) == 0:
+            event = attrs.evolve(event, timestamp=self.clock())
+        self._backlog.append(event)
+        if self._feeding:
+            return
+        self._feeding = True
+        try:
+            self._drain()
+        finally:
+            self._feeding = False
+
+    def _drain(self) -> None:
+        backlog, processor, deliver, perform = (
+            self._backlog,
+            self.processor,
+            self.deliver,
+            self.perform,
+        )
+        effects = EFFECTS
+        while backlog:
+            event = scrubbed(backlog.popleft())
+            if self.journal is not None:
+                self._journal(event)
+            before = self.state
+            self.state, outputs = processor(before, event)
+            if self._collect is not None:
+                self._collect.extend(o for o in outputs if type(o) not in effects)
+            for output in outputs:
+                if type(output) in effects:
+                    perform(output)
+                else:
+                    deliver(output)
+            if self._change_handlers:
+                self._announce(before, outputs)
+
+    def _journal(self, event: Any) -> None:
+        assert self.journal is not None
+        try:
+            self.journal.append(self.agent_id, event)
+        except Exception as exc:  # the log failed: say so, never get stuck on it
+            self.report(EngineFailure("journal", repr(self.journal), exc, event))
+
+    # -- watching ------------------------------------------------------------------------
+
+    def collect(self) -> list[Any]:
+        """Start collecting every delivered output (for a ``Reply``); returns the list."""
+        collected: list[Any] = []
+        self._collect = collected
+        return collected
+
+    def stop_collecting(self) -> None:
+        self._collect = None
+
+    def on_state_change(self, handler: Callable[[StateChange], object]) -> Callable[[], None]:
+        """Call ``handler(StateChange)`` after each step that changed the activity."""
+        self._change_handlers = (*self._change_handlers, handler)
+
+        def remove() -> None:
+            self._change_handlers = tuple(h for h in self._change_handlers if h is not handler)
+
+        return remove
+
+    def _announce(self, before: Any, outputs: tuple[Any, ...]) -> None:
+        previous, current = self.activity(before), self.activity(self.state)
+        if previous is current:
+            return
+        cause = next((o for o in reversed(outputs) if _is_state_event(o)), None)
+        change = StateChange(previous, current, cause)
+        for handler in self._change_handlers:
+            try:
+                handler(change)
+            except Exception as exc:
+                self.report(EngineFailure("handler", repr(handler), exc, change))
+
+
+def _is_state_event(output: Any) -> bool:
+    return LAYERS.get(getattr(output, "type", ""), "") == "state"
