@@ -12,9 +12,9 @@ combining marks) so that every normalised character knows where it came from:
 
 - ``\\r\\n`` counts as ``\\n``;
 - NFKC (fullwidth forms, ligatures, composed accents);
-- single quotes U+2018–U+201B to ``'``, double quotes U+201C–U+201F to ``"``;
-- dashes U+2010–U+2015 and U+2212 to ``-``;
-- spaces U+00A0, U+2002–U+200A, U+202F, U+205F, U+3000 to `` ``;
+- single quotes U+2018..U+201B to ``'``, double quotes U+201C..U+201F to ``"``;
+- dashes U+2010..U+2015 and U+2212 to ``-``;
+- spaces U+00A0, U+2002..U+200A, U+202F, U+205F, U+3000 to `` ``;
 - whitespace at the end of each line dropped.
 """
 

@@ -49,8 +49,9 @@ _WRAPPERS: dict[str, frozenset[str]] = {
 _POSITIONAL_WRAPPERS = {"timeout": 1, "chrt": 1, "taskset": 1}  # a duration/priority/mask first
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _SYSTEM_DIRS = frozenset(
-    "/bin /boot /dev /etc /home /lib /lib32 /lib64 /opt /proc /root /sbin /srv /sys /usr "
-    "/var /Applications /Library /System /Users".split()
+    {"/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib32", "/lib64", "/opt", "/proc"}
+    | {"/root", "/sbin", "/srv", "/sys", "/usr", "/var", "/Applications", "/Library"}
+    | {"/System", "/Users"}
 )
 _DISK = re.compile(r"^/dev/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|disk\d|md\d|dm-)")
 _FORK_BOMB = re.compile(r"([\w:.]+)\s*\(\s*\)\s*\{[^}]*\1\s*\|\s*&?\s*\1\s*&")
