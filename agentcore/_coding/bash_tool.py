@@ -133,7 +133,7 @@ def create_bash_tool(
             return failure(f"could not run the command: {exc}")
         cut = truncate_tail(spool.text(), max_lines, max_bytes)
         path = spool.save() if cut.truncated or spool.spilled else None
-        output = cut.content or "(no output)"
+        output = cut.content.removesuffix("\n") or "(no output)"
         if path is not None:
             shown = (
                 "the end of the last line"

@@ -155,6 +155,13 @@ def apply_edit(content: str, old_text: str, new_text: str) -> tuple[str, Match, 
     return result, match, match.start + len(replacement)
 
 
+def _lines(text: str) -> list[str]:
+    lines = text.split("\n")
+    if len(lines) > 1 and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 
@@ -173,8 +180,8 @@ def unified_diff(
     splitting it). ``first_changed_line`` is 1-based in the new text."""
     first = old.count("\n", 0, start)
     lo = max(0, first - context)
-    old_lines = old.split("\n")
-    new_lines = new.split("\n")
+    old_lines = _lines(old)
+    new_lines = _lines(new)
     window_old = [x.removesuffix("\r") for x in old_lines[lo : old.count("\n", 0, old_end) + 1]]
     window_new = [x.removesuffix("\r") for x in new_lines[lo : new.count("\n", 0, new_end) + 1]]
     after = [x.removesuffix("\r") for x in old_lines[lo + len(window_old) :][:context]]
