@@ -103,7 +103,7 @@ async def run_process(
         _close_pipes(proc)
         if proc.returncode is None:
             with contextlib.suppress(asyncio.CancelledError):
-                await asyncio.shield(proc.wait())
+                await asyncio.shield(_exit_code(proc))
 
 
 async def _feed_and_wait(proc: asyncio.subprocess.Process, data: bytes | None) -> int:
@@ -113,7 +113,18 @@ async def _feed_and_wait(proc: asyncio.subprocess.Process, data: bytes | None) -
             proc.stdin.write(data)
             await proc.stdin.drain()
         proc.stdin.close()
-    return await proc.wait()
+    return await _exit_code(proc)
+
+
+async def _exit_code(proc: asyncio.subprocess.Process) -> int:
+    """The exit code, as soon as the process has exited. ``proc.wait()`` is not used:
+    before Python 3.12 it also waits for every pipe to close, which a background job
+    holding the output can delay forever; ``returncode`` is set at the exit itself."""
+    delay = 0.002
+    while proc.returncode is None:
+        await asyncio.sleep(delay)
+        delay = min(delay * 2, 0.05)
+    return proc.returncode
 
 
 async def _pump(stream: asyncio.StreamReader, sink: Callable[[bytes], object]) -> None:
@@ -147,7 +158,7 @@ async def stream_lines(
     try:
         async for line in proc.stdout:
             yield line
-        code = await proc.wait()
+        code = await _exit_code(proc)
         if code not in ok:
             raise CommandError(code, (await stderr).decode("utf-8", errors="replace"))
     finally:
@@ -156,4 +167,4 @@ async def stream_lines(
             _kill_group(proc)
             _close_pipes(proc)
             with contextlib.suppress(asyncio.CancelledError):
-                await asyncio.shield(proc.wait())
+                await asyncio.shield(_exit_code(proc))
