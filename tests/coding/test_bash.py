@@ -36,9 +36,7 @@ def test_output_and_a_non_zero_exit_is_an_error_with_the_code(
     assert failed.content == "before\n\nCommand exited with code 7."
 
 
-def test_timeout_kills_the_whole_process_group(
-    ws: pathlib.Path, backend: Any, call: Any
-) -> None:
+def test_timeout_kills_the_whole_process_group(ws: pathlib.Path, backend: Any, call: Any) -> None:
     bash = create_bash_tool(str(ws), operations=backend)
     started = time.monotonic()
     out = call(bash, command="sleep 30 & echo child $!; sleep 30", timeout=0.5)
@@ -115,7 +113,9 @@ def test_long_output_keeps_its_tail_and_saves_the_whole(
 
 
 def test_huge_output_is_spooled_and_cut_at_50_kb(ws: pathlib.Path, call: Any) -> None:
-    out = call(create_bash_tool(str(ws)), command="yes abcdefghij | head -c 3000000; echo; echo END")
+    out = call(
+        create_bash_tool(str(ws)), command="yes abcdefghij | head -c 3000000; echo; echo END"
+    )
     body = out.content.rsplit("\n\n", 1)[0]
     assert body.endswith("END") and len(body.encode()) <= 51200
     path = out.details["full_output_path"]

@@ -17,7 +17,9 @@ BLOCKS = re.findall(r"```python\n(.*?)```", DOC.read_text(encoding="utf-8"), re.
 
 
 def _expected(block: str) -> list[str]:
-    spec = importlib.util.spec_from_file_location("_doc_examples", ROOT / "tests" / "test_doc_examples.py")
+    spec = importlib.util.spec_from_file_location(
+        "_doc_examples", ROOT / "tests" / "test_doc_examples.py"
+    )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -26,7 +28,9 @@ def _expected(block: str) -> list[str]:
 
 
 @pytest.mark.parametrize("block", BLOCKS, ids=[f"coding.md-{i}" for i in range(len(BLOCKS))])
-def test_coding_doc_example(block: str, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_coding_doc_example(
+    block: str, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     out = io.StringIO()
     with contextlib.redirect_stdout(out):

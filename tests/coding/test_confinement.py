@@ -23,7 +23,13 @@ def _tools(ws: pathlib.Path, backend: Any, **options: Any) -> dict[str, Any]:
     return {t.name: t for t in create_coding_tools(str(ws), operations=backend, **options)}
 
 
-ESCAPES = ["../outside/secret.txt", "{outside}/secret.txt", "sub/../../outside/secret.txt", "link/secret.txt", "filelink"]
+ESCAPES = [
+    "../outside/secret.txt",
+    "{outside}/secret.txt",
+    "sub/../../outside/secret.txt",
+    "link/secret.txt",
+    "filelink",
+]
 
 
 @pytest.mark.parametrize("path", ESCAPES)

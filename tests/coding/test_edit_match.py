@@ -39,7 +39,9 @@ def test_typographic_variants_in_the_file_still_match_the_plain_text(
         data.draw(st.sampled_from(FANCY[c])) if c in FANCY and data.draw(st.booleans()) else c
         for c in plain
     )
-    first, last = sorted(data.draw(st.tuples(st.integers(0, len(lines) - 1), st.integers(0, len(lines) - 1))))
+    first, last = sorted(
+        data.draw(st.tuples(st.integers(0, len(lines) - 1), st.integers(0, len(lines) - 1)))
+    )
     old = "\n".join(lines[first : last + 1])
     assume(old.strip() and normalise(plain)[0].count(normalise(old)[0]) == 1)
     result, match, end = apply_edit(fancy, old, "REPLACED")

@@ -101,9 +101,7 @@ def test_small_images_are_sent_unchanged(ws: pathlib.Path, call: Any) -> None:
     assert not out.details["image"]["resized"]
 
 
-def test_write_creates_parents_and_reports_bytes(
-    ws: pathlib.Path, backend: Any, call: Any
-) -> None:
+def test_write_creates_parents_and_reports_bytes(ws: pathlib.Path, backend: Any, call: Any) -> None:
     out = call(create_write_tool(str(ws), operations=backend), path="a/b/c.txt", content="héllo\n")
     assert out.content == "Wrote 7 bytes to a/b/c.txt" and out.details["bytes"] == 7
     assert (ws / "a/b/c.txt").read_bytes() == "héllo\n".encode()
@@ -120,15 +118,23 @@ def test_edit_fuzzy_keeps_bom_crlf_and_every_untouched_byte(
     ).encode()
     (ws / "g.py").write_bytes(original)
     edit = create_edit_tool(str(ws), operations=backend)
-    out = call(edit, path="g.py", old_text="    msg = \"hello\"\n    sep = 'a-b'", new_text="    msg = 'hi'")
+    out = call(
+        edit,
+        path="g.py",
+        old_text="    msg = \"hello\"\n    sep = 'a-b'",
+        new_text="    msg = 'hi'",
+    )
     assert not out.is_error, out.content
     assert out.details["fuzzy"] and out.details["first_changed_line"] == 2
     after = (ws / "g.py").read_bytes()
-    assert after == (
-        "\ufeffdef greet():\r\n"
-        "    msg = 'hi'\r\n"
-        "    return msg\u00a0 # \uff4e\uff4f\uff54\uff45\r\n"
-    ).encode()
+    assert (
+        after
+        == (
+            "\ufeffdef greet():\r\n"
+            "    msg = 'hi'\r\n"
+            "    return msg\u00a0 # \uff4e\uff4f\uff54\uff45\r\n"
+        ).encode()
+    )
     assert "-    msg = \u201chello\u201d" in out.details["diff"]
     assert "+    msg = 'hi'" in out.details["diff"]
 
@@ -160,7 +166,10 @@ def test_parallel_edits_of_one_file_all_land(ws: pathlib.Path, acall: Any, count
 
     async def main() -> list[Any]:
         return await asyncio.gather(
-            *(acall(edit, path="p.txt", old_text=f"v{i} = 0", new_text=f"v{i} = 1") for i in range(count))
+            *(
+                acall(edit, path="p.txt", old_text=f"v{i} = 0", new_text=f"v{i} = 1")
+                for i in range(count)
+            )
         )
 
     assert not any(o.is_error for o in asyncio.run(main()))

@@ -35,13 +35,27 @@ def test_grep_respects_gitignore_and_searches_hidden_files(
 ) -> None:
     _project(ws)
     out = call(create_grep_tool(str(ws), operations=backend), pattern="TODO")
-    assert sorted(out.content.splitlines()) == [".hidden.py:1: TODO hidden", "src/a.py:4:     return 'TODO one'"]
+    assert sorted(out.content.splitlines()) == [
+        ".hidden.py:1: TODO hidden",
+        "src/a.py:4:     return 'TODO one'",
+    ]
     assert out.details["matches"] == 2
-    ci = call(create_grep_tool(str(ws), operations=backend), pattern="todo", ignore_case=True, glob="*.py", path="src")
-    assert sorted(ci.content.splitlines()) == ["src/a.py:4:     return 'TODO one'", "src/b.py:1: # todo two"]
+    ci = call(
+        create_grep_tool(str(ws), operations=backend),
+        pattern="todo",
+        ignore_case=True,
+        glob="*.py",
+        path="src",
+    )
+    assert sorted(ci.content.splitlines()) == [
+        "src/a.py:4:     return 'TODO one'",
+        "src/b.py:1: # todo two",
+    ]
 
 
-def test_grep_glob_does_not_bring_back_ignored_files(ws: pathlib.Path, backend: Any, call: Any) -> None:
+def test_grep_glob_does_not_bring_back_ignored_files(
+    ws: pathlib.Path, backend: Any, call: Any
+) -> None:
     _project(ws)
     out = call(create_grep_tool(str(ws), operations=backend), pattern="ignored", glob="*.log")
     assert out.content == "No matches found." and not out.is_error
@@ -54,7 +68,9 @@ def test_grep_limit_with_context_keeps_the_last_matchs_trailing_context(
     out = call(create_grep_tool(str(ws), operations=backend), pattern="hit", context=1, limit=100)
     body, notice = out.content.split("\n\n[")
     lines = body.splitlines()
-    assert [line for line in lines if line.startswith("many.txt:")] == [f"many.txt:{2 * i + 1}: hit {i}" for i in range(100)]
+    assert [line for line in lines if line.startswith("many.txt:")] == [
+        f"many.txt:{2 * i + 1}: hit {i}" for i in range(100)
+    ]
     assert lines[-1] == "many.txt-200- filler 99"
     assert "limit of 100 matches" in notice and "limit=200" in notice
     assert out.details["match_limit_reached"] == 100 and out.details["matches"] == 100

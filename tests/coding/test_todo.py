@@ -26,6 +26,8 @@ def test_write_replaces_the_list_and_read_shows_it(call: Any) -> None:
 
 def test_bad_items_are_rejected_by_the_schema() -> None:
     write = create_todo_write_tool(TodoStore())
-    assert write.validation_errors({"todos": [{"content": "x", "status": "doing", "priority": "high"}]})
+    assert write.validation_errors(
+        {"todos": [{"content": "x", "status": "doing", "priority": "high"}]}
+    )
     assert write.validation_errors({"todos": [{"content": "x", "status": "pending"}]})
     assert not write.validation_errors({"todos": []})

@@ -148,7 +148,8 @@ def test_websearch_through_a_backend(call: Any) -> None:
     engine = Engine()
     out = call(create_websearch_tool(engine), query="python", num_results=2)
     assert out.content == (
-        "1. R0\n   https://r0.example\n   about python\n\n2. R1\n   https://r1.example\n   about python"
+        "1. R0\n   https://r0.example\n   about python\n\n"
+        "2. R1\n   https://r1.example\n   about python"
     )
     assert engine.asked == [("python", 2)] and len(out.details["results"]) == 2
     failed = call(create_websearch_tool(Engine(fail=True)), query="x")
