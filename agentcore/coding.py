@@ -23,6 +23,7 @@ from ._coding.operations import ExecResult as ExecResult
 from ._coding.operations import GrepLine as GrepLine
 from ._coding.operations import GrepQuery as GrepQuery
 from ._coding.operations import ListOperations as ListOperations
+from ._coding.operations import Operations as Operations
 from ._coding.operations import PathOperations as PathOperations
 from ._coding.operations import ReadOperations as ReadOperations
 from ._coding.operations import SearchOperations as SearchOperations
@@ -54,6 +55,7 @@ __all__ = [
     "GrepQuery",
     "ListOperations",
     "LocalOperations",
+    "Operations",
     "OutsideWorkspaceError",
     "PathOperations",
     "ReadOperations",

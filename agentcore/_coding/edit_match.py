@@ -51,8 +51,8 @@ class Match:
 
 def normalise(text: str) -> tuple[str, list[int], list[int]]:
     """``(normalised, starts, ends)``: character ``i`` of ``normalised`` comes from
-    ``text[starts[i]:ends[i]]``. Lines of ASCII take a fast path (they only lose their
-    trailing whitespace)."""
+    ``text[starts[i]:ends[i]]``. Lines that are already normal (ASCII, or NFKC with none
+    of the mapped characters) take a fast path: they only lose trailing whitespace."""
     out: list[str] = []
     starts: list[int] = []
     ends: list[int] = []
@@ -61,7 +61,7 @@ def normalise(text: str) -> tuple[str, list[int], list[int]]:
     for number, line in enumerate(segments):
         last = number == len(segments) - 1
         body = line[:-1] if line.endswith("\r") and not last else line
-        if body.isascii():
+        if body.isascii() or _invariant(body):
             kept = body.rstrip()
             out.append(kept)
             starts.extend(range(offset, offset + len(kept)))
@@ -75,6 +75,11 @@ def normalise(text: str) -> tuple[str, list[int], list[int]]:
             ends.append(offset + 1)
             offset += 1
     return "".join(out), starts, ends
+
+
+def _invariant(line: str) -> bool:
+    """Whether normalising ``line`` would only drop trailing whitespace (checked in C)."""
+    return unicodedata.is_normalized("NFKC", line) and line.translate(_TABLE) == line
 
 
 def _normalise_line(

@@ -10,6 +10,7 @@ from .._loop.tools import Tool
 from .bash_tool import EnvHook, create_bash_tool
 from .file_tools import create_edit_tool, create_read_tool, create_write_tool
 from .local import LocalOperations
+from .operations import Operations
 from .search_tools import create_find_tool, create_grep_tool, create_ls_tool
 from .todo import TodoStore, create_todo_read_tool, create_todo_write_tool
 from .web import SearchBackend, create_webfetch_tool, create_websearch_tool
@@ -28,14 +29,14 @@ def _workspace(cwd: str | Workspace, allow_paths: Sequence[str], confined: bool)
 def create_read_only_tools(
     cwd: str | Workspace,
     *,
-    operations: Any = None,
+    operations: Operations | None = None,
     allow_paths: Sequence[str] = (),
     confined: bool = True,
     auto_resize_images: bool = True,
 ) -> list[Tool]:
     """``read``, ``grep``, ``find``, ``ls``: look, never change or run anything."""
     ws = _workspace(cwd, allow_paths, confined)
-    ops = operations or LocalOperations()
+    ops: Operations = operations or LocalOperations()
     return [
         create_read_tool(ws, operations=ops, auto_resize_images=auto_resize_images),
         create_grep_tool(ws, operations=ops),
@@ -47,7 +48,7 @@ def create_read_only_tools(
 def create_coding_tools(
     cwd: str | Workspace,
     *,
-    operations: Any = None,
+    operations: Operations | None = None,
     allow_paths: Sequence[str] = (),
     confined: bool = True,
     auto_resize_images: bool = True,
@@ -63,7 +64,7 @@ def create_coding_tools(
     ``command_prefix``, ``env`` and ``bash_timeout`` (the default timeout) go to bash.
     """
     ws = _workspace(cwd, allow_paths, confined)
-    ops = operations or LocalOperations()
+    ops: Operations = operations or LocalOperations()
     read, grep, find, ls = create_read_only_tools(
         ws, operations=ops, auto_resize_images=auto_resize_images
     )

@@ -29,6 +29,7 @@ __all__ = [
     "GrepLine",
     "GrepQuery",
     "ListOperations",
+    "Operations",
     "PathOperations",
     "ReadOperations",
     "SearchOperations",
@@ -136,3 +137,7 @@ class SearchOperations(PathOperations, Protocol):
         """Files under ``root`` matching the glob, as paths relative to ``root``, sorted,
         respecting ``.gitignore``. Closing the iterator early stops the search."""
         ...
+
+
+class Operations(EditOperations, ListOperations, ExecOperations, SearchOperations, Protocol):
+    """Every operation at once: what a backend for the whole tool set provides."""
