@@ -275,7 +275,7 @@ class _Deriver:
         if origin in (Union, types.UnionType):
             return self.of_union(args)
         if origin is tuple or annotation is tuple:
-            return self.of_tuple(args)
+            return self.of_tuple(annotation, args)
         if origin in _SEQUENCES or annotation in _SEQUENCES:
             key = origin if origin is not None else annotation
             return self.of_sequence(args[0] if args else Any, _SEQUENCES[key])
@@ -333,11 +333,13 @@ class _Deriver:
 
         return convert
 
-    def of_tuple(self, args: tuple[Any, ...]) -> tuple[dict[str, Any], Convert]:
-        if not args or (len(args) == 2 and args[1] is Ellipsis):
-            return self.of_sequence(args[0] if args else Any, tuple)
-        if args == ((),):  # tuple[()]
+    def of_tuple(self, annotation: Any, args: tuple[Any, ...]) -> tuple[dict[str, Any], Convert]:
+        if not args and get_origin(annotation) is None:  # a bare tuple
+            return self.of_sequence(Any, tuple)
+        if not args or args == ((),):  # tuple[()]
             return {"type": "array", "maxItems": 0}, tuple
+        if len(args) == 2 and args[1] is Ellipsis:
+            return self.of_sequence(args[0], tuple)
         shapes = [self.shape(a) for a in args]
         schema = {
             "type": "array",
@@ -403,7 +405,7 @@ class _Deriver:
                 if a.init
             ]
         else:  # TypedDict
-            required: frozenset[str] = getattr(cls, "__required_keys__", frozenset())
+            required = _required_keys(cls)
             fields = [(k, v, EMPTY if k in required else None) for k, v in hints.items()]
         make = dict if typing.is_typeddict(cls) else cls
         return self.of_fields(fields, make, f"{cls.__qualname__} field")
@@ -452,6 +454,18 @@ class _Deriver:
                 )
         validate: Callable[[Any], Any] = cls.model_validate
         return schema, validate
+
+
+def _required_keys(cls: Any) -> set[str]:
+    """A TypedDict's required keys, also when its annotations are strings (PEP 563), which
+    hide ``Required``/``NotRequired`` from ``__required_keys__`` on Python 3.11."""
+    required = set(cls.__required_keys__)
+    for key, hint in get_type_hints(cls, include_extras=True).items():
+        if get_origin(hint) is typing.NotRequired:
+            required.discard(key)
+        elif get_origin(hint) is typing.Required:
+            required.add(key)
+    return required
 
 
 def _dataclass_default(f: dataclasses.Field[Any]) -> Any:
