@@ -6,13 +6,20 @@ asked for, runs it and never raises for the tool's own failures: a class refusin
 arguments, a raise, a timeout, a result or ``details`` that are not JSON all become an
 error ``ToolRunOutcome`` with a message the model can act on.
 
-Cancellation. The tool runs in a task of its own (a plain function: in a daemon thread
-of its own, awaited through a future). ``run_tool`` answers at the deadline, or at once
-when its own task is cancelled (an abort), *without waiting for the tool*: the tool's
-task is cancelled and abandoned, so a tool that swallows ``CancelledError`` and goes on
-cannot hold the call open. A thread cannot be stopped in Python: an abandoned thread runs
-to its end on its own, its result and progress dropped. What an abandoned tool does
-after the answer (a ``finally`` block, the rest of a thread) is no longer part of the run.
+Deadlines and aborts. A tool with a ``timeout``, and every plain (sync) function, runs in
+a task of its own (a plain function: in a daemon thread of its own, awaited by that task).
+``run_tool`` answers at the deadline, or at once when its own task is cancelled (an
+abort), *without waiting for the tool*: the tool's task is cancelled and abandoned, so a
+tool that swallows ``CancelledError`` and goes on cannot hold the call open. A thread
+cannot be stopped in Python: an abandoned thread runs to its end on its own, its result
+and progress dropped. What an abandoned tool does after the answer (a ``finally`` block,
+the rest of a thread) is no longer part of the run.
+
+An async tool without a timeout runs in the caller's task instead, because a task of its
+own costs two loop iterations and a task per call (about 10 µs, measured) for a
+guarantee only a deadline needs: an abort is delivered into the tool as a cancellation,
+and ``run_tool`` re-raises it when the tool lets it through. A runtime that must not wait
+for such a tool answers an aborted call itself instead of awaiting ``run_tool``.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import functools
 import inspect
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -86,6 +94,17 @@ class ToolContext(ContextParameter, Generic[Deps]):
     on_update: Callable[[JSONValue], None]
     deps: Deps = attrs.field(default=None, kw_only=True)
 
+    def _reporting_to(self, on_update: Callable[[JSONValue], None]) -> ToolContext[Deps]:
+        """This context with another ``on_update`` (``attrs.evolve`` costs 3x more)."""
+        return ToolContext(
+            self.tool_call_id,
+            self.tool_name,
+            self.signal,
+            self.messages,
+            on_update,
+            deps=self.deps,
+        )
+
 
 @attrs.frozen(slots=True)
 class ToolRunOutcome:
@@ -104,9 +123,13 @@ async def run_tool(tool: Tool, args: Mapping[str, Any], ctx: ToolContext[Any]) -
 
     Returns an error outcome (never raises) when the arguments cannot be built
     (``TOOL_VALIDATION_ERROR``), the tool raises, overruns ``tool.timeout``, or returns
-    content or ``details`` that are not JSON (``TOOL_EXECUTION_ERROR``). When the task
-    running ``run_tool`` is cancelled, the tool is cancelled and abandoned and
-    ``asyncio.CancelledError`` propagates at once, so the runtime answers the call itself.
+    content or ``details`` that are not JSON (``TOOL_EXECUTION_ERROR``).
+
+    When the task running ``run_tool`` is cancelled, ``asyncio.CancelledError`` propagates
+    so the runtime answers the call itself: at once, the tool abandoned, for a tool with a
+    timeout or a plain function. An async tool without a timeout runs in the caller's
+    task (see the module docstring): the cancellation propagates once the tool lets it
+    through, and a tool that swallows it and returns answers the call with its result.
     """
     try:
         built = tool.build_args(args)
@@ -114,23 +137,44 @@ async def run_tool(tool: Tool, args: Mapping[str, Any], ctx: ToolContext[Any]) -
         message = tool.invalid_arguments_message(args, argument_errors(exc))
         return _error(message, ErrorCode.TOOL_VALIDATION_ERROR)
     progress = _Progress(ctx.on_update)
-    job = asyncio.ensure_future(_execute(tool, built, attrs.evolve(ctx, on_update=progress)))
+    ctx = ctx._reporting_to(progress)
+    if tool.timeout is None and not tool.runs_in_thread:  # the fast path: this task
+        try:
+            value = tool.execute(built, ctx)
+            if inspect.isawaitable(value):
+                value = await value
+        except asyncio.CancelledError:
+            if _aborted():
+                raise
+            return _cancelled_itself(tool.name)
+        except Exception as exc:  # a failing tool never takes the loop down
+            return _failed(tool.name, exc)
+        finally:
+            progress.close()
+        return _outcome(tool.name, value)
+    job = asyncio.ensure_future(_execute(tool, built, ctx))
     try:
-        done, _ = await asyncio.wait((job,), timeout=tool.timeout)
+        finished = await _wait(job, tool.timeout)
     except asyncio.CancelledError:
         _abandon(job)
         raise
     finally:
         progress.close()
-    if not done:
+    if not finished:
         _abandon(job)
         return _error(f"Tool {tool.name!r} timed out after {tool.timeout:g} s.")
     if job.cancelled():
-        return _error(f"Tool {tool.name!r} failed: it raised CancelledError itself.")
+        return _cancelled_itself(tool.name)
     failure = job.exception()
     if failure is not None:
-        return _error(f"Tool {tool.name!r} failed: {type(failure).__name__}: {failure}")
+        return _failed(tool.name, failure)
     return _outcome(tool.name, job.result())
+
+
+def _aborted() -> bool:
+    """Whether the running task was asked to stop (an abort), not a tool's own raise."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
 
 
 async def _execute(tool: Tool, built: Any, ctx: ToolContext[Any]) -> Any:
@@ -143,17 +187,54 @@ async def _execute(tool: Tool, built: Any, ctx: ToolContext[Any]) -> Any:
     return value
 
 
-def _outcome(name: str, value: Any) -> ToolRunOutcome:
-    output = value if isinstance(value, ToolOutput) else ToolOutput(value)
+async def _wait(job: asyncio.Future[Any], timeout: float | None) -> bool:
+    """Wait until ``job`` is done (True) or ``timeout`` passes (False); when the waiting
+    task is cancelled, stop waiting at once (``job`` is left to the caller).
+
+    ``asyncio.wait`` does the same at twice the cost (measured: 24 µs against 11 µs).
+    """
+    loop = asyncio.get_running_loop()
+    waiter: asyncio.Future[None] = loop.create_future()
+    wake = functools.partial(_wake, waiter)
+    job.add_done_callback(wake)
+    timer = None if timeout is None else loop.call_later(timeout, wake, None)
     try:
-        content = to_result_content(output.content)
+        await waiter
+    finally:
+        if timer is not None:
+            timer.cancel()
+        job.remove_done_callback(wake)
+    return job.done()
+
+
+def _wake(waiter: asyncio.Future[None], _: object) -> None:
+    if not waiter.done():
+        waiter.set_result(None)
+
+
+def _failed(name: str, exc: BaseException) -> ToolRunOutcome:
+    return _error(f"Tool {name!r} failed: {type(exc).__name__}: {exc}")
+
+
+def _cancelled_itself(name: str) -> ToolRunOutcome:
+    return _error(f"Tool {name!r} failed: it raised CancelledError itself.")
+
+
+def _outcome(name: str, value: Any) -> ToolRunOutcome:
+    if isinstance(value, ToolOutput):
+        value, details, is_error = value.content, value.details, bool(value.is_error)
+    else:
+        details, is_error = None, False
+    try:
+        content = to_result_content(value)
     except NotJSONError as exc:
         return _error(f"Tool {name!r} returned content that is not text, an image or JSON: {exc}")
-    try:
-        details = to_json_value(output.details)
-    except NotJSONError as exc:
-        return _error(f"Tool {name!r} returned details that are not JSON: {exc}")
-    return ToolRunOutcome(content, bool(output.is_error), details)
+    if details is not None:
+        try:
+            details = to_json_value(details)
+        except NotJSONError as exc:
+            return _error(f"Tool {name!r} returned details that are not JSON: {exc}")
+    return ToolRunOutcome(content, is_error, details)
 
 
 def _error(message: str, code: ErrorCode = ErrorCode.TOOL_EXECUTION_ERROR) -> ToolRunOutcome:

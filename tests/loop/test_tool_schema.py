@@ -7,6 +7,8 @@ import collections.abc
 import dataclasses
 import enum
 import itertools
+import subprocess
+import sys
 import typing
 from collections.abc import Callable
 from typing import Any, Literal, NamedTuple, NotRequired, TypedDict
@@ -489,3 +491,12 @@ def test_generated_types_refuse_invalid_values(case: Case, data: st.DataObject) 
     t = _tool_of(case.annotation)
     sent = data.draw(case.invalid)
     assert t.validation_errors({"x": sent}) != [], (case.annotation, sent)
+
+
+def test_pydantic_stays_optional() -> None:
+    """Models are recognised by their methods: agentcore never imports pydantic itself."""
+    code = (
+        "import sys, agentcore, agentcore.tools, agentcore.agent;print('pydantic' in sys.modules)"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.stdout.strip() == "False", result.stderr

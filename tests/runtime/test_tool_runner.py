@@ -8,6 +8,7 @@ import contextvars
 import dataclasses
 import datetime
 import enum
+import functools
 import pathlib
 import threading
 import time
@@ -89,35 +90,60 @@ def test_a_tool_swallowing_cancellation_is_answered_at_its_deadline() -> None:
     assert outcome.details == {"error_code": "TOOL_EXECUTION_ERROR"}
 
 
-def test_an_abort_propagates_at_once_even_if_the_tool_swallows_it() -> None:
+async def _stubborn(log: list[str], args: Any, ctx: ToolContext) -> str:
+    try:
+        await asyncio.sleep(10)
+    except asyncio.CancelledError:
+        log.append("swallowed")
+    await asyncio.sleep(0.3)
+    log.append("done")
+    return "ignored"
+
+
+async def _abort_after(t: Tool) -> tuple[float, ToolRunOutcome | None]:
+    """Cancel a running ``run_tool``: how long it took to end, and its outcome if it had one
+    (None when it raised CancelledError)."""
+    runner = asyncio.create_task(run_tool(t, {}, _ctx()))
+    await asyncio.sleep(0.02)
+    start = time.perf_counter()
+    runner.cancel()
+    try:
+        outcome: ToolRunOutcome | None = await runner
+    except asyncio.CancelledError:
+        outcome = None
+    return time.perf_counter() - start, outcome
+
+
+def test_an_abort_propagates_at_once_when_the_tool_has_a_deadline() -> None:
     log: list[str] = []
-
-    async def stubborn(args: Any, ctx: ToolContext) -> str:
-        while True:
-            try:
-                await asyncio.sleep(10)
-            except asyncio.CancelledError:
-                log.append("swallowed")
-                await asyncio.sleep(0.2)
-                log.append("done")
-                return "ignored"
-
-    t = define_tool("stubborn", "s", SCHEMA, stubborn)
+    t = define_tool("stubborn", "s", SCHEMA, functools.partial(_stubborn, log), timeout=5)
 
     async def main() -> float:
-        runner = asyncio.create_task(run_tool(t, {}, _ctx()))
-        await asyncio.sleep(0.02)
-        start = time.perf_counter()
-        runner.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await runner
-        elapsed = time.perf_counter() - start
-        assert log == ["swallowed"]
-        await asyncio.sleep(0.3)
+        elapsed, outcome = await _abort_after(t)
+        assert outcome is None and log == ["swallowed"]
+        await asyncio.sleep(0.4)
         assert log == ["swallowed", "done"]
         return elapsed
 
-    assert asyncio.run(main()) < 0.1
+    assert asyncio.run(main()) < 0.2
+
+
+def test_without_a_deadline_an_abort_is_delivered_into_the_tool() -> None:
+    """The fast path runs the tool in the caller's task: the abort is a cancellation
+    inside the tool; a polite tool stops at once, a stubborn one answers when it returns."""
+
+    async def polite(args: Any, ctx: ToolContext) -> str:
+        await asyncio.sleep(10)
+        return "never"
+
+    elapsed, outcome = asyncio.run(_abort_after(define_tool("polite", "p", SCHEMA, polite)))
+    assert outcome is None and elapsed < 0.2
+
+    log: list[str] = []
+    stubborn = define_tool("stubborn", "s", SCHEMA, functools.partial(_stubborn, log))
+    elapsed, outcome = asyncio.run(_abort_after(stubborn))
+    assert log == ["swallowed", "done"] and 0.25 < elapsed < 1
+    assert outcome is not None and outcome.content == "ignored"
 
 
 def test_a_sync_tool_sleeping_past_its_timeout_is_abandoned(
