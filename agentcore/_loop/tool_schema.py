@@ -94,9 +94,12 @@ class ArgumentError(ValueError):
     raised, ``path`` where in the arguments (keys and indices)."""
 
     def __init__(self, path: tuple[str | int, ...], cause: Exception) -> None:
-        super().__init__(f"at {json_path(path)}: {type(cause).__name__}: {cause}")
+        super().__init__(path, cause)
         self.path = path
         self.cause = cause
+
+    def __str__(self) -> str:
+        return "; ".join(argument_errors(self))
 
 
 def argument_errors(exc: Exception) -> list[str]:

@@ -81,7 +81,8 @@ class Tool:
     call is approved or rejected; ``idempotent`` says that running a call twice does no
     harm, so the runtime may run it again when it resumes after a crash without knowing
     whether the first run finished. ``build_args`` turns validated JSON arguments into
-    what ``execute`` receives (it raises ``ArgumentError`` when a class refuses them).
+    what ``execute`` receives; when it raises (a class refusing the values), ``run_tool``
+    answers the call as having invalid arguments.
     """
 
     name: str
@@ -300,7 +301,7 @@ def _function_tool(
     try:
         signature = inspect.signature(f)
         hints = get_type_hints(f)
-    except (TypeError, ValueError, NameError, AttributeError) as exc:
+    except Exception as exc:  # an unresolvable or malformed annotation, no signature
         raise ConfigurationError(
             f"@tool: cannot read the signature of {label}: {type(exc).__name__}: {exc}"
         ) from None
