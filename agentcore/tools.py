@@ -1,4 +1,4 @@
-"""Tools for the agent loop: ``define_tool``, ``@tool``, results and the running context.
+"""Tools for the agent loop: ``define_tool``, ``@tool``, ``as_tool``, results, the running context.
 
 See docs/tools.md.
 """
@@ -6,6 +6,7 @@ See docs/tools.md.
 from ._loop.tools import Tool as Tool
 from ._loop.tools import ToolFunction as ToolFunction
 from ._loop.tools import ToolOutput as ToolOutput
+from ._loop.tools import as_tool as as_tool
 from ._loop.tools import define_tool as define_tool
 from ._loop.tools import schema_for as schema_for
 from ._loop.tools import to_result_content as to_result_content
@@ -22,6 +23,7 @@ __all__ = [
     "ToolFunction",
     "ToolOutput",
     "ToolRunOutcome",
+    "as_tool",
     "define_tool",
     "run_tool",
     "schema_for",

@@ -10,7 +10,7 @@ import re
 import pytest
 
 ROOT = pathlib.Path(__file__).parents[1]
-DOCS = (ROOT / "README.md", ROOT / "docs" / "tutorial.md")
+DOCS = (ROOT / "README.md", ROOT / "docs" / "tutorial.md", ROOT / "docs" / "tools.md")
 BLOCKS = [
     (doc, block)
     for doc in DOCS
@@ -42,6 +42,6 @@ def _expected(block: str) -> list[str]:
 def test_doc_example(doc: pathlib.Path, block: str) -> None:
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        exec(compile(block, str(doc), "exec"), {})
+        exec(compile(block, str(doc), "exec", dont_inherit=True), {})
     printed = out.getvalue().splitlines()
     assert [" ".join(x.split()) for x in printed] == [" ".join(e.split()) for e in _expected(block)]

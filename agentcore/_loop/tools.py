@@ -2,24 +2,22 @@
 
 This module is pure (no asyncio, no I/O) because the agent-loop processor uses it to
 decide, before anything runs, whether a call names a known tool and whether its
-arguments validate. Running a tool (timeouts, cancellation, progress) is the runtime's
-job, in ``_tool_runner``.
+arguments validate. Running a tool (threads, timeouts, cancellation, progress) is the
+runtime's job, in ``_runtime.tool_runner``.
 
 A tool's ``parameters`` is a JSON Schema dict, or a Python class (dataclass, attrs class,
-TypedDict) from which a schema is derived; ``@tool`` derives it from an async function's
-signature. Arguments are checked with ``jsonschema`` (Draft 2020-12); a call that fails
-is never executed, and the model is told each failing path and what it sent.
+TypedDict, pydantic model) from which a schema is derived (``tool_schema``); ``@tool``
+derives it from a function's signature. Arguments are checked with a Draft 2020-12
+validator whose ``integer`` rejects ``5.0``; a call that fails is never executed, and the
+model is told each failing path and what it sent. Results become JSON (``tool_json``).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import inspect
 import json
-import types
-import typing
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, Literal, TypeAlias, Union, get_args, get_origin, get_type_hints
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeAlias, get_type_hints, overload
 
 import attrs
 import jsonschema
@@ -27,27 +25,40 @@ import jsonschema
 from .._core.content import Content, ContentPart, ImageContent, JSONValue, TextContent
 from .._core.driver import ToolSpec
 from .._core.errors import ConfigurationError
+from .tool_json import json_path, to_json_text, to_json_value
+from .tool_schema import (
+    StrictValidator,
+    class_arguments,
+    is_context,
+    schema_for,
+    signature_arguments,
+)
 
 __all__ = [
     "Tool",
     "ToolFunction",
     "ToolOutput",
+    "as_tool",
     "define_tool",
     "schema_for",
     "to_result_content",
     "tool",
 ]
 
-ToolFunction: TypeAlias = Callable[[Any, Any], Awaitable[Any]]
-"""``async execute(args, ctx) -> result``; ``ctx`` is a ``ToolContext``."""
+ToolFunction: TypeAlias = Callable[[Any, Any], Any]
+"""``execute(args, ctx) -> result``, ``async`` or plain; ``ctx`` is a ``ToolContext``.
+
+A plain (sync) function runs in a worker thread so it never blocks the event loop."""
 
 
 @attrs.frozen(slots=True)
 class ToolOutput:
     """A tool result with extras: ``content`` goes to the model, ``details`` only to UIs.
 
-    ``content`` may be anything a tool may return (text, JSON, images); ``is_error``
-    marks a result the tool itself considers a failure, without raising.
+    ``content`` may be anything a tool may return (text, JSON, images); ``details`` must
+    be JSON (it is journaled; a result whose details are not JSON becomes an error
+    result); ``is_error`` marks a result the tool itself considers a failure, without
+    raising.
     """
 
     content: Any
@@ -55,14 +66,23 @@ class ToolOutput:
     is_error: bool = False
 
 
+def _is_async(fn: object) -> bool:
+    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
+        getattr(fn, "__call__", None)  # noqa: B004 - an object with an async __call__
+    )
+
+
 @attrs.frozen(slots=True, eq=False)
 class Tool:
-    """A tool the model may call. Build one with ``define_tool`` or ``@tool``.
+    """A tool the model may call. Build one with ``define_tool``, ``@tool`` or ``as_tool``.
 
     ``timeout`` (seconds) bounds one execution; ``sequential`` makes the tool run alone
     (a barrier between parallel groups); ``requires_approval`` stops the loop until the
-    call is approved or rejected; ``idempotent`` allows the runtime to run a call again
-    when it resumes an agent whose process stopped while the call ran.
+    call is approved or rejected; ``idempotent`` says that running a call twice does no
+    harm, so the runtime may run it again when it resumes after a crash without knowing
+    whether the first run finished. ``build_args`` turns validated JSON arguments into
+    what ``execute`` receives; when it raises (a class refusing the values), ``run_tool``
+    answers the call as having invalid arguments.
     """
 
     name: str
@@ -74,22 +94,30 @@ class Tool:
     requires_approval: bool = False
     idempotent: bool = False
     build_args: Callable[[Mapping[str, Any]], Any] = dict
+    idempotent: bool = False
     _validator: Any = attrs.field(init=False, repr=False)
+    _sync: bool = attrs.field(init=False, repr=False)
 
     def __attrs_post_init__(self) -> None:
-        object.__setattr__(self, "_validator", jsonschema.Draft202012Validator(self.parameters))
+        object.__setattr__(self, "_validator", StrictValidator(self.parameters))
+        object.__setattr__(self, "_sync", not _is_async(self.execute))
 
     @property
     def spec(self) -> ToolSpec:
         """What the model is told about this tool."""
         return ToolSpec(self.name, self.description, self.parameters)
 
+    @property
+    def runs_in_thread(self) -> bool:
+        """Whether ``execute`` is a plain function, which the runtime runs in a thread."""
+        return self._sync
+
     def validation_errors(self, args: Mapping[str, Any]) -> list[str]:
         """One line per schema violation (``at $.path: message``), sorted; empty if valid."""
         if self._validator.is_valid(args):  # the common case: stop at the first error
             return []
         errors = sorted(self._validator.iter_errors(args), key=lambda e: list(e.absolute_path))
-        return [f"at {_json_path(e.absolute_path)}: {e.message}" for e in errors]
+        return [f"at {json_path(e.absolute_path)}: {e.message}" for e in errors]
 
     def invalid_arguments_message(self, args: Mapping[str, Any], errors: Sequence[str]) -> str:
         """The error result the model gets for a call whose arguments failed validation."""
@@ -99,13 +127,6 @@ class Tool:
             f"Invalid arguments for tool {self.name!r}; the call was not executed.\n"
             f"{lines}\nYou sent: {sent}"
         )
-
-
-def _json_path(path: Sequence[str | int]) -> str:
-    out = "$"
-    for key in path:
-        out += f"[{key}]" if isinstance(key, int) else f".{key}"
-    return out
 
 
 def define_tool(
@@ -121,50 +142,91 @@ def define_tool(
 ) -> Tool:
     """Define a tool.
 
-    ``parameters`` is a JSON Schema dict (an ``object`` schema) or a dataclass, attrs class
-    or TypedDict; for a class, ``execute`` receives an instance built from the validated
-    arguments, otherwise the validated dict. Raises ``ConfigurationError`` for a bad name,
-    a non-object schema, a schema ``jsonschema`` rejects, or a non-positive timeout.
+    ``parameters`` is a JSON Schema dict (an ``object`` schema), or a dataclass, attrs
+    class, TypedDict or pydantic model; for a class, ``execute`` receives an instance
+    built from the validated arguments (nested classes, enums and tuples built too; a
+    dict for a TypedDict), otherwise the validated dict. ``execute(args, ctx)`` may be
+    ``async`` or plain (run in a worker thread). Raises ``ConfigurationError`` for a bad
+    name, a non-object schema, a schema ``jsonschema`` rejects, an ``execute`` that cannot
+    take ``(args, ctx)``, or a timeout that is not a positive number of seconds.
     """
-    if not name or not all(c.isalnum() or c in "_-" for c in name):
+    if isinstance(parameters, type):
+        schema, build = class_arguments(parameters)
+    elif isinstance(parameters, Mapping):
+        schema, build = dict(parameters), dict
+    else:
+        raise ConfigurationError(
+            f"tool {name!r}: parameters must be a JSON Schema dict or a class, got "
+            f"{type(parameters).__name__}"
+        )
+    return _make_tool(
+        name,
+        description,
+        schema,
+        build,
+        execute,
+        timeout=timeout,
+        sequential=sequential,
+        requires_approval=requires_approval,
+        idempotent=idempotent,
+    )
+
+
+def _make_tool(
+    name: str,
+    description: str,
+    schema: dict[str, Any],
+    build: Callable[[Mapping[str, Any]], Any],
+    execute: ToolFunction,
+    *,
+    timeout: float | None,
+    **options: bool,
+) -> Tool:
+    """Check what ``define_tool`` and ``@tool`` share, then build the Tool."""
+    if not isinstance(name, str) or not name or not all(c.isalnum() or c in "_-" for c in name):
         raise ConfigurationError(
             f"tool name {name!r} must be non-empty letters, digits, '_' or '-' "
             "(providers reject other characters)"
         )
-    if timeout is not None and not timeout > 0:
-        raise ConfigurationError(f"tool {name!r}: timeout must be > 0 seconds, got {timeout}")
-    build: Callable[[Mapping[str, Any]], Any] = dict
-    if isinstance(parameters, type):
-        schema = schema_for(parameters)
-        cls = parameters
-        if not _is_typeddict(cls):
-            build = lambda args: cls(**args)  # noqa: E731
-    else:
-        schema = dict(parameters)
+    if timeout is not None and (
+        isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0
+    ):
+        raise ConfigurationError(f"tool {name!r}: timeout must be > 0 seconds, got {timeout!r}")
+    _check_execute(name, execute)
     if schema.get("type") != "object":
         raise ConfigurationError(
             f"tool {name!r}: parameters must be an object schema "
             f'({{"type": "object", "properties": ...}}), got type {schema.get("type")!r}'
         )
     try:
-        jsonschema.Draft202012Validator.check_schema(schema)
+        StrictValidator.check_schema(schema)
     except jsonschema.SchemaError as exc:
         raise ConfigurationError(f"tool {name!r}: invalid JSON Schema: {exc.message}") from None
-    return Tool(
-        name,
-        description,
-        schema,
-        execute,
-        timeout=timeout,
-        sequential=sequential,
-        requires_approval=requires_approval,
-        idempotent=idempotent,
-        build_args=build,
-    )
+    return Tool(name, description, schema, execute, timeout=timeout, build_args=build, **options)
 
 
+def _check_execute(name: str, execute: object) -> None:
+    if not callable(execute):
+        raise ConfigurationError(f"tool {name!r}: execute must be a function, got {execute!r}")
+    try:
+        inspect.signature(execute).bind(None, None)
+    except TypeError:
+        raise ConfigurationError(
+            f"tool {name!r}: execute must take two arguments (args, ctx); "
+            "use @tool to make a tool of a function with named parameters"
+        ) from None
+    except ValueError:  # no signature to read (some builtins): trust the caller
+        pass
+
+
+@overload
+def tool(fn: Callable[..., Any], /) -> Tool: ...
+
+
+@overload
 def tool(
-    fn: Callable[..., Awaitable[Any]] | None = None,
+    fn: None = None,
+    /,
     *,
     name: str | None = None,
     description: str | None = None,
@@ -172,36 +234,38 @@ def tool(
     sequential: bool = False,
     requires_approval: bool = False,
     idempotent: bool = False,
-) -> Any:
-    """Decorator: turn ``async def f(a: int, b: str = "x", ctx: ToolContext)`` into a Tool.
+) -> Callable[[Callable[..., Any]], Tool]: ...
 
-    The schema comes from the annotated parameters (a parameter named ``ctx`` receives the
-    ``ToolContext`` and is not part of the schema); the description defaults to the
-    docstring's first paragraph. Usable bare (``@tool``) or with options (``@tool(...)``).
+
+def tool(
+    fn: Callable[..., Any] | None = None,
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    timeout: float | None = None,
+    sequential: bool = False,
+    requires_approval: bool = False,
+    idempotent: bool = False,
+) -> Tool | Callable[[Callable[..., Any]], Tool]:
+    """Decorator: turn ``def f(a: int, b: str = "x", ctx: ToolContext)`` into a Tool.
+
+    The function may be ``async`` or plain (a plain one runs in a worker thread). The
+    schema comes from the annotated parameters; the parameter annotated ``ToolContext``
+    (any name; or, unannotated, named ``ctx``) receives the running context and is not
+    part of the schema. The description defaults to the docstring's first paragraph.
+    Usable bare (``@tool``) or with options (``@tool(...)``).
+
+    Raises ``ConfigurationError`` naming the function and the parameter for what a model
+    could never call: ``*args``/``**kwargs``, positional-only parameters, an unbound
+    method (``self`` first), two context parameters, or a type with no JSON Schema.
     """
 
-    def wrap(f: Callable[..., Awaitable[Any]]) -> Tool:
-        if not inspect.iscoroutinefunction(f):
-            raise ConfigurationError(f"@tool needs an async function, got {f!r}")
-        sig = inspect.signature(f)
-        hints = get_type_hints(f)
-        wants_ctx = "ctx" in sig.parameters
-        fields = [
-            (p.name, hints.get(p.name, Any), p.default)
-            for p in sig.parameters.values()
-            if p.name != "ctx"
-        ]
-        schema = _object_schema(fields)
-        doc = inspect.getdoc(f) or ""
-
-        async def execute(args: Mapping[str, Any], ctx: Any) -> Any:
-            return await (f(**args, ctx=ctx) if wants_ctx else f(**args))
-
-        return define_tool(
-            name or f.__name__,
-            description if description is not None else doc.split("\n\n")[0].strip(),
-            schema,
-            execute,
+    def wrap(f: Callable[..., Any]) -> Tool:
+        return _function_tool(
+            f,
+            name=name,
+            description=description,
             timeout=timeout,
             sequential=sequential,
             requires_approval=requires_approval,
@@ -211,90 +275,102 @@ def tool(
     return wrap if fn is None else wrap(fn)
 
 
-# -- schema derivation ----------------------------------------------------------------------
+def as_tool(obj: object) -> Tool:
+    """``obj`` as a ``Tool``: a ``Tool`` as it is, a function (sync or async) via ``tool``.
 
-_SCALARS: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}
-_EMPTY = inspect.Parameter.empty
-
-
-def _is_typeddict(cls: Any) -> bool:
-    return isinstance(cls, type) and issubclass(cls, dict) and hasattr(cls, "__total__")
-
-
-def schema_for(cls: type[Any]) -> dict[str, Any]:
-    """JSON Schema of a dataclass, attrs class or TypedDict (nested ones recurse).
-
-    Raises ``ConfigurationError`` naming the class when it is none of those.
+    Raises ``ConfigurationError`` saying what a tool may be for anything else.
     """
-    hints = get_type_hints(cls)
-    if dataclasses.is_dataclass(cls):
-        fields = [(f.name, hints[f.name], _dataclass_default(f)) for f in dataclasses.fields(cls)]
-    elif attrs.has(cls):
-        fields = [
-            (a.name, hints[a.name], _EMPTY if a.default is attrs.NOTHING else a.default)
-            for a in attrs.fields(cls)
-        ]
-    elif _is_typeddict(cls):
-        optional: frozenset[str] = getattr(cls, "__optional_keys__", frozenset())
-        fields = [(k, v, None if k in optional else _EMPTY) for k, v in hints.items()]
-    else:
+    if isinstance(obj, Tool):
+        return obj
+    if inspect.isfunction(obj) or inspect.ismethod(obj):
+        return tool(obj)
+    raise ConfigurationError(
+        f"{obj!r} is not a tool: pass a Tool (from define_tool or @tool) or a function, "
+        "sync or async, whose annotated parameters are the tool's arguments"
+    )
+
+
+def _function_tool(
+    f: Callable[..., Any],
+    *,
+    name: str | None,
+    description: str | None,
+    timeout: float | None,
+    **flags: bool,
+) -> Tool:
+    label = getattr(f, "__qualname__", None) or repr(f)
+    try:
+        signature = inspect.signature(f)
+        hints = get_type_hints(f)
+    except Exception as exc:  # an unresolvable or malformed annotation, no signature
         raise ConfigurationError(
-            f"cannot derive a JSON Schema from {cls!r}; use a dataclass, attrs class, "
-            "TypedDict or a JSON Schema dict"
+            f"@tool: cannot read the signature of {label}: {type(exc).__name__}: {exc}"
+        ) from None
+    context: str | None = None
+    fields: list[tuple[str, Any, Any]] = []
+    for index, p in enumerate(signature.parameters.values()):
+        _check_parameter(label, index, p)
+        annotation = hints.get(p.name, Any)
+        if is_context(annotation) or p.name == "ctx":
+            if p.name == "ctx" and p.name in hints and not is_context(annotation):
+                raise ConfigurationError(
+                    f"@tool: parameter 'ctx' of {label} is annotated {annotation!r}; the name "
+                    "'ctx' is for the ToolContext: annotate it ToolContext or rename it"
+                )
+            if context is not None:
+                raise ConfigurationError(
+                    f"@tool: {label} has two ToolContext parameters, {context!r} and {p.name!r}"
+                )
+            context = p.name
+        else:
+            fields.append((p.name, annotation, p.default))
+    try:
+        schema, build = signature_arguments(fields)
+    except ConfigurationError as exc:
+        raise ConfigurationError(f"@tool: {label}: {exc.message}") from None
+    if description is None:
+        description = (inspect.getdoc(f) or "").split("\n\n")[0].strip()
+    tool_name = name if name is not None else str(getattr(f, "__name__", ""))
+    execute = _caller(f, context)
+    return _make_tool(tool_name, description, schema, build, execute, timeout=timeout, **flags)
+
+
+def _check_parameter(label: str, index: int, p: inspect.Parameter) -> None:
+    if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+        stars = "*" if p.kind is p.VAR_POSITIONAL else "**"
+        raise ConfigurationError(
+            f"@tool: {label} takes {stars}{p.name}; the model sends one JSON object of "
+            "named arguments, so name each parameter"
         )
-    schema = _object_schema(fields)
-    if cls.__doc__ and not _is_typeddict(cls):
-        schema["description"] = inspect.cleandoc(cls.__doc__).split("\n\n")[0]
-    return schema
+    if p.kind is p.POSITIONAL_ONLY:
+        raise ConfigurationError(
+            f"@tool: parameter {p.name!r} of {label} is positional-only; the model sends "
+            "named arguments, so remove the '/'"
+        )
+    if index == 0 and p.name in ("self", "cls"):
+        raise ConfigurationError(
+            f"@tool: {label} is a method (its first parameter is {p.name!r}); make a tool "
+            f"of the bound method instead: tool(instance.{label.rpartition('.')[2]})"
+        )
 
 
-def _dataclass_default(f: dataclasses.Field[Any]) -> Any:
-    if f.default is not dataclasses.MISSING:
-        return f.default
-    return _EMPTY if f.default_factory is dataclasses.MISSING else None
+def _caller(f: Callable[..., Any], context: str | None) -> ToolFunction:
+    """``execute(args, ctx)`` calling ``f(**args)``, with the context under its name."""
+    if _is_async(f):
+        if context is None:
 
+            async def call_async(args: Mapping[str, Any], ctx: Any) -> Any:
+                return await f(**args)
 
-def _object_schema(fields: Sequence[tuple[str, Any, Any]]) -> dict[str, Any]:
-    properties: dict[str, Any] = {}
-    required: list[str] = []
-    for name, annotation, default in fields:
-        prop = _schema_of(annotation)
-        if default is _EMPTY:
-            required.append(name)
-        elif default is not None and isinstance(default, str | int | float | bool):
-            prop["default"] = default
-        properties[name] = prop
-    schema: dict[str, Any] = {"type": "object", "properties": properties}
-    if required:
-        schema["required"] = required
-    schema["additionalProperties"] = False
-    return schema
+            return call_async
 
+        async def call_async_ctx(args: Mapping[str, Any], ctx: Any) -> Any:
+            return await f(**args, **{context: ctx})
 
-def _schema_of(annotation: Any) -> dict[str, Any]:
-    if annotation is Any:
-        return {}
-    if annotation in _SCALARS:
-        return {"type": _SCALARS[annotation]}
-    if annotation is type(None):
-        return {"type": "null"}
-    origin = get_origin(annotation)
-    args = get_args(annotation)
-    if origin is Literal:
-        return {"enum": list(args)}
-    if origin in (Union, types.UnionType):
-        return {"anyOf": [_schema_of(a) for a in args]}
-    if origin in (list, tuple, set, frozenset, typing.Sequence) or annotation in (list, tuple):
-        items = args[0] if args else Any
-        return {"type": "array", "items": _schema_of(items)}
-    if origin in (dict, typing.Mapping) or annotation is dict:
-        value = args[1] if len(args) == 2 else Any
-        return {"type": "object", "additionalProperties": _schema_of(value)}
-    if isinstance(annotation, type) and (
-        dataclasses.is_dataclass(annotation) or attrs.has(annotation) or _is_typeddict(annotation)
-    ):
-        return schema_for(annotation)
-    raise ConfigurationError(f"cannot derive a JSON Schema for type {annotation!r}")
+        return call_async_ctx
+    if context is None:
+        return lambda args, ctx: f(**args)
+    return lambda args, ctx: f(**args, **{context: ctx})
 
 
 # -- results --------------------------------------------------------------------------------
@@ -304,22 +380,19 @@ def to_result_content(value: Any) -> Content:
     """What the model sees of a tool's return value.
 
     ``str`` stays text; an ``ImageContent``/``TextContent`` or a list of them becomes
-    content blocks; anything else is serialised as JSON text. Raises ``TypeError`` when
-    the value is not JSON-serialisable.
+    content blocks; anything else is written as standard JSON text (sorted keys, UTF-8;
+    NaN and ±Infinity as the strings ``"NaN"``, ``"Infinity"``, ``"-Infinity"``). Raises
+    ``TypeError`` (``NotJSONError``) naming the path of a value that is not JSON.
     """
     if isinstance(value, str):
-        return value
+        text: str = to_json_value(value, strict=False)
+        return text
     if isinstance(value, ImageContent | TextContent):
         return (value,)
     if isinstance(value, list | tuple) and value and all(_is_block(v) for v in value):
         blocks: tuple[ContentPart, ...] = tuple(value)
         return blocks
-    try:
-        return json.dumps(value, ensure_ascii=False, sort_keys=True)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(
-            f"tool returned {type(value).__name__}, which is not text, an image or JSON: {exc}"
-        ) from None
+    return to_json_text(value)
 
 
 def _is_block(value: object) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import json
 from typing import Any, Literal, TypedDict
 
@@ -18,6 +19,7 @@ from agentcore.tools import (
     AbortSignal,
     ToolContext,
     ToolOutput,
+    as_tool,
     define_tool,
     run_tool,
     schema_for,
@@ -65,7 +67,7 @@ def test_schema_from_dataclass_attrs_and_typeddict() -> None:
         "properties": {
             "city": {"type": "string"},
             "days": {"type": "integer", "default": 1},
-            "unit": {"enum": ["c", "f"], "default": "c"},
+            "unit": {"type": "string", "enum": ["c", "f"], "default": "c"},
         },
         "required": ["city"],
         "additionalProperties": False,
@@ -110,14 +112,19 @@ def test_decorator_derives_schema_and_passes_ctx() -> None:
     assert updates == [{"step": "adding"}]
 
 
-def test_decorator_with_options_and_sync_function_rejected() -> None:
-    @tool(name="slow", timeout=1.5, sequential=True, requires_approval=True)
+def test_decorator_with_options() -> None:
+    @tool(name="slow", timeout=1.5, sequential=True, requires_approval=True, idempotent=True)
     async def f() -> str:
         return "x"
 
-    assert (f.name, f.timeout, f.sequential, f.requires_approval) == ("slow", 1.5, True, True)
-    with pytest.raises(ConfigurationError, match="async function"):
-        tool(lambda: None)
+    assert (f.name, f.timeout, f.sequential, f.requires_approval, f.idempotent) == (
+        "slow",
+        1.5,
+        True,
+        True,
+        True,
+    )
+    assert not define_tool("g", "g", {"type": "object"}, _echo).idempotent
 
 
 def test_validation_names_each_path_and_what_was_sent() -> None:
@@ -150,6 +157,9 @@ def test_nested_paths_use_indices() -> None:
         ("t", {"type": "object", "properties": 3}, {}, "invalid JSON Schema"),
         ("t", {"type": "object"}, {"timeout": 0}, "timeout must be > 0"),
         ("t", int, {}, "cannot derive a JSON Schema"),
+        ("t", 42, {}, "must be a JSON Schema dict or a class, got int"),
+        ("t", {"type": "object"}, {"timeout": "3"}, "timeout must be > 0 seconds, got '3'"),
+        ("t", {"type": "object"}, {"timeout": True}, "timeout must be > 0 seconds, got True"),
     ],
 )
 def test_bad_definitions_are_rejected_clearly(
@@ -229,3 +239,223 @@ def test_abort_signal_is_idempotent_and_awaitable() -> None:
         return signal.aborted
 
     assert asyncio.run(main())
+
+
+def test_define_tool_checks_execute_takes_args_and_ctx() -> None:
+    with pytest.raises(ConfigurationError, match="execute must be a function, got 'run'"):
+        define_tool("t", "d", {"type": "object"}, "run")  # type: ignore[arg-type]
+
+    async def one(args: Any) -> str:
+        return "x"
+
+    with pytest.raises(ConfigurationError, match=r"execute must take two arguments \(args, ctx\)"):
+        define_tool("t", "d", {"type": "object"}, one)  # type: ignore[arg-type]
+
+
+def test_sync_functions_are_tools_that_run_in_a_thread() -> None:
+    def plain(args: Any, ctx: ToolContext) -> str:
+        return "x"
+
+    @tool
+    def add(a: int, b: int) -> int:
+        return a + b
+
+    @tool
+    async def later(a: int) -> int:
+        return a
+
+    assert define_tool("p", "p", {"type": "object"}, plain).runs_in_thread
+    assert not define_tool("e", "e", {"type": "object"}, _echo).runs_in_thread
+    assert add.runs_in_thread and not later.runs_in_thread
+    assert asyncio.run(run_tool(add, {"a": 2, "b": 3}, _ctx())).content == "5"
+
+
+# -- definition-time errors for what a model could never call ---------------------------------
+
+
+def _star_args(*items: str) -> str:
+    return ""
+
+
+def _star_kwargs(a: int, **rest: int) -> str:
+    return ""
+
+
+def _positional_only(a: int, /, b: int) -> str:
+    return ""
+
+
+class _Holder:
+    def method(self, a: int) -> int:
+        return a
+
+
+@pytest.mark.parametrize(
+    ("fn", "needle"),
+    [
+        (_star_args, r"_star_args takes \*items; the model sends one JSON object"),
+        (_star_kwargs, r"_star_kwargs takes \*\*rest"),
+        (_positional_only, r"parameter 'a' of _positional_only is positional-only"),
+        (_Holder.method, r"_Holder.method is a method .* tool\(instance.method\)"),
+    ],
+)
+def test_decorator_rejects_signatures_a_model_cannot_call(fn: Any, needle: str) -> None:
+    with pytest.raises(ConfigurationError, match=needle):
+        tool(fn)
+
+
+def test_a_bound_method_is_a_tool() -> None:
+    bound = tool(_Holder().method)
+    assert bound.parameters["required"] == ["a"]
+    assert asyncio.run(run_tool(bound, {"a": 7}, _ctx())).content == "7"
+
+
+def test_unsupported_types_name_the_function_and_parameter() -> None:
+    def when(moment: complex) -> str:
+        return ""
+
+    with pytest.raises(ConfigurationError, match=r"@tool: .*when: parameter 'moment': cannot"):
+        tool(when)
+
+    def keys(table: dict[int, str]) -> str:
+        return ""
+
+    with pytest.raises(ConfigurationError, match=r"parameter 'table'.*key type must be str"):
+        tool(keys)
+
+    def unresolved(x: Missing) -> str:  # type: ignore[name-defined]  # noqa: F821
+        return ""
+
+    with pytest.raises(ConfigurationError, match=r"cannot read the signature of .*unresolved"):
+        tool(unresolved)
+
+
+# -- the context parameter -------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Settings:
+    prefix: str
+
+
+def test_the_context_parameter_is_found_by_annotation_under_any_name() -> None:
+    @tool
+    def greet(name: str, context: ToolContext[Settings]) -> str:
+        return f"{context.deps.prefix} {name} ({context.tool_call_id})"
+
+    @tool
+    async def maybe(name: str, c: ToolContext[Settings] | None = None) -> str:
+        assert c is not None
+        return c.deps.prefix + name
+
+    assert greet.parameters["properties"] == {"name": {"type": "string"}}
+    assert maybe.parameters["properties"] == {"name": {"type": "string"}}
+    ctx = ToolContext("call_9", "greet", AbortSignal(), (), print, deps=Settings("hello"))
+    assert asyncio.run(run_tool(greet, {"name": "Ada"}, ctx)).content == "hello Ada (call_9)"
+    assert asyncio.run(run_tool(maybe, {"name": "Ada"}, ctx)).content == "helloAda"
+
+
+@dataclasses.dataclass
+class Wrapped:
+    ctx: ToolContext
+
+
+def test_context_parameter_mistakes_are_definition_errors() -> None:
+    def typed_ctx(ctx: str) -> str:
+        return ctx
+
+    with pytest.raises(ConfigurationError, match=r"'ctx' of .*typed_ctx is annotated"):
+        tool(typed_ctx)
+
+    def two(a: ToolContext, ctx: ToolContext) -> str:
+        return ""
+
+    with pytest.raises(ConfigurationError, match="two ToolContext parameters, 'a' and 'ctx'"):
+        tool(two)
+
+    with pytest.raises(ConfigurationError, match=r"parameter 'w': .*field 'ctx': ToolContext"):
+
+        @tool
+        def nested(w: Wrapped) -> str:
+            return ""
+
+
+# -- as_tool ----------------------------------------------------------------------------------
+
+
+def test_as_tool_keeps_tools_and_wraps_functions() -> None:
+    t = define_tool("e", "e", {"type": "object"}, _echo)
+    assert as_tool(t) is t
+
+    def double(n: int) -> int:
+        """Double n."""
+        return 2 * n
+
+    async def triple(n: int) -> int:
+        return 3 * n
+
+    made = as_tool(double)
+    assert (made.name, made.description, made.runs_in_thread) == ("double", "Double n.", True)
+    assert asyncio.run(run_tool(made, {"n": 4}, _ctx())).content == "8"
+    assert asyncio.run(run_tool(as_tool(triple), {"n": 4}, _ctx())).content == "12"
+
+
+@pytest.mark.parametrize("thing", ["double", 42, None, Settings, print, functools.partial(_echo)])
+def test_as_tool_says_what_a_tool_may_be(thing: Any) -> None:
+    with pytest.raises(ConfigurationError, match=r"is not a tool: pass a Tool .* or a function"):
+        as_tool(thing)
+
+
+# -- validation is strict about JSON types ------------------------------------------------------
+
+
+def test_an_integer_parameter_refuses_floats_and_booleans() -> None:
+    @tool
+    def count(n: int, x: float = 0.0, flag: bool = False) -> int:
+        return n
+
+    assert count.validation_errors({"n": 5, "x": 5}) == []
+    assert count.validation_errors({"n": 5, "x": 2.5, "flag": True}) == []
+    assert count.validation_errors({"n": 5.0}) == ["at $.n: 5.0 is not of type 'integer'"]
+    assert count.validation_errors({"n": True}) == ["at $.n: True is not of type 'integer'"]
+    assert count.validation_errors({"n": 1, "x": False}) == [
+        "at $.x: False is not of type 'number'"
+    ]
+    assert count.validation_errors({"n": 1, "flag": 1}) == ["at $.flag: 1 is not of type 'boolean'"]
+    by_hand = define_tool(
+        "h", "h", {"type": "object", "properties": {"n": {"type": "integer"}}}, _echo
+    )
+    assert by_hand.validation_errors({"n": 5.0}) == ["at $.n: 5.0 is not of type 'integer'"]
+
+
+# -- results ----------------------------------------------------------------------------------
+
+
+def test_non_finite_numbers_become_strings_the_model_can_read() -> None:
+    text = to_result_content({"mean": float("nan"), "max": float("inf"), "min": -float("inf")})
+    assert text == '{"max": "Infinity", "mean": "NaN", "min": "-Infinity"}'
+    assert to_result_content(float("nan")) == '"NaN"'
+    assert json.loads(text, parse_constant=_refuse) == {
+        "max": "Infinity",
+        "mean": "NaN",
+        "min": "-Infinity",
+    }
+
+
+def _refuse(constant: str) -> Any:
+    raise AssertionError(f"non-standard JSON constant {constant}")
+
+
+def test_result_errors_read_well() -> None:
+    with pytest.raises(TypeError, match=r"^at \$\.rows\[1\]: set is not a JSON value$"):
+        to_result_content({"rows": [1, {2}]})
+
+    async def odd(args: Any, ctx: ToolContext) -> object:
+        return {"when": object()}
+
+    out = asyncio.run(run_tool(define_tool("odd", "o", {"type": "object"}, odd), {}, _ctx()))
+    assert out.content == (
+        "Tool 'odd' returned content that is not text, an image or JSON: "
+        "at $.when: object is not a JSON value"
+    )
+    assert "tool tool" not in str(out.content).lower()

@@ -1,0 +1,309 @@
+"""The bash guard: does a shell command look destructive, and why.
+
+``check_command(command)`` is a pure function: it returns the reason a command would do
+irreversible damage (wipe the root or home directory, force-push over main, format or
+overwrite a disk, fork-bomb the machine), or None. It reads the command the way a shell
+would, rather than matching its text: quotes and escapes are undone (``r''m``,
+``"/"``), chains are split (``;``, ``&&``, ``||``, ``|``, ``&``, newlines, subshells and
+``$(...)``), wrappers are looked through (``sudo``, ``env``, ``nohup``, ``nice``,
+``timeout``, ``xargs``, ``command``, ``exec``, variable assignments) and nested shells are
+read recursively (``bash -c '...'``, ``sh -c``, ``eval``).
+
+It is a safety net against accidents, not a sandbox: a determined command (a script file,
+base64 piped to a shell, a variable holding ``/``) gets past any static reading.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import shlex
+
+__all__ = ["check_command"]
+
+_SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "ash", "busybox-sh"})
+_KEYWORDS = frozenset(
+    {"!", "{", "}", "(", ")", "if", "then", "else", "elif", "fi", "do", "done", "while"}
+    | {"until", "for", "in", "case", "esac", "time", "function", "select", "coproc"}
+)
+_SEPARATORS = frozenset({";", "&&", "||", "|", "&", "|&", ";;", "(", ")", "\n"})
+# wrapper -> options taking a value (the wrapper's own flags are skipped before the command)
+_WRAPPERS: dict[str, frozenset[str]] = {
+    "sudo": frozenset({"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T"}),
+    "doas": frozenset({"-u", "-C"}),
+    "env": frozenset({"-u", "-C", "-S", "--unset", "--chdir"}),
+    "nohup": frozenset(),
+    "nice": frozenset({"-n", "--adjustment"}),
+    "ionice": frozenset({"-c", "-n", "-p", "-P", "-u"}),
+    "timeout": frozenset({"-s", "-k", "--signal", "--kill-after"}),
+    "stdbuf": frozenset({"-i", "-o", "-e"}),
+    "command": frozenset(),
+    "builtin": frozenset(),
+    "exec": frozenset({"-a"}),
+    "xargs": frozenset({"-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s", "--delimiter"}),
+    "chrt": frozenset(),
+    "taskset": frozenset(),
+    "caffeinate": frozenset(),
+    "busybox": frozenset(),
+}
+_POSITIONAL_WRAPPERS = {"timeout": 1, "chrt": 1, "taskset": 1}  # a duration/priority/mask first
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_SYSTEM_DIRS = frozenset(
+    {"/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib32", "/lib64", "/opt", "/proc"}
+    | {"/root", "/sbin", "/srv", "/sys", "/usr", "/var", "/Applications", "/Library"}
+    | {"/System", "/Users"}
+)
+_DISK = re.compile(r"^/dev/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|disk\d|md\d|dm-)")
+_FORK_BOMB = re.compile(r"([\w:.]+)\s*\(\s*\)\s*\{[^}]*\1\s*\|\s*&?\s*\1\s*&")
+_FORK_LOOP = re.compile(r"fork\s*(\(\s*\))?\s*while\s+fork|while.*os\.fork\(\)")
+_SUBSTITUTION = re.compile(r"\$\(([^()]*)\)|`([^`]*)`")
+_MAX_DEPTH = 4
+
+
+def check_command(command: str) -> str | None:
+    """The reason ``command`` is destructive, or None when nothing dangerous is seen."""
+    return _check(command, 0)
+
+
+def _check(command: str, depth: int) -> str | None:
+    if depth > _MAX_DEPTH:
+        return None
+    squeezed = command.replace("\\\n", "")
+    if _FORK_BOMB.search(squeezed) or _FORK_LOOP.search(squeezed):
+        return "fork bomb: a function or loop that forks itself without end"
+    for inner in _SUBSTITUTION.findall(squeezed):
+        reason = _check(inner[0] or inner[1], depth + 1)
+        if reason:
+            return reason
+    for words in _simple_commands(squeezed):
+        reason = _check_simple(words, depth)
+        if reason:
+            return reason
+    return None
+
+
+def _tokens(command: str) -> list[str]:
+    lexer = shlex.shlex(command.replace("\n", " ; "), posix=True, punctuation_chars=";&|()<>")
+    lexer.whitespace_split = True
+    lexer.commenters = ""
+    try:
+        return list(lexer)
+    except ValueError:  # unbalanced quotes: read it as plainly as possible
+        return re.findall(r"[;&|()<>]+|[^\s;&|()<>'\"]+", command)
+
+
+def _simple_commands(command: str) -> list[list[str]]:
+    commands: list[list[str]] = [[]]
+    for token in _tokens(command):
+        if token in _SEPARATORS:
+            commands.append([])
+        else:
+            commands[-1].append(token)
+    return [c for c in commands if c]
+
+
+def _unwrap(words: list[str]) -> list[str]:
+    """The words of the command actually run, wrappers and assignments removed."""
+    i = 0
+    while i < len(words):
+        word = words[i]
+        name = posixpath.basename(word)
+        if word in _KEYWORDS or _ASSIGNMENT.match(word):
+            i += 1
+        elif name in _WRAPPERS:
+            takes_value = _WRAPPERS[name]
+            i += 1
+            while i < len(words) and (words[i].startswith("-") or _ASSIGNMENT.match(words[i])):
+                i += 2 if words[i] in takes_value else 1
+            i += _POSITIONAL_WRAPPERS.get(name, 0)
+        else:
+            break
+    return words[i:]
+
+
+def _check_simple(words: list[str], depth: int) -> str | None:
+    reason = _check_redirects(words)
+    words = _unwrap(words)
+    if not words:
+        return reason
+    name = posixpath.basename(words[0])
+    args = words[1:]
+    if name in _SHELLS or name == "eval":
+        script = _shell_script(name, args)
+        if script is not None:
+            return _check(script, depth + 1)
+    check = _CHECKS.get(name)
+    if check is None and name.startswith("mkfs"):
+        check = _check_mkfs
+    return (check(args) if check else None) or reason
+
+
+def _shell_script(name: str, args: list[str]) -> str | None:
+    if name == "eval":
+        return " ".join(args)
+    for i, arg in enumerate(args):
+        if arg.startswith("-") and not arg.startswith("--") and "c" in arg[1:]:
+            return args[i + 1] if i + 1 < len(args) else None
+    return None
+
+
+def _check_redirects(words: list[str]) -> str | None:
+    for i, word in enumerate(words):
+        if word.startswith(">") or word.endswith(">"):
+            target = words[i + 1] if word in (">", ">>") and i + 1 < len(words) else ""
+            if _DISK.match(target):
+                return f"writes straight to the disk device {target}"
+    return None
+
+
+def _danger_target(arg: str, *, relative: bool = True) -> str | None:
+    """Why deleting ``arg`` recursively would be a disaster, or None. ``relative`` also
+    flags the current and parent directories themselves (``.``, ``*``, ``../``)."""
+    for home in ("~", "$HOME", "${HOME}"):
+        if arg == home or arg.startswith(home + "/"):
+            rest = posixpath.normpath(re.sub(r"/+", "/", "/" + arg[len(home) :]))
+            return "the home directory" if rest in ("/", "/*") else None
+    if arg.startswith("/"):
+        path = posixpath.normpath(re.sub(r"/+", "/", arg))
+        if path in ("/", "/*") or (posixpath.dirname(path) == "/" and "*" in path):
+            return "the root directory"
+        if path in _SYSTEM_DIRS or path.rstrip("/*") in _SYSTEM_DIRS:
+            return f"the system directory {path}"
+        return None
+    path = posixpath.normpath(arg)
+    if relative and (path == "." or all(p in ("..", "*") for p in path.split("/"))):
+        return f"everything in the current or a parent directory ({arg})"
+    return None
+
+
+def _operands(args: list[str]) -> tuple[set[str], list[str]]:
+    """``(short and long flags, operands)`` with ``--`` ending the flags."""
+    flags: set[str] = set()
+    operands: list[str] = []
+    ended = False
+    for arg in args:
+        if ended or not arg.startswith("-") or arg == "-":
+            operands.append(arg)
+        elif arg == "--":
+            ended = True
+        elif arg.startswith("--"):
+            flags.add(arg.split("=", 1)[0])
+        else:
+            flags.update(f"-{c}" for c in arg[1:])
+    return flags, operands
+
+
+def _check_rm(args: list[str]) -> str | None:
+    flags, operands = _operands(args)
+    if "--no-preserve-root" in flags:
+        return "rm --no-preserve-root: deletes the root directory"
+    if not flags & {"-r", "-R", "--recursive"}:
+        return None
+    for operand in operands:
+        target = _danger_target(operand)
+        if target:
+            return f"rm -r on {target}"
+    return None
+
+
+def _check_recursive_mode(args: list[str]) -> str | None:
+    flags, operands = _operands(args)
+    if not flags & {"-R", "--recursive"}:
+        return None
+    for operand in operands[1:]:
+        target = _danger_target(operand)
+        if target:
+            return f"recursive permission change on {target}"
+    return None
+
+
+def _check_find(args: list[str]) -> str | None:
+    if "-delete" not in args and not ("-exec" in args and "rm" in args):
+        return None
+    for arg in args:
+        if arg.startswith("-"):
+            break
+        target = _danger_target(arg, relative=False)
+        if target:
+            return f"find deleting under {target}"
+    return None
+
+
+def _check_git(args: list[str]) -> str | None:
+    i = 0
+    while i < len(args) and args[i].startswith("-"):  # git -C dir -c k=v --git-dir=...
+        i += 2 if args[i] in ("-C", "-c") else 1
+    if i >= len(args) or args[i] != "push":
+        return None
+    flags, operands = _operands(args[i + 1 :])
+    refspecs = operands[1:]
+    protected = [r for r in refspecs if _protected_branch(r)]
+    if "--mirror" in flags:
+        return "git push --mirror: overwrites every branch of the remote"
+    if flags & {"--delete", "-d"} and protected:
+        return f"git push deleting {protected[0]}"
+    if any(r.startswith(":") and _protected_branch(r) for r in refspecs):
+        return f"git push deleting {protected[0]}"
+    forced = flags & {"-f", "--force", "--force-with-lease", "--force-if-includes"}
+    plus = [r for r in protected if r.startswith("+")]
+    if plus:
+        return f"git push forcing {plus[0]} (a '+' refspec is a force push)"
+    if forced and protected:
+        return f"git push {sorted(forced)[0]} to {protected[0]}"
+    if forced and not refspecs:
+        return (
+            f"git push {sorted(forced)[0]} without naming a branch may overwrite main/master; "
+            "name the branch (git push --force origin my-branch)"
+        )
+    return None
+
+
+def _protected_branch(refspec: str) -> bool:
+    destination = refspec.lstrip("+").rsplit(":", 1)[-1]
+    return destination.removeprefix("refs/heads/") in ("main", "master")
+
+
+def _check_dd(args: list[str]) -> str | None:
+    for arg in args:
+        if arg.startswith("of=") and _DISK.match(arg[3:]):
+            return f"dd writing over the disk device {arg[3:]}"
+    return None
+
+
+def _check_mkfs(args: list[str]) -> str | None:
+    return "makes a new filesystem (erases the device)"
+
+
+def _check_disk_writer(args: list[str]) -> str | None:
+    disks = [a for a in args if _DISK.match(a)]
+    return f"overwrites the disk device {disks[0]}" if disks else None
+
+
+def _check_copy(args: list[str]) -> str | None:
+    _, operands = _operands(args)
+    if len(operands) > 1 and _DISK.match(operands[-1]):
+        return f"copies over the disk device {operands[-1]}"
+    return None
+
+
+def _check_wipefs(args: list[str]) -> str | None:
+    flags, _ = _operands(args)
+    return "wipefs erasing filesystem signatures" if flags & {"-a", "--all"} else None
+
+
+_CHECKS = {
+    "rm": _check_rm,
+    "chmod": _check_recursive_mode,
+    "chown": _check_recursive_mode,
+    "chgrp": _check_recursive_mode,
+    "find": _check_find,
+    "git": _check_git,
+    "dd": _check_dd,
+    "mke2fs": _check_mkfs,
+    "mkswap": _check_disk_writer,
+    "shred": _check_disk_writer,
+    "blkdiscard": _check_disk_writer,
+    "wipefs": _check_wipefs,
+    "cp": _check_copy,
+    "tee": _check_disk_writer,
+}

@@ -1,0 +1,33 @@
+"""Error results shared by the coding tools: one wording per kind of failure."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._loop.tools import ToolOutput
+from .process import CommandError
+from .workspace import OutsideWorkspaceError
+
+__all__ = ["failure", "os_failure"]
+
+
+def failure(message: str, **details: Any) -> ToolOutput:
+    """An error result: ``message`` for the model, ``details`` (plus the message) for UIs."""
+    return ToolOutput(message, details={"error": message, **details}, is_error=True)
+
+
+def os_failure(exc: OSError, path: str) -> ToolOutput:
+    """The error result for a failed file operation on ``path`` (as the model wrote it)."""
+    if isinstance(exc, OutsideWorkspaceError | CommandError):
+        message = str(exc)
+    elif isinstance(exc, FileNotFoundError):
+        message = f"{path!r} does not exist"
+    elif isinstance(exc, IsADirectoryError):
+        message = f"{path!r} is a directory, not a file; use ls to list it"
+    elif isinstance(exc, NotADirectoryError):
+        message = f"{path!r} is not a directory (or a part of it is a file)"
+    elif isinstance(exc, PermissionError):
+        message = f"permission denied for {path!r}"
+    else:
+        message = f"{path!r}: {exc.strerror or exc}"
+    return failure(message, path=path)

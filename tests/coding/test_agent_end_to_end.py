@@ -1,0 +1,69 @@
+"""A scripted model fixes a failing test in a small project with read, edit and bash,
+through a real ``Agent`` running the coding tools."""
+
+from __future__ import annotations
+
+import asyncio
+import pathlib
+import shlex
+import sys
+
+from agentcore.agent import Agent
+from agentcore.coding import create_coding_tools
+from agentcore.events import ToolResultMessage
+from drivers.scripted import ScriptedDriver, text_turn, tool_turn
+
+
+def _project(root: pathlib.Path) -> None:
+    (root / "calc.py").write_text(
+        "def add(a, b):\n"
+        "    # Add two numbers \u2014 don\u2019t round.\n"
+        "    return a - b\n"
+        "\n"
+        "# \u201cUntouched\u201d \u2014 stays as it is.\n"
+    )
+    (root / "test_calc.py").write_text(
+        "from calc import add\n\nassert add(2, 3) == 5, add(2, 3)\nprint('all tests passed')\n"
+    )
+
+
+def test_a_scripted_model_fixes_the_failing_test(tmp_path: pathlib.Path) -> None:
+    _project(tmp_path)
+    run_tests = f"{shlex.quote(sys.executable)} test_calc.py"
+    script = [
+        tool_turn([("c1", "bash", {"command": run_tests})]),
+        tool_turn([("c2", "read", {"path": "calc.py"})]),
+        tool_turn(
+            [
+                (
+                    "c3",
+                    "edit",
+                    {  # a plain dash and quote where the file has typographic ones
+                        "path": "calc.py",
+                        "old_text": "    # Add two numbers - don't round.\n    return a - b",
+                        "new_text": "    # Add two numbers - don't round.\n    return a + b",
+                    },
+                )
+            ]
+        ),
+        tool_turn([("c4", "bash", {"command": run_tests})]),
+        text_turn("Fixed: add() subtracted instead of adding."),
+    ]
+    agent = Agent(ScriptedDriver(script), tools=create_coding_tools(str(tmp_path)))
+    result = asyncio.run(agent.run("The tests fail; fix the bug."))
+
+    assert result.output == "Fixed: add() subtracted instead of adding."
+    results = {m.tool_call_id: m for m in result.messages if isinstance(m, ToolResultMessage)}
+    assert results["c1"].is_error and "AssertionError: -1" in results["c1"].result
+    assert results["c1"].details["exit_code"] == 1
+    assert "return a - b" in results["c2"].result
+    assert not results["c3"].is_error and results["c3"].details["first_changed_line"] == 2
+    assert not results["c4"].is_error and results["c4"].result == "all tests passed"
+    assert results["c3"].details["fuzzy"]
+    assert (tmp_path / "calc.py").read_text() == (
+        "def add(a, b):\n"
+        "    # Add two numbers - don't round.\n"
+        "    return a + b\n"
+        "\n"
+        "# \u201cUntouched\u201d \u2014 stays as it is.\n"
+    )

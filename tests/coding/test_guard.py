@@ -1,0 +1,198 @@
+"""The bash guard: destructive commands are caught however they are written; ordinary
+work is never blocked."""
+
+from __future__ import annotations
+
+import shlex
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from agentcore.coding import check_command
+
+DESTRUCTIVE = [
+    "rm -rf /",
+    "rm -fr /",
+    "rm -rf -- /",
+    "rm -r -f /",
+    "rm --recursive --force /",
+    "rm -Rf /*",
+    "rm -rf //",
+    "rm -rf /.",
+    "rm -rf /usr",
+    "rm -rf ~",
+    "rm -rf ~/",
+    "rm -rf ~/*",
+    "rm -rf ~/.",
+    "rm -rf $HOME",
+    'rm -rf "$HOME"',
+    "rm -rf ${HOME}/",
+    "rm --no-preserve-root -rf /",
+    "rm -rf .",
+    "rm -rf *",
+    "rm -rf ../..",
+    "git push -f origin main",
+    "git push --force origin master",
+    "git push --force-with-lease origin main",
+    "git push origin main --force",
+    "git push -fu origin HEAD:main",
+    "git push origin +main",
+    "git push origin +refs/heads/master",
+    "git -C repo push --force origin main",
+    "git push -f",
+    "git push --force origin",
+    "git push origin --delete main",
+    "git push origin :master",
+    "git push --mirror backup",
+    ":(){ :|:& };:",
+    "bomb() { bomb | bomb & }; bomb",
+    "perl -e 'fork while fork'",
+    "mkfs.ext4 /dev/sdb1",
+    "mkfs -t xfs /dev/nvme0n1",
+    "dd if=/dev/zero of=/dev/sda bs=1M",
+    "dd if=image.iso of=/dev/nvme0n1",
+    "echo x > /dev/sda",
+    "cat image > /dev/mmcblk0",
+    "cp disk.img /dev/sdb",
+    "wipefs -a /dev/sda",
+    "chmod -R 777 /",
+    "chown -R nobody /etc",
+    "find / -delete",
+    "find ~ -exec rm {} +",
+]
+
+
+def _wrappings(command: str) -> list[str]:
+    """The ways a destructive command is hidden from a pattern that reads the text."""
+    quoted = shlex.quote(command)
+    return [
+        f"sudo {command}",
+        f"sudo -u root {command}",
+        f"sudo -E -- {command}",
+        f"env {command}",
+        f"env -i FOO=1 PATH=/bin {command}",
+        f"FOO=bar {command}",
+        f"nohup {command}",
+        f"nice -n 10 {command}",
+        f"timeout 5 {command}",
+        f"command {command}",
+        f"exec {command}",
+        f"bash -c {quoted}",
+        f"sh -c {quoted}",
+        f"/bin/bash -lc {quoted}",
+        f"sudo bash -c {quoted}",
+        f"eval {quoted}",
+        f"bash -c {shlex.quote('bash -c ' + quoted)}",
+        f"echo start; {command}",
+        f"true && {command}",
+        f"false || {command}",
+        f"ls | {command}",
+        f"sleep 1 & {command}",
+        f"echo start\n{command}",
+        f"({command})",
+        f"{{ {command}; }}",
+        f"if true; then {command}; fi",
+        f"echo $({command})",
+        f"echo `{command}`",
+        f"{command} && echo done",
+    ]
+
+
+@pytest.mark.parametrize("command", DESTRUCTIVE)
+def test_destructive_commands_are_caught(command: str) -> None:
+    reason = check_command(command)
+    assert reason, command
+
+
+@pytest.mark.parametrize("command", [c for c in DESTRUCTIVE if ":(){" not in c and "bomb" not in c])
+def test_and_caught_through_every_wrapping(command: str) -> None:
+    missed = [w for w in _wrappings(command) if not check_command(w)]
+    assert not missed
+
+
+def test_quoting_and_escapes_are_undone() -> None:
+    for command in ["r''m -rf /", '"rm" -rf "/"', "\\rm -rf /", "/bin/rm -rf '/'", "rm -rf \\/"]:
+        assert check_command(command), command
+
+
+def test_reasons_say_what_is_wrong() -> None:
+    assert check_command("rm -rf /") == "rm -r on the root directory"
+    assert "main" in (check_command("git push -f origin main") or "")
+    assert "fork bomb" in (check_command(":(){ :|:& };:") or "")
+    assert "/dev/sda" in (check_command("dd if=/dev/zero of=/dev/sda") or "")
+
+
+BENIGN = [
+    "rm -rf ./build",
+    "rm -rf build/ dist/",
+    "rm -rf /tmp/agentcore-test",
+    "rm -rf ~/projects/old-branch",
+    "rm -f /",  # not recursive: rm refuses a directory anyway
+    "rm file.txt",
+    "git push origin feature",
+    "git push -f origin feature",
+    "git push --force-with-lease origin my-branch",
+    "git push origin main",
+    "git push -u origin HEAD",
+    "git commit -m 'git push -f origin main'",
+    "echo 'rm -rf /'",
+    "grep -rn 'rm -rf /' .",
+    "ls -la / ~",
+    "find . -name '*.pyc' -delete",
+    "find /tmp/x -delete",
+    "dd if=/dev/zero of=./disk.img bs=1M count=1",
+    "dd if=/dev/sda of=backup.img",
+    "cat /dev/sda > /dev/null",
+    "cp /dev/sda disk.img",
+    "chmod -R 755 ./dist",
+    "chmod 644 /etc/hosts",
+    "mkdir -p a/b && cd a",
+    "python -m pytest -q",
+    "make test",
+    "pip install -e '.[dev]'",
+    "sudo apt-get install ripgrep",
+    "bash -c 'echo hello'",
+    "docker run --rm -v $HOME:/home alpine ls",
+    'echo "unbalanced',
+    "mkdir bomb && cd bomb",
+]
+
+
+@pytest.mark.parametrize("command", BENIGN)
+def test_ordinary_commands_pass(command: str) -> None:
+    assert check_command(command) is None
+
+
+_benign_piece = st.sampled_from([*BENIGN[:-2], "true", "echo ok", "cd src"])
+_joiner = st.sampled_from(["; ", " && ", " || ", " | ", "\n", " & "])
+_wrapper = st.sampled_from(["", "sudo ", "env A=1 ", "nice ", "time ", "command "])
+
+
+@given(st.lists(st.tuples(_wrapper, _benign_piece), min_size=1, max_size=5), _joiner)
+def test_chains_of_benign_commands_pass(pieces: list[tuple[str, str]], joiner: str) -> None:
+    command = joiner.join(w + p for w, p in pieces)
+    assert check_command(command) is None, command
+    assert check_command(f"bash -c {shlex.quote(command)}") is None
+
+
+@given(
+    st.lists(st.tuples(_wrapper, _benign_piece), max_size=3),
+    st.sampled_from([c for c in DESTRUCTIVE if "bomb" not in c and ":(){" not in c]),
+    _wrapper,
+    _joiner,
+    st.booleans(),
+)
+def test_a_destructive_command_anywhere_in_a_chain_is_caught(
+    before: list[tuple[str, str]], bad: str, wrapper: str, joiner: str, nest: bool
+) -> None:
+    command = joiner.join([*(w + p for w, p in before), wrapper + bad])
+    if nest:
+        command = f"sh -c {shlex.quote(command)}"
+    assert check_command(command), command
+
+
+@given(st.text(max_size=80))
+def test_never_raises_on_arbitrary_text(text: str) -> None:
+    reason = check_command(text)
+    assert reason is None or isinstance(reason, str)
