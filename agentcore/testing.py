@@ -10,6 +10,7 @@ Requires the ``testing`` extra (``pip install agentcore[testing]``). Example::
         check_processor(my_processor, my_initial_state(), stream.events)
 """
 
+from ._testing.replay_check import assert_replays as assert_replays
 from ._testing.strategies import AssistantStream as AssistantStream
 from ._testing.strategies import Turn as Turn
 from ._testing.strategies import assistant_streams as assistant_streams
@@ -27,6 +28,7 @@ from ._testing.strategies import usages as usages
 __all__ = [
     "AssistantStream",
     "Turn",
+    "assert_replays",
     "assistant_streams",
     "broken_streams",
     "check_processor",

@@ -4,9 +4,9 @@
 unchanged and appends it (scrubbed of secrets) to ``journal`` under ``agent_id``.
 
 ``ReplayDriver(source)`` plays the recorded model calls back, one per ``receive``. It
-accepts a recorder's journal or an engine's journal (a JSONL path, a ``Journal`` or
-entries): only the events a driver yields are kept (``user_message``, ``tool_result`` and
-``interrupt`` are the runtime's). A call ends after ``message_stop`` or
+accepts a recorder's journal or an agent's journal (a JSONL path, a ``Journal`` or
+entries): only the events a driver yields are kept (commands, ``user_message``,
+``tool_result`` and ``interrupt`` are the runtime's). A call ends after ``message_stop`` or
 ``error_received``, or where the next ``message_start`` begins (an interrupted call).
 """
 
@@ -17,6 +17,7 @@ from typing import Any
 
 from agentcore import Driver, Journal, ModelRequest
 from agentcore.events import (
+    LAYERS,
     ErrorReceived,
     Interrupt,
     MessageStart,
@@ -39,7 +40,7 @@ def model_calls(source: JournalSource, agent_id: str | None = None) -> list[list
     current: list[StreamEvent] = []
     for entry in entries_of(source, agent_id):
         event = entry.event
-        if isinstance(event, _RUNTIME_EVENTS):
+        if LAYERS.get(event.type) != "stream" or isinstance(event, _RUNTIME_EVENTS):
             continue
         if isinstance(event, MessageStart) and current:
             calls.append(current)

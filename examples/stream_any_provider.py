@@ -1,4 +1,4 @@
-"""Stream one reply from any supported provider through the engine to the console.
+"""Stream one reply from any supported provider through an agent to the console.
 
     python examples/stream_any_provider.py --model anthropic/claude-sonnet-4-5 "Hello"
     python examples/stream_any_provider.py --model openai/gpt-4.1 "Hello"
@@ -21,7 +21,6 @@ import sys
 from collections.abc import AsyncIterator
 
 from agentcore import AgentError, create_agent
-from drivers.prices import PRICES
 from drivers.registry import get_driver
 from drivers.testing import ReplayServer, sse_response
 from presenters.console import ConsolePresenter
@@ -53,7 +52,7 @@ async def main(argv: list[str]) -> int:
             args.model, base_url=base_url, api_key=api_key, thinking_level=args.thinking
         )
         presenter = ConsolePresenter()
-        agent = create_agent(driver, [presenter], system_prompt=args.system, prices=PRICES)
+        agent = create_agent(driver, [presenter], system_prompt=args.system)
         try:
             await agent.receive(args.prompt)
         except AgentError as exc:

@@ -22,7 +22,6 @@ import argparse
 import asyncio
 import importlib
 import os
-import pprint
 import sys
 from collections.abc import Callable, Iterator
 from typing import Any, TextIO
@@ -30,18 +29,22 @@ from typing import Any, TextIO
 import attrs
 
 from .._core.events import LAYERS
-from .._core.machine import MealyMachine, create_mealy_machine
+from .._core.machine import MealyMachine
 from .._core.wire import to_dict
 from .._journal.journal import JournalError, MemoryJournal
 from .._journal.read import dumps as _dumps
 from .._journal.replay import JournalSource, entries_of, replay_steps, state_at
+from .._loop.conversation import create_conversation_machine
+from .._runtime.plugins import price_table
+from .describe import describe
+from .state_view import render_state
 
 __all__ = ["COMMAND_MODULES", "Command", "build_parser", "describe", "main", "register_command"]
 
 COMMAND_MODULES: tuple[str, ...] = ("agentcore._app.chat",)
 """Modules that register more subcommands (e.g. ``chat``) when imported."""
 
-CORE_LAYERS = ("stream", "message", "state", "turn")
+LAYER_NAMES = ("stream", "message", "state", "turn", "loop")
 
 
 @attrs.frozen
@@ -67,33 +70,9 @@ def register_command(
     _COMMANDS[name] = Command(name, help, configure, run)
 
 
-def describe(output: Any) -> str:
-    """One readable line for an event: its type and its most telling fields."""
-    wire = to_dict(output)
-    fields = []
-    for key, value in wire["data"].items():
-        if value in (None, "", [], {}, False):
-            continue
-        if isinstance(value, str):
-            text = repr(value)
-        elif isinstance(value, float):
-            text = f"{value:.6g}"  # a summed cost, not 0.0025199999999999997
-        else:
-            text = _short(value)
-        fields.append(f"{key}={text}")
-    return f"{wire['type']:<24} {' '.join(fields)}".rstrip()
-
-
-def _short(value: Any, limit: int = 80) -> str:
-    text = _dumps(value).decode()
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 def priced_machine() -> MealyMachine:
-    """The default machine with the providers' price table, so replayed turns show cost."""
-    from drivers.prices import PRICES  # an entry point may load plugins, inside a function
-
-    return create_mealy_machine(prices=PRICES)
+    """The conversation machine with the registered price tables, so turns show cost."""
+    return create_conversation_machine(price_table())
 
 
 def _source(path: str) -> JournalSource:
@@ -109,10 +88,12 @@ def _source(path: str) -> JournalSource:
 
 
 def _replayed(args: argparse.Namespace) -> Iterator[tuple[str, int, Any]]:
-    """``(agent_id, seq, event)`` for every input event and output, in order."""
+    """``(agent_id, seq, event)`` for every input and output, in order: a stream-layer
+    input is the first output of its step; a command (``agent_prompt``...) comes first."""
     source = _source(args.file)
     for entry, outputs in replay_steps(source, agent_id=args.agent, machine_factory=priced_machine):
-        yield entry.agent_id, entry.seq, entry.event
+        if not outputs or outputs[0] is not entry.event:
+            yield entry.agent_id, entry.seq, entry.event
         for output in outputs:
             yield entry.agent_id, entry.seq, output
 
@@ -122,7 +103,7 @@ def _configure_replay(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--layer",
         action="append",
-        choices=CORE_LAYERS,
+        choices=LAYER_NAMES,
         help="print only these layers, one line per event (repeatable)",
     )
     parser.add_argument("--json", action="store_true", help="print JSON lines")
@@ -169,10 +150,10 @@ def _run_inspect(args: argparse.Namespace, out: TextIO | None = None) -> int:
         if len(agents) != 1:
             raise ValueError(f"the journal has agents {agents}; choose one with --agent")
         agent = agents[0]
-    state = state_at(source, agent, args.seq)
+    state = state_at(source, agent, args.seq, machine_factory=priced_machine)
     event = next(e.event for e in entries_of(source, agent) if e.seq == args.seq)
     out.write(f"agent {agent} after seq {args.seq} ({describe(event)}):\n")
-    out.write(pprint.pformat(state, width=100) + "\n")
+    out.write(render_state(state) + "\n")
     return 0
 
 

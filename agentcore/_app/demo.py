@@ -15,7 +15,8 @@ from typing import Any, TextIO
 
 from .._core.events import LAYERS
 from .._journal.replay import replay_steps
-from .cli import describe, priced_machine
+from .cli import priced_machine
+from .describe import describe
 
 __all__ = ["SESSION", "layer_lines", "main"]
 

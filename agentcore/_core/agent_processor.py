@@ -37,6 +37,7 @@ __all__ = [
     "agent_processor",
     "appending",
     "create_initial_agent_engine_state",
+    "summary",
     "with_appended",
 ]
 
@@ -193,3 +194,13 @@ def with_appended(state: AgentEngineState, chunks: list[str]) -> AgentEngineStat
     """``state`` after the deltas ``appending(state)`` describes, carrying ``chunks`` in
     order: equal to feeding them one by one, at one call for the whole run."""
     return _assembler.with_chunks(state[0], chunks), state[1], state[2], state[3]
+
+
+def summary(state: AgentEngineState) -> dict[str, Any]:
+    """The core state for people: activity, then each processor's ``summary``."""
+    return {
+        "activity": state[3].value,
+        "messages": _assembler.summary(state[0]),
+        "state": _state_events.summary(state[1]),
+        "turns": _turns.summary(state[2]),
+    }

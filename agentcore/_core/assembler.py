@@ -58,6 +58,7 @@ __all__ = [
     "create_initial_message_assembler_state",
     "hot_block",
     "message_assembler_processor",
+    "summary",
     "with_chunks",
 ]
 
@@ -564,3 +565,14 @@ def with_chunks(state: AssemblerState, chunks: list[str]) -> AssemblerState:
         state[EXTRA],
         state[BASE],
     )
+
+
+def summary(state: AssemblerState) -> dict[str, Any]:
+    """What the assembler holds, for people: the open message (id, model, its blocks by
+    kind) and the tool calls whose results are awaited."""
+    message = state[MESSAGE]
+    open_message: dict[str, Any] | None = None
+    if message is not None:
+        blocks = [b[0] for b in _all_blocks(state) if b is not None]
+        open_message = {"message_id": message.message_id, "model": message.model, "blocks": blocks}
+    return {"open_message": open_message, "awaiting_results": dict(state[BASE].pending)}

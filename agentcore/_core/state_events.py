@@ -75,6 +75,7 @@ __all__ = [
     "pending_tools",
     "quiet_for",
     "state_event_processor",
+    "summary",
 ]
 
 THINKING = "thinking"
@@ -287,3 +288,13 @@ def pending_tools(state: StateEventState) -> frozenset[str]:
     calls = state[CALLS]
     planned = {c for c in calls.ids if c not in calls.answered}
     return frozenset(planned.union(state[EXECUTING]))
+
+
+def summary(state: StateEventState) -> dict[str, Any]:
+    """Whether a conversation is active, the message mode, and the calls awaited."""
+    return {
+        "active": state[ACTIVE],
+        "mode": state[MODE],
+        "executing": dict(state[EXECUTING]),
+        "planned": list(state[CALLS].ids),
+    }

@@ -42,6 +42,7 @@ __all__ = [
     "HANDLERS",
     "TurnTrackerState",
     "create_initial_turn_tracker_state",
+    "summary",
     "turn_tracker_processor",
 ]
 
@@ -216,3 +217,12 @@ def turn_tracker_processor(state: TurnTrackerState, event: object) -> Result:
         return handler(state, event)
     except (AttributeError, TypeError, ValueError):
         return state, ()  # malformed fields: the assembler reports them
+
+
+def summary(state: TurnTrackerState) -> dict[str, Any]:
+    """Turns started so far, and the open turn (id, usage so far, model) if any."""
+    turn = state[1]
+    current = None
+    if turn is not None:
+        current = {"turn_id": turn.turn_id, "usage": turn.usage, "model": turn.model}
+    return {"turns": state[0], "open_turn": current, "priced": state[2] is not None}

@@ -12,6 +12,8 @@ from typing import Any, Protocol
 
 from .._core.agent_processor import agent_processor, appending, with_appended
 from .._core.machine import MealyMachine
+from .._loop.conversation import create_conversation_machine
+from .._loop.events import EFFECTS
 from .journal import Journal, JournalEntry, read_jsonl, record_blocks
 from .read import BUILDERS, VALUES, Record
 
@@ -38,9 +40,8 @@ JournalSource = Journal | Iterable[JournalEntry] | str | os.PathLike[str]
 
 
 def _default_factory() -> ReplayMachine:
-    from ..machine import create_mealy_machine
-
-    machine: ReplayMachine = create_mealy_machine()
+    """The conversation processor (core and loop), with no price table."""
+    machine: ReplayMachine = create_conversation_machine()
     return machine
 
 
@@ -65,10 +66,13 @@ def replay(
 ) -> Iterator[tuple[str, Any]]:
     """Fold the journal through a fresh machine; yield ``(agent_id, output)`` pairs.
 
-    The pairs are exactly the machine outputs the live run produced, in the same order
-    (the machine is pure and the journal holds every input event). Outputs changed or
-    blocked by an engine's interceptors are not part of the machine's outputs.
-    ``parallel`` is ``read_jsonl``'s, for a journal file.
+    The pairs are exactly the outputs the live agent delivered, in the same order (the
+    processor is pure and the journal holds every input); effect requests, which the
+    live runtime performed rather than delivered, are left out. The default machine runs
+    the conversation processor with no price table (turn costs ``None``): pass
+    ``lambda: create_conversation_machine(prices)`` for the agent's costs. Outputs changed
+    or blocked by an agent's interceptors are the processor's, not what the interceptors
+    made of them. ``parallel`` is ``read_jsonl``'s, for a journal file.
     """
     machine = machine_factory()
     if isinstance(source, str | os.PathLike):
@@ -85,12 +89,14 @@ def replay(
         for records in blocks:
             for entry_agent, _seq, kind, timestamp, values in records:
                 for output in process(entry_agent, build[kind](values, timestamp)):
-                    yield entry_agent, output
+                    if type(output) not in EFFECTS:
+                        yield entry_agent, output
         return
     process = machine.process
     for entry_agent, _seq, event in entries_of(source, agent_id):
         for output in process(entry_agent, event):
-            yield entry_agent, output
+            if type(output) not in EFFECTS:
+                yield entry_agent, output
 
 
 def _fold_in_bulk(
@@ -181,4 +187,5 @@ def replay_steps(
     machine = machine_factory()
     process = machine.process
     for entry in entries_of(source, agent_id):
-        yield entry, process(entry.agent_id, entry.event)
+        outputs = process(entry.agent_id, entry.event)
+        yield entry, tuple(o for o in outputs if type(o) not in EFFECTS)

@@ -166,10 +166,16 @@ def _cut_off_reply(message: Any) -> bool:
 
 
 def _busy(s: LoopState, e: Any) -> Any:
-    what = "waiting for tool approval" if s.phase == "approval" else "running"
-    return rejected(
-        f"the agent is {what}; use steer() or follow_up() to add a message", e, ErrorCode.AGENT_BUSY
-    )
+    if s.phase == "approval":
+        batch = s.batch
+        waiting = [] if batch is None else [i for i in batch.pending if i not in batch.decisions]
+        what = f"waiting for tool approval: approve() or reject() {waiting}, or abort()"
+    else:
+        what = (
+            "running: use steer(msg) to redirect it now, or follow_up(msg) to queue a "
+            "message for when it finishes"
+        )
+    return rejected(f"the agent is {what}", e, ErrorCode.AGENT_BUSY)
 
 
 def _start_run(s: LoopState, e: AgentPrompt | AgentContinue, ts: int, out: Out) -> LoopState:

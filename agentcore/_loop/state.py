@@ -182,6 +182,19 @@ class LoopConfig:
         object.__setattr__(self, "tool_specs", tuple(t.spec for t in self.tools))
         self.check_limits(self.limits)
 
+    def __eq__(self, other: object) -> bool:
+        """Two configs are equal when they decide the same: the same data (``to_wire``)
+        and the same hooks."""
+        if not isinstance(other, LoopConfig):
+            return NotImplemented
+        return (
+            self.convert_to_llm is other.convert_to_llm
+            and self.transform_context is other.transform_context
+            and self.to_wire() == other.to_wire()
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
     def to_wire(self) -> dict[str, Any]:
         """What the loop decides with, as JSON values (journaled as ``agent_configured``).
 

@@ -92,7 +92,6 @@ class Tool:
     timeout: float | None = None
     sequential: bool = False
     requires_approval: bool = False
-    idempotent: bool = False
     build_args: Callable[[Mapping[str, Any]], Any] = dict
     idempotent: bool = False
     _validator: Any = attrs.field(init=False, repr=False)

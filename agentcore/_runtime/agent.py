@@ -52,7 +52,7 @@ from .._loop.events import (
     ToolExecutionStart,
 )
 from .._loop.state import Limits, LoopConfig, QueueMode, SteeringPolicy, default_convert_to_llm
-from .._loop.tools import Tool
+from .._loop.tools import Tool, as_tool
 from .delivery import EngineFailure
 from .inbox import Inbox
 from .middleware import Interceptor, MessageQueueView, Middleware, Reply
@@ -83,7 +83,7 @@ class AgentResult:
 
 
 class Agent:
-    """An agent run by the pure conversation processor. See docs/agent.md.
+    """An agent run by the pure conversation processor (``processor``). See docs/agent.md.
 
     Limits (``max_iterations``, ``max_tokens``, ``max_cost`` in USD, ``timeout`` in
     seconds) apply to every run and can be overridden per run. ``presenters`` get every
@@ -131,7 +131,9 @@ class Agent:
         self._driver_factory = driver_factory
         self._driver: Driver | None = None if isinstance(model, str) else self._model  # type: ignore[assignment]
         price, self.prices = _prices_for(self._model, price)
-        tool_list = tuple(_tool(t) for t in tools)
+        if max_cost is not None and price is None:
+            raise _no_price(self._model)
+        tool_list = tuple(as_tool(t) for t in tools)
         self.config = LoopConfig(
             system_prompt=system_prompt,
             tools=tool_list,
@@ -149,8 +151,6 @@ class Agent:
             model_retries=model_retries,
             retry_delay_ms=_ms("retry_delay", retry_delay, allow_zero=True) or 0,
         )
-        if max_cost is not None and price is None:
-            raise _no_price(self._model)
         self._clock = clock
         self._new_id = id_factory
         self.agent_id = agent_id or f"agent_{id_factory()}"
@@ -162,10 +162,10 @@ class Agent:
             )
         self._outlet = outlet = Outlet(self.agent_id, presenters, max_pending)
         self._close_timeout = close_timeout
-        processor, self._initial_state = create_conversation(processors)
+        self.processor, self._initial_state = create_conversation(processors)
         self._shell = shell = Shell(
-            processor,
-            self._fresh_state(),
+            self.processor,
+            self.initial_state(),
             agent_id=self.agent_id,
             clock=clock,
             journal=journal,
@@ -183,7 +183,8 @@ class Agent:
             lambda: shell.state.loop.messages,
             self._paused,
         )
-        self._stretch: asyncio.Future[Finish | AwaitApproval] | None = None
+        self._stretch: asyncio.Future[None] | None = None
+        self._last_pause: Finish | AwaitApproval | None = None
         self._inbox = Inbox(self._receive_one, self._ready)
         self._ready_handlers: tuple[Callable[[Agent], object], ...] = ()
         self._destroy_handlers: tuple[Callable[[Agent], object], ...] = ()
@@ -192,7 +193,9 @@ class Agent:
         if messages:
             shell.feed(AgentReset(tuple(messages)))
 
-    def _fresh_state(self) -> ConversationState:
+    def initial_state(self) -> ConversationState:
+        """A fresh conversation state for this agent's processor (its hooks and prices,
+        nothing folded yet): where a replay of its journal starts."""
         hooks = LoopConfig(
             convert_to_llm=self.config.convert_to_llm,
             transform_context=self.config.transform_context,
@@ -298,13 +301,13 @@ class Agent:
         an aborted run to wind down first. Cancelling the caller aborts the run and
         returns once the agent is idle.
         """
-        await self._run(AgentPrompt(self._messages(message), **_run_options(limits, self.config)))
+        await self._run(AgentPrompt(self._messages(message), **_run_options(limits, self)))
 
     async def continue_(self, **limits: Any) -> None:
         """Run again from the history as it is (after an error, an abort, or with a
         queued message). A reply an error or abort cut off is dropped first, so the model
         answers again. Raises ``ProtocolError`` when there is nothing to continue."""
-        await self._run(AgentContinue(**_run_options(limits, self.config)))
+        await self._run(AgentContinue(**_run_options(limits, self)))
 
     async def run(
         self,
@@ -329,7 +332,7 @@ class Agent:
             elif on_tool_result is not None and type(event) is ToolExecutionEnd:
                 on_tool_result(event.result)
 
-        command = AgentPrompt(self._messages(prompt), **_run_options(limits, self.config))
+        command = AgentPrompt(self._messages(prompt), **_run_options(limits, self))
         start = len(self._shell.state.loop.messages)
         began = time.perf_counter()
         unsubscribe = self.subscribe(relay)
@@ -416,7 +419,7 @@ class Agent:
         try:
             end = await self._run(AgentPrompt((self._message(message),)))
         finally:
-            self._shell.stop_collecting()
+            self._shell.stop_collecting(collected)
         error = self.state.error
         aborted = isinstance(end, Finish) and end.reason == "aborted"
         if error is not None and not aborted:
@@ -474,31 +477,29 @@ class Agent:
         try:
             self._shell.feed(event)
         finally:
-            self._shell.stop_collecting()
+            self._shell.stop_collecting(collected)
         if collected and all(type(o) is ErrorMessage for o in collected):
             rejection = collected[0]
             raise error_from_code(rejection.message, rejection.code)
 
     async def _run(self, event: Any) -> Finish | AwaitApproval | None:
-        """Feed a command that starts or resumes a run; wait until it ends or pauses.
-
-        Returns ``None`` when the command started nothing (an approval that still waits
-        for other decisions). A stopping run is waited for first.
-        """
+        """Feed a command that starts or resumes a run; wait until it ends or pauses, and
+        return how (``None`` when the command started nothing, e.g. an approval that still
+        waits for other decisions). A stopping run is waited for first. Cancelling the
+        caller aborts the run and returns once the agent is idle."""
         if self._stopping():
             await self.wait()
-        loop = asyncio.get_running_loop()
-        self._stretch = stretch = loop.create_future()
+        self._last_pause = None
         self._command(event)
-        if not stretch.done() and not self._running():
-            return None
         try:
-            return await asyncio.shield(stretch)
+            while self._running():
+                await self._wait_stretch()
         except asyncio.CancelledError:
-            if not stretch.done():
+            if self._running():
                 self.abort("cancelled")
                 await self._wound_down()
             raise
+        return self._last_pause
 
     async def _wound_down(self) -> None:
         """Wait for the run to end, whatever cancels the waiting task meanwhile."""
@@ -509,6 +510,7 @@ class Agent:
                 continue
 
     async def _wait_stretch(self) -> None:
+        """Wait for the next pause (end of run, or approval) of the current run."""
         stretch = self._stretch
         if stretch is None or stretch.done():
             self._stretch = stretch = asyncio.get_running_loop().create_future()
@@ -522,9 +524,10 @@ class Agent:
         return run is not None and run.stopping is not None
 
     def _paused(self, effect: Finish | AwaitApproval) -> None:
+        self._last_pause = effect
         stretch = self._stretch
         if stretch is not None and not stretch.done():
-            stretch.set_result(effect)
+            stretch.set_result(None)
         if type(effect) is Finish and not self._inbox.pending:
             self._ready()
 
@@ -561,22 +564,15 @@ def _driver(model: Any) -> Driver:
         ) from None
 
 
-def _tool(value: Any) -> Tool:
-    if isinstance(value, Tool):
-        return value
-    raise ConfigurationError(
-        f"tools must be Tool objects (build them with @tool or define_tool), got {value!r}"
-    )
-
-
 def _prices_for(
     model: str | Driver, price: ModelPrice | None
 ) -> tuple[ModelPrice | None, dict[str, ModelPrice] | None]:
     """The loop's price and the turn tracker's table for ``model``.
 
-    A ``"provider/model"`` string without an explicit ``price`` is looked up in the price
-    tables plugins register (``None`` when unknown). The table keys the price by the model
-    id (a driver's ``model`` attribute for an instance), so turn costs follow the loop's.
+    Without an explicit ``price``, the model is looked up in the price tables plugins
+    register (``None`` when unknown): a ``"provider/model"`` string, or a driver's
+    ``model`` attribute. The table keys the price by the model id, so turn costs follow
+    the loop's.
     """
     if isinstance(model, str):
         key: object = model.rpartition("/")[2]
@@ -584,6 +580,8 @@ def _prices_for(
             price = find_model_price(model)
     else:
         key = getattr(model, "model", None)
+        if price is None and isinstance(key, str) and key:
+            price = find_model_price(key)
     if price is None or not isinstance(key, str) or not key:
         return price, None
     return price, {key: price}
@@ -613,7 +611,7 @@ def _limits_of(max_iterations: Any, max_tokens: Any, max_cost: Any, timeout: Any
     return Limits(max_iterations, max_tokens, max_cost, _ms("timeout", timeout))
 
 
-def _run_options(values: dict[str, Any], config: LoopConfig) -> dict[str, Any]:
+def _run_options(values: dict[str, Any], agent: Agent) -> dict[str, Any]:
     """Per-run limit overrides, checked: unknown names and bad values raise
     ``ConfigurationError``."""
     unknown = set(values) - _RUN_OPTIONS
@@ -624,9 +622,9 @@ def _run_options(values: dict[str, Any], config: LoopConfig) -> dict[str, Any]:
     out = {k: v for k, v in values.items() if k != "timeout"}
     if "timeout" in values:
         out["timeout_ms"] = _ms("timeout", values["timeout"])
-    config.check_limits(
-        Limits(**{k: out.get(k) for k in ("max_iterations", "max_tokens", "max_cost")})
-    )
+    Limits(**{k: out.get(k) for k in ("max_iterations", "max_tokens", "max_cost")})
+    if out.get("max_cost") is not None and agent.config.price is None:
+        raise _no_price(agent._model)
     return out
 
 

@@ -24,7 +24,7 @@ from .._core.driver import Driver
 from .._core.errors import ConfigurationError
 from .._core.pricing import ModelPrice, find_price
 
-__all__ = ["DRIVER_GROUP", "PRICE_GROUP", "find_model_price", "resolve_model"]
+__all__ = ["DRIVER_GROUP", "PRICE_GROUP", "find_model_price", "price_table", "resolve_model"]
 
 DRIVER_GROUP = "agentcore.drivers"
 PRICE_GROUP = "agentcore.prices"
@@ -65,3 +65,12 @@ def find_model_price(model: str) -> ModelPrice | None:
         if price is not None:
             return price
     return None
+
+
+def price_table() -> dict[str, ModelPrice]:
+    """Every registered price table merged (the first table wins for a model both know)."""
+    tables: tuple[Mapping[str, ModelPrice], ...] = _loaded(PRICE_GROUP)
+    merged: dict[str, ModelPrice] = {}
+    for table in reversed(tables):
+        merged.update(table)
+    return merged

@@ -72,7 +72,7 @@ class Shell:
     __slots__ = (
         "_backlog",
         "_change_handlers",
-        "_collect",
+        "_collectors",
         "_feeding",
         "activity",
         "agent_id",
@@ -109,7 +109,7 @@ class Shell:
         self.activity = activity
         self._backlog: deque[Any] = deque()
         self._feeding = False
-        self._collect: list[Any] | None = None
+        self._collectors: tuple[list[Any], ...] = ()
         self._change_handlers: tuple[Callable[[StateChange], object], ...] = ()
 
     # -- feeding --------------------------------------------------------------------------
@@ -141,8 +141,8 @@ class Shell:
                 self._journal(event)
             before = self.state
             self.state, outputs = processor(before, event)
-            if self._collect is not None:
-                self._collect.extend(o for o in outputs if type(o) not in effects)
+            for collector in self._collectors:
+                collector.extend(o for o in outputs if type(o) not in effects)
             for output in outputs:
                 if type(output) in effects:
                     perform(output)
@@ -161,13 +161,14 @@ class Shell:
     # -- watching ------------------------------------------------------------------------
 
     def collect(self) -> list[Any]:
-        """Start collecting every delivered output (for a ``Reply``); returns the list."""
+        """Start collecting every delivered output (for a ``Reply``, or to see what a
+        command caused) into a new list, returned; collections may nest."""
         collected: list[Any] = []
-        self._collect = collected
+        self._collectors = (*self._collectors, collected)
         return collected
 
-    def stop_collecting(self) -> None:
-        self._collect = None
+    def stop_collecting(self, collected: list[Any]) -> None:
+        self._collectors = tuple(c for c in self._collectors if c is not collected)
 
     def on_state_change(self, handler: Callable[[StateChange], object]) -> Callable[[], None]:
         """Call ``handler(StateChange)`` after each step that changed the activity."""

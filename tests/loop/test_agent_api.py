@@ -7,14 +7,14 @@ from typing import Any
 
 import pytest
 
-from agentcore.agent import Agent, AgentResult, replay_journal
+from agentcore.agent import Agent, AgentResult
 from agentcore.errors import AgentBusyError, ConfigurationError, ProtocolError
 from agentcore.events import LAYERS, AssistantMessage, ToolResultMessage, TurnResponse
 from agentcore.journal import MemoryJournal, replay
-from agentcore.loop import AgentEnd, ToolExecutionStart
-from agentcore.machine import create_mealy_machine
+from agentcore.loop import AgentEnd, ToolExecutionStart, create_conversation_machine
 from agentcore.pricing import ModelPrice
 from agentcore.state_machine import AgentState, AgentStateMachine
+from agentcore.testing import assert_replays
 from agentcore.tools import tool
 from drivers.scripted import Pause, ScriptedDriver, text_turn, tool_turn
 from presenters.recording import RecordingPresenter
@@ -127,7 +127,8 @@ def test_continue_after_error_and_rules() -> None:
     with pytest.raises(ProtocolError, match="cannot continue"):
         asyncio.run(agent.continue_())
     asyncio.run(agent.prompt("hi"))
-    assert agent.state.error is not None and agent.state.error.code == "PROVIDER_ERROR"
+    # a driver that raises (no code of its own) fails with DRIVER_ERROR
+    assert agent.state.error is not None and agent.state.error.code == "DRIVER_ERROR"
     asyncio.run(agent.continue_())
     assert agent.state.error is None
     assert agent.state.messages[-1].text == "recovered"
@@ -140,8 +141,10 @@ def test_per_run_limits_and_unknown_options() -> None:
     agent = Agent(ScriptedDriver(turns), tools=[echo], max_iterations=1)
     with pytest.raises(ConfigurationError, match="unknown run option"):
         asyncio.run(agent.prompt("x", max_iteration=3))
-    with pytest.raises(ConfigurationError, match="must be > 0"):
+    with pytest.raises(ConfigurationError, match="timeout must be a number of seconds > 0"):
         asyncio.run(agent.prompt("x", timeout=-1))
+    with pytest.raises(ConfigurationError, match="max_iterations must be an int > 0 or None"):
+        asyncio.run(agent.prompt("x", max_iterations="3"))
     asyncio.run(agent.prompt("go", max_iterations=2))
     assert agent.state.error is not None and "max_iterations=2" in agent.state.error.message
 
@@ -222,17 +225,19 @@ def test_presenters_get_every_layer_in_order() -> None:
     assert types[-1] == "agent_end"
 
 
-def test_agent_journal_replays_to_the_same_core_outputs() -> None:
+def test_agent_journal_replays_to_every_delivered_output() -> None:
     agent, presenter = _tool_run()
     assert agent.journal is not None
-    core = {"message", "state", "turn"}
-    live = [o for o in presenter.outputs() if LAYERS[o.type] in core]
-    replayed = [
-        o for _, o in replay(agent.journal, lambda: create_mealy_machine(None, agent.prices))
-    ]
-    assert replayed == live
+    machine = lambda: create_conversation_machine(agent.prices)  # noqa: E731
+    assert [o for _, o in replay(agent.journal, machine)] == presenter.outputs()
+    assert_replays(agent, presenter.outputs())
     inputs = [e.event for e in agent.journal.entries()]
-    assert inputs == [o for o in presenter.outputs() if LAYERS[o.type] == "stream"]
+    assert inputs[0].type == "agent_configured"
+    # every stream-layer input is delivered; the user message comes from the prompt
+    delivered = [o for o in presenter.outputs() if LAYERS[o.type] == "stream"]
+    assert [e for e in inputs if LAYERS[e.type] == "stream"] == [
+        o for o in delivered if o.type != "user_message"
+    ]
 
 
 def test_turn_cost_comes_from_the_price_table_for_a_known_model() -> None:
@@ -283,11 +288,7 @@ def test_calls_the_loop_answers_itself_reach_the_core_layers() -> None:
         machine.process(output)
     assert machine.state is AgentState.IDLE
     assert agent.journal is not None
-    core = {"message", "state", "turn"}
-    live = [o for o in presenter.outputs() if LAYERS[o.type] in core]
-    assert [o for _, o in replay(agent.journal)] == live
-    state, _ = replay_journal(agent.config, agent.inputs, prices=agent.prices)
-    assert state == agent.runtime.state
+    assert_replays(agent, presenter.outputs())
 
 
 def test_aclose_closes_a_driver_the_agent_built_but_not_one_passed_in() -> None:

@@ -1,4 +1,4 @@
-"""End-to-end scenarios: Agent + LoopRuntime + core machine + ScriptedDriver + real tools."""
+"""End-to-end scenarios: Agent + conversation processor + ScriptedDriver + real tools."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from agentcore.agent import Agent, replay_journal
+from agentcore.agent import Agent
 from agentcore.errors import AbortedError, LimitExceededError, ProviderError
 from agentcore.events import AssistantMessage, ToolResultMessage, UserMessage
-from agentcore.journal import MemoryJournal, replay
+from agentcore.journal import MemoryJournal
 from agentcore.loop import (
     AgentEnd,
     ToolExecutionEnd,
@@ -19,6 +19,7 @@ from agentcore.loop import (
     history_problems,
 )
 from agentcore.pricing import ModelPrice
+from agentcore.testing import assert_replays
 from agentcore.tools import ToolContext, tool
 from drivers.scripted import Pause, ScriptedDriver, text_turn, tool_turn
 
@@ -53,24 +54,23 @@ async def delete(path: str) -> str:
 TOOLS = [sleepy, boom, step, delete]
 
 
+_DELIVERED: dict[int, list[Any]] = {}
+
+
 def _agent(turns: list[Any], **kw: Any) -> tuple[Agent, ScriptedDriver, list[Any]]:
     driver = ScriptedDriver(turns)
     agent = Agent(driver, tools=TOOLS, journal=MemoryJournal(), **kw)
     events: list[Any] = []
     agent.subscribe(events.append)
-    agent.runtime.record_outputs = True
+    _DELIVERED[id(agent)] = events
     return agent, driver, events
 
 
 def _check(agent: Agent) -> None:
-    """Every run leaves a provider-valid history, inputs that replay exactly, and a
-    journal that replays through the core machine to the same core outputs."""
+    """Every run leaves a provider-valid history and a journal that replays to exactly
+    what was delivered, every layer, and to the same state."""
     assert history_problems(agent.state.messages) == []
-    state, outputs = replay_journal(agent.config, agent.inputs, prices=agent.prices)
-    assert list(state.messages) == list(agent.runtime.state.messages)
-    assert outputs == agent.runtime.outputs
-    assert agent.journal is not None
-    assert [o for _, o in replay(agent.journal)] == agent.runtime.core_outputs
+    assert_replays(agent, _DELIVERED[id(agent)])
 
 
 def _results(agent: Agent) -> list[ToolResultMessage]:

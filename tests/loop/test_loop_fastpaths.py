@@ -15,7 +15,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pyrsistent import pvector
 
-from agentcore._loop.fold import is_stream_input
 from agentcore._loop.state import Batch, Run
 from agentcore._runtime.outlet import Outlet
 from agentcore.events import (
@@ -152,7 +151,10 @@ def test_abort_answers_unstarted_and_running_calls_from_slots() -> None:
     s, _ = loop_processor(s, ToolResult("p", "one", timestamp=5))
     s, out = loop_processor(s, AgentAbort(timestamp=6))
     s, out = loop_processor(s, ToolResult("q", "late", timestamp=7))
-    ended = [o.tool_call_id for o in out if isinstance(o, ToolExecutionEnd)]
+    (answer,) = [o for o in out if isinstance(o, ToolResult)]  # the loop answers r itself
+    assert answer.tool_call_id == "r" and answer.details == {"error_code": "ABORTED"}
+    s, more = loop_processor(s, answer)  # and gets that answer back, as from any tool
+    ended = [o.tool_call_id for o in (*out, *more) if isinstance(o, ToolExecutionEnd)]
     assert ended == ["q", "r"]
     results = [m.result for m in s.messages if isinstance(m, ToolResultMessage)]
     assert results[:2] == ["one", "late"] and "not completed" in str(results[2])
@@ -202,15 +204,6 @@ class _Odd:
         self.type = kind
 
 
-def test_stream_input_check_by_class_and_instance() -> None:
-    assert is_stream_input(TextDelta("x", 0))
-    assert is_stream_input(ToolResult("c", "r"))
-    assert not is_stream_input(_prompt())
-    assert is_stream_input(_Odd("text_delta"))
-    assert not is_stream_input(_Odd("agent_prompt"))
-    assert not is_stream_input(object())
-
-
 def test_scripted_stamping_equals_evolve() -> None:
     events = [
         MessageStart("m", "model"),
@@ -252,7 +245,11 @@ _FIELD_VALUES: dict[str, Any] = {
     "inflight": (("steer", "m"),),
     "streaming": True,
     "awaiting_error": True,
-    "stopping": ("ABORTED", "stop"),
+    "partial": None,
+    "retries": 2,
+    "retry_at": 99,
+    "resuming": True,
+    "stopping": ("aborted", "ABORTED", "stop", False),
     "paused_at": 4,
     # Batch
     "calls": (ToolCallPart("z", "t", {}),),

@@ -42,7 +42,7 @@ from agentcore.loop import (
     Limits,
     LoopConfig,
     LoopState,
-    SetDeadline,
+    SetTimer,
     ToolApproval,
     ToolApprovalRequired,
     ToolExecutionEnd,
@@ -79,10 +79,16 @@ def _state(**config: Any) -> LoopState:
 
 
 def _feed(state: LoopState, *events: Any) -> tuple[LoopState, list[Any]]:
+    """Fold ``events``; the ``tool_result`` of a call the loop answered itself comes back
+    to it, as the conversation processor feeds it back."""
     out: list[Any] = []
     for e in events:
         state, outputs = loop_processor(state, e)
         out.extend(outputs)
+        answers = [o for o in outputs if isinstance(o, ToolResult)]
+        if answers:
+            state, more = _feed(state, *answers)
+            out.extend(more)
     return state, out
 
 
@@ -114,6 +120,7 @@ def test_text_only_reply() -> None:
         "AgentStart",
         "AgentMessageStart",
         "AgentMessageEnd",
+        "UserMessage",
         "TurnStart",
         "CallModel",
     ]
@@ -121,7 +128,7 @@ def test_text_only_reply() -> None:
     assert request.messages == (_user("hi"),)
     assert request.system_prompt == "be brief"
     assert [t.name for t in request.tools] == ["add", "seq", "risky"]
-    assert all(o.timestamp == 5 for o in out if not isinstance(o, CallModel))
+    assert all(o.timestamp == 5 for o in out if not isinstance(o, CallModel | UserMessage))
     s, out = _feed(s, MessageStart("a", "m"), TextDelta("yo", 0), _reply("yo"))
     assert _types(out) == [
         "AgentMessageStart",
@@ -276,7 +283,7 @@ def test_max_cost_needs_a_price_and_is_enforced() -> None:
 def test_timeout_cancels_running_tools_and_answers_them() -> None:
     s = _state(limits=Limits(timeout_ms=1000))
     s, out = _feed(s, AgentPrompt([_user("go")], timestamp=100))
-    assert _of(out, SetDeadline) == [SetDeadline(1100)]
+    assert _of(out, SetTimer) == [SetTimer(1100)]
     s, _ = _feed(s, _reply("", _call("t1"), _call("t2")), ClockTick(timestamp=500))
     s, out = _feed(s, ClockTick(timestamp=1100))
     assert out == [CancelTools(("t1", "t2"))]
@@ -327,7 +334,7 @@ def test_driver_errors_end_the_run_with_their_code() -> None:
     assert s.messages[-1] == partial
     s, _ = _feed(s, AgentPrompt([_user("again")]))
     s, out = _feed(s, ErrorReceived("boom", "weird_vendor_code"))
-    assert _of(out, AgentEnd)[0].code == "PROVIDER_ERROR"
+    assert _of(out, AgentEnd)[0].code == "weird_vendor_code"  # a driver's own code is kept
 
 
 def test_approval_pauses_and_resumes_the_same_run() -> None:
@@ -343,7 +350,7 @@ def test_approval_pauses_and_resumes_the_same_run() -> None:
     s, out = _feed(s, ClockTick(timestamp=5000), ToolApproval("r1", True, timestamp=5000))
     assert out == [], "time waiting for approval does not count; half-decided waits"
     s, out = _feed(s, ToolApproval("r2", False, "too risky", timestamp=6000))
-    assert _of(out, SetDeadline) == [SetDeadline(1000 + 5990)]
+    assert _of(out, SetTimer) == [SetTimer(1000 + 5990)]
     assert _of(out, ExecuteTools) == [ExecuteTools((calls[0], calls[1]), parallel=True)]
     rejected = _of(out, ToolExecutionEnd)[0].result
     assert rejected.tool_call_id == "r2" and "rejected" in rejected.result
@@ -361,11 +368,17 @@ def test_abort_while_awaiting_approval_finishes_at_once() -> None:
 
 def test_out_of_phase_events_are_rejected_without_changing_state() -> None:
     s = _state()
-    for event in (ToolResult("x", "r"), _reply("x"), ToolApproval("x", True), object()):
+    for event in (ToolApproval("x", True), object()):
         s2, out = loop_processor(s, event)
         assert s2 is s and isinstance(out[0], ErrorMessage) and out[0].code == "PROTOCOL_ERROR"
-    assert loop_processor(s, TextDelta("late", 0)) == (s, ())
+    # stream traffic outside a run is the core's to assemble and report, not the loop's
+    for event in (ToolResult("x", "r"), _reply("x"), ErrorReceived("e", "X"), TextDelta("a", 0)):
+        assert loop_processor(s, event) == (s, ())
     assert loop_processor(s, AgentAbort()) == (s, ())
+    s, _ = _feed(s, AgentPrompt([_user("go")]))
+    for event in (ToolResult("x", "r"), ToolApproval("x", True)):
+        s2, out = loop_processor(s, event)
+        assert s2 is s and isinstance(out[0], ErrorMessage) and out[0].code == "PROTOCOL_ERROR"
 
 
 def test_continue_rules() -> None:
@@ -419,5 +432,9 @@ def test_bad_config_is_rejected() -> None:
         LoopConfig(steering_mode="some")  # type: ignore[arg-type]
     with pytest.raises(ConfigurationError, match="two tools are named 'add'"):
         LoopConfig(tools=(ADD, ADD))
-    with pytest.raises(ConfigurationError, match="max_iterations must be > 0"):
+    with pytest.raises(ConfigurationError, match="max_iterations must be an int > 0"):
         Limits(max_iterations=0)
+    with pytest.raises(
+        ConfigurationError, match="max_iterations must be an int > 0 or None, got '3'"
+    ):
+        Limits(max_iterations="3")  # type: ignore[arg-type]

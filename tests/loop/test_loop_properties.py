@@ -9,6 +9,10 @@ approves or rejects. Whatever the order:
 - no queued message is lost or delivered twice;
 - the history passes the provider-validity check;
 - replaying the journal reproduces the state and outputs exactly.
+
+The ``tool_result`` of a call the loop answers itself comes back to it (``fold``), as the
+conversation processor feeds it back; tests/loop/test_conversation_properties.py holds
+the same guarantees for the whole conversation processor.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from hypothesis import strategies as st
 from agentcore.events import (
     AssistantMessage,
     ErrorReceived,
+    Interrupt,
     TextPart,
     ToolCallPart,
     ToolResult,
@@ -63,6 +68,16 @@ TOOLS = (
 )
 
 
+def fold(state: Any, event: Any) -> tuple[Any, list[Any]]:
+    """``loop_processor``, with the loop's own answers fed back to it."""
+    state, out = loop_processor(state, event)
+    outputs = list(out)
+    for answer in [o for o in out if isinstance(o, ToolResult)]:
+        state, more = fold(state, answer)
+        outputs.extend(more)
+    return state, outputs
+
+
 class Sim:
     """A tiny deterministic shell: performs effects when Hypothesis says so."""
 
@@ -85,7 +100,7 @@ class Sim:
             | {"timestamp": self.clock}
         )
         self.journal.append(event)
-        self.state, out = loop_processor(self.state, event)
+        self.state, out = fold(self.state, event)
         self.outputs.extend(out)
         for o in out:
             if isinstance(o, CallModel):
@@ -103,11 +118,10 @@ class Sim:
 
     def reply(self, data: st.DataObject) -> None:
         self.model_open = False
-        if self.cancel_model:
+        if self.cancel_model:  # the runtime feeds an interrupt once the stream has ended
             if data.draw(st.booleans(), "partial on cancel"):
                 self.feed(_message([TextPart("par")], incomplete=True, stop="interrupted"))
-            else:
-                self.feed(ErrorReceived("cancelled", "ABORTED"))
+            self.feed(Interrupt("abort"))
             return
         kind = data.draw(st.sampled_from(["text", "tools", "tools", "error", "empty"]), "reply")
         if kind == "text":
@@ -228,7 +242,7 @@ def _check(sim: Sim) -> None:
     # replay reproduces everything
     replayed, outputs = initial_loop_state(state.config), []
     for event in sim.journal:
-        replayed, out = loop_processor(replayed, event)
+        replayed, out = fold(replayed, event)
         outputs.extend(out)
     assert replayed == state
     assert outputs == sim.outputs

@@ -86,7 +86,9 @@ def test_the_agent_goes_on_after_bad_details_nan_and_stubborn_tools(
         for entry in JsonlJournal(tmp_path / "journal.jsonl").entries()
         if isinstance(entry.event, ToolResult)
     }
-    assert sorted(journaled) == sorted(results)  # every answer was written, and reads back
+    # every tool's answer was written and reads back; c5, answered by the loop itself (its
+    # arguments never validated), is an output of the fold, not an input
+    assert sorted(journaled) == ["c1", "c2", "c3", "c4"]
     for call_id, event in journaled.items():
         assert (event.result, event.is_error, event.details) == (
             results[call_id].result,

@@ -8,22 +8,22 @@ import pathlib
 import pytest
 
 from agentcore.cli import describe, main
-from agentcore.events import TurnResponse
+from agentcore.events import LAYERS, TurnResponse
 from agentcore.journal import read_jsonl, replay, state_at
 
 SESSION = pathlib.Path(__file__).parents[2] / "agentcore" / "_app" / "data" / "weather.jsonl"
 
 
-def test_replay_json_lines_are_the_inputs_and_machine_outputs(
+def test_replay_json_lines_are_the_commands_and_every_output(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     assert main(["replay", str(SESSION), "--json"]) == 0
     records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    inputs = list(read_jsonl(SESSION))
+    commands = [e for e in read_jsonl(SESSION) if LAYERS[e.event.type] == "loop"]
     outputs = list(replay(SESSION))
-    assert len(records) == len(inputs) + len(outputs)
-    assert {r["layer"] for r in records} == {"stream", "message", "state", "turn"}
-    assert records[0]["event"]["type"] == "user_message" and records[0]["seq"] == 1
+    assert len(records) == len(commands) + len(outputs)  # stream inputs are outputs too
+    assert {r["layer"] for r in records} == {"stream", "message", "state", "turn", "loop"}
+    assert records[0]["event"]["type"] == "agent_configured" and records[0]["seq"] == 1
 
 
 def test_replay_one_layer_prints_one_line_per_event(capsys: pytest.CaptureFixture[str]) -> None:
@@ -42,7 +42,9 @@ def test_inspect_prints_the_state_after_event_n(capsys: pytest.CaptureFixture[st
     assert main(["inspect", str(SESSION), "--seq", "5"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("agent weather-demo after seq 5 (")
-    assert repr(state_at(SESSION, "weather-demo", 5))[:40].split("(")[0] in out
+    assert "core:" in out and "activity" in out and "loop:" in out and "phase: model" in out
+    assert "history (1 messages)" in out and "user_message" in out
+    assert state_at(SESSION, "weather-demo", 5).loop.phase == "model"
 
 
 def test_errors_are_one_clear_line(

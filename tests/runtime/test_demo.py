@@ -18,7 +18,7 @@ def test_demo_prints_the_conversation_and_the_four_layers() -> None:
     assert "Replaying weather.jsonl" in text
     lines = text.split("== The four layers, in order ==")[1].splitlines()
     layers = {line.split()[0] for line in lines if line.strip()}
-    assert layers == {"stream", "message", "state", "turn"}
+    assert layers == {"stream", "message", "state", "turn", "loop"}
     assert any("tool_failed" in line for line in lines)
     assert any("thinking_delta" in line for line in lines)
 

@@ -35,7 +35,8 @@ def test_the_four_on_forms_and_react() -> None:
     assert seen["list"] == ["message_start", "message_stop"]
     assert seen["map"] == ["abc"]
     assert seen["react"] == ["completed"]
-    assert seen["all"][0] == "user_message" and "turn_response" in seen["all"]
+    assert seen["all"][0] == "agent_start" and seen["all"][-1] == "agent_end"
+    assert "user_message" in seen["all"] and "turn_response" in seen["all"]
 
 
 def test_subscription_mistakes_are_named() -> None:
@@ -251,7 +252,7 @@ def test_interrupt_mid_stream_flushes_partial_text_and_returns_to_idle() -> None
     assert rec.outputs(type="conversation_interrupted")
     assert [e.reason for e in rec.outputs(type="conversation_end")] == ["interrupted", "completed"]
     assert second.text == "next"
-    assert str(engine.state) == "idle"
+    assert str(engine.activity) == "idle"
 
 
 def test_interrupt_when_idle_is_a_no_op() -> None:
@@ -286,7 +287,7 @@ def test_destroy_interrupts_rejects_queued_and_closes() -> None:
             await asyncio.sleep(0.001)
         await engine.destroy()
         assert (await running).interrupted
-        with pytest.raises(MessageRejectedError, match="destroyed before it ran"):
+        with pytest.raises(MessageRejectedError, match="closed before it ran"):
             await queued
         with pytest.raises(EngineClosedError):
             await engine.receive("3")

@@ -1,4 +1,4 @@
-"""AgentEngine.receive: stamping, ordering, queueing, history, and failures that never stick."""
+"""The seed's receive on the one runtime: stamping, ordering, queueing, history, failures."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from agentcore.engine import Reply, create_agent
-from agentcore.errors import EngineClosedError, ProviderError
+from agentcore.errors import ConfigurationError, EngineClosedError, ProviderError
 from agentcore.events import (
     AssistantMessage,
     ConversationEnd,
@@ -20,6 +20,7 @@ from agentcore.events import (
     UserMessage,
 )
 from agentcore.journal import MemoryJournal, replay
+from agentcore.testing import assert_replays
 from drivers.scripted import Pause, ScriptedDriver, text_turn
 from presenters.recording import RecordingPresenter
 
@@ -45,13 +46,12 @@ def test_receive_delivers_input_then_outputs_and_returns_the_reply() -> None:
     assert reply.text == "Hello there"
     assert reply.message == UserMessage(message_id="id1", content="hi", timestamp=7)
     types = rec.types()
-    assert types[0] == "user_message"
-    assert types.index("message_start") < types.index("text_delta")
+    assert types.index("user_message") < types.index("message_start") < types.index("text_delta")
     assert types.index("assistant_message") > types.index("message_stop")
     assert isinstance(rec.outputs(type="conversation_end")[-1], ConversationEnd)
     assert rec.outputs(type="conversation_end")[-1].reason == "completed"
     assert set(rec.agent_ids()) == {"a1"}
-    assert str(engine.state) == "idle"
+    assert str(engine.activity) == "idle" and engine.state.activity == "idle"
     assert next(o for o in reply.outputs if isinstance(o, AssistantMessage)).text == "Hello there"
 
 
@@ -78,7 +78,7 @@ def test_history_and_model_request_carry_the_conversation() -> None:
     kinds = [type(m).__name__ for m in second.messages]
     assert kinds == ["UserMessage", "AssistantMessage", "UserMessage"]
     assert second.messages[-1].message_id  # an empty id was stamped
-    assert len(engine.history) == 4
+    assert len(engine.state.messages) == 4
 
 
 def test_messages_received_while_busy_run_in_order_each_await_gets_its_own() -> None:
@@ -89,7 +89,7 @@ def test_messages_received_while_busy_run_in_order_each_await_gets_its_own() -> 
         tasks = [asyncio.create_task(engine.receive(f"m{i}")) for i in range(3)]
         await asyncio.sleep(0.003)  # the first message is in its scripted pause
         assert (
-            engine.is_busy
+            engine.state.is_streaming
             and engine.message_queue.length == 2
             and not engine.message_queue.is_empty
         )
@@ -143,7 +143,7 @@ def test_exhausted_script_is_a_driver_error_not_a_stuck_engine() -> None:
         await engine.receive("one")
         with pytest.raises(ProviderError, match="has 1 scripted model call"):
             await engine.receive("two")
-        assert not engine.is_busy
+        assert not engine.state.is_streaming
 
     asyncio.run(run())
 
@@ -238,7 +238,7 @@ def test_async_presenter_backpressure_keeps_order_and_loses_nothing() -> None:
 def test_journal_replay_equals_live_outputs() -> None:
     journal = MemoryJournal()
     boom = RuntimeError("x")
-    engine, _ = _engine(
+    engine, rec = _engine(
         [text_turn("one"), [*text_turn("t")[:2], boom], text_turn("three")], journal=journal
     )
     replies: list[Reply] = []
@@ -253,6 +253,7 @@ def test_journal_replay_equals_live_outputs() -> None:
     assert len(replies) == 2
     assert all(o in live for r in replies for o in r.outputs)
     assert [e.seq for e in journal.entries("a1")] == list(range(1, len(journal) + 1))
+    assert_replays(engine, [o for _, o in rec.records])
 
 
 def test_receive_after_destroy_raises() -> None:
@@ -261,15 +262,15 @@ def test_receive_after_destroy_raises() -> None:
     async def run() -> None:
         await engine.destroy()
         await engine.destroy()  # idempotent
-        with pytest.raises(EngineClosedError, match="destroyed"):
+        with pytest.raises(EngineClosedError, match="closed"):
             await engine.receive("hi")
 
     asyncio.run(run())
 
 
 def test_bad_arguments_are_named() -> None:
-    with pytest.raises(TypeError, match="driver needs"):
-        create_agent(object())  # type: ignore[arg-type]
+    with pytest.raises(ConfigurationError, match="model must be a 'provider/model' string"):
+        create_agent(object())
     with pytest.raises(TypeError, match="present"):
         create_agent(ScriptedDriver([]), [object()])
     engine = create_agent(ScriptedDriver([]))

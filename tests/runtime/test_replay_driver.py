@@ -74,6 +74,7 @@ def test_an_engine_on_a_replay_driver_reproduces_the_conversation() -> None:
         [live],
         journal=journal,
         agent_id="a",
+        clock=lambda: 5,
     )
     again = RecordingPresenter()
 
@@ -81,7 +82,9 @@ def test_an_engine_on_a_replay_driver_reproduces_the_conversation() -> None:
         replaying = None
         for engine_ in (engine, None):
             if engine_ is None:  # the recording is complete: replay it
-                engine_ = replaying = create_agent(ReplayDriver(journal), [again], agent_id="a")
+                engine_ = replaying = create_agent(
+                    ReplayDriver(journal), [again], agent_id="a", clock=lambda: 5
+                )
             await engine_.receive(UserMessage(message_id="u1", content="one", timestamp=1))
             await engine_.receive(UserMessage(message_id="u2", content="two", timestamp=2))
         assert replaying is not None
