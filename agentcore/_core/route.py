@@ -25,8 +25,9 @@ Semantics of one step, for an input ``event``:
    runs. So a later child of the same route already sees what an earlier one's outputs
    caused (the loop sees the assembled message before the driver event that completed
    it), and a child's own outputs stay together, ahead of what they cause.
-3. Each ``watchers`` child sees the input, then every output of steps 1-2, in order; its
-   outputs are appended (watchers are never fed back to).
+3. Each ``watchers`` child sees the input, then every output of steps 1-2 for which
+   ``watch(output)`` is true (all of them by default), in order; its outputs are
+   appended (watchers are never fed back to).
 
 Re-feeding deeper than ``max_depth`` is a runaway loop: ``LimitExceededError`` (code
 ``MAX_ITERATIONS_EXCEEDED``); the step is discarded. Dispatch is one dict lookup on the
@@ -75,6 +76,7 @@ class _Routed(_Combinator):
         "_max_depth",
         "_routes",
         "_steps",
+        "_watch",
         "_watchers",
         "names",
         "processors",
@@ -90,6 +92,7 @@ class _Routed(_Combinator):
         echo: frozenset[type[Any]],
         default: tuple[int, ...],
         watchers: tuple[int, ...],
+        watch: Callable[[Any], bool] | None,
         max_depth: int,
     ) -> None:
         self.names = names
@@ -100,6 +103,7 @@ class _Routed(_Combinator):
         self._echo = echo
         self._default = default
         self._watchers = watchers
+        self._watch = watch
         self._max_depth = max_depth
         self._steps: dict[type[Any], _Step] = {}
 
@@ -204,7 +208,7 @@ class _Routed(_Combinator):
         return step
 
     def _general(self, targets: tuple[int, ...], echo: bool) -> _Step:
-        run, watchers = self._run, self._watchers
+        run, watchers, watch = self._run, self._watchers, self._watch
         processors, state_type = self.processors, self.state_type
 
         def step(state: tuple[Any, ...], event: Any) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
@@ -214,7 +218,10 @@ class _Routed(_Combinator):
             collected: list[Any] = [event] if echo else []
             run(states, event, targets, collected, 1)
             if watchers:
-                seen = (event, *(collected[1:] if echo else collected))
+                outputs = collected[1:] if echo else collected
+                if watch is not None:
+                    outputs = [o for o in outputs if watch(o)]
+                seen = (event, *outputs)
                 for index in watchers:
                     watcher = processors[index]
                     sub = states[index]
@@ -303,6 +310,7 @@ def route_processors(
     echo: Iterable[type[Any]] = (),
     default: Sequence[str] = (),
     watchers: Sequence[str] = (),
+    watch: Callable[[Any], bool] | None = None,
     max_depth: int = 8,
 ) -> AnyProcessor:
     """One processor from named ``children``, wired as the module docstring describes.
@@ -338,5 +346,6 @@ def route_processors(
         frozenset(echo),
         default_indexes,
         watcher_indexes,
+        watch,
         max_depth,
     )

@@ -5,7 +5,11 @@ Built with ``route_processors``, the way a user builds theirs (docs/machine.md):
 - ``core`` is ``agent_processor`` (message assembler, state events, turns, activity);
 - ``loop`` is ``loop_processor`` (the agent-loop policy);
 - a user's own processors join as *watchers*: each sees every input and every output of
-  ``core`` and ``loop``, in order, and its outputs are delivered after theirs.
+  ``core`` and ``loop`` (effect requests excepted), in order, and its outputs are
+  delivered after theirs. One that
+  raises, or returns something that is not ``(state, outputs)``, keeps its state and
+  emits an ``error_message`` (``PROCESSOR_ERROR``) instead: a broken plugin never stops
+  the conversation.
 
 Routing (every decision about who sees what lives here, none in the runtime):
 
@@ -36,9 +40,10 @@ import attrs
 from .._core.agent_processor import activity_of, agent_processor, create_initial_agent_engine_state
 from .._core.combinators import combine_initial_states
 from .._core.content import ToolCallPart
-from .._core.errors import AgentError, ConfigurationError, error_from_code
+from .._core.errors import AgentError, ConfigurationError, ErrorCode, error_from_code
 from .._core.events import (
     AssistantMessage,
+    ErrorMessage,
     ErrorReceived,
     InputJsonDelta,
     Interrupt,
@@ -59,6 +64,7 @@ from .._core.route import route_processors
 from .._core.state_machine import AgentState
 from .._core.store import Store
 from .events import (
+    EFFECTS,
     AgentAbort,
     AgentConfigured,
     AgentContinue,
@@ -151,13 +157,15 @@ def create_conversation(
             raise ConfigurationError(
                 f"processors[{name!r}] must be (processor, initial_state_factory), got {pair!r}"
             )
+    guarded = {name: _guarded(name, p) for name, (p, _) in extra.items()}
     processor = route_processors(
-        {"core": agent_processor, "loop": loop_processor, **{n: p for n, (p, _) in extra.items()}},
+        {"core": agent_processor, "loop": loop_processor, **guarded},
         ROUTES,
         feedback=FEEDBACK,
         echo=ECHO,
         default=("loop",),
         watchers=tuple(extra),
+        watch=_delivered,
     )
     factories = {n: f for n, (_, f) in extra.items()}
 
@@ -173,6 +181,29 @@ def create_conversation(
         )()
 
     return processor, initial_state
+
+
+def _delivered(output: Any) -> bool:
+    return type(output) not in EFFECTS
+
+
+def _guarded(name: str, processor: AnyProcessor) -> AnyProcessor:
+    """``processor``, with a failure turned into an ``error_message`` output."""
+
+    def guarded(state: Any, event: Any) -> tuple[Any, tuple[Any, ...]]:
+        try:
+            result = processor(state, event)
+            new, outputs = result
+            return new, tuple(outputs)
+        except Exception as exc:
+            kind = getattr(event, "type", type(event).__name__)
+            message = f"processor {name!r} failed on {kind}: {type(exc).__name__}: {exc}"
+            timestamp = getattr(event, "timestamp", 0)
+            error = ErrorMessage(message, ErrorCode.PROCESSOR_ERROR.value, timestamp=timestamp)
+            return state, (error,)
+
+    guarded.__qualname__ = getattr(processor, "__qualname__", name)
+    return guarded
 
 
 conversation_processor, create_initial_conversation_state = create_conversation()

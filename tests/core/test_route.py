@@ -69,6 +69,7 @@ def reference(
     default: tuple[str, ...],
     watchers: tuple[str, ...],
     children: dict[str, Any],
+    watch: Any = None,
 ) -> list[Any]:
     """The documented semantics, written as plainly as possible."""
     out: list[Any] = [event] if type(event) in echo else []
@@ -82,7 +83,10 @@ def reference(
                     run(o, feedback[type(o)])
 
     run(event, routes.get(type(event), default))
-    seen = [event, *(out[1:] if type(event) in echo else out)]
+    seen = [
+        event,
+        *(o for o in (out[1:] if type(event) in echo else out) if watch is None or watch(o)),
+    ]
     for name in watchers:
         for item in seen:
             states[name], outs = children[name](states[name], item)
@@ -104,6 +108,7 @@ events = st.lists(
     subsets,
     st.booleans(),
     events,
+    st.sampled_from([None, lambda o: type(o) is not C]),
 )
 def test_route_matches_its_plain_definition(
     routes: dict[type, tuple[str, ...]],
@@ -112,6 +117,7 @@ def test_route_matches_its_plain_definition(
     default: tuple[str, ...],
     watch: bool,
     stream: list[Any],
+    watched: Any,
 ) -> None:
     children = {name: counter(name) for name in NAMES}
     watchers = ("z",) if watch else ()
@@ -122,6 +128,7 @@ def test_route_matches_its_plain_definition(
         echo=echo,
         default=default,
         watchers=watchers,
+        watch=watched,
         max_depth=64,
     )
     state = combine_initial_states(**{n: initial for n in NAMES})()
@@ -130,7 +137,7 @@ def test_route_matches_its_plain_definition(
         before = state
         state, outs = processor(state, event)
         expected = reference(
-            expected_states, event, routes, feedback, echo, default, watchers, children
+            expected_states, event, routes, feedback, echo, default, watchers, children, watched
         )
         assert list(outs) == expected
         assert dict(state._asdict()) == expected_states  # type: ignore[attr-defined]

@@ -1,0 +1,258 @@
+"""Properties of the whole conversation processor (core and loop) over random runs.
+
+A simulated runtime performs the effect requests the way the real one does (a model call
+is answered by a driver's stream events, a cancelled call by an ``interrupt``, a tool
+call by a ``tool_result``), and Hypothesis picks what happens next at every step. Then:
+
+- every layer agrees that each tool call was answered exactly once (a ``tool_result``
+  reaching the core, a ``tool_result_message``, a ``tool_execution_end``, a history
+  entry), and the history passes the provider-validity check;
+- the activity the core projects equals an ``AgentStateMachine`` fed every output;
+- every run ends with ``agent_end`` as the last output of its step;
+- no queued message is lost or delivered twice;
+- folding the journal again gives every output and the state exactly.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agentcore.events import (
+    AssistantMessage,
+    ErrorReceived,
+    InputJsonDelta,
+    Interrupt,
+    MessageDelta,
+    MessageStart,
+    MessageStop,
+    TextDelta,
+    ToolResult,
+    ToolResultMessage,
+    ToolUseStart,
+    ToolUseStop,
+    UserMessage,
+)
+from agentcore.loop import (
+    EFFECTS,
+    AgentAbort,
+    AgentConfigured,
+    AgentContinue,
+    AgentEnd,
+    AgentFollowUp,
+    AgentPrompt,
+    AgentSteer,
+    AwaitApproval,
+    CallModel,
+    CancelModel,
+    CancelTools,
+    ClockTick,
+    ExecuteTools,
+    Finish,
+    Limits,
+    LoopConfig,
+    ToolApproval,
+    ToolExecutionEnd,
+    conversation_processor,
+    create_initial_conversation_state,
+    history_problems,
+)
+from agentcore.processors import activity_of
+from agentcore.state_machine import AgentStateMachine
+from agentcore.tools import define_tool
+
+
+async def _noop(args: Any, ctx: Any) -> str:
+    return "ok"
+
+
+_OBJ = {"type": "object", "properties": {"n": {"type": "integer"}}}
+TOOLS = (
+    define_tool("fast", "f", _OBJ, _noop),
+    define_tool("seq", "s", _OBJ, _noop, sequential=True),
+    define_tool("risky", "r", _OBJ, _noop, requires_approval=True),
+)
+
+
+class Runtime:
+    """Performs effects when Hypothesis says so; journals and folds every input."""
+
+    def __init__(self, config: LoopConfig) -> None:
+        self.state = create_initial_conversation_state()
+        self.journal: list[Any] = []
+        self.outputs: list[Any] = []
+        self.steps: list[tuple[Any, ...]] = []
+        self.clock = 0
+        self.model_open = False
+        self.cancel_model = False
+        self.running: dict[str, bool] = {}  # id -> cancelled
+        self.approvals: list[str] = []
+        self.calls = 0
+        self.messages = 0
+        self.sent: list[Any] = []
+        self.feed(AgentConfigured(config.to_wire()))
+
+    def feed(self, event: Any) -> None:
+        self.clock += 10
+        event = type(event)(
+            **{k: getattr(event, k) for k in event.__slots__ if k != "__weakref__"}
+            | {"timestamp": self.clock}
+        )
+        self.journal.append(event)
+        self.state, out = conversation_processor(self.state, event)
+        self.steps.append(out)
+        self.outputs.extend(o for o in out if type(o) not in EFFECTS)
+        for o in out:
+            if isinstance(o, CallModel):
+                self.model_open, self.cancel_model = True, False
+            elif isinstance(o, CancelModel):
+                self.cancel_model = True
+            elif isinstance(o, ExecuteTools):
+                self.running.update({c.tool_call_id: False for c in o.tool_calls})
+            elif isinstance(o, CancelTools):  # the runtime answers a cancelled call at once
+                for call_id in o.tool_call_ids:
+                    self.running.pop(call_id, None)
+                    self.feed(ToolResult(call_id, "cancelled", is_error=True))
+            elif isinstance(o, AwaitApproval):
+                self.approvals = [c.tool_call_id for c in o.tool_calls]
+            elif isinstance(o, Finish):
+                self.approvals = []
+
+    def reply(self, data: st.DataObject) -> None:
+        """The driver's stream for the open model call."""
+        self.model_open = False
+        self.messages += 1
+        self.feed(MessageStart(f"a{self.messages}", "m"))
+        if self.cancel_model:  # the driver stops; the runtime feeds an interrupt
+            if data.draw(st.booleans(), "streamed before the cancel"):
+                self.feed(TextDelta("par", 0))
+            self.feed(Interrupt("abort"))
+            return
+        kind = data.draw(st.sampled_from(["text", "tools", "tools", "error", "empty"]), "reply")
+        if kind == "text":
+            self.feed(TextDelta("hel", 0))
+            self.feed(TextDelta("lo", 0))
+        elif kind == "error":
+            if data.draw(st.booleans(), "partial before error"):
+                self.feed(TextDelta("cut", 0))
+            self.feed(ErrorReceived("overloaded", "OVERLOADED"))
+            return
+        elif kind == "tools":
+            names = data.draw(
+                st.lists(
+                    st.sampled_from(["fast", "seq", "risky", "nope", "bad"]), min_size=1, max_size=3
+                ),
+                "calls",
+            )
+            for index, name in enumerate(names):
+                self.calls += 1
+                cid = f"c{self.calls}"
+                self.feed(ToolUseStart(cid, "fast" if name == "bad" else name, index))
+                self.feed(InputJsonDelta('{"n": "x"}' if name == "bad" else '{"n": 1}', index))
+                self.feed(ToolUseStop(cid, index))
+        stop = "tool_use" if kind == "tools" else "end_turn"
+        self.feed(MessageDelta(stop_reason=stop))
+        self.feed(MessageStop(stop))
+
+    def message(self, text: str) -> UserMessage:
+        msg = UserMessage(f"m{len(self.sent)}", text)
+        self.sent.append(msg)
+        return msg
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_random_runs_keep_every_guarantee_across_layers(data: st.DataObject) -> None:
+    config = LoopConfig(
+        tools=TOOLS,
+        limits=Limits(
+            max_iterations=data.draw(st.integers(1, 6), "max_iterations"),
+            timeout_ms=data.draw(st.sampled_from([None, 400]), "timeout"),
+        ),
+        steering_mode=data.draw(st.sampled_from(["one-at-a-time", "all"]), "steering_mode"),
+        follow_up_mode=data.draw(st.sampled_from(["one-at-a-time", "all"]), "follow_up_mode"),
+        steering_policy=data.draw(st.sampled_from(["skip", "run"]), "policy"),
+        tool_execution=data.draw(st.sampled_from(["parallel", "sequential"]), "execution"),
+    )
+    rt = Runtime(config)
+    rt.feed(AgentPrompt([rt.message("start")]))
+    for _ in range(60):
+        options: list[Any] = ["steer", "follow_up", "abort", "tick"]
+        if rt.model_open:
+            options += ["reply"] * 3
+        options += [("tool", i) for i in sorted(rt.running)] * 2
+        batch = rt.state.loop.batch
+        decided = set(batch.decisions) if batch is not None else set()
+        options += [("approve", i) for i in rt.approvals if i not in decided]
+        idle = rt.state.loop.phase == "idle" and not rt.model_open and not rt.running
+        if idle:
+            options += ["prompt", "continue", "stop"]
+        choice = data.draw(st.sampled_from(options), "next")
+        if choice == "stop":
+            break
+        if choice == "reply":
+            rt.reply(data)
+        elif choice == "steer":
+            rt.feed(AgentSteer(rt.message("steer")))
+        elif choice == "follow_up":
+            rt.feed(AgentFollowUp(rt.message("follow")))
+        elif choice == "abort":
+            rt.feed(AgentAbort())
+        elif choice == "tick":
+            rt.feed(ClockTick())
+        elif choice == "prompt":
+            rt.feed(AgentPrompt([rt.message("again")]))
+        elif choice == "continue":
+            rt.feed(AgentContinue())
+        elif choice[0] == "tool":
+            rt.running.pop(choice[1])
+            rt.feed(ToolResult(choice[1], "ok"))
+        else:
+            rt.feed(ToolApproval(choice[1], data.draw(st.booleans(), "approve?")))
+    rt.feed(AgentAbort())  # wind down: abort, then answer whatever is still in flight
+    while rt.model_open or rt.running:
+        if rt.model_open:
+            rt.reply(data)
+        for cid in sorted(rt.running):
+            rt.running.pop(cid)
+            rt.feed(ToolResult(cid, "late"))
+    _check(rt)
+
+
+def _check(rt: Runtime) -> None:
+    loop = rt.state.loop
+    assert loop.phase == "idle" and loop.run is None
+    history = list(loop.messages)
+    assert history_problems(history) == []
+    asked = [
+        c.tool_call_id for m in history if isinstance(m, AssistantMessage) for c in m.tool_calls
+    ]
+    answered = [m.tool_call_id for m in history if isinstance(m, ToolResultMessage)]
+    assert sorted(asked) == sorted(answered) and len(set(asked)) == len(asked)
+    # every layer saw each call answered exactly once
+    for cls in (ToolExecutionEnd, ToolResult, ToolResultMessage):
+        ids = [o.tool_call_id for o in rt.outputs if type(o) is cls]
+        assert sorted(ids) == sorted(asked), cls.__name__
+    # the projected activity is the state machine's fold of the outputs
+    machine = AgentStateMachine()
+    for output in rt.outputs:
+        machine.process(output)
+    assert activity_of(rt.state.core) is machine.state
+    # a run's last output is its agent_end
+    for step in rt.steps:
+        delivered = [o for o in step if type(o) not in EFFECTS]
+        if any(type(o) is AgentEnd for o in delivered):
+            assert type(delivered[-1]) is AgentEnd
+    # no queued message lost or delivered twice
+    users = [m for m in history if isinstance(m, UserMessage)]
+    placed = users + list(loop.steering) + list(loop.follow_ups)
+    assert sorted(m.message_id for m in placed) == sorted(m.message_id for m in rt.sent)
+    # replay reproduces everything
+    replayed, outputs = create_initial_conversation_state(), []
+    for event in rt.journal:
+        replayed, out = conversation_processor(replayed, event)
+        outputs.extend(o for o in out if type(o) not in EFFECTS)
+    assert replayed == rt.state
+    assert outputs == rt.outputs
