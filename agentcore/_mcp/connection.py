@@ -113,6 +113,8 @@ class Connection:
     def __init__(self, params: ServerParams, settings: Settings) -> None:
         self.loop = asyncio.get_running_loop()
         self.ready = False
+        self.protocol_version: str | None = None
+        self.instructions: str | None = None
         self._params = params
         self._settings = settings
         self._queue: asyncio.Queue[Op | None] = asyncio.Queue()
@@ -184,6 +186,8 @@ class Connection:
             )
             async with client:
                 connecting.deadline = math.inf
+                self.protocol_version = client.protocol_version
+                self.instructions = client.instructions
                 self.ready = True
                 self._connected.set_result(None)
                 log.debug("MCP server %r: connected (%s)", settings.name, client.protocol_version)

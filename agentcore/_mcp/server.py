@@ -207,6 +207,17 @@ class MCPServer:
         """Whether a session is up (in the running event loop's thread)."""
         return self._conn is not None and self._conn.ready
 
+    @property
+    def protocol_version(self) -> str | None:
+        """The protocol version the session speaks (``None`` when not connected)."""
+        return self._conn.protocol_version if self.connected and self._conn else None
+
+    @property
+    def instructions(self) -> str | None:
+        """The server's instructions for the model, which an extension may put in the
+        system prompt (``None`` when it gave none or is not connected)."""
+        return self._conn.instructions if self.connected and self._conn else None
+
     async def _connection(self) -> Connection:
         if self._closed:
             raise MCPServerError(

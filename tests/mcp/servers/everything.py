@@ -22,7 +22,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import BaseModel
 
 sys.path.insert(0, os.path.dirname(__file__))
-from _serve import serve  # noqa: E402
+from _serve import serve
 
 PNG = base64.b64encode(
     bytes.fromhex(
@@ -121,7 +121,8 @@ async def add_tool(name: str, ctx: Context) -> str:
 
 
 def _question(question: str) -> Sample:
-    message = types.SamplingMessage(role="user", content=types.TextContent(type="text", text=question))
+    text = types.TextContent(type="text", text=question)
+    message = types.SamplingMessage(role="user", content=text)
     return Sample([message], max_tokens=50, system_prompt="Answer briefly.", temperature=0.2)
 
 
@@ -146,6 +147,26 @@ def _who(question: str) -> Elicit[Person]:
 async def greet_someone(question: str, person: Annotated[Person, Resolve(_who)]) -> str:
     """Ask the user for a name (elicitation), then greet them."""
     return f"hello {person.name}"
+
+
+@app.tool()
+def header(name: str, ctx: Context) -> str:
+    """The value of request header ``name`` (HTTP only)."""
+    return (ctx.headers or {}).get(name.lower(), "")
+
+
+@app.tool()
+def env(name: str) -> str:
+    """The value of environment variable ``name`` in the server's process."""
+    return os.environ.get(name, "")
+
+
+@app.tool()
+async def progress(steps: int, ctx: Context) -> str:
+    """Report ``steps`` progress notifications, then finish."""
+    for step in range(1, steps + 1):
+        await ctx.report_progress(step, steps, f"step {step}")
+    return "done"
 
 
 @app.resource("note://hello", description="A short note", mime_type="text/plain")
