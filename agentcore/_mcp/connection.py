@@ -48,7 +48,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from .config import HttpParams, ServerParams, StdioParams
 from .errors import MCPServerError, Redactor
 
-__all__ = ["Connection", "Op", "Settings", "Stale"]
+__all__ = ["Aborted", "Connection", "Op", "Settings", "Stale"]
 
 log = logging.getLogger("agentcore.mcp")
 
@@ -57,6 +57,10 @@ Run = Callable[[Client], Awaitable[Any]]
 
 class Stale(Exception):
     """The request was never sent: its connection died first. Retry on a new one."""
+
+
+class Aborted(Exception):
+    """The caller's abort signal fired before the answer came."""
 
 
 @attrs.frozen(slots=True)
@@ -76,22 +80,30 @@ class Settings:
 class Op:
     """One request: ``run(client)`` with a deadline; its outcome lands in ``future``."""
 
-    __slots__ = ("cancelled", "future", "run", "scope", "timeout", "what")
+    __slots__ = ("cancelled", "future", "run", "task", "timeout", "what")
 
     def __init__(self, run: Run, timeout: float | None, what: str) -> None:
         self.run = run
         self.timeout = timeout
         self.what = what
         self.future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self.scope: anyio.CancelScope | None = None
+        self.task: asyncio.Task[None] | None = None
         self.cancelled = False
 
     def cancel(self) -> None:
         """The caller gave up: stop the request (the server is told) or never start it."""
         self.cancelled = True
         self.future.cancel()
-        if self.scope is not None:
-            self.scope.cancel()
+        if self.task is not None:
+            self.task.cancel()
+
+    def abort(self) -> None:
+        """The caller's abort signal fired: answer ``Aborted`` and stop the request."""
+        if not self.future.done():
+            self.future.set_exception(Aborted())
+        self.cancelled = True
+        if self.task is not None:
+            self.task.cancel()
 
     def settle(self, result: Any = None, error: BaseException | None = None) -> None:
         if self.future.done():  # the caller gave up and cancelled its future
@@ -120,6 +132,7 @@ class Connection:
         self._queue: asyncio.Queue[Op | None] = asyncio.Queue()
         self._connected: asyncio.Future[None] = self.loop.create_future()
         self._inflight: set[Op] = set()
+        self._children: set[asyncio.Task[None]] = set()
         self._failure: MCPServerError | None = None
         self._probing = False
         self._task = self.loop.create_task(self._own(), name=f"mcp-session:{settings.name}")
@@ -194,14 +207,10 @@ class Connection:
                 async with anyio.create_task_group() as tasks:
                     if _announces_tool_changes(client):
                         tasks.start_soon(self._listen, client)
-                    while (op := await self._queue.get()) is not None:
-                        if op.cancelled:
-                            continue
-                        if self._failure is not None:
-                            op.settle(error=Stale())
-                            continue
-                        self._inflight.add(op)
-                        tasks.start_soon(self._perform, client, op)
+                    try:
+                        await self._dispatch(client)
+                    finally:
+                        await self._cancel_children()
                     tasks.cancel_scope.cancel()
         if connecting.cancelled_caught:
             raise TimeoutError(f"no handshake within {settings.connect_timeout:g} s")
@@ -225,17 +234,38 @@ class Connection:
             if queued is not None:
                 queued.settle(error=Stale())
 
+    async def _dispatch(self, client: Client) -> None:
+        """Start each queued request in a child task until ``stop``."""
+        loop = self.loop
+        children = self._children
+        while (op := await self._queue.get()) is not None:
+            if op.cancelled:
+                continue
+            if self._failure is not None:
+                op.settle(error=Stale())
+                continue
+            self._inflight.add(op)
+            child = op.task = loop.create_task(self._perform(client, op))
+            children.add(child)
+            child.add_done_callback(children.discard)
+
+    async def _cancel_children(self) -> None:
+        """Cancel the requests still running and wait for them (they end inside the
+        client's context, before it closes)."""
+        children = list(self._children)
+        for child in children:
+            child.cancel()
+        if children:
+            await asyncio.wait(children)
+
     async def _perform(self, client: Client, op: Op) -> None:
         settings = self._settings
         try:
-            with anyio.CancelScope() as scope:
-                op.scope = scope
-                if op.cancelled:
-                    scope.cancel()
-                with anyio.fail_after(op.timeout):
-                    result = await op.run(client)
-                op.settle(result)
+            async with asyncio.timeout(op.timeout) as deadline:
+                op.settle(await op.run(client))
         except TimeoutError:
+            if not deadline.expired():
+                raise
             message = (
                 f"MCP server {settings.name!r} did not answer {op.what} within "
                 f"{op.timeout:g} s; the request was cancelled"

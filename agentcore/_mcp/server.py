@@ -31,7 +31,7 @@ from .._core.errors import ConfigurationError, ErrorCode
 from .._loop.tools import Tool, ToolOutput, define_tool
 from .callbacks import ElicitationHandler, elicitation_callback, sampling_callback
 from .config import HttpParams, ServerParams, StdioParams, Transport, read_mcp_config
-from .connection import Connection, Op, Settings, Stale
+from .connection import Aborted, Connection, Op, Settings, Stale
 from .convert import (
     MCPPrompt,
     MCPResource,
@@ -61,10 +61,6 @@ MAX_PAGES = 1000
 so a faulty paginator cannot hang the client."""
 
 NO_ARGUMENTS: Mapping[str, Any] = {"type": "object", "properties": {}}
-
-
-class _Aborted(Exception):
-    """The caller's abort signal fired before the answer came."""
 
 
 class MCPServer:
@@ -267,7 +263,7 @@ class MCPServer:
         self, run: Callable[[Client], Awaitable[T]], what: str, signal: Any = None
     ) -> T:
         """Run ``run(client)`` in the session owner; retried once on a fresh session when
-        the request was never sent. Raises ``MCPServerError`` or ``_Aborted``."""
+        the request was never sent. Raises ``MCPServerError`` or ``Aborted``."""
         for _ in range(2):
             conn = self._conn
             if conn is None or not conn.ready or conn.loop is not asyncio.get_running_loop():
@@ -318,7 +314,7 @@ class MCPServer:
             result = await self._request(run, f"tool {name!r}", signal)
         except MCPServerError as exc:
             return error_output(exc)
-        except _Aborted:
+        except Aborted:
             return _aborted(name)
         return to_output(result, self.name)
 
@@ -491,16 +487,14 @@ class MCPServer:
 
 
 async def _until_abort(op: Op, signal: Any) -> Any:
-    """``op``'s answer, unless ``signal`` fires first (then the request is cancelled)."""
+    """``op``'s answer, unless ``signal`` fires first: then the request is stopped and
+    ``Aborted`` raised."""
     waiter = asyncio.ensure_future(signal.wait())
+    waiter.add_done_callback(lambda w: None if w.cancelled() else op.abort())
     try:
-        await asyncio.wait((op.future, waiter), return_when=asyncio.FIRST_COMPLETED)
+        return await op.future
     finally:
         waiter.cancel()
-    if op.future.done():
-        return op.future.result()
-    op.cancel()
-    raise _Aborted
 
 
 def _progress_callback(sink: Callable[[JSONValue], None]) -> ProgressFnT:
