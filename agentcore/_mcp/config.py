@@ -66,7 +66,7 @@ class HttpParams:
     transport), sending ``headers`` with every request. The repr hides header values and
     the URL's query and credentials."""
 
-    url: str = attrs.field(repr=lambda url: _safe_url(url))
+    url: str = attrs.field(repr=lambda url: repr(_safe_url(url)))
     headers: Mapping[str, str] = attrs.field(factory=dict, repr=lambda h: f"<{sorted(h)}>")
     transport: Transport = "streamable-http"
 
