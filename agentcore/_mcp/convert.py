@@ -37,13 +37,18 @@ from .._loop.tools import ToolOutput
 from .errors import MCPServerError
 
 __all__ = [
+    "SAMPLING_MODEL",
     "MCPPrompt",
     "MCPResource",
     "PromptArgument",
     "PromptMessage",
+    "as_text",
     "error_output",
+    "listing",
     "object_schema",
+    "prompt",
     "prompt_messages",
+    "resource",
     "resource_content",
     "sampling_request",
     "sampling_stop_reason",

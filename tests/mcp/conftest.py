@@ -70,7 +70,7 @@ class ServerProcess:
             self.process.stdout.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def http_server() -> Iterator[ServerProcess]:
     server = ServerProcess("http")
     yield server
@@ -85,7 +85,7 @@ def own_http_server() -> Iterator[ServerProcess]:
     server.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def sse_server() -> Iterator[ServerProcess]:
     server = ServerProcess("sse")
     yield server
