@@ -124,7 +124,7 @@ class Connection:
 
     def __init__(self, params: ServerParams, settings: Settings) -> None:
         self.loop = asyncio.get_running_loop()
-        self.ready = False
+        self._up = False
         self.protocol_version: str | None = None
         self.instructions: str | None = None
         self._params = params
@@ -143,6 +143,11 @@ class Connection:
         return self._task
 
     @property
+    def ready(self) -> bool:
+        """Initialized and not stopped: requests may be submitted without waiting."""
+        return self._up and self._failure is None
+
+    @property
     def alive(self) -> bool:
         return self._failure is None and not self._task.done()
 
@@ -159,7 +164,6 @@ class Connection:
         """End the session: requests in flight fail with ``failure``. Idempotent."""
         if self._failure is None:
             self._failure = failure
-            self.ready = False
             self._queue.put_nowait(None)
 
     async def closed(self, grace: float) -> None:
@@ -177,7 +181,9 @@ class Connection:
         settings = self._settings
         try:
             await self._serve()
-        except BaseException as exc:  # the owner reports every ending; it never raises
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as exc:  # the owner reports every other ending; never raises
             leaf = _leaf(exc)
             detail = "cancelled" if leaf is None else f"{type(leaf).__name__}: {leaf}"
             self.stop(self._failed(settings.redact(detail)))
@@ -201,7 +207,7 @@ class Connection:
                 connecting.deadline = math.inf
                 self.protocol_version = client.protocol_version
                 self.instructions = client.instructions
-                self.ready = True
+                self._up = True
                 self._connected.set_result(None)
                 log.debug("MCP server %r: connected (%s)", settings.name, client.protocol_version)
                 async with anyio.create_task_group() as tasks:
@@ -222,7 +228,7 @@ class Connection:
             f"MCP server {settings.name!r}: connection ended", server=settings.name, kind="lost"
         )
         self._failure = failure
-        self.ready = False
+        self._up = False
         if not self._connected.done():
             self._connected.set_exception(failure)
             self._connected.exception()  # retrieved: a connect nobody awaited is no error
@@ -259,13 +265,19 @@ class Connection:
             await asyncio.wait(children)
 
     async def _perform(self, client: Client, op: Op) -> None:
+        """Run one request under its deadline and settle its future, whatever happens."""
         settings = self._settings
         try:
             async with asyncio.timeout(op.timeout) as deadline:
                 op.settle(await op.run(client))
-        except TimeoutError:
-            if not deadline.expired():
-                raise
+        except asyncio.CancelledError:
+            if not op.cancelled:  # the session is ending, not the caller giving up
+                op.settle(error=self._failure or self._failed("cancelled"))
+            raise
+        except TimeoutError as exc:
+            if not deadline.expired():  # raised by the SDK itself, not our deadline
+                self._unusable(op, exc)
+                return
             message = (
                 f"MCP server {settings.name!r} did not answer {op.what} within "
                 f"{op.timeout:g} s; the request was cancelled"
@@ -289,12 +301,16 @@ class Connection:
                 )
                 op.settle(error=MCPServerError(message, server=settings.name, kind="rejected"))
         except Exception as exc:  # a malformed answer fails this request only
-            message = settings.redact(
-                f"MCP server {settings.name!r}: unusable answer to {op.what}: "
-                f"{type(exc).__name__}: {exc}"
-            )
-            op.settle(error=MCPServerError(message, server=settings.name, kind="protocol"))
-        self._inflight.discard(op)
+            self._unusable(op, exc)
+        finally:
+            self._inflight.discard(op)
+
+    def _unusable(self, op: Op, exc: Exception) -> None:
+        name = self._settings.name
+        message = self._settings.redact(
+            f"MCP server {name!r}: unusable answer to {op.what}: {type(exc).__name__}: {exc}"
+        )
+        op.settle(error=MCPServerError(message, server=name, kind="protocol"))
 
     async def _probe(self, client: Client) -> None:
         """After a timeout: is the server still answering? If not, it is hung; stop."""

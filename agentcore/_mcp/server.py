@@ -28,7 +28,7 @@ from mcp.shared.dispatcher import ProgressFnT
 from .._core.content import Content, JSONValue
 from .._core.driver import Driver, as_driver
 from .._core.errors import ConfigurationError, ErrorCode
-from .._loop.tools import Tool, ToolOutput, define_tool
+from .._loop.tools import Tool, ToolOutput
 from .callbacks import ElicitationHandler, elicitation_callback, sampling_callback
 from .config import HttpParams, ServerParams, StdioParams, Transport, read_mcp_config
 from .connection import Aborted, Connection, Op, Settings, Stale
@@ -36,19 +36,15 @@ from .convert import (
     MCPPrompt,
     MCPResource,
     PromptMessage,
-    as_text,
     error_output,
-    listing,
-    object_schema,
     prompt,
     prompt_messages,
     resource,
     resource_content,
-    selected,
     to_output,
-    tool_name,
 )
 from .errors import MCPServerError, Redactor
+from .toolset import build_tools
 
 __all__ = ["MCPServer", "load_mcp_servers"]
 
@@ -59,8 +55,6 @@ T = TypeVar("T")
 MAX_PAGES = 1000
 """A listing that has not ended after this many pages (or repeats a cursor) is an error,
 so a faulty paginator cannot hang the client."""
-
-NO_ARGUMENTS: Mapping[str, Any] = {"type": "object", "properties": {}}
 
 
 class MCPServer:
@@ -225,9 +219,10 @@ class MCPServer:
         loop = asyncio.get_running_loop()
         conn = self._conn
         if conn is None or not conn.alive or conn.loop is not loop:
-            if conn is not None and conn.loop is loop:
-                self._retire(conn)
+            if conn is not None:
                 self._generation += 1  # a new session may serve other tools
+                if conn.loop is loop:  # (a session of a finished loop ended with it)
+                    self._retire(conn)
             conn = self._conn = Connection(self.params, self._settings())
         await conn.started()
         return conn
@@ -331,7 +326,7 @@ class MCPServer:
                 return generation, await _all_pages(client.list_tools, "tools")
 
             generation, listed = await self._request(run, "tools/list")
-            self._tools = self._convert(listed)
+            self._tools = build_tools(self, listed)
             self._tools_generation = generation
         return list(self._tools)
 
@@ -370,120 +365,6 @@ class MCPServer:
             return await client.get_prompt(name, dict(arguments or {}))
 
         return prompt_messages(await self._request(run, f"prompt {name!r}"))
-
-    # -- conversion -----------------------------------------------------------------------
-
-    def _convert(self, listed: Sequence[mt.Tool]) -> list[Tool]:
-        tools: dict[str, Tool] = {}
-        for item in listed:
-            if not selected(item.name, self.include, self.exclude):
-                continue
-            local = tool_name(item.name, self.prefix)
-            if local in tools:
-                log.warning(
-                    "MCP server %r: tool %r skipped, its name %r is taken",
-                    self.name,
-                    item.name,
-                    local,
-                )
-                continue
-            try:
-                tools[local] = define_tool(
-                    local,
-                    item.description or item.title or "",
-                    object_schema(item.input_schema),
-                    self._executor(item.name),
-                    requires_approval=self._needs_approval(item.name),
-                )
-            except ValueError as exc:  # ConfigurationError too: a bad schema skips one tool
-                log.warning("MCP server %r: tool %r skipped: %s", self.name, item.name, exc)
-        for extra in self._extra_tools():
-            tools.setdefault(extra.name, extra)
-        return list(tools.values())
-
-    def _needs_approval(self, name: str) -> bool:
-        rule = self.requires_approval
-        return rule if isinstance(rule, bool) else name in rule
-
-    def _executor(self, remote: str) -> Callable[[Any, Any], Awaitable[ToolOutput]]:
-        async def execute(args: Any, ctx: Any) -> ToolOutput:
-            return await self.call_tool(remote, args, signal=ctx.signal, on_progress=ctx.on_update)
-
-        return execute
-
-    def _extra_tools(self) -> list[Tool]:
-        """The opt-in tools over resources and prompts."""
-        extra: list[Tool] = []
-        server = self.name
-        if self.resource_tools:
-            extra.append(
-                define_tool(
-                    tool_name("list_resources", self.prefix),
-                    f"List the resources of MCP server {server!r} (uri, name, description).",
-                    NO_ARGUMENTS,
-                    self._guarded(lambda args: self._listing(self.list_resources())),
-                )
-            )
-            extra.append(
-                define_tool(
-                    tool_name("read_resource", self.prefix),
-                    f"Read a resource of MCP server {server!r} by its uri.",
-                    {
-                        "type": "object",
-                        "properties": {"uri": {"type": "string"}},
-                        "required": ["uri"],
-                    },
-                    self._guarded(lambda args: self.read_resource(args["uri"])),
-                )
-            )
-        if self.prompt_tools:
-            extra.append(
-                define_tool(
-                    tool_name("list_prompts", self.prefix),
-                    f"List the prompt templates of MCP server {server!r} and their arguments.",
-                    NO_ARGUMENTS,
-                    self._guarded(lambda args: self._listing(self.list_prompts())),
-                )
-            )
-            extra.append(
-                define_tool(
-                    tool_name("get_prompt", self.prefix),
-                    f"Fill a prompt template of MCP server {server!r} with string arguments.",
-                    {
-                        "type": "object",
-                        "properties": {
-                            "name": {"type": "string"},
-                            "arguments": {
-                                "type": "object",
-                                "additionalProperties": {"type": "string"},
-                            },
-                        },
-                        "required": ["name"],
-                    },
-                    self._guarded(lambda args: self._prompt_text(args)),
-                )
-            )
-        return extra
-
-    @staticmethod
-    async def _listing(items: Awaitable[Sequence[MCPResource | MCPPrompt]]) -> str:
-        return listing(await items)
-
-    async def _prompt_text(self, args: Mapping[str, Any]) -> str:
-        messages = await self.get_prompt(args["name"], args.get("arguments"))
-        return "\n\n".join(f"[{m.role}]\n{as_text(m.content)}" for m in messages)
-
-    @staticmethod
-    def _guarded(
-        body: Callable[[Mapping[str, Any]], Awaitable[Any]],
-    ) -> Callable[[Any, Any], Awaitable[Any]]:
-        async def execute(args: Any, ctx: Any) -> Any:
-            try:
-                return await body(args)
-            except MCPServerError as exc:
-                return error_output(exc)
-
-        return execute
 
 
 async def _until_abort(op: Op, signal: Any) -> Any:
