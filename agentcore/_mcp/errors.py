@@ -8,6 +8,7 @@ environment value or a token: every text that reaches it went through ``Redactor
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterable
 from typing import Literal, TypeAlias
@@ -15,7 +16,7 @@ from typing import Literal, TypeAlias
 from .._core.errors import AgentError, ErrorCode
 from .._core.secrets import REDACTED, scrub
 
-__all__ = ["FailureKind", "MCPServerError", "Redactor"]
+__all__ = ["FailureKind", "MCPServerError", "Redactor", "guard_transport_logs"]
 
 FailureKind: TypeAlias = Literal["connect", "lost", "timeout", "rejected", "protocol", "closed"]
 """``connect``: could not start or handshake; ``lost``: the connection died; ``timeout``:
@@ -62,3 +63,43 @@ class Redactor:
         if self._pattern is not None:
             text = self._pattern.sub(REDACTED, text)
         return scrub(text)
+
+
+TRANSPORT_LOGGERS = ("httpx2", "mcp.client.streamable_http", "mcp.client.sse")
+"""Loggers that write request URLs (``httpx2`` at INFO, the SDK at DEBUG)."""
+
+
+class _ScrubRecords(logging.Filter):
+    """Redacts registered secrets (and key-like strings) from records of the transport
+    loggers, so a token in a URL's query never reaches a log handler."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.secrets: set[str] = set()
+        self._redact = Redactor(())
+
+    def add(self, secrets: Iterable[str]) -> None:
+        fresh = set(secrets) - self.secrets
+        if fresh:
+            self.secrets |= fresh
+            self._redact = Redactor(self.secrets)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        cleaned = self._redact(message)
+        if cleaned != message:
+            record.msg, record.args = cleaned, None
+        return True
+
+
+_SCRUBBER = _ScrubRecords()
+
+
+def guard_transport_logs(secrets: Iterable[str]) -> None:
+    """Keep ``secrets`` out of what the HTTP and SDK transport loggers write. The filter
+    is installed on those loggers once per process; secrets are added, never removed."""
+    _SCRUBBER.add(secrets)
+    for name in TRANSPORT_LOGGERS:
+        logger = logging.getLogger(name)
+        if _SCRUBBER not in logger.filters:
+            logger.addFilter(_SCRUBBER)

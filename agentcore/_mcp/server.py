@@ -43,7 +43,7 @@ from .convert import (
     resource_content,
     to_output,
 )
-from .errors import MCPServerError, Redactor
+from .errors import MCPServerError, Redactor, guard_transport_logs
 from .toolset import build_tools
 
 __all__ = ["MCPServer", "load_mcp_servers"]
@@ -127,6 +127,7 @@ class MCPServer:
         self.prompt_tools = prompt_tools
         self.protocol = protocol
         self._redact = Redactor(params.secrets())
+        guard_transport_logs(params.secrets())
         self._conn: Connection | None = None
         self._retired: set[Connection] = set()
         self._closed = False

@@ -5,6 +5,7 @@ on the next call; secrets never reach an error."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import sys
 import time
 from collections.abc import Callable
@@ -287,3 +288,20 @@ def test_a_server_survives_its_event_loop(http_server: Any) -> None:
             await server.aclose()
 
     assert asyncio.run(second()).content == "4"
+
+
+def test_tokens_in_the_url_or_headers_never_reach_the_logs(
+    http_server: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    url = f"{http_server.url}?token=tok-in-the-url-123456"
+    server = MCPServer.http(url, headers={"X-Api-Key": "hdr-in-a-header-654321"}, name="logged")
+
+    async def main() -> Any:
+        async with server:
+            return await server.call_tool("add", {"a": 1, "b": 1})
+
+    assert asyncio.run(main()).content == "2"
+    assert any(r.name == "httpx2" for r in caplog.records)  # requests were logged...
+    assert "tok-in-the-url-123456" not in caplog.text  # ...without the token
+    assert "hdr-in-a-header-654321" not in caplog.text
