@@ -1,19 +1,21 @@
 """MCP figures: what a tool call through ``MCPServer`` costs beyond the server's own time.
 
 For each transport (stdio, streamable HTTP on 127.0.0.1) the test server of
-``tests/mcp/servers/everything.py`` answers ``add``. Three ways of calling are timed,
-sequentially, each as the median of ``BLOCKS`` blocks of ``CALLS`` calls:
+``tests/mcp/servers/everything.py`` answers ``add``. Calls are timed sequentially, as
+the median of ``BLOCKS`` blocks of ``CALLS`` calls, in wall time and in this process's
+CPU time (the client's own work; the server runs in another process):
 
 - the raw SDK (``mcp.Client.call_tool`` awaited in the caller's task): the transport's
-  and the server's own time, the floor any client pays;
+  and the server's time, the floor any client pays;
 - an agentcore tool from ``MCPServer.tools()`` run with ``run_tool``, as the agent runs
-  it: the difference to the raw SDK is agentcore's overhead (the owner task's queue and
-  future, the abort-signal race, result conversion);
+  it. The CPU difference to the raw SDK is agentcore's overhead (the owner task's queue,
+  the request's task and deadline, the abort-signal race, result conversion); wall time
+  on this shared 2-core machine adds scheduling noise on top;
+- the hop alone: a request through the owner task that does no I/O;
 - a direct function tool run with ``run_tool``, for scale.
 
 Connect time (spawn, import, handshake for stdio; handshake for HTTP) is the median of
-``CONNECTS`` connections. The machine has 2 cores shared with the server process, so
-figures are noisy; compare medians.
+``CONNECTS`` connections.
 """
 
 from __future__ import annotations
@@ -49,32 +51,44 @@ def _ctx() -> ToolContext:
     return ToolContext("call_bench", "add", AbortSignal(), (), lambda _: None)
 
 
-async def _per_call(call: Callable[[], Awaitable[Any]]) -> float:
-    """Median over blocks of the mean seconds per call."""
+async def _per_call(call: Callable[[], Awaitable[Any]]) -> tuple[float, float]:
+    """Median over blocks of (wall seconds, CPU seconds of this process) per call."""
     await call()  # warm up
-    means = []
+    walls, cpus = [], []
     for _ in range(BLOCKS):
-        start = time.perf_counter()
+        wall, cpu = time.perf_counter(), time.process_time()
         for _ in range(CALLS):
             await call()
-        means.append((time.perf_counter() - start) / CALLS)
-    return statistics.median(means)
+        walls.append((time.perf_counter() - wall) / CALLS)
+        cpus.append((time.process_time() - cpu) / CALLS)
+    return statistics.median(walls), statistics.median(cpus)
+
+
+def _us(seconds: float) -> str:
+    return f"{seconds * 1e6:,.0f} µs"
 
 
 async def _transport(label: str, target: str | StdioServerParameters, server: MCPServer) -> None:
     async with Client(target, cache=None) as client:
-        raw = await _per_call(lambda: client.call_tool("add", ARGS))
+        raw_wall, raw_cpu = await _per_call(lambda: client.call_tool("add", ARGS))
     async with server:
         mcp_tool = next(t for t in await server.tools() if t.name == "add")
-        ours = await _per_call(lambda: run_tool(mcp_tool, ARGS, _ctx()))
+        wall, cpu = await _per_call(lambda: run_tool(mcp_tool, ARGS, _ctx()))
+        hop_wall, _ = await _per_call(lambda: server._request(_nothing, "nothing"))
         parallel = time.perf_counter()
         await asyncio.gather(*(run_tool(mcp_tool, ARGS, _ctx()) for _ in range(100)))
         parallel = time.perf_counter() - parallel
     print(
-        f"{label}: raw SDK call {raw * 1e6:,.0f} µs; MCPServer tool via run_tool "
-        f"{ours * 1e6:,.0f} µs; agentcore overhead {(ours - raw) * 1e6:+,.0f} µs per call "
-        f"({(ours / raw - 1) * 100:+.1f} %); 100 calls at once {parallel * 1e3:,.0f} ms"
+        f"{label}: raw SDK call {_us(raw_wall)} wall, {_us(raw_cpu)} client CPU; "
+        f"MCPServer tool via run_tool {_us(wall)} wall, {_us(cpu)} client CPU; "
+        f"agentcore overhead {(cpu - raw_cpu) * 1e6:+,.0f} µs CPU "
+        f"({(wall - raw_wall) * 1e6:+,.0f} µs wall); hop through the owner task alone "
+        f"{_us(hop_wall)}; 100 calls at once {parallel * 1e3:,.0f} ms"
     )
+
+
+async def _nothing(client: Client) -> None:
+    return None
 
 
 async def _connect_time(make: Callable[[], MCPServer]) -> float:
@@ -89,7 +103,7 @@ async def _connect_time(make: Callable[[], MCPServer]) -> float:
 
 
 async def _run(url: str) -> None:
-    direct = await _per_call(lambda: run_tool(add, ARGS, _ctx()))
+    direct, _ = await _per_call(lambda: run_tool(add, ARGS, _ctx()))
     print(f"direct function tool via run_tool: {direct * 1e6:,.1f} µs per call")
     stdio_params = StdioServerParameters(command=sys.executable, args=[SERVER])
     await _transport("stdio", stdio_params, MCPServer.stdio(sys.executable, [SERVER]))
