@@ -24,6 +24,7 @@ from typing import Any, Self, TypeVar
 import mcp_types as mt
 from mcp import Client
 from mcp.shared.dispatcher import ProgressFnT
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from .._core.content import Content, JSONValue
 from .._core.driver import Driver, as_driver
@@ -107,6 +108,11 @@ class MCPServer:
         ):
             if value is not None and not value > 0:
                 raise ConfigurationError(f"MCPServer {option} must be > 0 seconds, got {value}")
+        if protocol not in ("auto", "legacy", *MODERN_PROTOCOL_VERSIONS):
+            raise ConfigurationError(
+                f"MCPServer protocol must be 'auto', 'legacy' or one of "
+                f"{list(MODERN_PROTOCOL_VERSIONS)}, got {protocol!r}"
+            )
         self.name = name or params.label
         self.params = params
         self.prefix = prefix

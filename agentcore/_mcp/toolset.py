@@ -65,6 +65,10 @@ def build_tools(server: MCPServer, listed: Sequence[mt.Tool]) -> list[Tool]:
             )
         except ValueError as exc:  # ConfigurationError too: a bad schema skips one tool
             log.warning("MCP server %r: tool %r skipped: %s", server.name, item.name, exc)
+    if server.include is not None:
+        missing = server.include - {item.name for item in listed}
+        if missing:
+            log.warning("MCP server %r has no tool(s) %s to include", server.name, sorted(missing))
     for extra in _extra_tools(server):
         tools.setdefault(extra.name, extra)
     return list(tools.values())

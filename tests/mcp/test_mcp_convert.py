@@ -22,7 +22,10 @@ from agentcore._mcp.convert import (
     tool_name,
 )
 from agentcore._mcp.errors import REDACTED, Redactor
+from agentcore._mcp.toolset import build_tools
+from agentcore.errors import ConfigurationError
 from agentcore.events import AssistantMessage, ErrorReceived, ImageContent, TextContent
+from agentcore.mcp import MCPServer
 from agentcore.tools import define_tool
 from drivers.scripted import ScriptedDriver, text_turn
 
@@ -184,3 +187,41 @@ def test_the_redactor_removes_every_configured_secret(secrets: list[str], text: 
 
 async def _noop(args: Any, ctx: Any) -> None:
     return None
+
+
+def _listed(name: str, schema: dict[str, Any] | None = None) -> mt.Tool:
+    return mt.Tool(name=name, description=f"tool {name}", input_schema=schema or {})
+
+
+def test_a_faulty_tool_is_skipped_and_the_others_kept(caplog: pytest.LogCaptureFixture) -> None:
+    server = MCPServer.stdio("unused", name="srv", include=["a.b", "a_b", "bad", "ghost"])
+    listed = [
+        _listed("a.b"),
+        _listed("a_b"),  # the same name once made safe
+        _listed("bad", {"type": "object", "properties": {"x": {"type": 12}}}),
+        _listed("ignored"),
+    ]
+    tools = build_tools(server, listed)
+    assert [t.name for t in tools] == ["a_b"]
+    assert tools[0].description == "tool a.b"
+    warnings = caplog.text
+    assert "'a_b' skipped, its name 'a_b' is taken" in warnings
+    assert "'bad' skipped" in warnings and "ghost" in warnings
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"protocol": "2024-01-01"}, "protocol must be 'auto', 'legacy'"),
+        ({"timeout": 0}, "timeout must be > 0 seconds"),
+        ({"connect_timeout": -1}, "connect_timeout must be > 0 seconds"),
+    ],
+)
+def test_bad_options_are_configuration_errors(options: dict[str, Any], message: str) -> None:
+    with pytest.raises(ConfigurationError, match=message):
+        MCPServer.stdio("unused", **options)
+
+
+def test_params_must_say_where_the_server_is() -> None:
+    with pytest.raises(ConfigurationError, match=r"MCPServer.stdio\(...\)"):
+        MCPServer("python server.py")  # type: ignore[arg-type]
