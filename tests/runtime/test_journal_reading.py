@@ -39,8 +39,10 @@ def split(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> st
 @given(events())
 def test_fast_builder_equals_from_dict(event: Any) -> None:
     wire = to_dict(event)
-    count, values = _journal_read.VALUES[wire["type"]]
+    count, values, check = _journal_read.VALUES[wire["type"]]
     assert count == len(wire["data"])
+    if check is not None:
+        assert check(values(wire["data"]), wire["timestamp"]) == event
     built = _journal_read.BUILDERS[wire["type"]](values(wire["data"]), wire["timestamp"])
     assert type(built) is type(event)
     assert built == from_dict(wire) == event
@@ -105,8 +107,7 @@ def test_a_forked_read_gives_the_records_this_process_would_parse(
     with tempfile.TemporaryDirectory() as tmp:
         path = pathlib.Path(tmp) / "j.jsonl"
         _write(path, stream)
-        lines = _journal_read.read_lines(path)
-        here = [r for b in _journal_read.in_process_records(path, lines, 0, agent, True) for r in b]
+        here = [r for b in _journal_read.in_process_records(path, agent, True) for r in b]
         try:
             forked = [r for b in _journal_fork.forked_records(path, agent, True) for r in b]
         finally:
@@ -205,11 +206,12 @@ def test_a_multi_threaded_process_reads_without_forking(
         other.join()
 
 
-def test_large_files_fork_by_default_and_small_ones_do_not(
+def test_only_a_caller_who_asks_gets_a_forked_reader(
     tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = tmp_path / "j.jsonl"
     stream = _many_deltas(path)
+    monkeypatch.setattr(_journal_read, "CHUNK_BYTES", 4096)  # many chunks, as a large file
     forks: list[int] = []
     real_fork = os.fork
 
@@ -219,12 +221,10 @@ def test_large_files_fork_by_default_and_small_ones_do_not(
 
     monkeypatch.setattr(os, "fork", counting_fork)
     assert [e.event for e in read_jsonl(path)] == stream
-    assert forks == []
-    monkeypatch.setattr(_journal, "FORK_MIN_BYTES", 1000)
-    assert [e.event for e in read_jsonl(path)] == stream
+    assert list(replay(path)) == list(replay(path, parallel=True))
     assert forks == [1]
-    assert [e.event for e in read_jsonl(path, parallel=False)] == stream
-    assert forks == [1]
+    assert [e.event for e in read_jsonl(path, parallel=True)] == stream
+    assert forks == [1, 1]
 
 
 def test_a_slow_reader_leaves_the_parsing_to_the_child(
@@ -233,13 +233,13 @@ def test_a_slow_reader_leaves_the_parsing_to_the_child(
     path = tmp_path / "j.jsonl"
     stream = _many_deltas(path, 12_000)  # 47 frames
     parsed_here: list[int] = []
-    real = _journal_fork.in_process_records
+    real = _journal_fork.lines_records
 
     def counting(*args: Any, **kwargs: Any) -> Iterator[list[Any]]:
         parsed_here.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(_journal_fork, "in_process_records", counting)
+    monkeypatch.setattr(_journal_fork, "lines_records", counting)
     events = []
     for records in _journal_fork.forked_records(path, None, True):
         time.sleep(0.002)  # a fold much slower than parsing: the pipe stays full
