@@ -10,12 +10,19 @@ latest entry (``LastSeqs``). Both read backwards from the end in blocks of
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import BinaryIO
 
 from .read import JournalError, entry_problem, load_line
 
 __all__ = ["SCAN_BYTES", "LastSeqs", "repair_tail"]
+
+_PREFIX = re.compile(rb'\n\{"agent_id":"([^"\\\n]*)","seq":([1-9][0-9]*),')
+"""The start of a line as ``JsonlJournal`` writes it, after the newline before it: the
+agent id (no escape in it) and the seq."""
+_FEW = 8
+"""How many agents' line starts a scan counts before it runs the expression."""
 
 SCAN_BYTES = 1 << 16
 """Bytes read per step when reading a file backwards (about 500 typical lines)."""
@@ -87,13 +94,14 @@ class LastSeqs:
     ``JournalError`` naming the file and line.
     """
 
-    __slots__ = ("_found", "_head", "_path", "_pos")
+    __slots__ = ("_found", "_head", "_path", "_pos", "_prefixes")
 
     def __init__(self, path: Path, end: int) -> None:
         self._path = path
         self._pos = end  # the bytes before it are not read yet
         self._head = b""  # the start of the line that began before _pos, already read
         self._found: dict[str, int] = {}
+        self._prefixes: list[bytes] = []  # line starts of (a few) agents already found
 
     def __call__(self, agent_id: str) -> int:
         found = self._found
@@ -109,11 +117,51 @@ class LastSeqs:
         start = self._pos - step
         f.seek(start)
         data = f.read(step) + self._head
-        lines = data.split(b"\n")
-        self._head = lines.pop(0) if start > 0 else b""
         self._pos = start
+        if start > 0:  # the block's first line began before it: keep it for the next step
+            cut = data.find(b"\n")
+            if cut < 0:
+                self._head = data
+                return
+            self._head, data, start = data[:cut], data[cut + 1 :], start + cut + 1
+        else:
+            self._head = b""
+        if not self._note_fast(data):
+            self._note_lines(data, start)
+
+    def _note_fast(self, data: bytes) -> bool:
+        """Note the agents of lines written as ``JsonlJournal`` writes them, read with one
+        regular expression; False (nothing noted) when a line is written otherwise.
+
+        Most blocks of a long scan hold only agents already found: when the line starts
+        of those (a few) agents count every line, nothing is new and the block is done
+        with a few ``count`` calls instead of the expression."""
+        if data.endswith(b"\n"):
+            data = data[:-1]
+        text, lines = b"\n" + data, data.count(b"\n") + 1
+        prefixes = self._prefixes
+        if prefixes and sum(text.count(prefix) for prefix in prefixes) == lines:
+            return True
+        pairs = _PREFIX.findall(text)
+        if len(pairs) != lines:
+            return False
+        try:
+            last = {agent.decode(): (agent, int(seq)) for agent, seq in dict(pairs).items()}
+        except UnicodeDecodeError:
+            return False
+        found = self._found
+        for agent, (raw, seq) in last.items():
+            if agent not in found:
+                found[agent] = seq
+                if len(prefixes) < _FEW:
+                    prefixes.append(b'\n{"agent_id":"' + raw + b'","seq":')
+        return True
+
+    def _note_lines(self, data: bytes, start: int) -> None:
+        """Note the agents of the lines in ``data`` (at byte ``start``), one by one, the
+        last first."""
         found, line_end = self._found, start + len(data)
-        for line in reversed(lines):
+        for line in reversed(data.split(b"\n")):
             line_start = line_end - len(line)
             if line:
                 agent, seq = self._agent_and_seq(line, line_start)

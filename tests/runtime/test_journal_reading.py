@@ -3,8 +3,10 @@ change nothing."""
 
 from __future__ import annotations
 
+import _thread
 import os
 import pathlib
+import sys
 import tempfile
 import threading
 import time
@@ -16,7 +18,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentcore._journal import fork as _journal_fork
-from agentcore._journal import journal as _journal
 from agentcore._journal import read as _journal_read
 from agentcore.events import TextDelta, from_dict, to_dict
 from agentcore.journal import JournalError, JsonlJournal, MemoryJournal, read_jsonl, replay
@@ -247,3 +248,70 @@ def test_a_slow_reader_leaves_the_parsing_to_the_child(
     assert [e.event for e in events] == stream
     # only a few frames, sent while the pipe was filling up, were left to this process
     assert len(parsed_here) <= 8
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.text(max_size=60), max_size=40),
+    st.integers(1, 300),
+    st.integers(0, 45),
+    st.sampled_from([b"", b'{"agent_id":"a","seq":9', b"\n\n"]),
+)
+def test_reading_in_chunks_of_any_size_gives_every_line_once(
+    texts: list[str], chunk_bytes: int, skip: int, tail: bytes
+) -> None:
+    """Lines cut anywhere by the chunk boundaries, longer than a chunk, empty, and an
+    unterminated tail: the same records as parsing the whole file at once, also after
+    skipping lines (as a reader does when its forked child died)."""
+    default, _journal_read.CHUNK_BYTES = _journal_read.CHUNK_BYTES, chunk_bytes
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = pathlib.Path(tmp) / "j.jsonl"
+            _write(path, [TextDelta(text=text, index=0) for text in texts])
+            with path.open("ab") as f:
+                f.write(tail)
+            lines = path.read_bytes().split(b"\n")
+            skip = min(skip, len(lines) - 1)  # whole lines only: the tail is the last item
+
+            def parsed(lines: list[bytes], offset: int) -> list[Any]:
+                return [
+                    record
+                    for block in range(0, len(lines), _journal_read.BLOCK_LINES)
+                    for record in _journal_read.parse_lines(path, lines, block, None, True, offset)[
+                        0
+                    ]
+                ]
+
+            def read(skip: int) -> list[Any]:
+                blocks = _journal_read.in_process_records(path, None, True, skip)
+                return [record for block in blocks for record in block]
+
+            assert read(0) == parsed(lines, 0)
+            assert read(skip) == parsed(lines[skip:], skip)
+    finally:
+        _journal_read.CHUNK_BYTES = default
+
+
+def test_a_thread_threading_cannot_see_forbids_the_fork(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "j.jsonl"
+    stream = _many_deltas(path)
+    assert _journal_fork.can_fork() == sys.platform.startswith("linux")  # forked tests fork
+
+    def no_fork() -> int:
+        raise AssertionError("forked while a native thread runs")
+
+    lock = _thread.allocate_lock()
+    lock.acquire()
+    _thread.start_new_thread(lock.acquire, ())  # a thread as a C library starts one
+    try:
+        assert threading.active_count() == 1
+        assert not _journal_fork.can_fork()
+        monkeypatch.setattr(os, "fork", no_fork)
+        assert [e.event for e in read_jsonl(path, parallel=True)] == stream
+    finally:
+        lock.release()
+        deadline = time.monotonic() + 5
+        while not _journal_fork.can_fork() and time.monotonic() < deadline:
+            time.sleep(0.001)  # the thread is leaving: later tests may fork again
