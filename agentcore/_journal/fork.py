@@ -90,7 +90,9 @@ def _child(fd: int, path: str | os.PathLike[str], agent_id: str | None, decode: 
             else:
                 body = []
                 for block in range(start, stop, BLOCK_LINES):
-                    more, failure = parse_lines(path, lines, block, agent_id, decode, offset, final)
+                    more, failure = parse_lines(
+                        path, lines, block, agent_id, decode, offset, final, portable=True
+                    )
                     body += more
                     if failure is not None:
                         error = str(failure)

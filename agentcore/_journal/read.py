@@ -5,10 +5,13 @@ one chunk of text at a time, whatever the file's size. A *record* is a journal l
 parsed and checked, but not yet an event object: ``(agent_id, seq, kind, timestamp,
 values)`` where ``values`` are the event's data fields in the class's field order, or
 ``(agent_id, seq, None, 0, wire)`` for a line the fast path does not cover (``wire`` is
-the event's wire dict, already accepted by ``from_dict``). Records hold only JSON types,
-so the first stage can run in another process and send them over a pipe (``fork``); the
-second stage, building the events, runs where the events are used. Both stages are
-shared by the in-process and the forked reader, so the two read every file the same way.
+the event's wire dict, already accepted by ``from_dict``). *Portable* records hold only
+JSON types, so the first stage can run in another process and send them over a pipe
+(``fork``); the second stage, building the events, runs where the events are used. Both
+stages are shared by the in-process and the forked reader, so the two read every file the
+same way. (In one process, an event whose class has converters or validators is built
+while its line is checked, and its record carries it: ``(agent_id, seq, BUILT, 0,
+event)``.)
 """
 
 from __future__ import annotations
@@ -85,6 +88,7 @@ def load_line(data: bytes) -> Any:
 __all__ = [
     "BLOCK_LINES",
     "BUILDERS",
+    "BUILT",
     "CHUNK_BYTES",
     "VALUES",
     "Builder",
@@ -229,14 +233,18 @@ def _values_of(cls: type[Any]) -> tuple[int, Callable[[Any], Any], Builder | Non
 
 VALUES: dict[str, tuple[int, Callable[[Any], Any], Builder | None]] = _ByKind(_values_of)
 """Wire type -> (field count, ``data -> values``, check): the parsing side of a record.
-``check(values, timestamp)`` builds the event once to see that its converters and
-validators accept the values (None for a class that checks nothing), so that a bad line
-is reported with its line number, never while its record is built."""
+``check(values, timestamp)`` builds the event to see that its converters and validators
+accept the values (None for a class that checks nothing), so that a bad line is reported
+with its line number, never while its record is built."""
 
 BUILDERS: dict[str | None, Builder] = _ByKind(_builder)
 """Wire type -> ``build(values, timestamp)``: the building side. ``None`` (a line off the
 fast path) builds with ``from_dict``."""
 BUILDERS[None] = lambda wire, _timestamp: from_dict(wire)
+
+BUILT = "<built>"
+"""The kind of a record that carries its event, built while its line was checked."""
+BUILDERS[BUILT] = lambda event, _timestamp: event
 
 
 def line_chunks(
@@ -278,6 +286,7 @@ def parse_lines(
     decode_events: bool,
     offset: int = 0,
     final: bool = True,
+    portable: bool = False,
 ) -> tuple[list[Record], JournalError | None]:
     """Parse ``lines[start:start + BLOCK_LINES]`` into records: the records, and the error
     that stopped the block early (None when it did not).
@@ -287,7 +296,7 @@ def parse_lines(
     (``offset`` lines of the file come before ``lines[0]``), unless it is the
     unterminated last line of the file (``lines[-1]`` when ``final``: a write a crash
     interrupted), which is dropped. ``decode_events=False`` keeps every event as its wire
-    dict, unchecked.
+    dict, unchecked. ``portable`` records hold JSON types only (no ``BUILT`` record).
     """
     getters, records = VALUES, list[Record]()
     append = records.append
@@ -316,9 +325,13 @@ def parse_lines(
                     if type(timestamp) is not int or len(data) != count:
                         raise TypeError
                     fields = values(data)
-                    if check is not None:
+                    if check is None:
+                        append((entry_agent, seq, kind, timestamp, fields))
+                    elif portable:
                         check(fields, timestamp)
-                    append((entry_agent, seq, kind, timestamp, fields))
+                        append((entry_agent, seq, kind, timestamp, fields))
+                    else:
+                        append((entry_agent, seq, BUILT, 0, check(fields, timestamp)))
                     continue
                 except Exception:
                     from_dict(wire)

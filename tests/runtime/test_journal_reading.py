@@ -101,16 +101,19 @@ def test_file_replay_equals_memory_replay(
     st.sampled_from([None, "a2"]),
     st.sampled_from(list(SPLITS.values())),
 )
-def test_a_forked_read_gives_the_records_this_process_would_parse(
+def test_a_forked_read_gives_the_entries_this_process_would_read(
     stream: list[Any], agent: str | None, low_water: int
 ) -> None:
+    def entries(blocks: Iterator[list[Any]]) -> list[Any]:
+        return [e for records in blocks for e in _journal_read.build_entries(records, True)]
+
     _journal_fork._LOW_WATER, default = low_water, _journal_fork._LOW_WATER
     with tempfile.TemporaryDirectory() as tmp:
         path = pathlib.Path(tmp) / "j.jsonl"
         _write(path, stream)
-        here = [r for b in _journal_read.in_process_records(path, agent, True) for r in b]
+        here = entries(_journal_read.in_process_records(path, agent, True))
         try:
-            forked = [r for b in _journal_fork.forked_records(path, agent, True) for r in b]
+            forked = entries(_journal_fork.forked_records(path, agent, True))
         finally:
             _journal_fork._LOW_WATER = default
         assert forked == here
