@@ -29,20 +29,41 @@ from .._core.errors import AgentError, ErrorCode
 from .._core.events import EVENT_TYPES
 from .._core.wire import from_dict
 
+__all__ = [
+    "BLOCK_LINES",
+    "BUILDERS",
+    "BUILT",
+    "CHUNK_BYTES",
+    "VALUES",
+    "Builder",
+    "JournalEntry",
+    "JournalError",
+    "Record",
+    "build_entries",
+    "dumps",
+    "entry_problem",
+    "in_process_records",
+    "line_chunks",
+    "lines_records",
+    "load_line",
+    "loads",
+    "parse_lines",
+]
+
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
-def escaped_dumps(obj: Any) -> bytes:
-    """One compact JSON document as ASCII bytes, every other character escaped: what the
-    fast writer refuses but JSON can carry (a lone surrogate such as ``"\\ud83d"``).
+def _escaped_dumps(obj: Any) -> bytes:
+    """One compact JSON document as ASCII bytes, every other character escaped: what
+    orjson refuses but JSON can carry (a lone surrogate such as ``"\\ud83d"``).
     Raises ``TypeError`` or ``ValueError`` for what JSON cannot hold."""
     return json.dumps(obj, separators=(",", ":"), allow_nan=False).encode()
 
 
-def escaped_loads(data: bytes) -> Any:
-    """Parse what ``escaped_dumps`` writes and the fast parser refuses (lone surrogates in
+def _escaped_loads(data: bytes) -> Any:
+    """Parse what ``_escaped_dumps`` writes and orjson refuses (lone surrogates in
     escapes, integers beyond 64 bits). Raises ``ValueError`` for anything that is not
     JSON (``NaN`` and ``Infinity`` included)."""
     try:
@@ -57,11 +78,11 @@ try:  # orjson parses and writes lines ~5x faster; the stdlib is the fallback.
     _orjson_dumps = orjson.dumps
 
     def dumps(obj: Any) -> bytes:
-        """One compact JSON document as bytes (``escaped_dumps`` for what orjson refuses)."""
+        """One compact JSON document as bytes (``_escaped_dumps`` for what orjson refuses)."""
         try:
             return _orjson_dumps(obj)
         except orjson.JSONEncodeError:
-            return escaped_dumps(obj)
+            return _escaped_dumps(obj)
 
     loads: Callable[[bytes], Any] = orjson.loads
 except ImportError:  # pragma: no cover - exercised only without orjson
@@ -71,42 +92,19 @@ except ImportError:  # pragma: no cover - exercised only without orjson
         try:
             return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode()
         except UnicodeEncodeError:
-            return escaped_dumps(obj)
+            return _escaped_dumps(obj)
 
-    loads = escaped_loads
+    loads = _escaped_loads
 
 
 def load_line(data: bytes) -> Any:
-    """One JSON document: ``loads``, then ``escaped_loads`` for what it refuses. Raises
+    """One JSON document: ``loads``, then ``_escaped_loads`` for what it refuses. Raises
     ``ValueError`` for anything that is not JSON."""
     try:
         return loads(data)
     except ValueError:
-        return escaped_loads(data)
+        return _escaped_loads(data)
 
-
-__all__ = [
-    "BLOCK_LINES",
-    "BUILDERS",
-    "BUILT",
-    "CHUNK_BYTES",
-    "VALUES",
-    "Builder",
-    "JournalEntry",
-    "JournalError",
-    "Record",
-    "build_entries",
-    "dumps",
-    "entry_problem",
-    "escaped_dumps",
-    "escaped_loads",
-    "in_process_records",
-    "line_chunks",
-    "lines_records",
-    "load_line",
-    "loads",
-    "parse_lines",
-]
 
 BLOCK_LINES = 64
 """Lines parsed per call of ``parse_lines``: the loop runs with no generator layer per
@@ -309,7 +307,7 @@ def parse_lines(
             try:
                 record = loads(line)
             except ValueError:
-                record = escaped_loads(line)
+                record = _escaped_loads(line)
             entry_agent, seq = record["agent_id"], record["seq"]
             if type(entry_agent) is not str or type(seq) is not int or seq < 1:
                 raise ValueError(entry_problem(entry_agent, seq))

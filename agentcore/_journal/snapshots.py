@@ -73,6 +73,11 @@ def _checked(agent_id: str, seq: int, state: bytes) -> None:
         )
 
 
+def _check_agent(agent_id: str) -> None:
+    if type(agent_id) is not str:
+        raise TypeError(f"agent_id must be a string, got {agent_id!r}")
+
+
 def _check_keep(keep: int) -> int:
     if type(keep) is not int or keep < 1:
         raise ConfigurationError(f"keep must be an integer of at least 1, got {keep!r}")
@@ -101,12 +106,13 @@ class MemorySnapshots:
         self._snapshots: dict[str, dict[int, bytes]] = {}
         self._closed = False
 
-    def _open(self) -> None:
+    def _open(self, agent_id: str) -> None:
         if self._closed:
             raise JournalError("this MemorySnapshots is closed; make a new one")
+        _check_agent(agent_id)
 
     def save(self, agent_id: str, seq: int, state: bytes) -> None:
-        self._open()
+        self._open(agent_id)
         _checked(agent_id, seq, state)
         kept = self._snapshots.setdefault(agent_id, {})
         kept[seq] = state
@@ -114,14 +120,14 @@ class MemorySnapshots:
             del kept[old]
 
     def latest(self, agent_id: str, at_most: int | None = None) -> tuple[int, bytes] | None:
-        self._open()
+        self._open(agent_id)
         _check_at_most(at_most)
         kept = self._snapshots.get(agent_id, {})
         seqs = [seq for seq in kept if at_most is None or seq <= at_most]
         return (max(seqs), kept[max(seqs)]) if seqs else None
 
     def delete(self, agent_id: str) -> None:
-        self._open()
+        self._open(agent_id)
         self._snapshots.pop(agent_id, None)
 
     def close(self) -> None:
@@ -186,8 +192,7 @@ class FileSnapshots:
     def _agent_dir(self, agent_id: str) -> Path:
         if self._closed:
             raise JournalError(f"snapshot store {self._directory} is closed; open a new one")
-        if type(agent_id) is not str:
-            raise TypeError(f"agent_id must be a string, got {agent_id!r}")
+        _check_agent(agent_id)
         return self._directory / _agent_dir_name(agent_id)
 
     def save(self, agent_id: str, seq: int, state: bytes) -> None:

@@ -112,22 +112,23 @@ class LastSeqs:
         return found.get(agent_id, 0)
 
     def _step(self, f: BinaryIO) -> None:
-        """Read the block before ``_pos`` and note the agents of its whole lines."""
+        """Read the block before ``_pos`` and note the agents of its whole lines. A bad
+        line raises, and leaves the scan where it was: asking again raises again."""
         step = min(SCAN_BYTES, self._pos)
         start = self._pos - step
         f.seek(start)
         data = f.read(step) + self._head
-        self._pos = start
+        head = b""
         if start > 0:  # the block's first line began before it: keep it for the next step
             cut = data.find(b"\n")
             if cut < 0:
-                self._head = data
-                return
-            self._head, data, start = data[:cut], data[cut + 1 :], start + cut + 1
-        else:
-            self._head = b""
-        if not self._note_fast(data):
+                head, data = data, b""
+            else:
+                head, data, start = data[:cut], data[cut + 1 :], start + cut + 1
+        if data and not self._note_fast(data):
             self._note_lines(data, start)
+        self._pos -= step
+        self._head = head
 
     def _note_fast(self, data: bytes) -> bool:
         """Note the agents of lines written as ``JsonlJournal`` writes them, read with one

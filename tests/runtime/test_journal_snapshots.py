@@ -88,6 +88,9 @@ def test_delete_close_and_bad_arguments(tmp_path: pathlib.Path, kind: str) -> No
             store.save(agent, seq, state)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="at_most must be an integer"):
         store.latest("b", at_most="3")  # type: ignore[arg-type]
+    for use in (store.latest, store.delete):
+        with pytest.raises(TypeError, match="agent_id must be a string"):
+            use(b"b")  # type: ignore[operator]
     store.close()
     store.close()  # idempotent
     for use in (lambda: store.save("b", 2, b"z"), lambda: store.latest("b")):
