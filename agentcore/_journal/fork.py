@@ -42,6 +42,7 @@ from .read import (
     BLOCK_LINES,
     JournalError,
     Record,
+    corrupt_line,
     in_process_records,
     line_chunks,
     lines_records,
@@ -95,7 +96,7 @@ def _child(fd: int, path: str | os.PathLike[str], agent_id: str | None, decode: 
                     )
                     body += more
                     if failure is not None:
-                        error = str(failure)
+                        error = str(corrupt_line(path, *failure))
                         break
             payload = marshal.dumps((offset + stop, body, error, final))
             _write_all(fd, _HEADER.pack(len(payload)) + payload)

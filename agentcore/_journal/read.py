@@ -36,14 +36,17 @@ __all__ = [
     "CHUNK_BYTES",
     "VALUES",
     "Builder",
+    "Failure",
     "JournalEntry",
     "JournalError",
     "Record",
     "build_entries",
+    "corrupt_line",
     "dumps",
     "entry_problem",
     "in_process_records",
     "line_chunks",
+    "lines_before",
     "lines_records",
     "load_line",
     "loads",
@@ -116,6 +119,8 @@ CHUNK_BYTES = 1 << 20
 line, when a line is longer)."""
 
 Record: TypeAlias = tuple[str, int, str | None, int, Any]
+Failure: TypeAlias = tuple[int, Exception]
+"""A line that could not be read: its number in the file, and what it raised."""
 
 
 class JournalError(AgentError, ValueError):
@@ -246,14 +251,16 @@ BUILDERS[BUILT] = lambda event, _timestamp: event
 
 
 def line_chunks(
-    path: str | os.PathLike[str], skip: int = 0
+    path: str | os.PathLike[str], skip: int = 0, start: int = 0
 ) -> Iterator[tuple[int, list[bytes], bool]]:
-    """The file's lines, about ``CHUNK_BYTES`` of them at a time: ``(how many lines come
-    before, lines, final)``, the first ``skip`` lines left out. Every chunk but the final
+    """The file's lines from byte ``start`` (the start of a line) on, about
+    ``CHUNK_BYTES`` of them at a time: ``(how many lines come before, counted from
+    start, lines, final)``, the first ``skip`` lines left out. Every chunk but the final
     one holds whole lines, without their newline; the final one holds the text after the
     last newline (``b""`` for a file that ends with one), the unterminated tail a crash
     may leave."""
     with open(path, "rb", buffering=0) as f:
+        f.seek(start)
         read, before, tail = f.read, 0, list[bytes]()
         while data := read(CHUNK_BYTES):
             lines = data.split(b"\n")
@@ -285,15 +292,15 @@ def parse_lines(
     offset: int = 0,
     final: bool = True,
     portable: bool = False,
-) -> tuple[list[Record], JournalError | None]:
-    """Parse ``lines[start:start + BLOCK_LINES]`` into records: the records, and the error
-    that stopped the block early (None when it did not).
+) -> tuple[list[Record], Failure | None]:
+    """Parse ``lines[start:start + BLOCK_LINES]`` into records: the records, and the
+    failure that stopped the block early (None when it did not).
 
     Empty lines are skipped. A line that does not parse, whose ``agent_id`` or ``seq`` is
-    wrong, or whose event ``from_dict`` rejects is an error naming the file and line
-    (``offset`` lines of the file come before ``lines[0]``), unless it is the
-    unterminated last line of the file (``lines[-1]`` when ``final``: a write a crash
-    interrupted), which is dropped. ``decode_events=False`` keeps every event as its wire
+    wrong, or whose event ``from_dict`` rejects is a failure: its number (``offset``
+    lines come before ``lines[0]``) and what was raised; unless it is the unterminated
+    last line of the file (``lines[-1]`` when ``final``: a write a crash interrupted),
+    which is dropped. ``decode_events=False`` keeps every event as its wire
     dict, unchecked. ``portable`` records hold JSON types only (no ``BUILT`` record).
     """
     getters, records = VALUES, list[Record]()
@@ -337,11 +344,29 @@ def parse_lines(
         except Exception as exc:  # whatever a line holds, it is reported as that line's
             if number == last:
                 break  # the unterminated tail of an interrupted write
-            return records, JournalError(
-                f"{path}:{offset + number}: corrupt journal line ({type(exc).__name__}: {exc}); "
-                "fix or delete the line to read the rest"
-            )
+            return records, (offset + number, exc)
     return records, None
+
+
+def corrupt_line(path: str | os.PathLike[str], number: int, exc: Exception) -> JournalError:
+    """The error for line ``number`` of the file, which raised ``exc`` when parsed."""
+    return JournalError(
+        f"{path}:{number}: corrupt journal line ({type(exc).__name__}: {exc}); "
+        "fix or delete the line to read the rest"
+    )
+
+
+def lines_before(path: str | os.PathLike[str], pos: int) -> int:
+    """How many lines of the file end before byte ``pos``."""
+    newlines = 0
+    with open(path, "rb", buffering=0) as f:
+        while pos > 0:
+            block = f.read(min(CHUNK_BYTES, pos))
+            if not block:
+                break
+            newlines += block.count(b"\n")
+            pos -= len(block)
+    return newlines
 
 
 def lines_records(
@@ -351,24 +376,32 @@ def lines_records(
     final: bool,
     agent_id: str | None,
     decode_events: bool,
+    start: int = 0,
 ) -> Iterator[list[Record]]:
     """The records of ``lines`` in blocks (``offset`` and ``final`` as for
-    ``parse_lines``); a corrupt line raises ``JournalError`` after the blocks before it."""
+    ``parse_lines``, ``offset`` counted from byte ``start`` of the file); a corrupt line
+    raises ``JournalError`` after the blocks before it, naming its line in the file (the
+    lines before ``start`` are counted then, and only then)."""
     for block in range(0, len(lines), BLOCK_LINES):
-        records, error = parse_lines(path, lines, block, agent_id, decode_events, offset, final)
+        records, failure = parse_lines(path, lines, block, agent_id, decode_events, offset, final)
         if records:
             yield records
-        if error is not None:
-            raise error
+        if failure is not None:
+            number, exc = failure
+            raise corrupt_line(path, number + (lines_before(path, start) if start else 0), exc)
 
 
 def in_process_records(
-    path: str | os.PathLike[str], agent_id: str | None, decode_events: bool, skip: int = 0
+    path: str | os.PathLike[str],
+    agent_id: str | None,
+    decode_events: bool,
+    skip: int = 0,
+    start: int = 0,
 ) -> Iterator[list[Record]]:
-    """The records of the file in blocks, parsed in this process as it is read, after its
-    first ``skip`` lines."""
-    for offset, lines, final in line_chunks(path, skip):
-        yield from lines_records(path, lines, offset, final, agent_id, decode_events)
+    """The records of the file from byte ``start`` (the start of a line) on, in blocks,
+    parsed in this process as it is read, after the first ``skip`` lines."""
+    for offset, lines, final in line_chunks(path, skip, start):
+        yield from lines_records(path, lines, offset, final, agent_id, decode_events, start)
 
 
 def build_entries(records: list[Record], decode_events: bool) -> list[JournalEntry]:

@@ -1,10 +1,11 @@
-"""The end of a JSONL journal file, read backwards: cutting an interrupted last write, and
-finding each agent's last ``seq`` without reading the whole file.
+"""The end of a JSONL journal file, read backwards: cutting an interrupted last write,
+finding each agent's last ``seq``, and where an agent's latest entries begin.
 
 Reopening a journal for append needs two facts, both at the end of the file: whether the
 last write was cut short by a crash (``repair_tail``), and, per agent, the ``seq`` of its
-latest entry (``LastSeqs``). Both read backwards from the end in blocks of
-``SCAN_BYTES``, so reopening costs what the tail costs, not what the file costs.
+latest entry (``LastSeqs``). Resuming from a snapshot needs the agent's entries after a
+``seq``, near the end too (``entries_start``). All read backwards from the end in blocks
+of ``SCAN_BYTES``, so they cost what the tail costs, not what the file costs.
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ import re
 from pathlib import Path
 from typing import BinaryIO
 
-from .read import JournalError, entry_problem, load_line
+from .read import JournalError, entry_problem, lines_before, load_line
 
-__all__ = ["SCAN_BYTES", "LastSeqs", "repair_tail"]
+__all__ = ["SCAN_BYTES", "LastSeqs", "entries_start", "repair_tail"]
 
 _PREFIX = re.compile(rb'\n\{"agent_id":"([^"\\\n]*)","seq":([1-9][0-9]*),')
 """The start of a line as ``JsonlJournal`` writes it, after the newline before it: the
@@ -71,15 +72,63 @@ def _line_start(f: BinaryIO, end: int) -> int:
     return 0
 
 
-def _line_number(path: Path, pos: int) -> int:
-    """The 1-based number of the line starting at byte ``pos``."""
-    newlines = 0
+def _block_before(f: BinaryIO, pos: int, head: bytes) -> tuple[int, int, bytes, bytes]:
+    """Read the ``SCAN_BYTES`` before ``pos``; ``head`` is the start of the line that
+    began before ``pos``, read by the step before. Returns ``(new pos, where the whole
+    lines start, the whole lines, new head)``."""
+    step = min(SCAN_BYTES, pos)
+    start = pos - step
+    f.seek(start)
+    data = f.read(step) + head
+    if start == 0:
+        return 0, 0, data, b""
+    cut = data.find(b"\n")
+    if cut < 0:  # no line ends in this block
+        return start, start, b"", data
+    return start, start + cut + 1, data[cut + 1 :], data[:cut]
+
+
+def _canonical_pairs(data: bytes) -> list[tuple[bytes, bytes]] | None:
+    """``(agent id, seq)`` of every line, as bytes, when every line of ``data`` is written
+    as ``JsonlJournal`` writes it (None otherwise)."""
+    if data.endswith(b"\n"):
+        data = data[:-1]
+    pairs = _PREFIX.findall(b"\n" + data)
+    return pairs if len(pairs) == data.count(b"\n") + 1 else None
+
+
+def entries_start(path: Path, agent_id: str, after: int) -> int:
+    """A byte position (the start of a line) from which reading the file forward meets
+    every entry of ``agent_id`` with a ``seq`` above ``after``: the start of the block
+    that holds the agent's last line with a ``seq`` of at most ``after``, found reading
+    backwards from the end (0 when there is none). Seqs grow along the file, as
+    ``JsonlJournal`` writes them. Lines that do not parse are passed over: reading
+    forward reports them."""
+    raw = agent_id.encode("utf-8", "surrogatepass")
     with path.open("rb") as f:
+        pos, head = f.seek(0, os.SEEK_END), b""
         while pos > 0:
-            block = f.read(min(SCAN_BYTES, pos))
-            newlines += block.count(b"\n")
-            pos -= len(block)
-    return newlines + 1
+            pos, start, data, head = _block_before(f, pos, head)
+            if data and _holds_at_most(data, raw, agent_id, after):
+                return start
+    return 0
+
+
+def _holds_at_most(data: bytes, raw: bytes, agent_id: str, after: int) -> bool:
+    """Whether the lines of ``data`` hold an entry of the agent with a ``seq`` of at most
+    ``after``."""
+    pairs = _canonical_pairs(data)
+    if pairs is not None:
+        return any(agent == raw and int(seq) <= after for agent, seq in pairs)
+    for line in data.split(b"\n"):
+        try:
+            record = load_line(line)
+            seq = record["seq"]
+            if record["agent_id"] == agent_id and type(seq) is int and seq <= after:
+                return True
+        except Exception:  # a bad line is for the forward read to report
+            continue
+    return False
 
 
 class LastSeqs:
@@ -114,21 +163,10 @@ class LastSeqs:
     def _step(self, f: BinaryIO) -> None:
         """Read the block before ``_pos`` and note the agents of its whole lines. A bad
         line raises, and leaves the scan where it was: asking again raises again."""
-        step = min(SCAN_BYTES, self._pos)
-        start = self._pos - step
-        f.seek(start)
-        data = f.read(step) + self._head
-        head = b""
-        if start > 0:  # the block's first line began before it: keep it for the next step
-            cut = data.find(b"\n")
-            if cut < 0:
-                head, data = data, b""
-            else:
-                head, data, start = data[:cut], data[cut + 1 :], start + cut + 1
+        pos, start, data, head = _block_before(f, self._pos, self._head)
         if data and not self._note_fast(data):
             self._note_lines(data, start)
-        self._pos -= step
-        self._head = head
+        self._pos, self._head = pos, head
 
     def _note_fast(self, data: bytes) -> bool:
         """Note the agents of lines written as ``JsonlJournal`` writes them, read with one
@@ -137,14 +175,13 @@ class LastSeqs:
         Most blocks of a long scan hold only agents already found: when the line starts
         of those (a few) agents count every line, nothing is new and the block is done
         with a few ``count`` calls instead of the expression."""
-        if data.endswith(b"\n"):
-            data = data[:-1]
-        text, lines = b"\n" + data, data.count(b"\n") + 1
         prefixes = self._prefixes
-        if prefixes and sum(text.count(prefix) for prefix in prefixes) == lines:
-            return True
-        pairs = _PREFIX.findall(text)
-        if len(pairs) != lines:
+        if prefixes:
+            text = b"\n" + data.removesuffix(b"\n")
+            if sum(text.count(prefix) for prefix in prefixes) == text.count(b"\n"):
+                return True
+        pairs = _canonical_pairs(data)
+        if pairs is None:
             return False
         try:
             last = {agent.decode(): (agent, int(seq)) for agent, seq in dict(pairs).items()}
@@ -177,7 +214,7 @@ class LastSeqs:
         except Exception as exc:  # whatever the line holds, it is reported as that line's
             problem = f"{type(exc).__name__}: {exc}"
         if problem is not None:
-            number = _line_number(self._path, pos)
+            number = lines_before(self._path, pos) + 1
             raise JournalError(
                 f"{self._path}:{number}: corrupt journal line ({problem}); cannot continue "
                 "its agent's sequence: fix or delete the line"

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from agentcore._journal import tail as _tail
 from agentcore._journal.read import dumps
 from agentcore.events import TextDelta, to_dict
-from agentcore.journal import JournalError, JsonlJournal, read_jsonl
+from agentcore.journal import JournalError, JsonlJournal, MemoryJournal, read_jsonl
 
 
 def _bytes_read() -> int:
@@ -172,3 +172,66 @@ def test_a_complete_unterminated_last_line_with_escapes_is_kept(tmp_path: pathli
     assert reopened.append("a", TextDelta("next", 0)) == 2
     reopened.close()
     assert [e.event.text for e in read_jsonl(path)] == ["lone \ud83d", "next"]
+
+
+@pytest.mark.skipif(not pathlib.Path("/proc/self/io").exists(), reason="needs /proc/self/io")
+def test_an_agents_entries_after_a_seq_cost_what_they_cost(tmp_path: pathlib.Path) -> None:
+    """What resuming from a snapshot reads: the end of the file, not all of it."""
+    path = tmp_path / "j.jsonl"
+    last = _large_journal(path, 100_000)
+    journal = JsonlJournal(path)
+    before = _bytes_read()
+    tail = list(journal.entries("b", after=last["b"] - 5))
+    assert [e.seq for e in tail] == list(range(last["b"] - 4, last["b"] + 1))
+    assert _bytes_read() - before < 4 * _tail.SCAN_BYTES
+    assert [e.seq for e in journal.entries("early", after=0)] == [1]
+    assert list(journal.entries("early", after=1)) == []  # read backwards to the first line
+    journal.close()
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.tuples(st.sampled_from(_AGENTS), st.integers(0, 200)), max_size=60),
+    st.sampled_from([*_AGENTS, None]),
+    st.integers(0, 25),
+    st.integers(1, 400),
+)
+def test_entries_after_a_seq_are_the_ones_a_whole_read_finds(
+    appended: list[tuple[str, int]], agent: str | None, after: int, scan_bytes: int
+) -> None:
+    default, _tail.SCAN_BYTES = _tail.SCAN_BYTES, scan_bytes
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = pathlib.Path(tmp) / "j.jsonl"
+            journal, memory = JsonlJournal(path), MemoryJournal()
+            for who, length in appended:
+                journal.append(who, TextDelta("y" * length, 0))
+                memory.append(who, TextDelta("y" * length, 0))
+            expected = [
+                e
+                for e in read_jsonl(path)
+                if (agent is None or e.agent_id == agent) and e.seq > after
+            ]
+            assert list(journal.entries(agent, after=after)) == expected
+            assert list(read_jsonl(path, agent_id=agent, after=after, parallel=True)) == expected
+            assert list(memory.entries(agent, after=after)) == expected
+            journal.close()
+    finally:
+        _tail.SCAN_BYTES = default
+
+
+def test_a_corrupt_line_after_the_seq_is_named_with_its_line_in_the_file(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_tail, "SCAN_BYTES", 256)
+    path = tmp_path / "j.jsonl"
+    lines = [_line("a", n, "x" * 40) for n in range(1, 200)]
+    lines[190] = b'{"agent_id":"a","seq":191,"event":{"type":"text_delta"}}'
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    with pytest.raises(JournalError, match=r"j\.jsonl:191: corrupt journal line"):
+        list(read_jsonl(path, agent_id="a", after=185))
+    for bad in ("3", -1, 1.5):
+        with pytest.raises((TypeError, ValueError), match="after must be a seq"):
+            list(read_jsonl(path, agent_id="a", after=bad))  # type: ignore[arg-type]
+        with pytest.raises((TypeError, ValueError), match="after must be a seq"):
+            list(MemoryJournal().entries("a", after=bad))  # type: ignore[arg-type]
