@@ -92,5 +92,6 @@ def test_reading_and_reopening_any_file_raise_only_journal_errors(
         for agent in agents:
             _only_journal_errors(journal.append, agent, TextDelta("x", 0))
             _only_journal_errors(journal.last_seq, agent)
+            _only_journal_errors(journal.entries, agent, after=1)
         journal.close()
         _only_journal_errors(journal.entries)
