@@ -1,4 +1,4 @@
-"""The per-agent event log, and replaying it: see docs/journal.md."""
+"""The per-agent event log, replaying it, and snapshots for fast resume: see docs/journal.md."""
 
 from ._journal.journal import FsyncPolicy as FsyncPolicy
 from ._journal.journal import Journal as Journal
@@ -15,8 +15,12 @@ from ._journal.replay import entries_of as entries_of
 from ._journal.replay import replay as replay
 from ._journal.replay import replay_steps as replay_steps
 from ._journal.replay import state_at as state_at
+from ._journal.snapshots import FileSnapshots as FileSnapshots
+from ._journal.snapshots import MemorySnapshots as MemorySnapshots
+from ._journal.snapshots import SnapshotStore as SnapshotStore
 
 __all__ = [
+    "FileSnapshots",
     "FsyncPolicy",
     "Journal",
     "JournalEntry",
@@ -24,7 +28,9 @@ __all__ = [
     "JournalSource",
     "JsonlJournal",
     "MemoryJournal",
+    "MemorySnapshots",
     "ReplayMachine",
+    "SnapshotStore",
     "entries_of",
     "read_jsonl",
     "replay",

@@ -5,10 +5,13 @@
    difference covers the machine, the state machine and delivery (target p99 < 200 µs).
 2. Replay: a 1,000,000-event JSONL journal (10,000 turns of ~100 events) is read,
    decoded and folded through a fresh machine (target > 500,000 events/s), both as
-   ``replay`` does by default (a forked child shares the parsing while this process
-   folds, runs of deltas in bulk) and in one process; the read and decode part alone,
-   the JSON parsing inside it, and the machine event by event (from a MemoryJournal)
-   are timed too. Median and best of three runs, as this 2-core machine is noisy.
+   ``replay`` does by default (in this process, the file read in chunks, runs of deltas
+   in bulk) and with ``parallel=True`` (a forked child shares the parsing); the read and
+   decode part alone, the JSON parsing inside it, and the machine event by event (from a
+   MemoryJournal) are timed too. Median and best of three runs, as this 2-core machine is
+   noisy. Then the memory a replay takes (peak RSS, in a fresh process), and
+   reopening the file for append: the first append of its agent, and ``last_seq`` of an
+   agent the file does not hold (one backward read of the whole file).
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ import asyncio
 import gc
 import os
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator, Callable
@@ -36,7 +41,7 @@ from agentcore.events import (
     UserMessage,
     to_dict,
 )
-from agentcore.journal import MemoryJournal, read_jsonl, replay
+from agentcore.journal import JsonlJournal, MemoryJournal, read_jsonl, replay
 
 ENGINES = 1_000
 DELTAS = 50
@@ -136,18 +141,18 @@ def _replay_speed() -> None:
         lines = Path(path).read_bytes().split(b"\n")[:-1]
         runs: list[tuple[str, Callable[[], object]]] = [
             ("JSON parsing alone", lambda: sum(1 for x in lines if _loads(x))),
+            ("read + decode (default: in this process)", lambda: sum(1 for _ in read_jsonl(path))),
             (
-                "read + decode, in this process",
-                lambda: sum(1 for _ in read_jsonl(path, parallel=False)),
-            ),
-            ("read + decode, parsed by a forked child", lambda: sum(1 for _ in read_jsonl(path))),
-            (
-                "replay from the JSONL file, in this process",
-                lambda: sum(1 for _ in replay(path, parallel=False)),
+                "read + decode, parallel=True (parsed by a forked child)",
+                lambda: sum(1 for _ in read_jsonl(path, parallel=True)),
             ),
             (
-                "replay from the JSONL file (default: parsed by a forked child)",
+                "replay from the JSONL file (default: in this process)",
                 lambda: sum(1 for _ in replay(path)),
+            ),
+            (
+                "replay from the JSONL file, parallel=True (parsed by a forked child)",
+                lambda: sum(1 for _ in replay(path, parallel=True)),
             ),
             (
                 "replay from a MemoryJournal (one event at a time)",
@@ -168,6 +173,56 @@ def _replay_speed() -> None:
                 f"events/s, best {count / best:,.0f} events/s ({REPLAY_RUNS} runs)"
             )
         print("(target: replay > 500,000 events/s)")
+        _replay_memory(path, size)
+        _reopen(path)
+
+
+_PEAK_RSS = """
+import sys
+from agentcore.journal import replay
+
+def peak_mb():  # VmHWM: this process's own peak (ru_maxrss would count its parent's, forked)
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmHWM")) / 1024
+
+before = peak_mb()
+sum(1 for _ in replay(sys.argv[1]))
+print(before, peak_mb())
+"""
+
+
+def _replay_memory(path: str, size: float) -> None:
+    """Peak RSS of a default replay of the file, in a fresh process (Linux)."""
+    if not os.path.exists("/proc/self/status"):
+        return
+    out = subprocess.run(
+        [sys.executable, "-c", _PEAK_RSS, path], capture_output=True, text=True, check=True
+    )
+    before, after = (float(x) for x in out.stdout.split())
+    print(
+        f"replay memory: peak RSS {after:.1f} MB, {before:.1f} MB of it before the replay "
+        f"(imports), for a {size:.0f} MB file"
+    )
+
+
+def _reopen(path: str) -> None:
+    """Reopen the file and append once to its agent; ask for an agent it does not hold."""
+    length = os.path.getsize(path)
+    try:
+        start = time.perf_counter()
+        journal = JsonlJournal(path)
+        journal.append("bench", TextDelta(text="one more", index=0))
+        first = time.perf_counter() - start
+        start = time.perf_counter()
+        assert journal.last_seq("somebody else") == 0
+        unknown = time.perf_counter() - start
+        journal.close()
+    finally:
+        os.truncate(path, length)
+    print(
+        f"reopen for append: open + first append {first * 1e3:.1f} ms; last_seq of an agent "
+        f"the file does not hold (reads all of it backwards) {unknown * 1e3:.0f} ms"
+    )
 
 
 def main() -> None:

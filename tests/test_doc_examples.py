@@ -1,4 +1,5 @@
-"""The README's and the tutorial's Python examples run and print what they say they print."""
+"""The Python examples of the README, the tutorial and docs/journal.md run and print what
+they say they print."""
 
 from __future__ import annotations
 
@@ -10,7 +11,12 @@ import re
 import pytest
 
 ROOT = pathlib.Path(__file__).parents[1]
-DOCS = (ROOT / "README.md", ROOT / "docs" / "tutorial.md", ROOT / "docs" / "tools.md")
+DOCS = (
+    ROOT / "README.md",
+    ROOT / "docs" / "tutorial.md",
+    ROOT / "docs" / "tools.md",
+    ROOT / "docs" / "journal.md",
+)
 BLOCKS = [
     (doc, block)
     for doc in DOCS

@@ -1,23 +1,25 @@
 """Reading a large journal file on two cores: a forked child parses, this process folds.
 
-Parsing JSON is about half the cost of replaying a journal file. For a large file, when
-it is safe, the reader forks a child that runs ``parse_lines`` over the file and sends
-the records (plain JSON values) through a pipe as ``marshal`` frames, while this process
-builds the events and folds them. The two stages are the same functions the in-process
-reader uses, so both read every file alike (a property test holds them to it).
+Parsing JSON is about half the cost of replaying a journal file. When the caller asks
+for it (``parallel=True``) and it is safe, the reader forks a child that runs
+``parse_lines`` over the file and sends the records (plain JSON values) through a pipe as
+``marshal`` frames, while this process builds the events and folds them. The two stages
+are the same functions the in-process reader uses, so both read every file alike (a
+property test holds them to it).
 
 The work is balanced as it goes: when the pipe holds less than ``_LOW_WATER`` bytes,
 this process is about to wait for the child, so the child sends the next frame's lines
 unparsed and this process parses them itself (with the same ``parse_lines``). A fold
 that is slower than parsing keeps the pipe full and never gets a raw frame; a fast one
-(``replay``'s bulk fold) takes on part of the parsing. The last frame is always parsed
-by the child.
+(``replay``'s bulk fold) takes on part of the parsing. The last frame (the file's
+unterminated tail, often empty) is always parsed by the child.
 
-Forking is used only where it is safe and pays off: on Linux, when this process runs a
-single thread (forking a multi-threaded process can deadlock the child), and for files
-of at least ``FORK_MIN_BYTES`` (below that, starting the child costs more than it saves).
-The child reads the file, parses it and writes to the pipe, then leaves with
-``os._exit``; this process holds at most one frame of the file's text at a time.
+Forking is opt-in because it can hurt: it is safe only in a process that runs a single
+thread (a fork copies one thread, and a lock another thread held stays locked in the
+child), and ``threading`` cannot see the threads a native library starts. So
+``can_fork`` also counts the process's threads in ``/proc/self/task`` (Linux only; where
+that cannot be read, no fork). Both processes read the file in chunks; the child leaves
+with ``os._exit``.
 
 A child that dies early is not an error: the parent reads the rest itself, from the line
 after the last frame it received. A consumer that stops iterating early closes the pipe
@@ -40,16 +42,14 @@ from .read import (
     BLOCK_LINES,
     JournalError,
     Record,
+    corrupt_line,
     in_process_records,
+    line_chunks,
+    lines_records,
     parse_lines,
-    read_lines,
 )
 
-__all__ = ["FORK_MIN_BYTES", "can_fork", "forked_records"]
-
-FORK_MIN_BYTES = 8_000_000
-"""Smaller files are read in one process: replaying one takes a fraction of a second
-either way, so a fork is not worth it there (figures in docs/journal.md)."""
+__all__ = ["can_fork", "forked_records"]
 
 _BLOCKS_PER_FRAME = 4
 _HEADER = struct.Struct("<I")
@@ -60,10 +60,15 @@ about to starve: the next frame goes unparsed."""
 
 
 def can_fork() -> bool:
-    """Whether this process may fork a reader child now."""
-    return (
-        sys.platform.startswith("linux") and hasattr(os, "fork") and threading.active_count() == 1
-    )
+    """Whether this process may fork a reader child now: on Linux, with one thread, as
+    both ``threading`` and the kernel (``/proc/self/task``, native threads included) see
+    it."""
+    if not (sys.platform.startswith("linux") and threading.active_count() == 1):
+        return False
+    try:
+        return len(os.listdir("/proc/self/task")) == 1
+    except OSError:  # no /proc (some sandboxes): a thread may hide, so do not fork
+        return False
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -75,28 +80,28 @@ def _write_all(fd: int, data: bytes) -> None:
 def _child(fd: int, path: str | os.PathLike[str], agent_id: str | None, decode: bool) -> None:
     """Send frames ``(next line, records or raw lines, error message or None, whether this
     is the last frame)`` until the file is parsed or a line is corrupt."""
-    lines = read_lines(path)
-    start, frame_lines = 0, BLOCK_LINES * _BLOCKS_PER_FRAME
-    while start < len(lines):
-        stop = min(start + frame_lines, len(lines))
-        last = stop == len(lines)
-        error: str | None = None
-        body: Any
-        if not last and _waiting(fd) < _LOW_WATER:
-            body = b"\n".join(lines[start:stop]) + b"\n"
-        else:
-            body = []
-            for block in range(start, stop, BLOCK_LINES):
-                more, failure = parse_lines(path, lines, block, agent_id, decode)
-                body += more
-                if failure is not None:
-                    error = str(failure)
-                    break
-        payload = marshal.dumps((stop, body, error, last))
-        _write_all(fd, _HEADER.pack(len(payload)) + payload)
-        if error is not None:
-            return
-        start = stop
+    frame_lines = BLOCK_LINES * _BLOCKS_PER_FRAME
+    for offset, lines, final in line_chunks(path):
+        for start in range(0, len(lines), frame_lines):
+            stop = min(start + frame_lines, len(lines))
+            error: str | None = None
+            body: Any
+            if not final and _waiting(fd) < _LOW_WATER:
+                body = b"\n".join(lines[start:stop])
+            else:
+                body = []
+                for block in range(start, stop, BLOCK_LINES):
+                    more, failure = parse_lines(
+                        path, lines, block, agent_id, decode, offset, final, portable=True
+                    )
+                    body += more
+                    if failure is not None:
+                        error = str(corrupt_line(path, *failure))
+                        break
+            payload = marshal.dumps((offset + stop, body, error, final))
+            _write_all(fd, _HEADER.pack(len(payload)) + payload)
+            if error is not None:
+                return
 
 
 def _waiting(fd: int) -> int:
@@ -134,9 +139,7 @@ def forked_records(
                     break  # a frame cut short: the child died while writing it
                 if type(body) is bytes:  # lines left for this process to parse
                     lines = body.split(b"\n")
-                    yield from in_process_records(
-                        path, lines, 0, agent_id, decode_events, offset=next_line
-                    )
+                    yield from lines_records(path, lines, next_line, False, agent_id, decode_events)
                 elif body:
                     yield body
                 next_line = stop
@@ -145,7 +148,7 @@ def forked_records(
     finally:
         _reap(pid)
     if not done:  # the child stopped early (killed, out of memory): read the rest here
-        yield from in_process_records(path, read_lines(path), next_line, agent_id, decode_events)
+        yield from in_process_records(path, agent_id, decode_events, skip=next_line)
 
 
 def _widen(fd: int) -> None:

@@ -1,17 +1,22 @@
 """Reading JSONL journal files, in two stages: lines to records, records to entries.
 
-A *record* is a journal line parsed and checked, but not yet an event object:
-``(agent_id, seq, kind, timestamp, values)`` where ``values`` are the event's data fields
-in the class's field order, or ``(agent_id, seq, None, 0, wire)`` for a line the fast
-path does not cover (``wire`` is the event's wire dict, already accepted by
-``from_dict``). Records hold only JSON types, so the first stage can run in another
-process and send them over a pipe (``_journal_fork``); the second stage, building the
-events, runs where the events are used. Both stages are shared by the in-process and
-the forked reader, so the two read every file the same way.
+The file is read in chunks of ``CHUNK_BYTES`` (``line_chunks``), so reading holds about
+one chunk of text at a time, whatever the file's size. A *record* is a journal line
+parsed and checked, but not yet an event object: ``(agent_id, seq, kind, timestamp,
+values)`` where ``values`` are the event's data fields in the class's field order, or
+``(agent_id, seq, None, 0, wire)`` for a line the fast path does not cover (``wire`` is
+the event's wire dict, already accepted by ``from_dict``). *Portable* records hold only
+JSON types, so the first stage can run in another process and send them over a pipe
+(``fork``); the second stage, building the events, runs where the events are used. Both
+stages are shared by the in-process and the forked reader, so the two read every file the
+same way. (In one process, an event whose class has converters or validators is built
+while its line is checked, and its record carries it: ``(agent_id, seq, BUILT, 0,
+event)``.)
 """
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Iterator
 from operator import itemgetter
@@ -20,56 +25,107 @@ from typing import Any, NamedTuple, TypeAlias
 
 import attrs
 
-from .._core.errors import AgentError, ErrorCode, InvalidEventError
+from .._core.errors import AgentError, ErrorCode
 from .._core.events import EVENT_TYPES
 from .._core.wire import from_dict
-
-try:  # orjson parses and writes lines ~5x faster; the stdlib is the fallback.
-    import orjson
-
-    def dumps(obj: Any) -> bytes:
-        """One compact JSON document as bytes."""
-        return orjson.dumps(obj)
-
-    loads: Callable[[bytes], Any] = orjson.loads
-    DecodeError: type[Exception] = orjson.JSONDecodeError
-except ImportError:  # pragma: no cover - exercised only without orjson
-    import json
-
-    def dumps(obj: Any) -> bytes:
-        """One compact JSON document as bytes."""
-        return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode()
-
-    loads = json.loads
-    DecodeError = ValueError
 
 __all__ = [
     "BLOCK_LINES",
     "BUILDERS",
+    "BUILT",
+    "CHUNK_BYTES",
     "VALUES",
     "Builder",
-    "DecodeError",
+    "Failure",
     "JournalEntry",
     "JournalError",
     "Record",
     "build_entries",
+    "corrupt_line",
     "dumps",
+    "entry_problem",
     "in_process_records",
+    "line_chunks",
+    "lines_before",
+    "lines_records",
+    "load_line",
     "loads",
     "parse_lines",
-    "read_lines",
 ]
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _escaped_dumps(obj: Any) -> bytes:
+    """One compact JSON document as ASCII bytes, every other character escaped: what
+    orjson refuses but JSON can carry (a lone surrogate such as ``"\\ud83d"``).
+    Raises ``TypeError`` or ``ValueError`` for what JSON cannot hold."""
+    return json.dumps(obj, separators=(",", ":"), allow_nan=False).encode()
+
+
+def _escaped_loads(data: bytes) -> Any:
+    """Parse what ``_escaped_dumps`` writes and orjson refuses (lone surrogates in
+    escapes, integers beyond 64 bits). Raises ``ValueError`` for anything that is not
+    JSON (``NaN`` and ``Infinity`` included)."""
+    try:
+        return json.loads(data.decode(), parse_constant=_reject_constant)
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
+
+
+try:  # orjson parses and writes lines ~5x faster; the stdlib is the fallback.
+    import orjson
+
+    _orjson_dumps = orjson.dumps
+
+    def dumps(obj: Any) -> bytes:
+        """One compact JSON document as bytes (``_escaped_dumps`` for what orjson refuses)."""
+        try:
+            return _orjson_dumps(obj)
+        except orjson.JSONEncodeError:
+            return _escaped_dumps(obj)
+
+    loads: Callable[[bytes], Any] = orjson.loads
+except ImportError:  # pragma: no cover - exercised only without orjson
+
+    def dumps(obj: Any) -> bytes:
+        """One compact JSON document as bytes."""
+        try:
+            return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode()
+        except UnicodeEncodeError:
+            return _escaped_dumps(obj)
+
+    loads = _escaped_loads
+
+
+def load_line(data: bytes) -> Any:
+    """One JSON document: ``loads``, then ``_escaped_loads`` for what it refuses. Raises
+    ``ValueError`` for anything that is not JSON."""
+    try:
+        return loads(data)
+    except ValueError:
+        return _escaped_loads(data)
+
 
 BLOCK_LINES = 64
 """Lines parsed per call of ``parse_lines``: the loop runs with no generator layer per
 line, and a block's objects die young (measured: blocks of 512 or more lines survive into
 older garbage-collector generations and make reading 30-70% slower)."""
 
-Record: TypeAlias = tuple[str, Any, str | None, int, Any]
+CHUNK_BYTES = 1 << 20
+"""Bytes read from the file at a time: reading holds about this much text (plus one
+line, when a line is longer)."""
+
+Record: TypeAlias = tuple[str, int, str | None, int, Any]
+Failure: TypeAlias = tuple[int, Exception]
+"""A line that could not be read: its number in the file, and what it raised."""
 
 
 class JournalError(AgentError, ValueError):
-    """A journal line is malformed, or a journal is used after ``close()``."""
+    """A journal line is malformed, an event cannot be written, or a journal or snapshot
+    store is used after ``close()``."""
 
     default_code = ErrorCode.INVALID_EVENT
 
@@ -83,6 +139,16 @@ class JournalEntry(NamedTuple):
 
 
 Builder: TypeAlias = Callable[[Any, int], Any]
+
+
+def entry_problem(agent_id: Any, seq: Any) -> str | None:
+    """What is wrong with a line's ``agent_id`` and ``seq`` (None when both are right: a
+    ``str`` and an ``int`` of at least 1)."""
+    if type(agent_id) is not str:
+        return f"agent_id must be a string, got {agent_id!r}"
+    if type(seq) is not int or seq < 1:
+        return f"seq must be an integer of at least 1, got {seq!r}"
+    return None
 
 
 def _values_getter(names: tuple[str, ...]) -> Callable[[Any], Any]:
@@ -99,6 +165,19 @@ def _data_fields(cls: type[Any]) -> tuple[str, ...]:
     return tuple(f.name for f in attrs.fields(cls) if f.name != "timestamp")
 
 
+def _direct(cls: type[Any]) -> bool:
+    """Whether ``cls`` can be built by filling its slots: no hook, converter or
+    validator, so its ``__init__`` checks nothing and any values build."""
+    if any(hasattr(cls, hook) for hook in ("__attrs_pre_init__", "__attrs_post_init__")):
+        return False
+    return all(
+        f.converter is None
+        and f.validator is None
+        and isinstance(cls.__dict__.get(f.name), MemberDescriptorType)
+        for f in attrs.fields(cls)
+    )
+
+
 def _builder(cls: type[Any]) -> Builder:
     """``build(values, timestamp)``, equal to ``cls(*values, timestamp=timestamp)``.
 
@@ -106,14 +185,7 @@ def _builder(cls: type[Any]) -> Builder:
     (all attrs' ``__init__`` would do, minus its argument parsing: half the cost); value
     types are trusted, as the line was written by ``JsonlJournal`` or already checked.
     """
-    direct = not any(hasattr(cls, hook) for hook in ("__attrs_pre_init__", "__attrs_post_init__"))
-    direct = direct and all(
-        f.converter is None
-        and f.validator is None
-        and isinstance(cls.__dict__.get(f.name), MemberDescriptorType)
-        for f in attrs.fields(cls)
-    )
-    if not direct:
+    if not _direct(cls):
 
         def build_with_init(values: Any, timestamp: int) -> Any:
             return cls(*values, timestamp=timestamp)
@@ -157,24 +229,58 @@ class _ByKind(dict[Any, Any]):
         return made
 
 
-def _values_of(cls: type[Any]) -> tuple[int, Callable[[Any], Any]]:
+def _values_of(cls: type[Any]) -> tuple[int, Callable[[Any], Any], Builder | None]:
     names = _data_fields(cls)
-    return len(names), _values_getter(names)
+    return len(names), _values_getter(names), None if _direct(cls) else _builder(cls)
 
 
-VALUES: dict[str, tuple[int, Callable[[Any], Any]]] = _ByKind(_values_of)
-"""Wire type -> (field count, ``data -> values``): the parsing side of a record."""
+VALUES: dict[str, tuple[int, Callable[[Any], Any], Builder | None]] = _ByKind(_values_of)
+"""Wire type -> (field count, ``data -> values``, check): the parsing side of a record.
+``check(values, timestamp)`` builds the event to see that its converters and validators
+accept the values (None for a class that checks nothing), so that a bad line is reported
+with its line number, never while its record is built."""
 
 BUILDERS: dict[str | None, Builder] = _ByKind(_builder)
 """Wire type -> ``build(values, timestamp)``: the building side. ``None`` (a line off the
 fast path) builds with ``from_dict``."""
 BUILDERS[None] = lambda wire, _timestamp: from_dict(wire)
 
+BUILT = "<built>"
+"""The kind of a record that carries its event, built while its line was checked."""
+BUILDERS[BUILT] = lambda event, _timestamp: event
 
-def read_lines(path: str | os.PathLike[str]) -> list[bytes]:
-    """The file's lines; the last item is the text after the final newline."""
-    with open(path, "rb") as f:
-        return f.read().split(b"\n")
+
+def line_chunks(
+    path: str | os.PathLike[str], skip: int = 0, start: int = 0
+) -> Iterator[tuple[int, list[bytes], bool]]:
+    """The file's lines from byte ``start`` (the start of a line) on, about
+    ``CHUNK_BYTES`` of them at a time: ``(how many lines come before, counted from
+    start, lines, final)``, the first ``skip`` lines left out. Every chunk but the final
+    one holds whole lines, without their newline; the final one holds the text after the
+    last newline (``b""`` for a file that ends with one), the unterminated tail a crash
+    may leave."""
+    with open(path, "rb", buffering=0) as f:
+        f.seek(start)
+        read, before, tail = f.read, 0, list[bytes]()
+        while data := read(CHUNK_BYTES):
+            lines = data.split(b"\n")
+            if len(lines) == 1:  # inside a line longer than a chunk
+                tail.append(data)
+                continue
+            if tail:
+                tail.append(lines[0])
+                lines[0] = b"".join(tail)
+            tail = [lines.pop()]
+            if skip:
+                skipped = min(skip, len(lines))
+                del lines[:skipped]
+                skip -= skipped
+                before += skipped
+            if lines:
+                yield before, lines, False
+                before += len(lines)
+        if not skip:
+            yield before, [b"".join(tail)], True
 
 
 def parse_lines(
@@ -184,50 +290,118 @@ def parse_lines(
     agent_id: str | None,
     decode_events: bool,
     offset: int = 0,
-) -> tuple[list[Record], JournalError | None]:
-    """Parse ``lines[start:start + BLOCK_LINES]`` into records: the records, and the error
-    that stopped the block early (None when it did not).
+    final: bool = True,
+    portable: bool = False,
+) -> tuple[list[Record], Failure | None]:
+    """Parse ``lines[start:start + BLOCK_LINES]`` into records: the records, and the
+    failure that stopped the block early (None when it did not).
 
-    Empty lines are skipped. A line that does not parse or whose event ``from_dict``
-    rejects is an error naming the file and line (``offset`` lines of the file come
-    before ``lines[0]``), unless it is the unterminated last line (a write a crash
-    interrupted), which is dropped. ``decode_events=False`` keeps every event as its wire
-    dict, unchecked.
+    Empty lines are skipped. A line that does not parse, whose ``agent_id`` or ``seq`` is
+    wrong, or whose event ``from_dict`` rejects is a failure: its number (``offset``
+    lines come before ``lines[0]``) and what was raised; unless it is the unterminated
+    last line of the file (``lines[-1]`` when ``final``: a write a crash interrupted),
+    which is dropped. ``decode_events=False`` keeps every event as its wire
+    dict, unchecked. ``portable`` records hold JSON types only (no ``BUILT`` record).
     """
     getters, records = VALUES, list[Record]()
     append = records.append
-    last = len(lines)  # the text after the final newline ("" for a complete file)
-    for number in range(start + 1, min(start + BLOCK_LINES, last) + 1):
+    last = len(lines) if final else 0
+    for number in range(start + 1, min(start + BLOCK_LINES, len(lines)) + 1):
         line = lines[number - 1]
         if not line:
             continue
         try:
-            record = loads(line)
-            entry_agent = record["agent_id"]
+            try:
+                record = loads(line)
+            except ValueError:
+                record = _escaped_loads(line)
+            entry_agent, seq = record["agent_id"], record["seq"]
+            if type(entry_agent) is not str or type(seq) is not int or seq < 1:
+                raise ValueError(entry_problem(entry_agent, seq))
             if agent_id is not None and entry_agent != agent_id:
                 continue
-            wire, seq = record["event"], record["seq"]
+            wire = record["event"]
             if decode_events:
                 # fast path for well-formed lines, as JsonlJournal writes them; anything
                 # else is checked by from_dict and its clear errors
                 try:
                     kind, timestamp, data = wire["type"], wire["timestamp"], wire["data"]
-                    count, values = getters[kind]
+                    count, values, check = getters[kind]
                     if type(timestamp) is not int or len(data) != count:
                         raise TypeError
-                    append((entry_agent, seq, kind, timestamp, values(data)))
+                    fields = values(data)
+                    if check is None:
+                        append((entry_agent, seq, kind, timestamp, fields))
+                    elif portable:
+                        check(fields, timestamp)
+                        append((entry_agent, seq, kind, timestamp, fields))
+                    else:
+                        append((entry_agent, seq, BUILT, 0, check(fields, timestamp)))
                     continue
-                except (KeyError, TypeError):
+                except Exception:
                     from_dict(wire)
             append((entry_agent, seq, None, 0, wire))
-        except (DecodeError, KeyError, TypeError, InvalidEventError) as exc:
+        except Exception as exc:  # whatever a line holds, it is reported as that line's
             if number == last:
                 break  # the unterminated tail of an interrupted write
-            return records, JournalError(
-                f"{path}:{offset + number}: corrupt journal line ({type(exc).__name__}: {exc}); "
-                "fix or delete the line to read the rest"
-            )
+            return records, (offset + number, exc)
     return records, None
+
+
+def corrupt_line(path: str | os.PathLike[str], number: int, exc: Exception) -> JournalError:
+    """The error for line ``number`` of the file, which raised ``exc`` when parsed."""
+    return JournalError(
+        f"{path}:{number}: corrupt journal line ({type(exc).__name__}: {exc}); "
+        "fix or delete the line to read the rest"
+    )
+
+
+def lines_before(path: str | os.PathLike[str], pos: int) -> int:
+    """How many lines of the file end before byte ``pos``."""
+    newlines = 0
+    with open(path, "rb", buffering=0) as f:
+        while pos > 0:
+            block = f.read(min(CHUNK_BYTES, pos))
+            if not block:
+                break
+            newlines += block.count(b"\n")
+            pos -= len(block)
+    return newlines
+
+
+def lines_records(
+    path: str | os.PathLike[str],
+    lines: list[bytes],
+    offset: int,
+    final: bool,
+    agent_id: str | None,
+    decode_events: bool,
+    start: int = 0,
+) -> Iterator[list[Record]]:
+    """The records of ``lines`` in blocks (``offset`` and ``final`` as for
+    ``parse_lines``, ``offset`` counted from byte ``start`` of the file); a corrupt line
+    raises ``JournalError`` after the blocks before it, naming its line in the file (the
+    lines before ``start`` are counted then, and only then)."""
+    for block in range(0, len(lines), BLOCK_LINES):
+        records, failure = parse_lines(path, lines, block, agent_id, decode_events, offset, final)
+        if records:
+            yield records
+        if failure is not None:
+            number, exc = failure
+            raise corrupt_line(path, number + (lines_before(path, start) if start else 0), exc)
+
+
+def in_process_records(
+    path: str | os.PathLike[str],
+    agent_id: str | None,
+    decode_events: bool,
+    skip: int = 0,
+    start: int = 0,
+) -> Iterator[list[Record]]:
+    """The records of the file from byte ``start`` (the start of a line) on, in blocks,
+    parsed in this process as it is read, after the first ``skip`` lines."""
+    for offset, lines, final in line_chunks(path, skip, start):
+        yield from lines_records(path, lines, offset, final, agent_id, decode_events, start)
 
 
 def build_entries(records: list[Record], decode_events: bool) -> list[JournalEntry]:
@@ -240,21 +414,3 @@ def build_entries(records: list[Record], decode_events: bool) -> list[JournalEnt
         JournalEntry(agent, seq, builders[kind](values, timestamp))
         for agent, seq, kind, timestamp, values in records
     ]
-
-
-def in_process_records(
-    path: str | os.PathLike[str],
-    lines: list[bytes],
-    start: int,
-    agent_id: str | None,
-    decode_events: bool,
-    offset: int = 0,
-) -> Iterator[list[Record]]:
-    """The records of ``lines[start:]`` in blocks, parsed in this process (``offset`` as
-    for ``parse_lines``)."""
-    for block in range(start, len(lines), BLOCK_LINES):
-        records, error = parse_lines(path, lines, block, agent_id, decode_events, offset)
-        if records:
-            yield records
-        if error is not None:
-            raise error

@@ -62,7 +62,7 @@ def replay(
     machine_factory: Callable[[], ReplayMachine] = _default_factory,
     *,
     agent_id: str | None = None,
-    parallel: bool | None = None,
+    parallel: bool = False,
 ) -> Iterator[tuple[str, Any]]:
     """Fold the journal through a fresh machine; yield ``(agent_id, output)`` pairs.
 

@@ -3,8 +3,10 @@ change nothing."""
 
 from __future__ import annotations
 
+import _thread
 import os
 import pathlib
+import sys
 import tempfile
 import threading
 import time
@@ -16,7 +18,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentcore._journal import fork as _journal_fork
-from agentcore._journal import journal as _journal
 from agentcore._journal import read as _journal_read
 from agentcore.events import TextDelta, from_dict, to_dict
 from agentcore.journal import JournalError, JsonlJournal, MemoryJournal, read_jsonl, replay
@@ -39,8 +40,10 @@ def split(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> st
 @given(events())
 def test_fast_builder_equals_from_dict(event: Any) -> None:
     wire = to_dict(event)
-    count, values = _journal_read.VALUES[wire["type"]]
+    count, values, check = _journal_read.VALUES[wire["type"]]
     assert count == len(wire["data"])
+    if check is not None:
+        assert check(values(wire["data"]), wire["timestamp"]) == event
     built = _journal_read.BUILDERS[wire["type"]](values(wire["data"]), wire["timestamp"])
     assert type(built) is type(event)
     assert built == from_dict(wire) == event
@@ -98,17 +101,19 @@ def test_file_replay_equals_memory_replay(
     st.sampled_from([None, "a2"]),
     st.sampled_from(list(SPLITS.values())),
 )
-def test_a_forked_read_gives_the_records_this_process_would_parse(
+def test_a_forked_read_gives_the_entries_this_process_would_read(
     stream: list[Any], agent: str | None, low_water: int
 ) -> None:
+    def entries(blocks: Iterator[list[Any]]) -> list[Any]:
+        return [e for records in blocks for e in _journal_read.build_entries(records, True)]
+
     _journal_fork._LOW_WATER, default = low_water, _journal_fork._LOW_WATER
     with tempfile.TemporaryDirectory() as tmp:
         path = pathlib.Path(tmp) / "j.jsonl"
         _write(path, stream)
-        lines = _journal_read.read_lines(path)
-        here = [r for b in _journal_read.in_process_records(path, lines, 0, agent, True) for r in b]
+        here = entries(_journal_read.in_process_records(path, agent, True))
         try:
-            forked = [r for b in _journal_fork.forked_records(path, agent, True) for r in b]
+            forked = entries(_journal_fork.forked_records(path, agent, True))
         finally:
             _journal_fork._LOW_WATER = default
         assert forked == here
@@ -205,11 +210,12 @@ def test_a_multi_threaded_process_reads_without_forking(
         other.join()
 
 
-def test_large_files_fork_by_default_and_small_ones_do_not(
+def test_only_a_caller_who_asks_gets_a_forked_reader(
     tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = tmp_path / "j.jsonl"
     stream = _many_deltas(path)
+    monkeypatch.setattr(_journal_read, "CHUNK_BYTES", 4096)  # many chunks, as a large file
     forks: list[int] = []
     real_fork = os.fork
 
@@ -219,12 +225,10 @@ def test_large_files_fork_by_default_and_small_ones_do_not(
 
     monkeypatch.setattr(os, "fork", counting_fork)
     assert [e.event for e in read_jsonl(path)] == stream
-    assert forks == []
-    monkeypatch.setattr(_journal, "FORK_MIN_BYTES", 1000)
-    assert [e.event for e in read_jsonl(path)] == stream
+    assert list(replay(path)) == list(replay(path, parallel=True))
     assert forks == [1]
-    assert [e.event for e in read_jsonl(path, parallel=False)] == stream
-    assert forks == [1]
+    assert [e.event for e in read_jsonl(path, parallel=True)] == stream
+    assert forks == [1, 1]
 
 
 def test_a_slow_reader_leaves_the_parsing_to_the_child(
@@ -233,13 +237,13 @@ def test_a_slow_reader_leaves_the_parsing_to_the_child(
     path = tmp_path / "j.jsonl"
     stream = _many_deltas(path, 12_000)  # 47 frames
     parsed_here: list[int] = []
-    real = _journal_fork.in_process_records
+    real = _journal_fork.lines_records
 
     def counting(*args: Any, **kwargs: Any) -> Iterator[list[Any]]:
         parsed_here.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(_journal_fork, "in_process_records", counting)
+    monkeypatch.setattr(_journal_fork, "lines_records", counting)
     events = []
     for records in _journal_fork.forked_records(path, None, True):
         time.sleep(0.002)  # a fold much slower than parsing: the pipe stays full
@@ -247,3 +251,70 @@ def test_a_slow_reader_leaves_the_parsing_to_the_child(
     assert [e.event for e in events] == stream
     # only a few frames, sent while the pipe was filling up, were left to this process
     assert len(parsed_here) <= 8
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.text(max_size=60), max_size=40),
+    st.integers(1, 300),
+    st.integers(0, 45),
+    st.sampled_from([b"", b'{"agent_id":"a","seq":9', b"\n\n"]),
+)
+def test_reading_in_chunks_of_any_size_gives_every_line_once(
+    texts: list[str], chunk_bytes: int, skip: int, tail: bytes
+) -> None:
+    """Lines cut anywhere by the chunk boundaries, longer than a chunk, empty, and an
+    unterminated tail: the same records as parsing the whole file at once, also after
+    skipping lines (as a reader does when its forked child died)."""
+    default, _journal_read.CHUNK_BYTES = _journal_read.CHUNK_BYTES, chunk_bytes
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = pathlib.Path(tmp) / "j.jsonl"
+            _write(path, [TextDelta(text=text, index=0) for text in texts])
+            with path.open("ab") as f:
+                f.write(tail)
+            lines = path.read_bytes().split(b"\n")
+            skip = min(skip, len(lines) - 1)  # whole lines only: the tail is the last item
+
+            def parsed(lines: list[bytes], offset: int) -> list[Any]:
+                return [
+                    record
+                    for block in range(0, len(lines), _journal_read.BLOCK_LINES)
+                    for record in _journal_read.parse_lines(path, lines, block, None, True, offset)[
+                        0
+                    ]
+                ]
+
+            def read(skip: int) -> list[Any]:
+                blocks = _journal_read.in_process_records(path, None, True, skip)
+                return [record for block in blocks for record in block]
+
+            assert read(0) == parsed(lines, 0)
+            assert read(skip) == parsed(lines[skip:], skip)
+    finally:
+        _journal_read.CHUNK_BYTES = default
+
+
+def test_a_thread_threading_cannot_see_forbids_the_fork(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "j.jsonl"
+    stream = _many_deltas(path)
+    assert _journal_fork.can_fork() == sys.platform.startswith("linux")  # forked tests fork
+
+    def no_fork() -> int:
+        raise AssertionError("forked while a native thread runs")
+
+    lock = _thread.allocate_lock()
+    lock.acquire()
+    _thread.start_new_thread(lock.acquire, ())  # a thread as a C library starts one
+    try:
+        assert threading.active_count() == 1
+        assert not _journal_fork.can_fork()
+        monkeypatch.setattr(os, "fork", no_fork)
+        assert [e.event for e in read_jsonl(path, parallel=True)] == stream
+    finally:
+        lock.release()
+        deadline = time.monotonic() + 5
+        while not _journal_fork.can_fork() and time.monotonic() < deadline:
+            time.sleep(0.001)  # the thread is leaving: later tests may fork again

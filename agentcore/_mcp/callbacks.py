@@ -1,0 +1,149 @@
+"""Answering a server's requests: sampling with a driver, elicitation through a seam.
+
+A server may ask the client to run its model (``sampling/createMessage``) or to ask the
+user something (``elicitation/create``). Both are off unless the application opts in:
+sampling by giving the ``MCPServer`` a driver, elicitation by giving it an
+``on_elicitation`` handler (the runtime wires that seam to its approval mechanism).
+A failing driver or handler answers the server with an error; it never reaches the
+session that carries the request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Literal, TypeAlias
+
+import attrs
+import mcp_types as mt
+from mcp.client.session import ClientRequestContext, ElicitationFnT, SamplingFnT
+
+from .._core.driver import Driver
+from .._core.events import ErrorReceived, MessageStart, MessageStop, TextDelta
+from .convert import sampling_request, sampling_stop_reason
+from .errors import Redactor
+
+__all__ = [
+    "ElicitationAnswer",
+    "ElicitationHandler",
+    "ElicitationRequest",
+    "elicitation_callback",
+    "sampling_callback",
+]
+
+log = logging.getLogger("agentcore.mcp")
+
+
+@attrs.frozen(slots=True)
+class ElicitationRequest:
+    """A server asks the user for input.
+
+    ``mode="form"``: ``schema`` is a flat JSON Schema object of the fields wanted;
+    ``mode="url"``: the user should visit ``url`` (and ``schema`` is ``None``).
+    """
+
+    server: str
+    message: str
+    mode: Literal["form", "url"] = "form"
+    schema: Mapping[str, Any] | None = None
+    url: str | None = None
+
+
+ElicitationValue: TypeAlias = str | int | float | bool | list[str] | None
+
+
+@attrs.frozen(slots=True)
+class ElicitationAnswer:
+    """The user's answer: ``accept`` (with ``content`` for a form), ``decline`` or
+    ``cancel``."""
+
+    action: Literal["accept", "decline", "cancel"]
+    content: Mapping[str, ElicitationValue] | None = None
+
+
+ElicitationHandler: TypeAlias = Callable[[ElicitationRequest], Awaitable[ElicitationAnswer]]
+"""``async handler(request) -> ElicitationAnswer``; it may take as long as the user does."""
+
+
+def sampling_callback(driver: Driver, server: str, redact: Redactor) -> SamplingFnT:
+    """The SDK callback that answers ``sampling/createMessage`` with ``driver``.
+
+    The messages become a ``ModelRequest``; the driver's text deltas, joined, are the
+    answer, with the model its ``message_start`` named. Requests run one at a time
+    (a driver serves one call at a time). An ``error_received`` event, a raise, or
+    content agentcore cannot forward answers the server with an error.
+    """
+    lock = asyncio.Lock()
+
+    async def answer(
+        context: ClientRequestContext, params: mt.CreateMessageRequestParams
+    ) -> mt.CreateMessageResult | mt.CreateMessageResultWithTools | mt.ErrorData:
+        try:
+            request = sampling_request(params)
+        except ValueError as exc:
+            return mt.ErrorData(code=mt.INVALID_PARAMS, message=str(exc))
+        text: list[str] = []
+        model = driver.name
+        stop: str | None = None
+        try:
+            async with lock:
+                async for event in driver.receive(request):
+                    if isinstance(event, TextDelta):
+                        text.append(event.text)
+                    elif isinstance(event, MessageStart):
+                        model = event.model
+                    elif isinstance(event, MessageStop):
+                        stop = event.stop_reason
+                    elif isinstance(event, ErrorReceived):
+                        return _refuse(f"the client's model failed: {event.message}", redact)
+        except Exception as exc:  # a failing driver answers the server, never crashes it
+            log.warning("MCP server %r: sampling driver raised %s", server, type(exc).__name__)
+            return _refuse(f"the client's model failed: {type(exc).__name__}: {exc}", redact)
+        return mt.CreateMessageResult(
+            role="assistant",
+            content=mt.TextContent(type="text", text="".join(text)),
+            model=model,
+            stop_reason=sampling_stop_reason(stop),
+        )
+
+    return answer
+
+
+def _refuse(message: str, redact: Redactor) -> mt.ErrorData:
+    return mt.ErrorData(code=mt.INTERNAL_ERROR, message=redact(message))
+
+
+def elicitation_callback(
+    handler: ElicitationHandler, server: str, redact: Redactor
+) -> ElicitationFnT:
+    """The SDK callback that answers ``elicitation/create`` with ``handler``'s answer.
+
+    A raising handler, or one returning something other than an ``ElicitationAnswer``,
+    answers the server with an error.
+    """
+
+    async def answer(
+        context: ClientRequestContext, params: mt.ElicitRequestParams
+    ) -> mt.ElicitResult | mt.ErrorData:
+        if isinstance(params, mt.ElicitRequestURLParams):
+            request = ElicitationRequest(server, params.message, "url", None, params.url)
+        else:
+            request = ElicitationRequest(server, params.message, "form", params.requested_schema)
+        try:
+            reply = await handler(request)
+        except Exception as exc:
+            log.warning("MCP server %r: elicitation handler raised %s", server, type(exc).__name__)
+            return _refuse(
+                f"the client could not ask the user: {type(exc).__name__}: {exc}", redact
+            )
+        if not isinstance(reply, ElicitationAnswer):
+            return _refuse(
+                f"the elicitation handler returned {type(reply).__name__}, "
+                "not an ElicitationAnswer",
+                redact,
+            )
+        content = None if reply.content is None else dict(reply.content)
+        return mt.ElicitResult(action=reply.action, content=content)
+
+    return answer
