@@ -90,6 +90,7 @@ Out: TypeAlias = list[Any]
 _DELTAS = frozenset(
     (TextDelta, ThinkingDelta, ToolUseStart, InputJsonDelta, ToolUseStop, MessageDelta, MessageStop)
 )
+_INTERRUPTED = ErrorCode.INTERRUPTED.value
 _new = object.__new__
 _set = object.__setattr__
 
@@ -297,7 +298,8 @@ def _on_assistant(s: LoopState, e: AssistantMessage, ts: int, out: Out) -> LoopS
         return s
     if run.resuming and e.incomplete:  # flushed after a process stop; the call is issued again
         out.append(AgentMessageEnd("assistant", e, timestamp=ts))
-        return s.with_run(run.replace(resuming=False))
+        why = "the process stopped while the reply was streamed; the model call is issued again"
+        return s.with_run(_discard(run.replace(resuming=False), e, why, ts, out))
     if not run.streaming:
         out.append(AgentMessageStart("assistant", None, timestamp=ts))
     out.append(AgentMessageEnd("assistant", e, timestamp=ts))
@@ -379,7 +381,7 @@ def _on_error(s: LoopState, e: ErrorReceived, ts: int, out: Out) -> LoopState:
     if s.phase != "model":
         return _stop(s, e.code, e.message, ts, out)
     if run.stopping is None and e.retryable and run.retries < s.config.model_retries:
-        return _retry_later(s, e, ts, out)
+        return _retry_later(s, e, partial, ts, out)
     if partial is not None:
         s = _keep_reply(s, partial)
     if run.stopping is not None:
@@ -387,7 +389,22 @@ def _on_error(s: LoopState, e: ErrorReceived, ts: int, out: Out) -> LoopState:
     return _finish(s, "error", e.code, e.message, ts, out, retryable=e.retryable)
 
 
-def _retry_later(s: LoopState, e: ErrorReceived, ts: int, out: Out) -> LoopState:
+def _discard(run: Run, reply: AssistantMessage, why: str, ts: int, out: Out) -> Run:
+    """Drop a cut-off ``reply`` from the run: it is not history, and its tool calls are
+    answered (so the core stops waiting for them) with results nobody records."""
+    ids = []
+    for call in reply.tool_calls:
+        text = f"Not run: {why}."
+        out.append(
+            ToolResult(call.tool_call_id, text, True, {"error_code": _INTERRUPTED}, timestamp=ts)
+        )
+        ids.append(call.tool_call_id)
+    return run.replace(discarded=run.discarded | frozenset(ids)) if ids else run
+
+
+def _retry_later(
+    s: LoopState, e: ErrorReceived, partial: AssistantMessage | None, ts: int, out: Out
+) -> LoopState:
     """Schedule the failed call again after an exponential delay; the partial reply (if
     any) was delivered as incomplete and stays out of the history."""
     run = s.run
@@ -396,6 +413,8 @@ def _retry_later(s: LoopState, e: ErrorReceived, ts: int, out: Out) -> LoopState
     delay = s.config.retry_delay_ms * 2 ** (attempt - 1)
     out.append(ModelCallRetry(attempt, delay, e.code, e.message, timestamp=ts))
     run = run.replace(retries=attempt, retry_at=ts + delay, streaming=False)
+    if partial is not None:
+        run = _discard(run, partial, f"the model call failed ({e.code}) and is retried", ts, out)
     s = s.replace(phase="waiting", run=run)
     _arm(s, out)
     return s
@@ -567,8 +586,11 @@ def _on_reset(s: LoopState, e: AgentReset, ts: int, out: Out) -> LoopState:
 
 
 def _on_tool_result(s: LoopState, e: ToolResult, ts: int, out: Out) -> LoopState:
-    if s.run is None:
+    run = s.run
+    if run is None:
         return s  # not part of a run: the core records it
+    if e.tool_call_id in run.discarded:  # the answer to a dropped reply's call: recorded
+        return s.with_run(run.replace(discarded=run.discarded - {e.tool_call_id}))
     return _after_tools(tool_calls.on_tool_result(s, e, ts, out), ts, out)
 
 

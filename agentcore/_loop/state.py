@@ -365,7 +365,9 @@ class Run:
     ``partial`` holds a reply cut off by an error until that error arrives
     (``awaiting_error``); ``retries`` counts the retries of the current model call and
     ``retry_at`` is when the next one is due; ``resuming`` is true while a reply
-    interrupted by a process stop is being flushed. ``stopping`` is ``(reason, code,
+    interrupted by a process stop is being flushed; ``discarded`` holds the tool calls of
+    a reply dropped for a retry or a resume, until their answers (made by the loop, so
+    every layer sees them closed) come back. ``stopping`` is ``(reason, code,
     message, retryable)``, how the run will end,
     once an abort or timeout is under way.
     """
@@ -385,6 +387,7 @@ class Run:
     retries: int = 0
     retry_at: int | None = None
     resuming: bool = False
+    discarded: frozenset[str] = frozenset()
     stopping: tuple[str, str, str, bool] | None = None
     paused_at: int | None = None
 

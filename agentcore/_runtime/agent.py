@@ -23,7 +23,7 @@ import attrs
 
 from .._core.agent_processor import activity_of
 from .._core.content import ToolCallPart, Usage
-from .._core.driver import Driver, ThinkingLevel, as_driver
+from .._core.driver import Driver, ThinkingLevel
 from .._core.errors import (
     AgentError,
     ConfigurationError,
@@ -35,6 +35,8 @@ from .._core.pricing import ModelPrice
 from .._core.processor import AnyProcessor
 from .._core.state_machine import AgentState, StateChange
 from .._journal.journal import Journal
+from .._journal.resume import fold_state, load_state
+from .._journal.snapshots import SnapshotStore
 from .._loop.conversation import AgentSnapshot, ConversationState, create_conversation, snapshot_of
 from .._loop.events import (
     AgentAbort,
@@ -44,6 +46,7 @@ from .._loop.events import (
     AgentMessageUpdate,
     AgentPrompt,
     AgentReset,
+    AgentResume,
     AgentSteer,
     AwaitApproval,
     Finish,
@@ -51,21 +54,29 @@ from .._loop.events import (
     ToolExecutionEnd,
     ToolExecutionStart,
 )
-from .._loop.state import Limits, LoopConfig, QueueMode, SteeringPolicy, default_convert_to_llm
+from .._loop.state import LoopConfig, QueueMode, SteeringPolicy, default_convert_to_llm
 from .._loop.tools import Tool, as_tool
 from .delivery import EngineFailure
 from .inbox import Inbox
 from .middleware import Interceptor, MessageQueueView, Middleware, Reply
+from .options import (
+    as_model_driver,
+    limits_of,
+    no_price,
+    only_agent,
+    positive_int,
+    prices_for,
+    run_options,
+    seconds_to_ms,
+)
 from .outlet import Outlet, ms_clock, new_id, stamp_message
 from .performer import Performer
-from .plugins import find_model_price, resolve_model
+from .plugins import resolve_model
 from .run_stream import RunStream
 from .shell import Shell
 from .subscriptions import Handler, Unsubscribe, react_map
 
 __all__ = ["Agent", "AgentResult", "create_agent"]
-
-_RUN_OPTIONS = frozenset({"max_iterations", "max_tokens", "max_cost", "timeout"})
 
 
 @attrs.frozen(slots=True)
@@ -121,23 +132,25 @@ class Agent:
         driver_factory: Callable[[str], Driver] | None = None,
         presenters: Sequence[Any] = (),
         journal: Journal | None = None,
+        snapshots: SnapshotStore | None = None,
+        snapshot_every: int = 1000,
         agent_id: str | None = None,
         clock: Callable[[], int] = ms_clock,
         id_factory: Callable[[], str] = new_id,
         max_pending: int = 10_000,
         close_timeout: float = 5.0,
     ) -> None:
-        self._model = model if isinstance(model, str) else _driver(model)
+        self._model = model if isinstance(model, str) else as_model_driver(model)
         self._driver_factory = driver_factory
         self._driver: Driver | None = None if isinstance(model, str) else self._model  # type: ignore[assignment]
-        price, self.prices = _prices_for(self._model, price)
+        price, self.prices = prices_for(self._model, price)
         if max_cost is not None and price is None:
-            raise _no_price(self._model)
+            raise no_price(self._model)
         tool_list = tuple(as_tool(t) for t in tools)
         self.config = LoopConfig(
             system_prompt=system_prompt,
             tools=tool_list,
-            limits=_limits_of(max_iterations, max_tokens, max_cost, timeout),
+            limits=limits_of(max_iterations, max_tokens, max_cost, timeout),
             steering_mode=steering_mode,
             follow_up_mode=follow_up_mode,
             steering_policy=steering_policy,
@@ -149,7 +162,7 @@ class Agent:
             temperature=temperature,
             price=price,
             model_retries=model_retries,
-            retry_delay_ms=_ms("retry_delay", retry_delay, allow_zero=True) or 0,
+            retry_delay_ms=seconds_to_ms("retry_delay", retry_delay, allow_zero=True) or 0,
         )
         self._clock = clock
         self._new_id = id_factory
@@ -173,6 +186,8 @@ class Agent:
             perform=lambda effect: self._performer.perform(effect),
             report=outlet.report,
             activity=lambda state: activity_of(state.core),
+            snapshots=snapshots,
+            snapshot_every=positive_int("snapshot_every", snapshot_every),
         )
         self._performer = Performer(
             shell.feed,
@@ -201,6 +216,50 @@ class Agent:
             transform_context=self.config.transform_context,
         )
         return self._initial_state(hooks, (), self.prices)
+
+    @classmethod
+    async def resume(
+        cls,
+        journal: Journal,
+        *,
+        agent_id: str | None = None,
+        snapshots: SnapshotStore | None = None,
+        **options: Any,
+    ) -> Agent:
+        """The agent whose conversation ``journal`` holds, rebuilt in this process.
+
+        ``options`` are ``Agent``'s (the model, the tools to run, presenters...); the
+        journal supplies the conversation: history, queues, pending approvals, usage,
+        turn and step counters. ``agent_id`` may be left out when the journal holds one
+        agent. With ``snapshots``, the newest snapshot at or before the journal's end is
+        loaded and only the entries after it are folded.
+
+        Then what was in flight when the process stopped is performed again, by the
+        policy of docs/journal.md ("Resume"): a model call is issued again (a reply it had
+        streamed is flushed as incomplete first); a running tool call runs again if its
+        tool is ``idempotent``, and is otherwise answered with an ``INTERRUPTED`` error
+        result. ``await agent.wait()`` waits for a resumed run to end. If ``options``
+        configure the loop differently from the journal, the new configuration is
+        journaled and decides from now on.
+        """
+        agent_id = agent_id if agent_id is not None else only_agent(journal)
+        last = journal.last_seq(agent_id)
+        if not last:
+            raise ConfigurationError(f"journal {journal!r} holds no entry of agent {agent_id!r}")
+        agent = cls(agent_id=agent_id, snapshots=snapshots, **options)
+        state, after = agent.initial_state(), 0
+        found = None if snapshots is None else snapshots.latest(agent_id, at_most=last)
+        if found is not None:
+            after, data = found
+            state = load_state(data, state)
+        state = fold_state(agent.processor, state, journal.entries(agent_id, after=after))
+        shell = agent._shell
+        shell.state, shell.journal = state, journal
+        wire = agent.config.to_wire()
+        if state.loop.config.to_wire() != wire:
+            shell.feed(AgentConfigured(wire))
+        shell.feed(AgentResume())
+        return agent
 
     # -- what the agent holds and does -----------------------------------------------------
 
@@ -301,13 +360,13 @@ class Agent:
         an aborted run to wind down first. Cancelling the caller aborts the run and
         returns once the agent is idle.
         """
-        await self._run(AgentPrompt(self._messages(message), **_run_options(limits, self)))
+        await self._run(AgentPrompt(self._messages(message), **self._limits(limits)))
 
     async def continue_(self, **limits: Any) -> None:
         """Run again from the history as it is (after an error, an abort, or with a
         queued message). A reply an error or abort cut off is dropped first, so the model
         answers again. Raises ``ProtocolError`` when there is nothing to continue."""
-        await self._run(AgentContinue(**_run_options(limits, self)))
+        await self._run(AgentContinue(**self._limits(limits)))
 
     async def run(
         self,
@@ -332,7 +391,7 @@ class Agent:
             elif on_tool_result is not None and type(event) is ToolExecutionEnd:
                 on_tool_result(event.result)
 
-        command = AgentPrompt(self._messages(prompt), **_run_options(limits, self))
+        command = AgentPrompt(self._messages(prompt), **self._limits(limits))
         start = len(self._shell.state.loop.messages)
         began = time.perf_counter()
         unsubscribe = self.subscribe(relay)
@@ -537,8 +596,11 @@ class Agent:
         if self._driver is None:
             assert isinstance(self._model, str)
             factory = self._driver_factory or resolve_model
-            self._driver = _driver(factory(self._model))
+            self._driver = as_model_driver(factory(self._model))
         return self._driver
+
+    def _limits(self, values: dict[str, Any]) -> dict[str, Any]:
+        return run_options(values, self.config.price, self._model)
 
     def _message(self, message: str | Any) -> Any:
         if message is None or isinstance(message, int | float | bool | bytes):
@@ -553,79 +615,6 @@ class Agent:
                 raise TypeError("prompt() needs at least one message")
             return tuple(self._message(m) for m in message)
         return (self._message(message),)
-
-
-def _driver(model: Any) -> Driver:
-    try:
-        return as_driver(model)
-    except TypeError:
-        raise ConfigurationError(
-            f"model must be a 'provider/model' string or a Driver, got {model!r}"
-        ) from None
-
-
-def _prices_for(
-    model: str | Driver, price: ModelPrice | None
-) -> tuple[ModelPrice | None, dict[str, ModelPrice] | None]:
-    """The loop's price and the turn tracker's table for ``model``.
-
-    Without an explicit ``price``, the model is looked up in the price tables plugins
-    register (``None`` when unknown): a ``"provider/model"`` string, or a driver's
-    ``model`` attribute. The table keys the price by the model id, so turn costs follow
-    the loop's.
-    """
-    if isinstance(model, str):
-        key: object = model.rpartition("/")[2]
-        if price is None:
-            price = find_model_price(model)
-    else:
-        key = getattr(model, "model", None)
-        if price is None and isinstance(key, str) and key:
-            price = find_model_price(key)
-    if price is None or not isinstance(key, str) or not key:
-        return price, None
-    return price, {key: price}
-
-
-def _no_price(model: str | Driver) -> ConfigurationError:
-    name = model if isinstance(model, str) else model.name
-    return ConfigurationError(
-        f"max_cost needs a price for model {name}; pass price=ModelPrice(...)"
-    )
-
-
-def _ms(name: str, seconds: Any, *, allow_zero: bool = False) -> int | None:
-    if seconds is None:
-        return None
-    if (
-        isinstance(seconds, bool)
-        or not isinstance(seconds, int | float)
-        or not (seconds >= 0 if allow_zero else seconds > 0)
-    ):
-        bound = ">= 0" if allow_zero else "> 0"
-        raise ConfigurationError(f"{name} must be a number of seconds {bound}, got {seconds!r}")
-    return round(seconds * 1000) if allow_zero else max(1, round(seconds * 1000))
-
-
-def _limits_of(max_iterations: Any, max_tokens: Any, max_cost: Any, timeout: Any) -> Limits:
-    return Limits(max_iterations, max_tokens, max_cost, _ms("timeout", timeout))
-
-
-def _run_options(values: dict[str, Any], agent: Agent) -> dict[str, Any]:
-    """Per-run limit overrides, checked: unknown names and bad values raise
-    ``ConfigurationError``."""
-    unknown = set(values) - _RUN_OPTIONS
-    if unknown:
-        raise ConfigurationError(
-            f"unknown run option(s) {sorted(unknown)}; known: {sorted(_RUN_OPTIONS)}"
-        )
-    out = {k: v for k, v in values.items() if k != "timeout"}
-    if "timeout" in values:
-        out["timeout_ms"] = _ms("timeout", values["timeout"])
-    Limits(**{k: out.get(k) for k in ("max_iterations", "max_tokens", "max_cost")})
-    if out.get("max_cost") is not None and agent.config.price is None:
-        raise _no_price(agent._model)
-    return out
 
 
 def create_agent(

@@ -17,7 +17,8 @@ conversation: which input goes where, and what to do next, is the processor's.
 
 A journal that fails to append is reported (``EngineFailure`` with source ``journal``)
 and the input is folded anyway: an agent never gets stuck on its log (resume then lacks
-that input; the failure says so).
+that input; the failure says so). With a snapshot store, the state is saved after every
+``snapshot_every``-th journaled input (a failing save is reported the same way).
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ from .._core.processor import AnyProcessor
 from .._core.secrets import SECRET_PATTERN, scrub_event
 from .._core.state_machine import AgentState, StateChange
 from .._journal.journal import Journal
+from .._journal.resume import dump_state
+from .._journal.snapshots import SnapshotStore
 from .._loop.events import EFFECTS
 from .delivery import EngineFailure
 
@@ -82,6 +85,8 @@ class Shell:
         "perform",
         "processor",
         "report",
+        "snapshot_every",
+        "snapshots",
         "state",
     )
 
@@ -97,6 +102,8 @@ class Shell:
         perform: Callable[[Any], None],
         report: Callable[[EngineFailure], None],
         activity: Callable[[Any], AgentState],
+        snapshots: SnapshotStore | None = None,
+        snapshot_every: int = 1000,
     ) -> None:
         self.processor = processor
         self.state = state
@@ -107,6 +114,8 @@ class Shell:
         self.perform = perform
         self.report = report
         self.activity = activity
+        self.snapshots = snapshots
+        self.snapshot_every = snapshot_every
         self._backlog: deque[Any] = deque()
         self._feeding = False
         self._collectors: tuple[list[Any], ...] = ()
@@ -137,10 +146,11 @@ class Shell:
         effects = EFFECTS
         while backlog:
             event = scrubbed(backlog.popleft())
-            if self.journal is not None:
-                self._journal(event)
+            seq = self._journal(event) if self.journal is not None else 0
             before = self.state
             self.state, outputs = processor(before, event)
+            if seq and self.snapshots is not None and seq % self.snapshot_every == 0:
+                self._snapshot(seq)
             for collector in self._collectors:
                 collector.extend(o for o in outputs if type(o) not in effects)
             for output in outputs:
@@ -151,12 +161,20 @@ class Shell:
             if self._change_handlers:
                 self._announce(before, outputs)
 
-    def _journal(self, event: Any) -> None:
+    def _journal(self, event: Any) -> int:
         assert self.journal is not None
         try:
-            self.journal.append(self.agent_id, event)
+            return self.journal.append(self.agent_id, event)
         except Exception as exc:  # the log failed: say so, never get stuck on it
             self.report(EngineFailure("journal", repr(self.journal), exc, event))
+            return 0
+
+    def _snapshot(self, seq: int) -> None:
+        assert self.snapshots is not None
+        try:
+            self.snapshots.save(self.agent_id, seq, dump_state(self.state))
+        except Exception as exc:  # a snapshot is an optimisation: report, go on
+            self.report(EngineFailure("journal", repr(self.snapshots), exc, seq))
 
     # -- watching ------------------------------------------------------------------------
 

@@ -249,6 +249,7 @@ _FIELD_VALUES: dict[str, Any] = {
     "retries": 2,
     "retry_at": 99,
     "resuming": True,
+    "discarded": frozenset({"q"}),
     "stopping": ("aborted", "ABORTED", "stop", False),
     "paused_at": 4,
     # Batch

@@ -1,0 +1,118 @@
+"""What ``Agent`` accepts: a model, prices, limits in seconds, per-run options, checked.
+
+Every check raises ``ConfigurationError`` naming the option and the value it got.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._core.driver import Driver, as_driver
+from .._core.errors import ConfigurationError
+from .._core.pricing import ModelPrice
+from .._journal.journal import Journal
+from .._loop.state import Limits
+from .plugins import find_model_price
+
+__all__ = [
+    "as_model_driver",
+    "limits_of",
+    "no_price",
+    "only_agent",
+    "positive_int",
+    "prices_for",
+    "run_options",
+    "seconds_to_ms",
+]
+
+_RUN_OPTIONS = frozenset({"max_iterations", "max_tokens", "max_cost", "timeout"})
+
+
+def only_agent(journal: Journal) -> str:
+    agents = list(dict.fromkeys(entry.agent_id for entry in journal.entries()))
+    if len(agents) != 1:
+        raise ConfigurationError(
+            f"journal {journal!r} holds agents {agents}; say which with agent_id="
+        )
+    return agents[0]
+
+
+def positive_int(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigurationError(f"{name} must be an int >= 1, got {value!r}")
+    return value
+
+
+def as_model_driver(model: Any) -> Driver:
+    try:
+        return as_driver(model)
+    except TypeError:
+        raise ConfigurationError(
+            f"model must be a 'provider/model' string or a Driver, got {model!r}"
+        ) from None
+
+
+def prices_for(
+    model: str | Driver, price: ModelPrice | None
+) -> tuple[ModelPrice | None, dict[str, ModelPrice] | None]:
+    """The loop's price and the turn tracker's table for ``model``.
+
+    Without an explicit ``price``, the model is looked up in the price tables plugins
+    register (``None`` when unknown): a ``"provider/model"`` string, or a driver's
+    ``model`` attribute. The table keys the price by the model id, so turn costs follow
+    the loop's.
+    """
+    if isinstance(model, str):
+        key: object = model.rpartition("/")[2]
+        if price is None:
+            price = find_model_price(model)
+    else:
+        key = getattr(model, "model", None)
+        if price is None and isinstance(key, str) and key:
+            price = find_model_price(key)
+    if price is None or not isinstance(key, str) or not key:
+        return price, None
+    return price, {key: price}
+
+
+def no_price(model: str | Driver) -> ConfigurationError:
+    name = model if isinstance(model, str) else model.name
+    return ConfigurationError(
+        f"max_cost needs a price for model {name}; pass price=ModelPrice(...)"
+    )
+
+
+def seconds_to_ms(name: str, seconds: Any, *, allow_zero: bool = False) -> int | None:
+    if seconds is None:
+        return None
+    if (
+        isinstance(seconds, bool)
+        or not isinstance(seconds, int | float)
+        or not (seconds >= 0 if allow_zero else seconds > 0)
+    ):
+        bound = ">= 0" if allow_zero else "> 0"
+        raise ConfigurationError(f"{name} must be a number of seconds {bound}, got {seconds!r}")
+    return round(seconds * 1000) if allow_zero else max(1, round(seconds * 1000))
+
+
+def limits_of(max_iterations: Any, max_tokens: Any, max_cost: Any, timeout: Any) -> Limits:
+    return Limits(max_iterations, max_tokens, max_cost, seconds_to_ms("timeout", timeout))
+
+
+def run_options(
+    values: dict[str, Any], price: ModelPrice | None, model: str | Driver
+) -> dict[str, Any]:
+    """Per-run limit overrides, checked: unknown names and bad values raise
+    ``ConfigurationError``."""
+    unknown = set(values) - _RUN_OPTIONS
+    if unknown:
+        raise ConfigurationError(
+            f"unknown run option(s) {sorted(unknown)}; known: {sorted(_RUN_OPTIONS)}"
+        )
+    out = {k: v for k, v in values.items() if k != "timeout"}
+    if "timeout" in values:
+        out["timeout_ms"] = seconds_to_ms("timeout", values["timeout"])
+    Limits(**{k: out.get(k) for k in ("max_iterations", "max_tokens", "max_cost")})
+    if out.get("max_cost") is not None and price is None:
+        raise no_price(model)
+    return out
