@@ -139,6 +139,7 @@ class Agent:
         id_factory: Callable[[], str] = new_id,
         max_pending: int = 10_000,
         close_timeout: float = 5.0,
+        deps: Any = None,
     ) -> None:
         self._model = model if isinstance(model, str) else as_model_driver(model)
         self._driver_factory = driver_factory
@@ -198,6 +199,8 @@ class Agent:
             lambda: shell.state.loop.messages,
             self._paused,
         )
+        self.deps = deps
+        """What tools get as ``ToolContext.deps`` (a run may pass its own: ``deps=``)."""
         self._stretch: asyncio.Future[None] | None = None
         self._last_pause: Finish | AwaitApproval | None = None
         self._inbox = Inbox(self._receive_one, self._ready)
@@ -352,21 +355,24 @@ class Agent:
 
     # -- runs -----------------------------------------------------------------------------
 
-    async def prompt(self, message: str | Any | Sequence[Any], **limits: Any) -> None:
+    async def prompt(
+        self, message: str | Any | Sequence[Any], *, deps: Any = None, **limits: Any
+    ) -> None:
         """Start a run with ``message`` and wait until it ends or pauses for approval.
 
-        Run errors do not raise here: they are in ``state.error``. Raises
+        ``deps`` replaces the agent's ``deps`` as what this run's tools get in
+        ``ToolContext.deps``. Run errors do not raise here: they are in ``state.error``. Raises
         ``AgentBusyError`` while a run is active (steer or follow up instead); waits for
         an aborted run to wind down first. Cancelling the caller aborts the run and
         returns once the agent is idle.
         """
-        await self._run(AgentPrompt(self._messages(message), **self._limits(limits)))
+        await self._run(AgentPrompt(self._messages(message), **self._limits(limits)), deps)
 
-    async def continue_(self, **limits: Any) -> None:
+    async def continue_(self, *, deps: Any = None, **limits: Any) -> None:
         """Run again from the history as it is (after an error, an abort, or with a
         queued message). A reply an error or abort cut off is dropped first, so the model
         answers again. Raises ``ProtocolError`` when there is nothing to continue."""
-        await self._run(AgentContinue(**self._limits(limits)))
+        await self._run(AgentContinue(**self._limits(limits)), deps)
 
     async def run(
         self,
@@ -377,6 +383,7 @@ class Agent:
         on_tool_result: Callable[[Any], None] | None = None,
         on_complete: Callable[[AgentResult], None] | None = None,
         on_error: Callable[[AgentError], None] | None = None,
+        deps: Any = None,
         **limits: Any,
     ) -> AgentResult:
         """Prompt, wait, and return an ``AgentResult``; raises the run's ``AgentError``
@@ -396,7 +403,7 @@ class Agent:
         began = time.perf_counter()
         unsubscribe = self.subscribe(relay)
         try:
-            end = await self._run(command)
+            end = await self._run(command, deps)
         finally:
             unsubscribe()
         error = self.state.error
@@ -541,7 +548,7 @@ class Agent:
             rejection = collected[0]
             raise error_from_code(rejection.message, rejection.code)
 
-    async def _run(self, event: Any) -> Finish | AwaitApproval | None:
+    async def _run(self, event: Any, deps: Any = None) -> Finish | AwaitApproval | None:
         """Feed a command that starts or resumes a run; wait until it ends or pauses, and
         return how (``None`` when the command started nothing, e.g. an approval that still
         waits for other decisions). A stopping run is waited for first. Cancelling the
@@ -549,6 +556,8 @@ class Agent:
         if self._stopping():
             await self.wait()
         self._last_pause = None
+        if type(event) is not ToolApproval:  # a run's tools get its deps, else the agent's
+            self._performer.deps = self.deps if deps is None else deps
         self._command(event)
         try:
             while self._running():

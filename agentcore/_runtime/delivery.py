@@ -97,7 +97,8 @@ class PresenterLane:
                 except Exception as exc:
                     self._report(EngineFailure("presenter", self.name, exc, output))
                 finally:
-                    self._pending.popleft()
+                    if self._pending and self._pending[0][0] is awaitable:  # not cancel()ed
+                        self._pending.popleft()
                     if self._drained is not None and len(self._pending) <= self.max_pending:
                         self._drained.set()
         finally:
@@ -118,9 +119,11 @@ class PresenterLane:
             await asyncio.shield(self._task)
 
     def cancel(self) -> None:
-        """Stop the lane task; awaitables not yet run are closed, not awaited."""
-        if self._task is not None:
+        """Stop the lane task (the awaitable it is in is cancelled with it); awaitables
+        not yet run are closed, not awaited."""
+        if self._task is not None and self._pending:
             self._task.cancel()
+            self._pending.popleft()  # the task's cancellation ends this one
         while self._pending:
             awaitable, _ = self._pending.popleft()
             close = getattr(awaitable, "close", None)

@@ -51,9 +51,9 @@ _TERMINAL = (MessageStop, ErrorReceived)
 class Performer:
     """Performs one agent's effects with ``driver`` and ``tools`` (module docstring).
 
-    ``messages()`` gives the conversation so far (for ``ToolContext``); ``deps()`` the
-    object handed to tools as ``ToolContext.deps``; ``on_pause(effect)`` is called with
-    each ``AwaitApproval``/``Finish``.
+    ``messages()`` gives the conversation so far (for ``ToolContext``); ``deps`` is the
+    object handed to tools as ``ToolContext.deps`` (the agent's, or the current run's);
+    ``on_pause(effect)`` is called with each ``AwaitApproval``/``Finish``.
     """
 
     def __init__(
@@ -73,6 +73,7 @@ class Performer:
         self._clock = clock
         self._messages = messages
         self._on_pause = on_pause
+        self.deps: Any = None
         self._model: asyncio.Task[None] | None = None
         self._cancelling = False
         self._calls: dict[str, tuple[asyncio.Task[None], AbortSignal]] = {}
@@ -189,6 +190,7 @@ class Performer:
             signal,
             self._messages(),
             lambda progress: self._progress(call_id, progress),
+            deps=self.deps,
         )
         try:
             outcome = await run_tool(tool, call.input, ctx)
