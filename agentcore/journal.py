@@ -15,6 +15,8 @@ from ._journal.replay import entries_of as entries_of
 from ._journal.replay import replay as replay
 from ._journal.replay import replay_steps as replay_steps
 from ._journal.replay import state_at as state_at
+from ._journal.resume import dump_state as dump_state
+from ._journal.resume import load_state as load_state
 from ._journal.snapshots import FileSnapshots as FileSnapshots
 from ._journal.snapshots import MemorySnapshots as MemorySnapshots
 from ._journal.snapshots import SnapshotStore as SnapshotStore
@@ -31,7 +33,9 @@ __all__ = [
     "MemorySnapshots",
     "ReplayMachine",
     "SnapshotStore",
+    "dump_state",
     "entries_of",
+    "load_state",
     "read_jsonl",
     "replay",
     "replay_steps",

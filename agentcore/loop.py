@@ -20,7 +20,6 @@ from ._loop.events import AgentEnd as AgentEnd
 from ._loop.events import AgentFollowUp as AgentFollowUp
 from ._loop.events import AgentMessageEnd as AgentMessageEnd
 from ._loop.events import AgentMessageStart as AgentMessageStart
-from ._loop.events import AgentMessageUpdate as AgentMessageUpdate
 from ._loop.events import AgentPrompt as AgentPrompt
 from ._loop.events import AgentReset as AgentReset
 from ._loop.events import AgentResume as AgentResume
@@ -62,7 +61,6 @@ __all__ = [
     "AgentFollowUp",
     "AgentMessageEnd",
     "AgentMessageStart",
-    "AgentMessageUpdate",
     "AgentPrompt",
     "AgentReset",
     "AgentResume",

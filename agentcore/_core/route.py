@@ -107,11 +107,19 @@ class _Routed(_Combinator):
         self._max_depth = max_depth
         self._steps: dict[type[Any], _Step] = {}
 
-    def __call__(self, state: tuple[Any, ...], event: Any) -> tuple[Any, tuple[Any, ...]]:
-        step = self._steps.get(type(event))
-        if step is None:
-            step = self._steps[type(event)] = self._compile(type(event))
-        return step(state, event)
+    def processor(self) -> AnyProcessor:
+        """The processor: a plain function (cheaper to call than an object), named after
+        its children for readable reprs of combinations that hold it."""
+        steps, compile_ = self._steps, self._compile
+
+        def route(state: tuple[Any, ...], event: Any) -> tuple[Any, tuple[Any, ...]]:
+            step = steps.get(type(event))
+            if step is None:
+                step = steps[type(event)] = compile_(type(event))
+            return step(state, event)
+
+        route.__name__ = route.__qualname__ = repr(self)
+        return route
 
     def __repr__(self) -> str:
         inner = ", ".join(
@@ -131,26 +139,31 @@ class _Routed(_Combinator):
         return self._general(targets, echo)
 
     def _single(self, index: int, echo: bool) -> _Step:
-        """One child and no watchers: the common case, with no list of states built unless
-        an output has to be fed back."""
+        """One child and no watchers (a stream delta reaching the core): the child is
+        called directly, and the general path takes over only when an output has to be
+        fed back. This is the per-delta path of a conversation, so it is written flat."""
         processor, feedback, state_type = self.processors[index], self._feedback, self.state_type
-        feed = self._feed
+        feed, size = self._feed, len(self.processors)
+        before, after = index, index + 1
 
         def step(state: tuple[Any, ...], event: Any) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
-            if len(state) != len(self.processors):
+            if len(state) != size:
                 raise self._bad_state(state)
             sub = state[index]
-            new, outs = _outputs(processor(sub, event), processor)
-            if outs and any(type(o) in feedback for o in outs):
-                states = list(state)
-                states[index] = new
-                collected: list[Any] = [event] if echo else []
-                feed(states, outs, collected, 1)
-                return tuple.__new__(state_type, states), tuple(collected)
+            result = processor(sub, event)
+            if type(result) is not tuple or len(result) != 2 or type(result[1]) is not tuple:
+                result = _outputs(result, processor)
+            new, outs = result
+            if outs:
+                for output in outs:
+                    if type(output) in feedback:
+                        states = list(state)
+                        states[index] = new
+                        collected: list[Any] = [event] if echo else []
+                        feed(states, outs, collected, 1)
+                        return tuple.__new__(state_type, states), tuple(collected)
             if new is not sub:
-                states = list(state)
-                states[index] = new
-                state = tuple.__new__(state_type, states)
+                state = tuple.__new__(state_type, (*state[:before], new, *state[after:]))
             if echo:
                 return state, (event, *outs) if outs else (event,)
             return state, outs
@@ -328,17 +341,17 @@ def route_processors(
     feedback_map = _indexes("feedback", feedback or {}, names)
     default_indexes = _names_to_indexes("default", default, names)
     watcher_indexes = _names_to_indexes("watchers", watchers, names)
-    routed = {
+    reachable = {
         i
         for targets in (*route_map.values(), *feedback_map.values(), default_indexes)
         for i in targets
     }
-    both = sorted(names[i] for i in set(watcher_indexes) & routed)
+    both = sorted(names[i] for i in set(watcher_indexes) & reachable)
     if both:
         raise ValueError(f"route_processors: {both} cannot be both routed to and a watcher")
     if isinstance(max_depth, bool) or not isinstance(max_depth, int) or max_depth < 1:
         raise ValueError(f"max_depth must be an int >= 1, got {max_depth!r}")
-    return _Routed(
+    routed = _Routed(
         names,
         tuple(children.values()),
         route_map,
@@ -349,3 +362,4 @@ def route_processors(
         watch,
         max_depth,
     )
+    return routed.processor()

@@ -13,10 +13,11 @@ Built with ``route_processors``, the way a user builds theirs (docs/machine.md):
 
 Routing (every decision about who sees what lives here, none in the runtime):
 
-- a driver's stream events, ``error_received``, ``interrupt`` and ``tool_result`` go to
-  the core, then to the loop; the core's ``assistant_message`` is fed to the loop as
-  soon as it is assembled, so the loop decides on the whole reply before it sees the
-  event that completed it (a failure's flushed partial reply before the failure);
+- stream deltas (and ``message_stop``) go to the core only; ``message_start``,
+  ``error_received``, ``interrupt`` and ``tool_result`` go to the core, then to the
+  loop; the core's ``assistant_message`` is fed to the loop as soon as it is assembled,
+  so the loop decides on the whole reply before it sees the event that completed it (a
+  failure's flushed partial reply before the failure);
 - commands (``agent_prompt``, ``agent_steer``, ``tool_approval``, ``clock_tick``...) go to
   the loop only; so does anything unknown, which the loop rejects by name;
 - what the loop lets into the conversation is fed to the core: the ``user_message`` of a
@@ -91,8 +92,7 @@ __all__ = [
     "snapshot_of",
 ]
 
-STREAM_INPUTS: tuple[type[Any], ...] = (
-    MessageStart,
+DELTAS: tuple[type[Any], ...] = (
     TextDelta,
     ThinkingDelta,
     ToolUseStart,
@@ -100,11 +100,17 @@ STREAM_INPUTS: tuple[type[Any], ...] = (
     ToolUseStop,
     MessageDelta,
     MessageStop,
+)
+"""Stream events only the core needs: the loop decides on the message they assemble."""
+
+STREAM_INPUTS: tuple[type[Any], ...] = (
+    *DELTAS,
+    MessageStart,
     ErrorReceived,
     Interrupt,
     ToolResult,
 )
-"""Stream events the core assembles and the loop then decides on."""
+"""Every stream event a driver or the runtime feeds in."""
 
 COMMANDS: tuple[type[Any], ...] = (
     AgentPrompt,
@@ -122,6 +128,7 @@ COMMANDS: tuple[type[Any], ...] = (
 
 ROUTES: Mapping[type[Any], tuple[str, ...]] = {
     **{cls: ("core", "loop") for cls in STREAM_INPUTS},
+    **{cls: ("core",) for cls in DELTAS},
     UserMessage: ("core",),
     **{cls: ("loop",) for cls in COMMANDS},
 }

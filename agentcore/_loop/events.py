@@ -34,7 +34,6 @@ __all__ = [
     "AgentFollowUp",
     "AgentMessageEnd",
     "AgentMessageStart",
-    "AgentMessageUpdate",
     "AgentPrompt",
     "AgentReset",
     "AgentResume",
@@ -276,16 +275,6 @@ class AgentMessageStart:
     type: ClassVar[str] = "agent_message_start"
     role: str
     message: Any = attrs.field(default=None, converter=to_message)
-    timestamp: int = _ts()
-
-
-@event_type("agent_message_update", "loop")
-@attrs.frozen(slots=True)
-class AgentMessageUpdate:
-    """A stream delta of the assistant message being streamed."""
-
-    type: ClassVar[str] = "agent_message_update"
-    delta: Any = attrs.field(converter=to_message)
     timestamp: int = _ts()
 
 

@@ -17,7 +17,7 @@ the core's to assemble and report, and the loop ignores it. Inside a run, an inp
 does not fit the phase is rejected with one ``error_message`` (``AGENT_BUSY`` or
 ``PROTOCOL_ERROR``).
 
-Emits: ``agent_start``, ``turn_start``, ``agent_message_start/update/end``,
+Emits: ``agent_start``, ``turn_start``, ``agent_message_start/end``,
 ``tool_execution_start/update/end``, ``tool_approval_required``, ``model_call_retry``,
 ``turn_end``, ``agent_end``, ``error_message``; the stream events it lets into the
 conversation (``user_message`` for prompts and queued messages, ``tool_result`` for calls
@@ -60,7 +60,6 @@ from .events import (
     AgentFollowUp,
     AgentMessageEnd,
     AgentMessageStart,
-    AgentMessageUpdate,
     AgentPrompt,
     AgentReset,
     AgentResume,
@@ -91,31 +90,17 @@ _DELTAS = frozenset(
     (TextDelta, ThinkingDelta, ToolUseStart, InputJsonDelta, ToolUseStop, MessageDelta, MessageStop)
 )
 _INTERRUPTED = ErrorCode.INTERRUPTED.value
-_new = object.__new__
-_set = object.__setattr__
-
-
-def _update(delta: Any, timestamp: int) -> AgentMessageUpdate:
-    """``AgentMessageUpdate(delta, timestamp=...)`` without the converter (``delta`` is a
-    registered stream event already); built once per streamed delta."""
-    update: AgentMessageUpdate = _new(AgentMessageUpdate)
-    _set(update, "delta", delta)
-    _set(update, "timestamp", timestamp)
-    return update
 
 
 def loop_processor(state: LoopState, event: Any) -> tuple[LoopState, tuple[Any, ...]]:
     """Fold one input event into the loop state; return the new state and the outputs.
 
-    A stream delta of the reply being streamed gives one ``agent_message_update``.
-    Events that do not fit the current phase of a run leave the state unchanged and emit
-    one ``error_message`` with code ``AGENT_BUSY`` or ``PROTOCOL_ERROR``.
+    Stream deltas are the core's to assemble: the loop decides on the assembled message,
+    and ignores them. Events that do not fit the current phase of a run leave the state
+    unchanged and emit one ``error_message`` with code ``AGENT_BUSY`` or ``PROTOCOL_ERROR``.
     """
     cls = type(event)
     if cls in _DELTAS:
-        run = state.run
-        if run is not None and run.streaming and state.phase == "model":
-            return state, (_update(event, event.timestamp),)
         return state, ()
     handler = _HANDLERS.get(cls)
     if handler is None:

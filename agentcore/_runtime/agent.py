@@ -43,7 +43,6 @@ from .._loop.events import (
     AgentConfigured,
     AgentContinue,
     AgentFollowUp,
-    AgentMessageUpdate,
     AgentPrompt,
     AgentReset,
     AgentResume,
@@ -183,7 +182,7 @@ class Agent:
             agent_id=self.agent_id,
             clock=clock,
             journal=journal,
-            deliver=lambda output: outlet.send(output),
+            outlet=outlet,
             perform=lambda effect: self._performer.perform(effect),
             report=outlet.report,
             activity=lambda state: activity_of(state.core),
@@ -390,9 +389,9 @@ class Agent:
         (after calling ``on_error``) when it ended with an error or was aborted."""
 
         def relay(event: Any) -> None:
-            if type(event) is AgentMessageUpdate:
-                if on_token is not None and type(event.delta) is TextDelta:
-                    on_token(event.delta.text)
+            if type(event) is TextDelta:
+                if on_token is not None:
+                    on_token(event.text)
             elif on_tool_call is not None and type(event) is ToolExecutionStart:
                 on_tool_call(event)
             elif on_tool_result is not None and type(event) is ToolExecutionEnd:

@@ -39,6 +39,7 @@ from .._journal.resume import dump_state
 from .._journal.snapshots import SnapshotStore
 from .._loop.events import EFFECTS
 from .delivery import EngineFailure
+from .outlet import Outlet
 
 __all__ = ["Shell"]
 
@@ -51,23 +52,17 @@ def _chunk(event: Any) -> str:
     return chunk
 
 
-def scrubbed(event: Any) -> Any:
-    """``event`` with secrets redacted (itself when it holds none).
-
-    Deltas carry one chunk of text: one regular-expression search decides. Other events
-    are checked through their wire form.
-    """
-    if type(event) in _CHUNKED:
-        chunk = _chunk(event)
-        if type(chunk) is not str or _SECRET.search(chunk) is None:
-            return event
-    return scrub_event(event)
+def _may_hold_secret(chunk: Any) -> bool:
+    """Whether a delta's chunk may hold a secret: one regular-expression search (a
+    delta's other fields are an index and maybe a signature, never a secret)."""
+    return type(chunk) is str and _SECRET.search(chunk) is not None
 
 
 class Shell:
     """One agent's conversation state and the loop that advances it (module docstring).
 
-    ``deliver(output)`` hands a non-effect output on (the outlet, through interceptors);
+    ``outlet.send(output)`` hands a non-effect output on (interceptors, presenters,
+    subscribers);
     ``perform(effect)`` performs an effect request; ``report`` takes failures;
     ``activity(state)`` reads what the agent is doing, for ``on_state_change`` handlers.
     """
@@ -80,8 +75,8 @@ class Shell:
         "activity",
         "agent_id",
         "clock",
-        "deliver",
         "journal",
+        "outlet",
         "perform",
         "processor",
         "report",
@@ -98,7 +93,7 @@ class Shell:
         agent_id: str,
         clock: Callable[[], int],
         journal: Journal | None,
-        deliver: Callable[[Any], None],
+        outlet: Outlet,
         perform: Callable[[Any], None],
         report: Callable[[EngineFailure], None],
         activity: Callable[[Any], AgentState],
@@ -110,7 +105,7 @@ class Shell:
         self.agent_id = agent_id
         self.clock = clock
         self.journal = journal
-        self.deliver = deliver
+        self.outlet = outlet
         self.perform = perform
         self.report = report
         self.activity = activity
@@ -127,35 +122,35 @@ class Shell:
         """Stamp, scrub, journal and fold ``event``; deliver its outputs; perform effects."""
         if getattr(event, "timestamp", 1) == 0:
             event = attrs.evolve(event, timestamp=self.clock())
-        self._backlog.append(event)
         if self._feeding:
+            self._backlog.append(event)
             return
         self._feeding = True
         try:
-            self._drain()
+            self._fold(event)
+            backlog = self._backlog
+            while backlog:
+                self._fold(backlog.popleft())
         finally:
             self._feeding = False
 
-    def _drain(self) -> None:
-        backlog, processor, deliver, perform = (
-            self._backlog,
-            self.processor,
-            self.deliver,
-            self.perform,
-        )
-        effects = EFFECTS
-        while backlog:
-            event = scrubbed(backlog.popleft())
-            seq = self._journal(event) if self.journal is not None else 0
-            before = self.state
-            self.state, outputs = processor(before, event)
-            if seq and self.snapshots is not None and seq % self.snapshot_every == 0:
-                self._snapshot(seq)
+    def _fold(self, event: Any) -> None:
+        """One input, from scrubbing to delivery (the per-delta path: written flat)."""
+        if type(event) not in _CHUNKED or _may_hold_secret(_chunk(event)):
+            event = scrub_event(event)
+        journal = self.journal
+        seq = self._journal(event) if journal is not None else 0
+        before = self.state
+        self.state, outputs = self.processor(before, event)
+        if seq and self.snapshots is not None and seq % self.snapshot_every == 0:
+            self._snapshot(seq)
+        if outputs:
             for collector in self._collectors:
-                collector.extend(o for o in outputs if type(o) not in effects)
+                collector.extend(o for o in outputs if type(o) not in EFFECTS)
+            deliver = self.outlet.send
             for output in outputs:
-                if type(output) in effects:
-                    perform(output)
+                if type(output) in EFFECTS:
+                    self.perform(output)
                 else:
                     deliver(output)
             if self._change_handlers:

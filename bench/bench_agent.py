@@ -1,0 +1,183 @@
+"""The path a user takes: an ``Agent`` with a presenter, against the bare core machine.
+
+Printed, each the best of a few rounds (a busy machine inflates a figure, never lowers it):
+
+- per streamed text delta, in the same run: the bare core machine
+  (``create_mealy_machine().process``), the conversation processor alone, and the whole
+  ``Agent`` path (scripted driver -> runtime -> conversation processor -> one presenter);
+  target: the Agent path costs at most 3x the bare core machine;
+- resume of an agent from a 100,000-event JSONL journal, without and with snapshots;
+  targets: under 0.5 s, and under 0.1 s with snapshots;
+- replay of a mixed 1,000,000-event journal: events/s and the growth of the process's
+  peak memory while replaying (target: flat, a few MB).
+
+Run with ``python -m bench agent``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import resource
+import tempfile
+import time
+from typing import Any
+
+from agentcore import Agent, tool
+from agentcore.events import MessageDelta, MessageStart, MessageStop, TextDelta, UserMessage
+from agentcore.journal import JsonlJournal, MemorySnapshots, dump_state, replay
+from agentcore.loop import conversation_processor, create_initial_conversation_state
+from agentcore.machine import create_mealy_machine
+from drivers.scripted import ScriptedDriver, text_turn, tool_turn
+
+DELTAS = 20_000
+ROUNDS = 5
+
+
+class Counter:
+    """A presenter that only counts what it is given."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def present(self, agent_id: str, output: Any) -> None:
+        self.count += 1
+
+
+def _turn(deltas: int) -> list[Any]:
+    return [
+        MessageStart("m1", "bench-model", timestamp=1),
+        *(TextDelta(f"w{i % 100:02d} ", 0, timestamp=1) for i in range(deltas)),
+        MessageDelta(stop_reason="end_turn", timestamp=1),
+        MessageStop("end_turn", timestamp=1),
+    ]
+
+
+def _core_per_delta(turn: list[Any]) -> float:
+    machine = create_mealy_machine()
+    process = machine.process
+    process("a", UserMessage("u", "go", timestamp=1))
+    start = time.perf_counter()
+    for event in turn:
+        process("a", event)
+    return (time.perf_counter() - start) / DELTAS
+
+
+def _conversation_per_delta(turn: list[Any]) -> float:
+    state = create_initial_conversation_state()
+    state, _ = conversation_processor(state, UserMessage("u", "go", timestamp=1))
+    start = time.perf_counter()
+    for event in turn:
+        state, _ = conversation_processor(state, event)
+    return (time.perf_counter() - start) / DELTAS
+
+
+def _agent_per_delta(turn: list[Any]) -> float:
+    presenter = Counter()
+    agent = Agent(ScriptedDriver([turn]), presenters=[presenter])
+
+    async def main() -> float:
+        start = time.perf_counter()
+        await agent.prompt("go")
+        return time.perf_counter() - start
+
+    elapsed = asyncio.run(main())
+    assert presenter.count > DELTAS
+    return elapsed / DELTAS
+
+
+def _streaming() -> None:
+    turn = _turn(DELTAS)
+    core = min(_core_per_delta(turn) for _ in range(ROUNDS))
+    conversation = min(_conversation_per_delta(turn) for _ in range(ROUNDS))
+    agent = min(_agent_per_delta(turn) for _ in range(ROUNDS))
+    ratio = agent / core
+    flag = "OK" if ratio <= 3 else "SLOW"
+    print(f"per text delta, bare core machine:          {core * 1e6:6.2f} µs")
+    print(f"per text delta, conversation processor:     {conversation * 1e6:6.2f} µs")
+    print(f"per text delta, Agent + 1 presenter:        {agent * 1e6:6.2f} µs")
+    print(f"  Agent path / core machine:               {ratio:6.2f}x  [{flag}, <= 3x]")
+
+
+@tool(idempotent=True)
+async def noop(n: int) -> str:
+    """Do nothing."""
+    return "ok"
+
+
+def _journal(path: str, events: int) -> int:
+    """An agent journal of about ``events`` inputs: tool turns and streamed replies."""
+    calls_per_turn = 4
+    turns: list[Any] = []
+    while sum(len(t) for t in turns) < events * 0.95:
+        turns.append(
+            tool_turn([(f"c{len(turns)}_{i}", "noop", {"n": i}) for i in range(calls_per_turn)])
+        )
+        turns.append(text_turn("word " * 200, chunk=4))
+    agent = Agent(ScriptedDriver(turns), tools=[noop], journal=JsonlJournal(path), agent_id="b")
+
+    async def main() -> None:
+        for _ in range(len(turns) // 2):
+            await agent.prompt("go")
+
+    asyncio.run(main())
+    assert agent.journal is not None
+    agent.journal.close()
+    return JsonlJournal(path).last_seq("b")
+
+
+def _resume(path: str) -> None:
+    count = _journal(path, 100_000)
+
+    async def resumed(store: Any) -> float:
+        start = time.perf_counter()
+        await Agent.resume(
+            JsonlJournal(path), model=ScriptedDriver([]), tools=[noop], snapshots=store
+        )
+        return time.perf_counter() - start
+
+    plain = min(asyncio.run(resumed(None)) for _ in range(3))
+    store = MemorySnapshots()
+    agent = asyncio.run(_reload(path))
+    store.save("b", count, _dump(agent))
+    snap = min(asyncio.run(resumed(store)) for _ in range(3))
+    print(
+        f"resume from a {count:,}-event journal:       {plain * 1e3:7.1f} ms  "
+        f"[{'OK' if plain < 0.5 else 'SLOW'}, < 500]"
+    )
+    print(
+        f"resume with a snapshot at the end:          {snap * 1e3:7.1f} ms  "
+        f"[{'OK' if snap < 0.1 else 'SLOW'}, < 100]"
+    )
+
+
+async def _reload(path: str) -> Agent:
+    return await Agent.resume(JsonlJournal(path), model=ScriptedDriver([]), tools=[noop])
+
+
+def _dump(agent: Agent) -> bytes:
+    return dump_state(agent.conversation_state)
+
+
+def _replay(path: str) -> None:
+    count = _journal(path, 1_000_000)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    start = time.perf_counter()
+    n = sum(1 for _ in replay(path))
+    elapsed = time.perf_counter() - start
+    grown = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    print(
+        f"replay of a {count:,}-event journal:       {count / elapsed:9,.0f} inputs/s "
+        f"({n:,} outputs); peak memory grew {grown:.1f} MB"
+    )
+
+
+def main() -> None:
+    _streaming()
+    with tempfile.TemporaryDirectory() as tmp:
+        _resume(os.path.join(tmp, "resume.jsonl"))
+        _replay(os.path.join(tmp, "replay.jsonl"))
+
+
+if __name__ == "__main__":
+    main()
