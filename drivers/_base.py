@@ -22,9 +22,9 @@ from agentcore.errors import ConfigurationError, ErrorCode
 from agentcore.events import ErrorReceived
 
 __all__ = [
-    "THINKING_BUDGETS",
     "ApiKeySource",
     "Failure",
+    "THINKING_BUDGETS",
     "classify_status",
     "error_fields",
     "failure_from_status",
@@ -46,7 +46,8 @@ class Failure:
     """A classified provider failure: what to report and whether trying again may help.
 
     ``retry_after`` is the wait in seconds the provider asked for (``retry-after``
-    headers), ``None`` when it did not say.
+    headers), ``None`` when it did not say; ``attempts`` how many requests were sent
+    before giving up (``open_stream`` sets it).
     """
 
     code: ErrorCode
@@ -54,6 +55,7 @@ class Failure:
     retryable: bool
     retry_after: float | None = None
     status: int | None = None
+    attempts: int = 1
 
     def to_event(self, timestamp: int) -> ErrorReceived:
         """The ``error_received`` event a driver yields for this failure."""
