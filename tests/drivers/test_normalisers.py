@@ -38,7 +38,7 @@ from agentcore.events import (
 from drivers import anthropic, openai, openai_responses
 from drivers._guard import REDACTED
 from drivers._normaliser import Normaliser
-from drivers.testing import assemble, check_stream
+from drivers.testing import Called, Said, assemble, check_stream, reply_chunks
 
 KEY = "sk-test-" + "Q7x" * 8
 """A key of the driver's; text that holds it must never come out with it."""
@@ -108,81 +108,15 @@ def replies(draw: st.DrawFn, shape: str = "any") -> Reply:
     return Reply(tuple(blocks))
 
 
-# -- how each vendor streams a reply ---------------------------------------------------------
-
-
-def anthropic_chunks(reply: Reply) -> list[dict[str, Any]]:
-    message = {"id": "msg_1", "model": "claude-x", "usage": {"input_tokens": 3}}
-    out: list[dict[str, Any]] = [{"type": "message_start", "message": message}]
-    for index, block in enumerate(reply.blocks):
+def rendered(provider: str, reply: Reply) -> list[Any]:
+    """What ``provider`` streams for ``reply``, each block cut where the reply says."""
+    blocks: list[Said | Called] = []
+    for number, block in enumerate(reply.blocks):
         if block.kind == "tool":
-            start = {"type": "tool_use", "id": f"call_{index}", "name": block.name, "input": {}}
-            kind, field = "input_json_delta", "partial_json"
-        elif block.kind == "thinking":
-            start, kind, field = {"type": "thinking", "thinking": ""}, "thinking_delta", "thinking"
+            blocks.append(Called(f"call_{number}", block.name, tuple(pieces(block))))
         else:
-            start, kind, field = {"type": "text", "text": ""}, "text_delta", "text"
-        out.append({"type": "content_block_start", "index": index, "content_block": start})
-        for piece in pieces(block):
-            delta = {"type": kind, field: piece}
-            out.append({"type": "content_block_delta", "index": index, "delta": delta})
-        if block.kind == "thinking":
-            delta = {"type": "signature_delta", "signature": "sig"}
-            out.append({"type": "content_block_delta", "index": index, "delta": delta})
-        out.append({"type": "content_block_stop", "index": index})
-    delta = {"stop_reason": reply.stop}
-    out.append({"type": "message_delta", "delta": delta, "usage": {"output_tokens": 9}})
-    out.append({"type": "message_stop"})
-    return out
-
-
-def chat_chunks(reply: Reply) -> list[Any]:
-    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
-        choice = {"index": 0, "delta": delta, "finish_reason": finish}
-        return {"id": "chatcmpl-1", "model": "gpt-x", "choices": [choice]}
-
-    out: list[Any] = [chunk({"role": "assistant", "content": ""})]
-    tool = 0
-    for block in reply.blocks:
-        if block.kind == "thinking":
-            out += [chunk({"reasoning_content": p}) for p in pieces(block)]
-        elif block.kind == "text":
-            out += [chunk({"content": p}) for p in pieces(block)]
-        else:
-            call = {"index": tool, "id": f"call_{tool}", "type": "function"}
-            out.append(chunk({"tool_calls": [{**call, "function": {"name": block.name}}]}))
-            out += [
-                chunk({"tool_calls": [{"index": tool, "function": {"arguments": p}}]})
-                for p in pieces(block)
-            ]
-            tool += 1
-    out.append(chunk({}, "tool_calls" if tool else "stop"))
-    usage = {"prompt_tokens": 3, "completion_tokens": 9}
-    out.append({"id": "chatcmpl-1", "model": "gpt-x", "choices": [], "usage": usage})
-    out.append(openai.DONE)
-    return out
-
-
-def responses_chunks(reply: Reply) -> list[dict[str, Any]]:
-    response = {"id": "resp_1", "model": "gpt-x", "status": "in_progress"}
-    out: list[dict[str, Any]] = [{"type": "response.created", "response": response}]
-    for index, block in enumerate(reply.blocks):
-        if block.kind == "tool":
-            item = {"type": "function_call", "id": f"fc_{index}", "call_id": f"call_{index}"}
-            item["name"] = block.name
-            kind = "response.function_call_arguments.delta"
-        elif block.kind == "thinking":
-            item = {"type": "reasoning", "id": f"rs_{index}", "encrypted_content": "enc"}
-            kind = "response.reasoning_summary_text.delta"
-        else:
-            item = {"type": "message", "id": f"msg_{index}", "role": "assistant"}
-            kind = "response.output_text.delta"
-        out.append({"type": "response.output_item.added", "output_index": index, "item": item})
-        out += [{"type": kind, "output_index": index, "delta": p} for p in pieces(block)]
-        out.append({"type": "response.output_item.done", "output_index": index, "item": item})
-    done = {**response, "status": "completed", "usage": {"input_tokens": 3, "output_tokens": 9}}
-    out.append({"type": "response.completed", "response": done})
-    return out
+            blocks.append(Said(tuple(pieces(block)), thinking=block.kind == "thinking"))
+    return reply_chunks(provider, blocks)
 
 
 @attrs.frozen
@@ -190,20 +124,17 @@ class Vendor:
     name: str
     normaliser: Normaliser[Any, Any]
     initial_state: Callable[..., Any]
-    render: Callable[[Reply], list[Any]]
     shape: str = "any"
+
+    def render(self, reply: Reply) -> list[Any]:
+        return rendered(self.name, reply)
 
 
 VENDORS = {
-    "anthropic": Vendor(
-        "anthropic", anthropic.NORMALISER, anthropic.initial_state, anthropic_chunks
-    ),
-    "openai": Vendor("openai", openai.NORMALISER, openai.initial_state, chat_chunks, "chat"),
+    "anthropic": Vendor("anthropic", anthropic.NORMALISER, anthropic.initial_state),
+    "openai": Vendor("openai", openai.NORMALISER, openai.initial_state, "chat"),
     "openai-responses": Vendor(
-        "openai-responses",
-        openai_responses.NORMALISER,
-        openai_responses.initial_state,
-        responses_chunks,
+        "openai-responses", openai_responses.NORMALISER, openai_responses.initial_state
     ),
 }
 
