@@ -45,8 +45,7 @@ from agentcore.events import (
     ToolUseStop,
 )
 
-from ._guard import DeltaClass, Held, clean, close, guard
-from ._guard import flush as flush_held
+from ._guard import DeltaClass, Held, clean, close_block, flush_held, guard
 from ._normaliser import Events, Normaliser
 
 __all__ = [
@@ -200,7 +199,7 @@ def _signature(
 ) -> tuple[AnthropicState, Events]:
     """The signature comes after the block's text: release what the block held first."""
     state, out = _begin(state, ts)
-    held, released = close(state.held, index, ts)
+    held, released = close_block(state.held, index, ts)
     out += released
     out.append(ThinkingDelta("", index, signature=signature, timestamp=ts))
     return state._replace(held=held), out
@@ -228,7 +227,7 @@ def _block_start(
 
 
 def _block_stop(state: AnthropicState, index: int, ts: int) -> tuple[AnthropicState, Events]:
-    held, out = close(state.held, index, ts)
+    held, out = close_block(state.held, index, ts)
     for block, tool_id in state.tools:
         if block == index:
             tools = tuple(t for t in state.tools if t[0] != index)

@@ -13,7 +13,7 @@ emits. Two hazards cross delta boundaries, so a block's text may be held back a 
   held until it can no longer match: the next delta of its block decides, or the block's
   end releases it as it is.
 
-Held text is released in order and never lost: ``close`` at the end of a block, ``flush``
+Held text is released in order and never lost: ``close_block`` at the end of a block, ``flush_held``
 at the end of the message (or when the stream fails or is interrupted). Keys shorter than
 ``MIN_KEY_LENGTH`` are not scrubbed: they would eat ordinary text, and no provider issues
 them (a placeholder such as ``"k"`` in a test is not a secret).
@@ -34,8 +34,8 @@ __all__ = [
     "REDACTED",
     "clean",
     "clean_error",
-    "close",
-    "flush",
+    "close_block",
+    "flush_held",
     "guard",
     "secret_keys",
     "valid",
@@ -155,7 +155,7 @@ def _released(text: str) -> str:
     return text[:-1] + _REPLACEMENT if _HIGH_FIRST <= text[-1] <= _HIGH_LAST else text
 
 
-def close(
+def close_block(
     held: Held, index: int, timestamp: int
 ) -> tuple[Held, tuple[TextDelta | ThinkingDelta | InputJsonDelta, ...]]:
     """Block ``index`` ended: release what it held, as one delta (none when it held nothing)."""
@@ -165,7 +165,7 @@ def close(
     return held, ()
 
 
-def flush(
+def flush_held(
     held: Held, timestamp: int
 ) -> tuple[Held, tuple[TextDelta | ThinkingDelta | InputJsonDelta, ...]]:
     """The message ended (or failed, or was interrupted): release every block's held text."""

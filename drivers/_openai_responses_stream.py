@@ -61,8 +61,7 @@ from agentcore.events import (
 )
 
 from ._base import Failure, failure_from_status
-from ._guard import DeltaClass, Held, clean, clean_error, close, guard
-from ._guard import flush as flush_held
+from ._guard import DeltaClass, Held, clean, clean_error, close_block, flush_held, guard
 from ._normaliser import Events, Normaliser
 
 __all__ = [
@@ -253,7 +252,7 @@ def _release(state: ResponsesState, ts: int, out: list[StreamEvent]) -> Response
 def _close(state: ResponsesState, index: int, ts: int, out: list[StreamEvent]) -> ResponsesState:
     if not state.held:
         return state
-    held, released = close(state.held, index, ts)
+    held, released = close_block(state.held, index, ts)
     out += released
     return state._replace(held=held)
 

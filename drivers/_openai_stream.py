@@ -46,8 +46,7 @@ from agentcore.events import (
     Usage,
 )
 
-from ._guard import DeltaClass, Held, clean, guard
-from ._guard import flush as flush_held
+from ._guard import DeltaClass, Held, clean, flush_held, guard
 from ._normaliser import Events, Normaliser
 
 __all__ = [

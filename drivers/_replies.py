@@ -21,7 +21,13 @@ from typing import Any
 
 import attrs
 
-__all__ = ["PROVIDER_FORMATS", "Called", "Said", "reply_chunks", "reply_sse"]
+__all__ = [
+    "Called",
+    "PROVIDER_FORMATS",
+    "Said",
+    "reply_chunks",
+    "reply_sse",
+]
 
 PROVIDER_FORMATS = ("anthropic", "openai", "openai-responses")
 """The wire formats these helpers write (Chat Completions is ``openai``)."""

@@ -31,9 +31,9 @@ from ._replies import reply_chunks as reply_chunks
 from ._replies import reply_sse as reply_sse
 
 __all__ = [
-    "PROVIDER_FORMATS",
     "Called",
     "Interrupted",
+    "PROVIDER_FORMATS",
     "RecordedRequest",
     "ReplayServer",
     "Said",

@@ -15,8 +15,8 @@ from drivers._guard import (
     Held,
     clean,
     clean_error,
-    close,
-    flush,
+    close_block,
+    flush_held,
     guard,
     secret_keys,
     valid,
@@ -33,7 +33,7 @@ def stream(pieces: list[str], keys: tuple[str, ...], index: int = 0) -> tuple[li
     for piece in pieces:
         held, text = guard(held, keys, TextDelta, index, piece)
         out.append(text)
-    held, released = close(held, index, 0)
+    held, released = close_block(held, index, 0)
     out += [e.text for e in released]
     return out, held
 
@@ -94,9 +94,9 @@ def test_a_suffix_that_could_start_the_key_is_held_until_it_cannot() -> None:
 def test_each_block_holds_its_own_text_and_releases_it_as_its_own_event() -> None:
     held, _ = guard((), (KEY,), ThinkingDelta, 0, "think sk")
     held, _ = guard(held, (KEY,), InputJsonDelta, 1, '{"k": "sk-')
-    held, released = close(held, 0, 5)
+    held, released = close_block(held, 0, 5)
     assert released == (ThinkingDelta("sk", 0, timestamp=5),)
-    held, rest = flush(held, 6)
+    held, rest = flush_held(held, 6)
     assert (held, rest) == ((), (InputJsonDelta("sk-", 1, timestamp=6),))
 
 
@@ -104,7 +104,7 @@ def test_a_high_surrogate_is_held_then_joined_or_replaced() -> None:
     held, text = guard((), (), TextDelta, 0, "smile \ud83d")
     assert (text, held) == ("smile ", ((0, TextDelta, "\ud83d"),))
     assert guard(held, (), TextDelta, 0, "\ude00!") == ((), "😀!")
-    assert close(held, 0, 1)[1] == (TextDelta("\ufffd", 0, timestamp=1),)
+    assert close_block(held, 0, 1)[1] == (TextDelta("\ufffd", 0, timestamp=1),)
 
 
 def test_nothing_held_means_the_same_held_object_back() -> None:
@@ -113,7 +113,7 @@ def test_nothing_held_means_the_same_held_object_back() -> None:
     assert held is empty and text == "plain text"
     held, text = guard(empty, (KEY,), TextDelta, 0, "plain words")  # "s" may start the key
     assert (held, text) == (((0, TextDelta, "s"),), "plain word")
-    assert close(empty, 0, 1) == ((), ())
+    assert close_block(empty, 0, 1) == ((), ())
 
 
 def test_secret_keys_drops_short_empty_and_repeated_keys() -> None:
