@@ -72,12 +72,15 @@ def bench_anthropic() -> None:
     stream = anthropic_stream()
     chunks = rechunk(stream, [16_384])  # what a socket read hands the SDK
 
-    async def through_sdk() -> list[tuple[int, float]]:
-        """The first call pays the SDK's one-off imports and model building: time both."""
+    async def through_sdk(key: str = "k", calls: int = 3) -> list[tuple[int, float]]:
+        """The first call pays the SDK's one-off imports and model building: time both.
+
+        ``key`` is the driver's key: the default is too short to be scrubbed, ``KEY`` is
+        scrubbed from every delta."""
         runs = []
-        async with ReplayServer([sse_response(chunks)] * 3) as server:
-            driver = AnthropicDriver("bench", api_key="k", base_url=server.base_url)
-            for _ in range(3):
+        async with ReplayServer([sse_response(chunks)] * calls) as server:
+            driver = AnthropicDriver("bench", api_key=key, base_url=server.base_url)
+            for _ in range(calls):
                 start = time.perf_counter()
                 count = 0
                 async for _ in driver.receive(REQUEST):
@@ -89,6 +92,8 @@ def bench_anthropic() -> None:
     first, *rest = asyncio.run(through_sdk())
     _report("anthropic: SSE bytes -> events, first call", *first)
     _report("anthropic: SSE bytes -> events (SDK + driver)", *min(rest, key=lambda r: r[1]))
+    keyed = asyncio.run(through_sdk(KEY, calls=2))
+    _report("anthropic: the same, scrubbing a key", *min(keyed, key=lambda r: r[1]))
 
     decoded = [json.loads(item.split(b"data: ", 1)[1]) for item in stream]
     step = NORMALISER.step

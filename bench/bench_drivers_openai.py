@@ -74,14 +74,19 @@ def sse_bytes(decoded: list[dict[str, object]]) -> bytes:
     return b"".join(lines) + b"data: [DONE]\n\n"
 
 
-async def _driver_run(response: ScriptedResponse) -> int:
+async def _driver_run(response: ScriptedResponse, key: str = "k") -> int:
+    """One call; ``key`` "k" is too short to be scrubbed, ``KEY`` is scrubbed from every delta."""
     async with ReplayServer([response]) as server:
-        driver = OpenAIDriver("gpt-4.1", api_key="k", base_url=server.base_url + "/v1")
+        driver = OpenAIDriver("gpt-4.1", api_key=key, base_url=server.base_url + "/v1")
         count = 0
         async for _ in driver.receive(REQUEST):
             count += 1
         await driver.aclose()
         return count
+
+
+async def _keyed_run(response: ScriptedResponse) -> int:
+    return await _driver_run(response, KEY)
 
 
 async def _sdk_typed_run(response: ScriptedResponse) -> int:
@@ -171,6 +176,7 @@ def _http_figures(label: str, pieces: tuple[bytes, ...]) -> None:
     """The driver, the SDK under it, and the server under both, for one way of writing."""
     print(f"  {label}:")
     _report("  driver, SSE bytes -> events", _best(lambda: _http(_driver_run, pieces)))
+    _report("  the same, scrubbing a key", _best(lambda: _http(_keyed_run, pieces)))
     _report("  SDK decoded JSON, no mapping", _best(lambda: _http(_sdk_raw_run, pieces)), "chunks")
     _report(
         "  server alone, bytes read by a bare socket",

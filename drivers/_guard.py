@@ -133,7 +133,8 @@ def guard(
             held = _without(held, index)
     elif text.isascii():  # the usual delta: can it hold, or end with, any part of a key?
         for key in keys:
-            if key[:2] in text or text[-1:] == key[0]:
+            first = key[0]
+            if first in text and (text.endswith(first) or key[:2] in text):
                 break
         else:
             return held, text
