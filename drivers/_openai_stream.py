@@ -112,7 +112,13 @@ _NO_TOOLS: Mapping[object, ToolCallState] = {}
 
 
 class ChatState(NamedTuple):
-    """One call's state (choice 0 only). ``tools`` is never mutated: a change copies it."""
+    """One call's state (choice 0 only).
+
+    ``blocks`` is the next block index to hand out; ``tools`` the tool calls by the
+    provider's key (never mutated: a change copies it); ``done`` says the stream is over
+    for the normaliser (``[DONE]`` arrived, or ``finish`` ran) and ``ended`` that
+    ``finish`` ran; ``held`` is the text held back per block (``drivers._guard``).
+    """
 
     message_id: str
     model: str
