@@ -15,7 +15,7 @@ the SDK ten times slower than the rest of the engine; the pure normaliser is
 interrupts, flushing and scrubbing the shared skeleton's (``drivers._stream``).
 
 The SDK swallows the ``data: [DONE]`` line; this driver's stream class hands it over as
-``DONE`` (after reading the rest of the body, so the connection is reused), so that a
+``DONE`` (and reads on to the end of the body, so the connection is reused), so that a
 stream cut cleanly with neither a ``finish_reason`` nor ``[DONE]`` is reported as a
 retryable ``CONNECTION_ERROR``, as the other drivers report a cut.
 """
@@ -23,7 +23,6 @@ retryable ``CONNECTION_ERROR``, as the other drivers report a cut.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import os
 import uuid
@@ -31,6 +30,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 from urllib.parse import urlsplit
 
+import httpx2
 import openai
 from openai._streaming import ServerSentEvent
 
@@ -66,8 +66,8 @@ def classify_openai_error(exc: BaseException) -> Failure | None:
     if isinstance(exc, openai.APIStatusError):
         headers = exc.response.headers
         return failure_from_status(exc.status_code, exc.body, exc.message, headers)
-    if isinstance(exc, openai.APIConnectionError):  # includes APITimeoutError
-        text = str(exc)
+    if isinstance(exc, openai.APIConnectionError | httpx2.TransportError):  # timeouts too
+        text = str(exc) or type(exc).__name__
         cause = exc.__cause__
         if cause is not None and str(cause) and str(cause) not in text:
             text += f" ({type(cause).__name__}: {cause})"
@@ -82,18 +82,17 @@ def classify_openai_error(exc: BaseException) -> Failure | None:
 
 
 class _ChatStream(openai.AsyncStream[object]):
-    """The SDK's stream of decoded JSON, which also hands over ``[DONE]`` as ``DONE``."""
+    """The SDK's stream of decoded JSON, which also hands over ``[DONE]`` as ``DONE``.
+
+    The SDK's own ``_iter_events`` stops at ``[DONE]``; this one, the same decoder on the
+    same bytes, passes it on as the JSON string ``"[DONE]"``, so the SDK yields it and
+    reads on to the end of the body (the connection is then reused). Transport errors
+    come out as the HTTP client raises them (``classify_openai_error`` reads both).
+    """
 
     async def _iter_events(self) -> AsyncIterator[ServerSentEvent]:
-        events = super()._iter_events()
-        async for sse in events:
-            if sse.data.startswith("[DONE]"):
-                with contextlib.suppress(openai.APIError):  # the answer is complete already
-                    async for _ in events:  # the rest of the body: the connection is reused
-                        pass
-                yield _DONE_EVENT
-                return
-            yield sse
+        async for sse in self._decoder.aiter_bytes(self.response.aiter_bytes()):
+            yield _DONE_EVENT if sse.data.startswith("[DONE]") else sse
 
 
 async def post_sse(
