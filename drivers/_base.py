@@ -19,7 +19,6 @@ import attrs
 
 from agentcore import ThinkingLevel
 from agentcore.errors import ConfigurationError, ErrorCode
-from agentcore.events import ErrorReceived
 
 __all__ = [
     "ApiKeySource",
@@ -56,15 +55,6 @@ class Failure:
     retry_after: float | None = None
     status: int | None = None
     attempts: int = 1
-
-    def to_event(self, timestamp: int) -> ErrorReceived:
-        """The ``error_received`` event a driver yields for this failure."""
-        return ErrorReceived(
-            message=self.message,
-            code=self.code.value,
-            retryable=self.retryable,
-            timestamp=timestamp,
-        )
 
 
 # Messages and codes providers use when the prompt does not fit the model's context.
