@@ -17,6 +17,8 @@ from agentcore.events import UserMessage
 from drivers.testing import ReplayServer, rechunk, sse_response
 
 DELTAS = 20_000
+KEY = "sk-ant-api03-" + "x" * 80
+"""A key shaped like Anthropic's, for the figure with secret scrubbing on."""
 REQUEST = ModelRequest(messages=(UserMessage("u", "go"),))
 
 
@@ -65,17 +67,20 @@ def _report(name: str, events: int, seconds: float) -> None:
 
 
 def bench_anthropic() -> None:
-    from drivers.anthropic import AnthropicDriver, StreamMapper
+    from drivers.anthropic import NORMALISER, AnthropicDriver, initial_state
 
     stream = anthropic_stream()
     chunks = rechunk(stream, [16_384])  # what a socket read hands the SDK
 
-    async def through_sdk() -> list[tuple[int, float]]:
-        """The first call pays the SDK's one-off imports and model building: time both."""
+    async def through_sdk(key: str = "k", calls: int = 3) -> list[tuple[int, float]]:
+        """The first call pays the SDK's one-off imports and model building: time both.
+
+        ``key`` is the driver's key: the default is too short to be scrubbed, ``KEY`` is
+        scrubbed from every delta."""
         runs = []
-        async with ReplayServer([sse_response(chunks)] * 3) as server:
-            driver = AnthropicDriver("bench", api_key="k", base_url=server.base_url)
-            for _ in range(3):
+        async with ReplayServer([sse_response(chunks)] * calls) as server:
+            driver = AnthropicDriver("bench", api_key=key, base_url=server.base_url)
+            for _ in range(calls):
                 start = time.perf_counter()
                 count = 0
                 async for _ in driver.receive(REQUEST):
@@ -87,12 +92,19 @@ def bench_anthropic() -> None:
     first, *rest = asyncio.run(through_sdk())
     _report("anthropic: SSE bytes -> events, first call", *first)
     _report("anthropic: SSE bytes -> events (SDK + driver)", *min(rest, key=lambda r: r[1]))
+    keyed = asyncio.run(through_sdk(KEY, calls=2))
+    _report("anthropic: the same, scrubbing a key", *min(keyed, key=lambda r: r[1]))
 
     decoded = [json.loads(item.split(b"data: ", 1)[1]) for item in stream]
-    mapper = StreamMapper(clock=lambda: 0)
-    start = time.perf_counter()
-    mapped = sum(1 for data in decoded if mapper.feed(data) is not None)
-    _report("anthropic: mapping only (decoded JSON)", mapped, time.perf_counter() - start)
+    step = NORMALISER.step
+    for label, keys in (("no key", ()), ("scrubbing a key", (KEY,))):
+        state = initial_state(message_id="m", model="bench", keys=keys)
+        start = time.perf_counter()
+        mapped = 0
+        for data in decoded:
+            state, events = step(state, data, 0)
+            mapped += len(events)
+        _report(f"anthropic: normaliser only ({label})", mapped, time.perf_counter() - start)
 
 
 def main() -> None:

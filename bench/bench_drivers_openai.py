@@ -3,7 +3,8 @@
 A local ReplayServer streams one long completion (20,000 content chunks, then a tool call
 with 2,000 argument fragments and a usage chunk) to ``OpenAIDriver`` through the real SDK
 HTTP client and SSE decoder. Reported: the whole path (socket, HTTP, SSE decode, JSON,
-mapping), the mapping alone (``ChunkMapper.feed`` on decoded dicts), the SDK's decoded
+mapping), the normaliser alone (``NORMALISER.step`` on decoded dicts, without and with a
+key to scrub), the SDK's decoded
 JSON with no mapping (the floor the driver builds on) and, for scale, the SDK's typed path
 (``chat.completions.create``, a pydantic model per chunk) that the driver avoids. The
 server runs in the same process and loop, so its cost is in every HTTP figure; the
@@ -27,8 +28,7 @@ import openai
 
 from agentcore import ModelRequest
 from agentcore.events import UserMessage
-from drivers._openai_stream import ChunkMapper
-from drivers.openai import OpenAIDriver
+from drivers.openai import NORMALISER, OpenAIDriver, initial_state
 from drivers.testing import ReplayServer, ScriptedResponse, rechunk, sse_response
 
 RUNS = 3
@@ -38,6 +38,8 @@ STREAM_CHUNKS = TEXT_CHUNKS + ARG_CHUNKS + 4
 """Chunks in the stream: a role chunk, the text, the tool call's start, its fragments,
 the finish chunk and the usage chunk."""
 REQUEST = ModelRequest(messages=(UserMessage(message_id="u", content="go"),))
+KEY = "sk-proj-" + "x" * 48
+"""A key shaped like OpenAI's, for the figure with secret scrubbing on."""
 
 
 def _chunk(delta: dict[str, object], finish: str | None = None) -> dict[str, object]:
@@ -72,14 +74,19 @@ def sse_bytes(decoded: list[dict[str, object]]) -> bytes:
     return b"".join(lines) + b"data: [DONE]\n\n"
 
 
-async def _driver_run(response: ScriptedResponse) -> int:
+async def _driver_run(response: ScriptedResponse, key: str = "k") -> int:
+    """One call; ``key`` "k" is too short to be scrubbed, ``KEY`` is scrubbed from every delta."""
     async with ReplayServer([response]) as server:
-        driver = OpenAIDriver("gpt-4.1", api_key="k", base_url=server.base_url + "/v1")
+        driver = OpenAIDriver("gpt-4.1", api_key=key, base_url=server.base_url + "/v1")
         count = 0
         async for _ in driver.receive(REQUEST):
             count += 1
         await driver.aclose()
         return count
+
+
+async def _keyed_run(response: ScriptedResponse) -> int:
+    return await _driver_run(response, KEY)
 
 
 async def _sdk_typed_run(response: ScriptedResponse) -> int:
@@ -128,12 +135,14 @@ async def _server_only_run(response: ScriptedResponse) -> int:
         return STREAM_CHUNKS
 
 
-def _mapping_only(decoded: list[dict[str, object]]) -> int:
-    mapper = ChunkMapper(model="m", message_id="x")
+def _mapping_only(decoded: list[dict[str, object]], keys: tuple[str, ...] = ()) -> int:
+    step = NORMALISER.step
+    state = initial_state(model="m", message_id="x", keys=keys)
     count = 0
     for chunk in decoded:
-        count += len(mapper.feed(chunk, 0))
-    return count + len(mapper.finish(0))
+        state, events = step(state, chunk, 0)
+        count += len(events)
+    return count + len(NORMALISER.finish(state, 0)[1])
 
 
 def _best(run: Callable[[], int], runs: int = RUNS) -> tuple[int, float, float]:
@@ -167,6 +176,7 @@ def _http_figures(label: str, pieces: tuple[bytes, ...]) -> None:
     """The driver, the SDK under it, and the server under both, for one way of writing."""
     print(f"  {label}:")
     _report("  driver, SSE bytes -> events", _best(lambda: _http(_driver_run, pieces)))
+    _report("  the same, scrubbing a key", _best(lambda: _http(_keyed_run, pieces)))
     _report("  SDK decoded JSON, no mapping", _best(lambda: _http(_sdk_raw_run, pieces)), "chunks")
     _report(
         "  server alone, bytes read by a bare socket",
@@ -180,7 +190,8 @@ def main() -> None:
     assert len(decoded) == STREAM_CHUNKS
     raw = sse_bytes(decoded)
     print(f"  stream: {len(decoded)} chunks, {len(raw) / 1e6:.1f} MB of SSE, best of {RUNS}")
-    _report("mapping only (ChunkMapper.feed)", _best(lambda: _mapping_only(decoded)))
+    _report("normaliser only (no key)", _best(lambda: _mapping_only(decoded)))
+    _report("normaliser only (scrubbing a key)", _best(lambda: _mapping_only(decoded, (KEY,))))
     _http_figures("16 KiB writes", rechunk([raw], [16_384]))
     _http_figures("one write per SSE event", sse_response(raw).chunks)
     typed = _best(lambda: _http(_sdk_typed_run, rechunk([raw], [16_384])), runs=1)

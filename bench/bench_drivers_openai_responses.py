@@ -4,7 +4,8 @@ A local ReplayServer streams one long response (20,000 ``output_text.delta`` eve
 a function call with 2,000 argument deltas and ``response.completed``) to
 ``OpenAIResponsesDriver`` through the real SDK HTTP client and SSE decoder. Reported: the
 whole path (socket, HTTP, SSE decode, JSON, mapping) with 16 KiB writes and with one write
-per SSE event, the mapping alone (``ResponseEventMapper.feed`` on decoded dicts) and, for
+per SSE event, the normaliser alone (``NORMALISER.step`` on decoded dicts, without and with a key to
+scrub) and, for
 scale, the SDK's typed path (``responses.create``, a pydantic model per event) that the
 driver avoids. The server runs in the same process and loop, so its cost is in every HTTP
 figure. Target: the driver is never the bottleneck below 50,000 events/s.
@@ -21,13 +22,15 @@ import openai
 
 from agentcore import ModelRequest
 from agentcore.events import UserMessage
-from drivers.openai_responses import OpenAIResponsesDriver, ResponseEventMapper
+from drivers.openai_responses import NORMALISER, OpenAIResponsesDriver, initial_state
 from drivers.testing import ReplayServer, ScriptedResponse, rechunk, sse_response
 
 TEXT_DELTAS = 20_000
 ARG_DELTAS = 2_000
 MODEL = "gpt-4.1-2025-04-14"
 REQUEST = ModelRequest(messages=(UserMessage(message_id="u", content="go"),))
+KEY = "sk-proj-" + "x" * 48
+"""A key shaped like OpenAI's, for the figure with secret scrubbing on."""
 
 
 def events() -> list[dict[str, Any]]:
@@ -101,12 +104,14 @@ async def _sdk_typed_run(response: ScriptedResponse) -> tuple[int, float]:
         return count, elapsed
 
 
-def _mapping_only(decoded: list[dict[str, Any]]) -> tuple[int, float]:
-    mapper = ResponseEventMapper(model="m", message_id="x")
+def _mapping_only(decoded: list[dict[str, Any]], keys: tuple[str, ...] = ()) -> tuple[int, float]:
+    step = NORMALISER.step
+    state = initial_state(model="m", message_id="x", keys=keys)
     start = time.perf_counter()
     count = 0
     for event in decoded:
-        count += len(mapper.feed(event, 0))
+        state, events = step(state, event, 0)
+        count += len(events)
     return count, time.perf_counter() - start
 
 
@@ -119,7 +124,8 @@ def main() -> None:
     decoded = events()
     raw = sse_bytes(decoded)
     print(f"  stream: {len(decoded)} SSE events, {len(raw) / 1e6:.1f} MB")
-    _report("mapping only (ResponseEventMapper.feed)", *_mapping_only(decoded))
+    _report("normaliser only (no key)", *_mapping_only(decoded))
+    _report("normaliser only (scrubbing a key)", *_mapping_only(decoded, (KEY,)))
     for size, label in ((16_384, "16 KiB writes"), (None, "one write per SSE event")):
         response = sse_response(rechunk([raw], [size]) if size else raw)
         _report(f"driver, SSE bytes -> events ({label})", *asyncio.run(_driver_run(response)))

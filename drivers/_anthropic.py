@@ -1,26 +1,10 @@
-"""The Anthropic Messages driver: SSE stream events in, agentcore stream events out.
+"""The Anthropic Messages driver: its request, its HTTP stream and its errors.
 
-The driver goes through the official SDK's HTTP client and SSE decoder
-(``messages.with_raw_response.create(stream=True)`` then ``AsyncStream.raw_events``) and
-maps the decoded JSON itself, skipping the SDK's per-event pydantic models, which alone
-would cap a process below 40,000 events/s. Event mapping (see docs/providers.md):
-
-=====================================  ==============================================
-provider event                         agentcore event
-=====================================  ==============================================
-message_start                          MessageStart (input and cache usage remembered)
-content_block_start text / thinking    TextDelta / ThinkingDelta, only if it has text
-content_block_start redacted_thinking  ThinkingDelta(redacted_data=...)
-content_block_start tool_use           ToolUseStart
-text_delta / thinking_delta            TextDelta / ThinkingDelta
-signature_delta                        ThinkingDelta(text="", signature=...)
-input_json_delta                       InputJsonDelta
-content_block_stop of a tool_use       ToolUseStop
-message_delta                          MessageDelta(stop_reason, usage of the whole call)
-message_stop                           MessageStop(stop_reason)
-error (SSE event)                      ErrorReceived (overloaded_error: OVERLOADED, retryable)
-ping, citations_delta, other blocks    nothing
-=====================================  ==============================================
+The request goes through the official SDK's HTTP client and SSE decoder
+(``messages.with_raw_response.create(stream=True)`` then ``AsyncStream.raw_events``); the
+decoded JSON goes to the pure normaliser in ``drivers._anthropic_stream``, skipping the
+SDK's per-event pydantic models, which alone would cap a process below 40,000 events/s.
+Retries, interrupts, flushing and scrubbing are the shared skeleton's (``drivers._stream``).
 """
 
 from __future__ import annotations
@@ -28,56 +12,27 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from collections.abc import AsyncIterator, Awaitable, Callable
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
 
 import anthropic
 import httpx2
 
 from agentcore import ModelRequest, ThinkingLevel
-from agentcore.errors import AgentError, ConfigurationError, ErrorCode
-from agentcore.events import (
-    ErrorReceived,
-    InputJsonDelta,
-    MessageDelta,
-    MessageStart,
-    MessageStop,
-    StreamEvent,
-    TextDelta,
-    ThinkingDelta,
-    ToolUseStart,
-    ToolUseStop,
-)
+from agentcore.errors import ConfigurationError, ErrorCode
 
 from ._anthropic_request import build_params
-from ._base import ApiKeySource, Failure, failure_from_status, now_ms, resolve_api_key
-from ._call import StreamCall
+from ._anthropic_stream import NORMALISER, AnthropicState, initial_state
+from ._base import ApiKeySource, Failure, failure_from_status, now_ms
+from ._call import Close
 from ._retry import RetryPolicy
+from ._stream import StreamingDriver
 
-__all__ = ["AnthropicDriver", "STOP_REASONS", "StreamMapper", "classify"]
+__all__ = ["AnthropicDriver", "classify"]
 
-STOP_REASONS = {
-    "end_turn": "end_turn",
-    "max_tokens": "max_tokens",
-    "stop_sequence": "stop_sequence",
-    "tool_use": "tool_use",
-    "pause_turn": "pause_turn",
-    "refusal": "refusal",
-    "model_context_window_exceeded": "max_tokens",
-}
-"""Provider stop reason -> agentcore stop reason; unknown values pass through unchanged."""
-
-_USAGE_KEYS = (
-    ("input_tokens", "input_tokens"),
-    ("output_tokens", "output_tokens"),
-    ("cache_read_input_tokens", "cache_read_tokens"),
-    ("cache_creation_input_tokens", "cache_write_tokens"),
-)
-
-
-_CUT_SHORT = Failure(
-    ErrorCode.CONNECTION_ERROR, "the Anthropic stream ended before message_stop", True
-)
+_Event = Mapping[str, Any]
+_PLACEHOLDER = "set-by-get_api_key"
 
 
 class _SSEError(Exception):
@@ -88,88 +43,17 @@ class _SSEError(Exception):
         self.body = body
 
 
-class StreamMapper:
-    """Maps decoded Anthropic SSE events (dicts) to agentcore stream events, one call's worth.
-
-    Holds the little state the mapping needs: usage so far, the stop reason, and which
-    block indexes are tool calls. ``feed`` returns at most one event per provider event.
-    """
-
-    __slots__ = ("_clock", "_stop_reason", "_tools", "_usage", "finished")
-
-    def __init__(self, clock: Callable[[], int] = now_ms) -> None:
-        self._clock = clock
-        self._usage: dict[str, int] = {}
-        self._tools: dict[int, str] = {}
-        self._stop_reason: str | None = None
-        self.finished = False
-
-    def feed(self, event: dict[str, Any]) -> StreamEvent | None:
-        """The agentcore event for one provider event, or ``None`` when there is none."""
-        kind = event.get("type")
-        if kind == "content_block_delta":
-            return self._delta(event["index"], event["delta"])
-        if kind == "content_block_start":
-            return self._block_start(event["index"], event["content_block"])
-        if kind == "content_block_stop":
-            tool_id = self._tools.pop(event["index"], None)
-            if tool_id is None:
-                return None
-            return ToolUseStop(tool_id, event["index"], timestamp=self._clock())
-        if kind == "message_start":
-            message = event["message"]
-            self._add_usage(message.get("usage"))
-            return MessageStart(message["id"], message["model"], timestamp=self._clock())
-        if kind == "message_delta":
-            reason = event.get("delta", {}).get("stop_reason")
-            if reason is not None:
-                self._stop_reason = STOP_REASONS.get(reason, reason)
-            self._add_usage(event.get("usage"))
-            return MessageDelta(self._stop_reason, self._usage_dict(), timestamp=self._clock())
-        if kind == "message_stop":
-            self.finished = True
-            return MessageStop(self._stop_reason, timestamp=self._clock())
-        return None
-
-    def _delta(self, index: int, delta: dict[str, Any]) -> StreamEvent | None:
-        kind = delta.get("type")
-        if kind == "text_delta":
-            return TextDelta(delta["text"], index, timestamp=self._clock())
-        if kind == "input_json_delta":
-            return InputJsonDelta(delta["partial_json"], index, timestamp=self._clock())
-        if kind == "thinking_delta":
-            return ThinkingDelta(delta["thinking"], index, timestamp=self._clock())
-        if kind == "signature_delta":
-            return ThinkingDelta("", index, signature=delta["signature"], timestamp=self._clock())
-        return None
-
-    def _block_start(self, index: int, block: dict[str, Any]) -> StreamEvent | None:
-        kind = block.get("type")
-        if kind == "tool_use":
-            self._tools[index] = block["id"]
-            return ToolUseStart(block["id"], block["name"], index, timestamp=self._clock())
-        if kind == "text" and block.get("text"):
-            return TextDelta(block["text"], index, timestamp=self._clock())
-        if kind == "thinking" and block.get("thinking"):
-            return ThinkingDelta(block["thinking"], index, timestamp=self._clock())
-        if kind == "redacted_thinking":
-            return ThinkingDelta("", index, redacted_data=block["data"], timestamp=self._clock())
-        return None
-
-    def _add_usage(self, usage: dict[str, Any] | None) -> None:
-        """Anthropic's counts are cumulative: a later non-null value replaces an earlier one."""
-        if usage:
-            for source, target in _USAGE_KEYS:
-                value = usage.get(source)
-                if value is not None:
-                    self._usage[target] = value
-
-    def _usage_dict(self) -> dict[str, int]:
-        return dict(self._usage)
+def _described(exc: BaseException) -> str:
+    """The SDK's message and, when it wraps one, the cause's ("Connection error." says little)."""
+    text = str(exc) or type(exc).__name__
+    cause = exc.__cause__
+    if cause is not None and str(cause) and str(cause) not in text:
+        text += f" ({type(cause).__name__}: {cause})"
+    return text
 
 
-def classify(exc: BaseException) -> Failure:
-    """Classify anything raised while calling Anthropic or reading its stream."""
+def classify(exc: BaseException) -> Failure | None:
+    """Classify what the Anthropic SDK or its stream raised; ``None`` for anything else."""
     if isinstance(exc, anthropic.APIStatusError):
         return failure_from_status(exc.status_code, exc.body, exc.message, exc.response.headers)
     if isinstance(exc, _SSEError):
@@ -177,16 +61,15 @@ def classify(exc: BaseException) -> Failure:
     if isinstance(exc, anthropic.APITimeoutError | httpx2.TimeoutException):
         return Failure(ErrorCode.CONNECTION_ERROR, "the request to Anthropic timed out", True)
     if isinstance(exc, anthropic.APIConnectionError | httpx2.TransportError):
-        text = str(exc) or type(exc).__name__
-        return Failure(ErrorCode.CONNECTION_ERROR, f"connection to Anthropic failed: {text}", True)
-    if isinstance(exc, AgentError):
-        return Failure(exc.code, exc.message, False)
+        return Failure(
+            ErrorCode.CONNECTION_ERROR, f"connection to Anthropic failed: {_described(exc)}", True
+        )
     if isinstance(exc, json.JSONDecodeError):
         return Failure(ErrorCode.PROVIDER_ERROR, f"Anthropic sent an invalid event: {exc}", False)
-    return Failure(ErrorCode.DRIVER_ERROR, f"{type(exc).__name__}: {exc}", False)
+    return None
 
 
-async def _decoded(response: httpx2.Response) -> AsyncIterator[dict[str, Any]]:
+async def _decoded(response: httpx2.Response) -> AsyncIterator[_Event]:
     """The SDK's SSE decoding of ``response``, as dicts; an ``error`` event raises."""
     try:
         async for sse in anthropic.AsyncStream.raw_events(response):
@@ -202,7 +85,7 @@ async def _decoded(response: httpx2.Response) -> AsyncIterator[dict[str, Any]]:
         await response.aclose()
 
 
-class AnthropicDriver:
+class AnthropicDriver(StreamingDriver[AnthropicState, _Event]):
     """Streams one Anthropic Messages call at a time as agentcore stream events.
 
     Pass ``client`` (an ``anthropic.AsyncAnthropic``) to reuse your configuration; the
@@ -218,10 +101,10 @@ class AnthropicDriver:
     ``retry``; a failure after events were yielded ends the message with a retryable
     ``CONNECTION_ERROR`` (or the provider's error), so what was streamed is kept and
     nothing is streamed twice. ``interrupt`` closes the HTTP stream; ``receive`` then ends
-    without yielding anything more (the engine records the interrupt itself).
+    without yielding anything more than the text it held back (``drivers._guard``).
     """
 
-    name = "anthropic"
+    normaliser = NORMALISER
 
     def __init__(
         self,
@@ -243,7 +126,7 @@ class AnthropicDriver:
             raise ConfigurationError(
                 "pass api_key and base_url to your AsyncAnthropic client, not to the driver"
             )
-        self._owns_client = client is None
+        owns_client = client is None
         if client is None:
             key = api_key or os.environ.get("ANTHROPIC_API_KEY")
             if key is None and get_api_key is None:
@@ -252,91 +135,51 @@ class AnthropicDriver:
                     "get_api_key= or client="
                 )
             client = anthropic.AsyncAnthropic(
-                api_key=key or "set-by-get_api_key", base_url=base_url, max_retries=0
+                api_key=key or _PLACEHOLDER, base_url=base_url, max_retries=0
             )
+        configured = client.api_key if client.api_key != _PLACEHOLDER else None
+        super().__init__(
+            name="anthropic",
+            retry=retry,
+            get_api_key=get_api_key,
+            keys=(configured,),
+            owns_client=owns_client,
+            clock=clock,
+            sleep=sleep,
+        )
         self._client = client.with_options(max_retries=0)
         self.model = model
         self.max_tokens = max_tokens
         self.thinking_level: ThinkingLevel = thinking_level
-        self._get_api_key = get_api_key
-        self._retry = retry or RetryPolicy()
-        self._clock = clock
-        self._sleep = sleep
-        self._call: StreamCall | None = None
 
-    async def aclose(self) -> None:
-        """Close the HTTP client if this driver built it; a client passed in is the caller's.
+    def prepare(self, request: ModelRequest) -> dict[str, Any]:
+        """The ``messages.create`` arguments for ``request`` (see ``build_params``)."""
+        return build_params(
+            request,
+            model=self.model,
+            max_tokens=self.max_tokens,
+            thinking_level=self.thinking_level,
+        )
 
-        Idempotent. Call it when the driver is done (``Agent.aclose`` does for a driver it
-        resolved from a model name), so no connection outlives its event loop.
-        """
-        if self._owns_client:
-            await self._client.close()
+    def initial_state(self, body: dict[str, Any], keys: tuple[str, ...]) -> AnthropicState:
+        return initial_state(message_id=f"msg_{uuid.uuid4().hex}", model=body["model"], keys=keys)
 
-    def interrupt(self) -> None:
-        """Stop the current call promptly (idempotent; a no-op when idle; any thread)."""
-        call = self._call
-        if call is not None:
-            call.interrupt()
+    def endpoint(self, body: dict[str, Any]) -> str:
+        return str(self._client.base_url).rstrip("/") + "/v1/messages"
 
-    async def receive(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        """Stream one assistant message for ``request`` (see the class docstring)."""
-        call = StreamCall()
-        self._call = call
-        try:
-            try:
-                params = build_params(
-                    request,
-                    model=self.model,
-                    max_tokens=self.max_tokens,
-                    thinking_level=self.thinking_level,
-                )
-            except AgentError as exc:
-                yield ErrorReceived(exc.message, exc.code.value, timestamp=self._clock())
-                return
-            opened = await call.open(
-                self._starter(call, params), classify, self._retry, sleep=self._sleep
-            )
-            if opened is None:
-                return
-            if isinstance(opened, Failure):
-                yield opened.to_event(self._clock())
-                return
-            mapper = StreamMapper(self._clock)
-            event = mapper.feed(opened.first)
-            if event is not None:
-                yield event
-            try:
-                async for data in opened.stream:
-                    if call.interrupted:
-                        return
-                    event = mapper.feed(data)
-                    if event is not None:
-                        yield event
-            except Exception as exc:
-                if not call.interrupted:
-                    yield classify(exc).to_event(self._clock())
-                return
-            if not mapper.finished and not call.interrupted:
-                yield _CUT_SHORT.to_event(self._clock())
-        finally:
-            if self._call is call:
-                self._call = None
-            await call.aclose()
+    def classify(self, exc: BaseException) -> Failure | None:
+        return classify(exc)
 
-    def _starter(
-        self, call: StreamCall, params: dict[str, Any]
-    ) -> Callable[[], Awaitable[AsyncIterator[dict[str, Any]]]]:
-        """One attempt: a fresh key if ``get_api_key`` is set, the request, the response."""
+    async def start_stream(
+        self, body: dict[str, Any], key: str | None, attach: Callable[[Close], None]
+    ) -> AsyncIterator[_Event]:
+        """One attempt: the request (with ``key`` when ``get_api_key`` gave one), the response."""
+        client = self._client if key is None else self._client.with_options(api_key=key)
+        raw = await client.messages.with_raw_response.create(
+            **body, stream=True, timeout=self.retry.timeout
+        )
+        attach(raw.http_response.aclose)
+        return _decoded(raw.http_response)
 
-        async def start() -> AsyncIterator[dict[str, Any]]:
-            client = self._client
-            if self._get_api_key is not None:
-                client = client.with_options(api_key=await resolve_api_key(self._get_api_key))
-            raw = await client.messages.with_raw_response.create(
-                **params, stream=True, timeout=self._retry.timeout
-            )
-            call.attach(raw.http_response.aclose)
-            return _decoded(raw.http_response)
-
-        return start
+    async def close_client(self) -> None:
+        await self._client.close()

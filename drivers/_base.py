@@ -19,12 +19,11 @@ import attrs
 
 from agentcore import ThinkingLevel
 from agentcore.errors import ConfigurationError, ErrorCode
-from agentcore.events import ErrorReceived
 
 __all__ = [
-    "THINKING_BUDGETS",
     "ApiKeySource",
     "Failure",
+    "THINKING_BUDGETS",
     "classify_status",
     "error_fields",
     "failure_from_status",
@@ -46,7 +45,8 @@ class Failure:
     """A classified provider failure: what to report and whether trying again may help.
 
     ``retry_after`` is the wait in seconds the provider asked for (``retry-after``
-    headers), ``None`` when it did not say.
+    headers), ``None`` when it did not say; ``attempts`` how many requests were sent
+    before giving up (``open_stream`` sets it).
     """
 
     code: ErrorCode
@@ -54,15 +54,7 @@ class Failure:
     retryable: bool
     retry_after: float | None = None
     status: int | None = None
-
-    def to_event(self, timestamp: int) -> ErrorReceived:
-        """The ``error_received`` event a driver yields for this failure."""
-        return ErrorReceived(
-            message=self.message,
-            code=self.code.value,
-            retryable=self.retryable,
-            timestamp=timestamp,
-        )
+    attempts: int = 1
 
 
 # Messages and codes providers use when the prompt does not fit the model's context.

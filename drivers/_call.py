@@ -1,32 +1,25 @@
-"""One model call's lifecycle, shared by every HTTP driver: open, interrupt, close.
+"""One model call's lifecycle: open, interrupt, close (used by ``drivers._stream``).
 
-A driver makes a ``StreamCall`` per ``receive()`` and keeps only its vendor specifics
-(request body, event mapping, error classification)::
+The streaming skeleton makes a ``StreamCall`` per ``receive()``; ``interrupt()`` reaches
+it through the driver, ``start()`` attaches each attempt's response to it, and the
+skeleton closes it whatever happened::
 
     call = StreamCall()
-    self._call = call                      # what the driver's interrupt() reaches
-    try:
-        opened = await call.open(start, classify, policy)   # start() calls call.attach()
-        if opened is None:                 # interrupted: end without another event
-            return
-        if isinstance(opened, Failure):
-            yield opened.to_event(clock())
-            return
-        ...map opened.first...
-        async for item in opened.stream:   # the hot loop stays a plain async for
-            if call.interrupted:
-                return
-            ...
-    finally:
-        self._call = None
-        await call.aclose()
+    opened = await call.open(start, classify, policy)   # start() calls call.attach()
+    if opened is None:                 # interrupted: end without another event
+        return
+    async for item in opened.stream:   # the hot loop stays a plain async for
+        if call.interrupted:
+            break
+    ...
+    await call.aclose()                # in a finally
 
 How ``interrupt()`` reaches the call, from any thread: it sets ``interrupted`` at once
 and schedules, on the call's event loop, either the cancellation of the task that opens
 the stream (the request, a backoff sleep, the read of the first item) or the closing of
 the attached HTTP response, which ends a read in progress. The caller's own task is never
-cancelled, so it is never left with a pending cancellation; the driver checks
-``interrupted`` after each item it yields.
+cancelled, so it is never left with a pending cancellation; the skeleton checks
+``interrupted`` after each item and each event it yields.
 """
 
 from __future__ import annotations

@@ -9,8 +9,9 @@
 The request goes through the official ``openai`` SDK's HTTP client and SSE decoder
 (``AsyncOpenAI.post("/responses", stream=True)``); events are taken as the JSON the SDK
 decodes rather than as its pydantic models, which would cost several times the rest of
-the path. The mapping is in ``drivers._openai_responses_stream``, the body in
-``drivers._openai_responses_request``. Requests are stateless (``store: false``): the
+the path. The pure normaliser is ``drivers._openai_responses_stream``, the body
+``drivers._openai_responses_request``, and retries, interrupts, flushing and scrubbing the
+shared skeleton's (``drivers._stream``). Requests are stateless (``store: false``): the
 engine holds the conversation, and reasoning is carried between turns as
 ``encrypted_content`` inside ``ThinkingPart``.
 
@@ -40,52 +41,37 @@ from typing import Any
 import openai
 
 from agentcore import ModelRequest, ThinkingLevel
-from agentcore.errors import AgentError, ConfigurationError, ErrorCode
-from agentcore.events import ErrorReceived, StreamEvent
+from agentcore.errors import ConfigurationError
 
-from ._base import ApiKeySource, Failure, failure_from_status, now_ms
-from ._call import StreamCall
-from ._openai import NO_KEY, classify_openai_error, open_sse
+from ._base import ApiKeySource, Failure, now_ms
+from ._call import Close
+from ._openai import NO_KEY, classify_openai_error, post_sse
 from ._openai_responses_request import build_body
-from ._openai_responses_stream import ResponseEventMapper
+from ._openai_responses_stream import NORMALISER, ResponsesState, error_event_failure, initial_state
 from ._retry import RetryPolicy
+from ._stream import StreamingDriver
 
 __all__ = ["OpenAIResponsesDriver", "classify"]
 
 _Event = dict[str, Any]
-_CUT_SHORT = Failure(
-    ErrorCode.CONNECTION_ERROR, "the Responses stream ended before response.completed", True
-)
 
 
 class _StreamError(Exception):
-    """An ``error`` event inside a stream that had already answered ``200``."""
+    """An ``error`` event as the first event of a stream: classified, and maybe retried."""
 
     def __init__(self, body: _Event) -> None:
         super().__init__(str(body.get("message") or body))
         self.body = body
 
 
-def classify(exc: BaseException) -> Failure:
-    """Classify anything raised while calling the Responses API or reading its stream."""
+def classify(exc: BaseException) -> Failure | None:
+    """Classify what the Responses API or its stream raised; ``None`` for anything else."""
     if isinstance(exc, _StreamError):  # {"type": "error", "code", "message", "param"}
-        error = {"code": exc.body.get("code"), "message": exc.body.get("message")}
-        return failure_from_status(200, {"error": error}, str(exc), None)
-    if isinstance(exc, AgentError):  # from get_api_key: not worth retrying
-        return Failure(exc.code, exc.message, False)
+        return error_event_failure(exc.body)
     return classify_openai_error(exc)
 
 
-def _checked(event: object) -> _Event:
-    """``event`` if it is a JSON object; an ``error`` event raises ``_StreamError``."""
-    if not isinstance(event, dict):
-        raise ValueError(f"expected a JSON object, got {type(event).__name__}")
-    if event.get("type") == "error":
-        raise _StreamError(event)
-    return event
-
-
-class OpenAIResponsesDriver:
+class OpenAIResponsesDriver(StreamingDriver[ResponsesState, object]):
     """Stream one Responses API call at a time as agentcore stream events.
 
     ``client``: an ``openai.AsyncOpenAI`` to use as is (never closed by the driver);
@@ -99,6 +85,8 @@ class OpenAIResponsesDriver:
     Raises ``ConfigurationError`` at construction for an empty model name or when no key
     can be found; the message names the variable to set.
     """
+
+    normaliser = NORMALISER
 
     def __init__(
         self,
@@ -119,16 +107,7 @@ class OpenAIResponsesDriver:
     ) -> None:
         if not model:
             raise ConfigurationError("OpenAIResponsesDriver needs a model name, e.g. 'gpt-5'")
-        self.name = provider
-        self.model = model
-        self.thinking_level: ThinkingLevel = thinking_level
-        self.max_tokens = max_tokens
-        self.supports_xhigh = supports_xhigh
-        self.retry = retry if retry is not None else RetryPolicy()
-        self._get_api_key = get_api_key
-        self._clock = clock
-        self._sleep = sleep
-        self._owns_client = client is None
+        owns_client = client is None
         if client is None:
             key = api_key or os.environ.get(api_key_env)
             if not key and get_api_key is None:
@@ -136,8 +115,20 @@ class OpenAIResponsesDriver:
                     f"no API key: set {api_key_env}, or pass api_key=, get_api_key= or client="
                 )
             client = openai.AsyncOpenAI(api_key=key or NO_KEY, base_url=base_url, max_retries=0)
+        super().__init__(
+            name=provider,
+            retry=retry,
+            get_api_key=get_api_key,
+            keys=(client.api_key if client.api_key != NO_KEY else None,),
+            owns_client=owns_client,
+            clock=clock,
+            sleep=sleep,
+        )
         self._client = client
-        self._call: StreamCall | None = None
+        self.model = model
+        self.thinking_level: ThinkingLevel = thinking_level
+        self.max_tokens = max_tokens
+        self.supports_xhigh = supports_xhigh
 
     def build_body(self, request: ModelRequest) -> dict[str, Any]:
         """The JSON body this driver posts for ``request`` (to inspect or log)."""
@@ -149,71 +140,31 @@ class OpenAIResponsesDriver:
             supports_xhigh=self.supports_xhigh,
         )
 
-    async def aclose(self) -> None:
-        """Close the HTTP client if this driver built it; idempotent."""
-        if self._owns_client:
-            await self._client.close()
+    prepare = build_body
 
-    def interrupt(self) -> None:
-        """Stop the current call promptly (idempotent; a no-op when idle; any thread)."""
-        call = self._call
-        if call is not None:
-            call.interrupt()
+    def initial_state(self, body: dict[str, Any], keys: tuple[str, ...]) -> ResponsesState:
+        return initial_state(message_id=f"resp_{uuid.uuid4().hex}", model=body["model"], keys=keys)
 
-    async def receive(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        """Stream one assistant message for ``request`` (see the module docstring).
+    def endpoint(self, body: dict[str, Any]) -> str:
+        return str(self._client.base_url).rstrip("/") + "/responses"
 
-        The hot loop is a plain ``async for`` over the SDK stream, as in ``OpenAIDriver``.
-        """
-        call = StreamCall()
-        self._call = call
-        try:
-            try:
-                body = self.build_body(request)
-            except AgentError as exc:
-                yield ErrorReceived(exc.message, exc.code.value, timestamp=self._clock())
-                return
-            opened = await open_sse(
-                call,
-                self._client,
-                "/responses",
-                body,
-                get_api_key=self._get_api_key,
-                retry=self.retry,
-                sleep=self._sleep,
-                classify=classify,
-                check=_checked,
-            )
-            if opened is None:
-                return
-            if isinstance(opened, Failure):
-                yield opened.to_event(self._clock())
-                return
-            clock = self._clock
-            mapper = ResponseEventMapper(model=body["model"], message_id=f"resp_{uuid.uuid4().hex}")
-            try:
-                for out in mapper.feed(_checked(opened.first), clock()):
-                    yield out
-                    if call.interrupted:
-                        return
-                if mapper.finished:
-                    return
-                async for event in opened.stream:
-                    if call.interrupted:
-                        return
-                    for out in mapper.feed(_checked(event), clock()):
-                        yield out
-                        if call.interrupted:
-                            return
-                    if mapper.finished:
-                        return
-            except Exception as exc:
-                if not call.interrupted:
-                    yield classify(exc).to_event(clock())
-                return
-            if not call.interrupted:
-                yield _CUT_SHORT.to_event(clock())
-        finally:
-            if self._call is call:
-                self._call = None
-            await call.aclose()
+    def classify(self, exc: BaseException) -> Failure | None:
+        return classify(exc)
+
+    def check_first(self, item: object) -> object:
+        """The first event must be a JSON object; an ``error`` event fails the attempt."""
+        if not isinstance(item, dict):
+            raise ValueError(f"expected a JSON object, got {type(item).__name__}")
+        if item.get("type") == "error":
+            raise _StreamError(item)
+        return item
+
+    async def start_stream(
+        self, body: dict[str, Any], key: str | None, attach: Callable[[Close], None]
+    ) -> AsyncIterator[object]:
+        return await post_sse(
+            self._client, "/responses", body, key=key, timeout=self.retry.timeout, attach=attach
+        )
+
+    async def close_client(self) -> None:
+        await self._client.close()

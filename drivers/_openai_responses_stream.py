@@ -1,8 +1,8 @@
-"""Map the decoded events of one streamed Responses API call to agentcore stream events.
+"""The Responses API normaliser: decoded SSE events of one streamed response in, events out.
 
-``ResponseEventMapper`` works on the JSON dicts the ``openai`` SDK decodes from each SSE
-``data:`` line (``{"type": "response.output_text.delta", ...}``), not on its pydantic
-models. It never does I/O and takes every timestamp from its caller.
+Pure (see ``drivers._normaliser``). It works on the JSON dicts the ``openai`` SDK decodes
+from each SSE ``data:`` line (``{"type": "response.output_text.delta", ...}``), not on its
+pydantic models.
 
 Each output item becomes the content block whose ``index`` is the item's
 ``output_index``, so reasoning, text and function calls assemble in the order the model
@@ -17,12 +17,12 @@ output_text.delta / refusal.delta        TextDelta
 reasoning_summary_text.delta             ThinkingDelta (summary parts joined by a blank
                                          line); reasoning_text.delta too (open models)
 function_call_arguments.delta            InputJsonDelta (``.done`` only when no delta came)
-output_item.done function_call           ToolUseStop
-output_item.done reasoning               ThinkingDelta("", signature=..., redacted_data=
-                                         encrypted_content), when it is encrypted
+output_item.done                         held text released; for a function_call
+                                         ToolUseStop; for reasoning with encrypted content
+                                         ThinkingDelta("", signature=..., redacted_data=)
 response.completed / .incomplete         ToolUseStop for calls still open, MessageDelta
                                          (stop reason, usage), MessageStop
-response.failed                          ErrorReceived (classified like an HTTP error)
+response.failed, error                   ErrorReceived (classified like an HTTP error)
 anything else                            nothing
 =======================================  =================================================
 
@@ -43,9 +43,11 @@ minus ``input_tokens_details.cached_tokens`` is ``input_tokens``, the cached one
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
+from agentcore.errors import ErrorCode
 from agentcore.events import (
+    ErrorReceived,
     InputJsonDelta,
     MessageDelta,
     MessageStart,
@@ -58,9 +60,24 @@ from agentcore.events import (
     Usage,
 )
 
-from ._base import failure_from_status
+from ._base import Failure, failure_from_status
+from ._guard import DeltaClass, Held, clean, clean_error, close_block, flush_held, guard
+from ._normaliser import Events, Normaliser
 
-__all__ = ["INCOMPLETE_REASONS", "REASONING_PREFIX", "ResponseEventMapper", "usage_from"]
+__all__ = [
+    "CallState",
+    "INCOMPLETE_REASONS",
+    "NORMALISER",
+    "REASONING_PREFIX",
+    "ResponsesState",
+    "error_event_failure",
+    "finish",
+    "finished",
+    "flush",
+    "initial_state",
+    "step",
+    "usage_from",
+]
 
 REASONING_PREFIX = "openai-responses:"
 """Start of the ``signature`` of a reasoning item this driver can send back."""
@@ -70,6 +87,8 @@ INCOMPLETE_REASONS: Mapping[str, str] = {
     "content_filter": "refusal",
 }
 """``incomplete_details.reason`` -> agentcore stop reason; anything else is ``max_tokens``."""
+
+_CUT_SHORT = "the Responses stream ended before response.completed"
 
 
 def usage_from(usage: Mapping[str, Any] | None) -> Usage:
@@ -86,138 +105,256 @@ def usage_from(usage: Mapping[str, Any] | None) -> Usage:
     )
 
 
-class _Call:
-    __slots__ = ("call_id", "has_arguments", "stopped")
-
-    def __init__(self, call_id: str) -> None:
-        self.call_id = call_id
-        self.has_arguments = False
-        self.stopped = False
+def error_event_failure(event: Mapping[str, Any]) -> Failure:
+    """The failure an ``error`` event (``{"type": "error", "code", "message"}``) reports."""
+    error = {"code": event.get("code"), "message": event.get("message")}
+    return failure_from_status(200, {"error": error}, str(event.get("message") or event), None)
 
 
-class ResponseEventMapper:
-    """Stateful translator for the events of one streamed response.
+class CallState(NamedTuple):
+    """One function call: its id, whether argument deltas came, whether it was stopped."""
 
-    ``feed(event, ts)`` returns the agentcore events for one decoded event. ``started``
-    says whether ``message_start`` was emitted (a driver may retry only before that);
-    ``finished`` whether a terminal event (``completed``, ``incomplete``, ``failed``)
-    arrived, after which further events are ignored.
-    """
+    call_id: str
+    has_arguments: bool = False
+    stopped: bool = False
 
-    def __init__(self, *, model: str, message_id: str) -> None:
-        self.started = False
-        self.finished = False
-        self._model = model
-        self._message_id = message_id
-        self._calls: dict[int, _Call] = {}
-        self._summary: dict[int, int] = {}
-        self._refused = False
 
-    def feed(self, event: Mapping[str, Any], ts: int) -> list[StreamEvent]:
-        """The events one decoded Responses event produces (see the module table)."""
-        if self.finished:
-            return []
-        if not self.started:
-            self.started = True
-            response = event.get("response") or {}
-            self._message_id = response.get("id") or self._message_id
-            self._model = response.get("model") or self._model
-            return [
-                MessageStart(self._message_id, self._model, timestamp=ts),
-                *self.feed(event, ts),
-            ]
-        kind = event.get("type")
-        if kind == "response.output_text.delta":
-            return [TextDelta(event["delta"], event["output_index"], timestamp=ts)]
-        if kind == "response.function_call_arguments.delta":
-            return self._arguments(event["output_index"], event["delta"], ts)
-        if kind == "response.reasoning_summary_text.delta":
-            return self._summary_delta(event, ts)
-        out: list[StreamEvent] = []
-        if kind == "response.output_item.added":
-            self._item_added(event["output_index"], event["item"], ts, out)
-        elif kind == "response.output_item.done":
-            self._item_done(event["output_index"], event["item"], ts, out)
-        elif kind == "response.function_call_arguments.done":
-            call = self._calls.get(event["output_index"])
-            if call is not None and not call.has_arguments and event.get("arguments"):
-                out += self._arguments(event["output_index"], event["arguments"], ts)
-        elif kind == "response.refusal.delta":
-            self._refused = True
-            out.append(TextDelta(event["delta"], event["output_index"], timestamp=ts))
-        elif kind == "response.reasoning_text.delta":
-            out.append(ThinkingDelta(event["delta"], event["output_index"], timestamp=ts))
-        elif kind in ("response.completed", "response.incomplete"):
-            self._finish(kind == "response.incomplete", event.get("response") or {}, ts, out)
-        elif kind == "response.failed":
-            self.finished = True
-            error = (event.get("response") or {}).get("error") or {}
-            failure = failure_from_status(200, {"error": error}, "the response failed", None)
-            out.append(failure.to_event(ts))
-        return out
+_NO_CALLS: Mapping[int, CallState] = {}
+_NO_PARTS: Mapping[int, int] = {}
 
-    def _arguments(self, index: int, fragment: str, ts: int) -> list[StreamEvent]:
-        call = self._calls.get(index)
-        if call is None:  # arguments for an item that was never announced
-            return []
-        call.has_arguments = True
-        return [InputJsonDelta(fragment, index, timestamp=ts)]
 
-    def _summary_delta(self, event: Mapping[str, Any], ts: int) -> list[StreamEvent]:
-        index = event["output_index"]
-        part = event.get("summary_index", 0)
+class ResponsesState(NamedTuple):
+    """One call's state. ``calls`` (by output index) and ``summary`` (the summary part last
+    seen per reasoning item) are never mutated: a change copies them."""
+
+    message_id: str
+    model: str
+    keys: tuple[str, ...] = ()
+    started: bool = False
+    finished: bool = False
+    calls: Mapping[int, CallState] = _NO_CALLS
+    summary: Mapping[int, int] = _NO_PARTS
+    refused: bool = False
+    held: Held = ()
+
+
+def initial_state(*, message_id: str, model: str, keys: tuple[str, ...] = ()) -> ResponsesState:
+    """The state before the first event; the ids are fallbacks until ``response.created``."""
+    return ResponsesState(message_id, model, keys)
+
+
+def step(state: ResponsesState, event: Any, ts: int) -> tuple[ResponsesState, Events]:
+    """The events one decoded Responses event produces (see the module table)."""
+    if state.finished:
+        return state, ()
+    if type(event) is not dict:
+        raise ValueError(f"expected a JSON object, got {type(event).__name__}")
+    kind = event.get("type")
+    if kind == "response.output_text.delta" and state.started:
         text = event["delta"]
-        previous = self._summary.get(index)
-        if previous != part:
-            self._summary[index] = part
-            if previous is not None:
-                text = "\n\n" + text
-        return [ThinkingDelta(text, index, timestamp=ts)]
+        if not state.keys and not state.held and text.isascii():
+            return state, (TextDelta(text, event["output_index"], timestamp=ts),)
+    out: list[StreamEvent] = []
+    if not state.started:
+        response = event.get("response") or {}
+        state = state._replace(
+            started=True,
+            message_id=response.get("id") or state.message_id,
+            model=response.get("model") or state.model,
+        )
+        keys = state.keys
+        out.append(
+            MessageStart(clean(state.message_id, keys), clean(state.model, keys), timestamp=ts)
+        )
+    if kind == "response.output_text.delta":
+        state = _emit(state, TextDelta, event["output_index"], event["delta"], ts, out)
+    elif kind == "response.function_call_arguments.delta":
+        state = _arguments(state, event["output_index"], event["delta"], ts, out)
+    elif kind == "response.reasoning_summary_text.delta":
+        state = _summary_delta(state, event, ts, out)
+    elif kind == "response.output_item.added":
+        state = _item_added(state, event["output_index"], event["item"], ts, out)
+    elif kind == "response.output_item.done":
+        state = _item_done(state, event["output_index"], event["item"], ts, out)
+    elif kind == "response.function_call_arguments.done":
+        index = event["output_index"]
+        call = state.calls.get(index)
+        if call is not None and not call.has_arguments and event.get("arguments"):
+            state = _arguments(state, index, event["arguments"], ts, out)
+    elif kind == "response.refusal.delta":
+        state = _emit(
+            state._replace(refused=True), TextDelta, event["output_index"], event["delta"], ts, out
+        )
+    elif kind == "response.reasoning_text.delta":
+        state = _emit(state, ThinkingDelta, event["output_index"], event["delta"], ts, out)
+    elif kind in ("response.completed", "response.incomplete"):
+        state = _complete(
+            state, kind == "response.incomplete", event.get("response") or {}, ts, out
+        )
+    elif kind == "response.failed":
+        error = (event.get("response") or {}).get("error") or {}
+        failure = failure_from_status(200, {"error": error}, "the response failed", None)
+        state = _fail(state, failure, ts, out)
+    elif kind == "error":
+        state = _fail(state, error_event_failure(event), ts, out)
+    return state, out
 
-    def _item_added(
-        self, index: int, item: Mapping[str, Any], ts: int, out: list[StreamEvent]
-    ) -> None:
-        if item.get("type") != "function_call" or index in self._calls:
-            return
-        call = self._calls[index] = _Call(item.get("call_id") or item.get("id") or f"call_{index}")
-        out.append(ToolUseStart(call.call_id, item.get("name") or "", index, timestamp=ts))
-        if item.get("arguments"):
-            out += self._arguments(index, item["arguments"], ts)
 
-    def _item_done(
-        self, index: int, item: Mapping[str, Any], ts: int, out: list[StreamEvent]
-    ) -> None:
-        kind = item.get("type")
-        if kind == "function_call":
-            if index not in self._calls:  # a server that skipped output_item.added
-                self._item_added(index, item, ts, out)
-            self._stop(index, ts, out)
-        elif kind == "reasoning" and item.get("encrypted_content") and item.get("id"):
-            signature = REASONING_PREFIX + item["id"]
-            encrypted = item["encrypted_content"]
-            out.append(
-                ThinkingDelta("", index, signature=signature, redacted_data=encrypted, timestamp=ts)
-            )
+def finish(state: ResponsesState, ts: int) -> tuple[ResponsesState, Events]:
+    """Clean end of stream: nothing after a terminal event; before one, a cut-short error."""
+    if state.finished:
+        return state, ()
+    out: list[StreamEvent] = []
+    if not state.started:
+        keys = state.keys
+        out.append(
+            MessageStart(clean(state.message_id, keys), clean(state.model, keys), timestamp=ts)
+        )
+    state = _release(state._replace(started=True), ts, out)
+    out.append(ErrorReceived(_CUT_SHORT, ErrorCode.CONNECTION_ERROR.value, True, timestamp=ts))
+    return state._replace(finished=True), out
 
-    def _stop(self, index: int, ts: int, out: list[StreamEvent]) -> None:
-        call = self._calls[index]
-        if not call.stopped:
-            call.stopped = True
-            out.append(ToolUseStop(call.call_id, index, timestamp=ts))
 
-    def _finish(
-        self, incomplete: bool, response: Mapping[str, Any], ts: int, out: list[StreamEvent]
-    ) -> None:
-        self.finished = True
-        for index in self._calls:
-            self._stop(index, ts, out)
-        if incomplete or response.get("status") == "incomplete":
-            reason = (response.get("incomplete_details") or {}).get("reason") or ""
-            stop = INCOMPLETE_REASONS.get(reason, "max_tokens")
-        elif self._refused:
-            stop = "refusal"
-        else:
-            stop = "tool_use" if self._calls else "end_turn"
-        usage = usage_from(response.get("usage"))
-        out.append(MessageDelta(stop_reason=stop, usage=usage, timestamp=ts))
-        out.append(MessageStop(stop_reason=stop, timestamp=ts))
+def flush(state: ResponsesState, ts: int) -> tuple[ResponsesState, Events]:
+    """The stream failed or was interrupted: the text still held back."""
+    out: list[StreamEvent] = []
+    return _release(state, ts, out), out
+
+
+def finished(state: ResponsesState) -> bool:
+    """Whether a terminal event (completed, incomplete, failed, error) arrived."""
+    return state.finished
+
+
+def _emit(
+    state: ResponsesState,
+    cls: DeltaClass,
+    index: int,
+    text: str,
+    ts: int,
+    out: list[StreamEvent],
+) -> ResponsesState:
+    """Append the delta for ``text`` (what ``guard`` lets through) to ``out``."""
+    held, text = guard(state.held, state.keys, cls, index, text)
+    if text:
+        out.append(cls(text, index, timestamp=ts))
+    return state if held is state.held else state._replace(held=held)
+
+
+def _release(state: ResponsesState, ts: int, out: list[StreamEvent]) -> ResponsesState:
+    if not state.held:
+        return state
+    held, released = flush_held(state.held, ts)
+    out += released
+    return state._replace(held=held)
+
+
+def _close(state: ResponsesState, index: int, ts: int, out: list[StreamEvent]) -> ResponsesState:
+    if not state.held:
+        return state
+    held, released = close_block(state.held, index, ts)
+    out += released
+    return state._replace(held=held)
+
+
+def _arguments(
+    state: ResponsesState, index: int, fragment: str, ts: int, out: list[StreamEvent]
+) -> ResponsesState:
+    call = state.calls.get(index)
+    if call is None:  # arguments for an item that was never announced
+        return state
+    if not call.has_arguments:
+        state = state._replace(calls={**state.calls, index: call._replace(has_arguments=True)})
+    return _emit(state, InputJsonDelta, index, fragment, ts, out)
+
+
+def _summary_delta(
+    state: ResponsesState, event: Mapping[str, Any], ts: int, out: list[StreamEvent]
+) -> ResponsesState:
+    index = event["output_index"]
+    part = event.get("summary_index", 0)
+    text = event["delta"]
+    previous = state.summary.get(index)
+    if previous != part:
+        state = state._replace(summary={**state.summary, index: part})
+        if previous is not None:
+            text = "\n\n" + text
+    return _emit(state, ThinkingDelta, index, text, ts, out)
+
+
+def _item_added(
+    state: ResponsesState, index: int, item: Mapping[str, Any], ts: int, out: list[StreamEvent]
+) -> ResponsesState:
+    if item.get("type") != "function_call" or index in state.calls:
+        return state
+    call = CallState(item.get("call_id") or item.get("id") or f"call_{index}")
+    state = state._replace(calls={**state.calls, index: call})
+    name = clean(item.get("name") or "", state.keys)
+    out.append(ToolUseStart(clean(call.call_id, state.keys), name, index, timestamp=ts))
+    if item.get("arguments"):
+        state = _arguments(state, index, item["arguments"], ts, out)
+    return state
+
+
+def _item_done(
+    state: ResponsesState, index: int, item: Mapping[str, Any], ts: int, out: list[StreamEvent]
+) -> ResponsesState:
+    kind = item.get("type")
+    if kind == "function_call" and index not in state.calls:  # no output_item.added came
+        state = _item_added(state, index, item, ts, out)
+    state = _close(state, index, ts, out)
+    if kind == "function_call":
+        state = _stop(state, index, ts, out)
+    elif kind == "reasoning" and item.get("encrypted_content") and item.get("id"):
+        signature = REASONING_PREFIX + item["id"]
+        encrypted = item["encrypted_content"]
+        out.append(
+            ThinkingDelta("", index, signature=signature, redacted_data=encrypted, timestamp=ts)
+        )
+    return state
+
+
+def _stop(state: ResponsesState, index: int, ts: int, out: list[StreamEvent]) -> ResponsesState:
+    call = state.calls[index]
+    if call.stopped:
+        return state
+    out.append(ToolUseStop(clean(call.call_id, state.keys), index, timestamp=ts))
+    return state._replace(calls={**state.calls, index: call._replace(stopped=True)})
+
+
+def _complete(
+    state: ResponsesState,
+    incomplete: bool,
+    response: Mapping[str, Any],
+    ts: int,
+    out: list[StreamEvent],
+) -> ResponsesState:
+    state = _release(state, ts, out)
+    for index in state.calls:
+        state = _stop(state, index, ts, out)
+    if incomplete or response.get("status") == "incomplete":
+        reason = (response.get("incomplete_details") or {}).get("reason") or ""
+        stop = INCOMPLETE_REASONS.get(reason, "max_tokens")
+    elif state.refused:
+        stop = "refusal"
+    else:
+        stop = "tool_use" if state.calls else "end_turn"
+    usage = usage_from(response.get("usage"))
+    out.append(MessageDelta(stop_reason=stop, usage=usage, timestamp=ts))
+    out.append(MessageStop(stop_reason=stop, timestamp=ts))
+    return state._replace(finished=True)
+
+
+def _fail(
+    state: ResponsesState, failure: Failure, ts: int, out: list[StreamEvent]
+) -> ResponsesState:
+    state = _release(state, ts, out)
+    message = clean_error(failure.message, state.keys)
+    out.append(ErrorReceived(message, failure.code.value, failure.retryable, timestamp=ts))
+    return state._replace(finished=True)
+
+
+NORMALISER: Normaliser[ResponsesState, Any] = Normaliser(
+    step=step, finish=finish, flush=flush, finished=finished
+)
+"""The Responses normaliser, as the streaming skeleton takes it."""

@@ -1,9 +1,9 @@
-"""Map ``chat.completion.chunk`` JSON objects of one streamed call to agentcore stream events.
+"""The Chat Completions normaliser: ``chat.completion.chunk`` dicts in, agentcore events out.
 
-``ChunkMapper`` holds the little state one call needs (which block index each stream
-got, which tool calls are open) and works on the decoded JSON dicts, not on SDK models:
-building a pydantic object per chunk costs ~10x the rest of the path. It is shell code
-used by one call only; it never does I/O and takes every timestamp from its caller.
+Pure (see ``drivers._normaliser``). It works on the decoded JSON dicts, not on SDK
+models: building a pydantic object per chunk costs ~10x the rest of the path. The driver
+also hands over the end marker as the string ``DONE`` (``"[DONE]"``), which the SDK
+would otherwise swallow, so a stream cut cleanly can be told from a finished one.
 
 Block indices are given in order of first appearance, so the assembled message keeps the
 order the model produced: reasoning (``delta.reasoning_content`` as DeepSeek and vLLM send
@@ -15,8 +15,9 @@ calls interleaved in one stream stay apart.
 Emitted, in order: ``message_start`` (chunk ``id`` and ``model``) on the first chunk;
 ``thinking_delta``/``text_delta`` per fragment; ``tool_use_start`` once a call's name is
 known (its buffered argument fragments follow), ``input_json_delta`` per fragment;
-``tool_use_stop`` for every open call when ``finish_reason`` arrives; on ``finish()``,
-one ``message_delta`` (stop reason and usage) and ``message_stop``.
+``tool_use_stop`` for every open call when ``finish_reason`` arrives; on ``finish``,
+one ``message_delta`` (stop reason and usage) and ``message_stop`` if a ``finish_reason``
+or ``[DONE]`` arrived, else a retryable ``CONNECTION_ERROR``: the stream was cut.
 
 Usage comes from the last chunk that carried one (``stream_options.include_usage`` puts
 it in a final chunk with empty ``choices``): ``input_tokens`` is ``prompt_tokens`` minus
@@ -28,9 +29,11 @@ recorded for information only. A server that sends no usage leaves it at zero.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
+from agentcore.errors import ErrorCode
 from agentcore.events import (
+    ErrorReceived,
     InputJsonDelta,
     MessageDelta,
     MessageStart,
@@ -43,7 +46,26 @@ from agentcore.events import (
     Usage,
 )
 
-__all__ = ["FINISH_REASONS", "ChunkMapper", "usage_from"]
+from ._guard import DeltaClass, Held, clean, flush_held, guard
+from ._normaliser import Events, Normaliser
+
+__all__ = [
+    "ChatState",
+    "DONE",
+    "FINISH_REASONS",
+    "NORMALISER",
+    "ToolCallState",
+    "finish",
+    "finished",
+    "flush",
+    "initial_state",
+    "step",
+    "stop_reason",
+    "usage_from",
+]
+
+DONE = "[DONE]"
+"""The item a driver passes for the stream's ``data: [DONE]`` line."""
 
 FINISH_REASONS: Mapping[str, str] = {
     "stop": "end_turn",
@@ -53,6 +75,8 @@ FINISH_REASONS: Mapping[str, str] = {
     "content_filter": "refusal",
 }
 """``finish_reason`` -> agentcore stop reason. Unknown values map to ``end_turn``."""
+
+_CUT_SHORT = "the Chat Completions stream ended without a finish_reason or [DONE]"
 
 
 def usage_from(usage: Mapping[str, Any]) -> Usage:
@@ -73,159 +97,238 @@ def usage_from(usage: Mapping[str, Any]) -> Usage:
     )
 
 
-class _ToolCall:
-    __slots__ = ("block", "call_id", "name", "pending", "started", "stopped")
+class ToolCallState(NamedTuple):
+    """One tool call: its block, what is known of it, argument fragments awaiting its name."""
 
-    def __init__(self, block: int) -> None:
-        self.block = block
-        self.call_id = ""
-        self.name = ""
-        self.pending: list[str] = []
-        self.started = False
-        self.stopped = False
+    block: int
+    call_id: str = ""
+    name: str = ""
+    pending: tuple[str, ...] = ()
+    started: bool = False
+    stopped: bool = False
 
 
-class ChunkMapper:
-    """Stateful translator for the chunks of one streamed completion (choice 0 only).
+_NO_TOOLS: Mapping[object, ToolCallState] = {}
 
-    ``feed(chunk, ts)`` returns the events for one decoded chunk; ``finish(ts)`` returns
-    the closing events once the stream ended cleanly. ``started`` says whether anything
-    was emitted yet (a driver may retry a call only before that).
+
+class ChatState(NamedTuple):
+    """One call's state (choice 0 only).
+
+    ``blocks`` is the next block index to hand out; ``tools`` the tool calls by the
+    provider's key (never mutated: a change copies it); ``done`` says the stream is over
+    for the normaliser (``[DONE]`` arrived, or ``finish`` ran) and ``ended`` that
+    ``finish`` ran; ``held`` is the text held back per block (``drivers._guard``).
     """
 
-    def __init__(self, *, model: str, message_id: str) -> None:
-        self.started = False
-        self._model = model
-        self._message_id = message_id
-        self._next_block = 0
-        self._text_block = -1
-        self._thinking_block = -1
-        self._tools: dict[object, _ToolCall] = {}
-        self._finish: str | None = None
-        self._refused = False
-        self._usage = Usage()
+    message_id: str
+    model: str
+    keys: tuple[str, ...] = ()
+    started: bool = False
+    blocks: int = 0
+    text_block: int = -1
+    thinking_block: int = -1
+    tools: Mapping[object, ToolCallState] = _NO_TOOLS
+    finish_reason: str | None = None
+    refused: bool = False
+    usage: Usage = Usage()
+    done: bool = False
+    ended: bool = False
+    held: Held = ()
 
-    def feed(self, chunk: Mapping[str, Any], ts: int) -> list[StreamEvent]:
-        """The events ``chunk`` (one decoded ``data:`` payload) produces."""
-        out: list[StreamEvent] = []
-        if not self.started:
-            self.started = True
-            self._message_id = chunk.get("id") or self._message_id
-            self._model = chunk.get("model") or self._model
-            out.append(MessageStart(self._message_id, self._model, timestamp=ts))
-        usage = chunk.get("usage")
-        if usage:
-            self._usage = usage_from(usage)
-        choices = chunk.get("choices")
-        if not choices:
-            return out
-        choice = choices[0]
-        delta = choice.get("delta")
-        if delta:
-            reasoning = delta.get("reasoning_content") or delta.get("reasoning")
-            if reasoning and isinstance(reasoning, str):
-                if self._thinking_block < 0:
-                    self._thinking_block = self._new_block()
-                out.append(ThinkingDelta(reasoning, self._thinking_block, timestamp=ts))
-            content = delta.get("content")
-            if content:
-                out.append(TextDelta(content, self._text(), timestamp=ts))
-            refusal = delta.get("refusal")
-            if refusal:
-                self._refused = True
-                out.append(TextDelta(refusal, self._text(), timestamp=ts))
-            tool_calls = delta.get("tool_calls")
-            if tool_calls:
-                for call in tool_calls:
-                    self._tool_delta(call, ts, out)
-        finish = choice.get("finish_reason")
-        if finish:
-            self._finish = finish
-            self._stop_tools(ts, out)
-        return out
 
-    def finish(self, ts: int) -> list[StreamEvent]:
-        """Close the message after a clean end of stream: stop open tools, report, stop.
+def initial_state(*, message_id: str, model: str, keys: tuple[str, ...] = ()) -> ChatState:
+    """The state before the first chunk; the ids are fallbacks for a server that sends none."""
+    return ChatState(message_id, model, keys)
 
-        A stream that ended without a ``finish_reason`` (some servers omit it) is taken
-        as complete: ``tool_use`` when it made tool calls, ``end_turn`` otherwise.
-        """
-        out: list[StreamEvent] = []
-        if not self.started:
-            out.append(MessageStart(self._message_id, self._model, timestamp=ts))
-            self.started = True
-        self._stop_tools(ts, out)
-        reason = self.stop_reason
-        out.append(MessageDelta(stop_reason=reason, usage=self._usage, timestamp=ts))
-        out.append(MessageStop(stop_reason=reason, timestamp=ts))
-        return out
 
-    @property
-    def stop_reason(self) -> str:
-        """The agentcore stop reason so far (see ``FINISH_REASONS``).
+def step(state: ChatState, chunk: Any, ts: int) -> tuple[ChatState, Events]:
+    """The events one decoded chunk (or ``DONE``) produces."""
+    if state.done:
+        return state, ()
+    if type(chunk) is not dict:
+        if chunk == DONE:
+            return state._replace(done=True), ()
+        raise ValueError(f"expected a JSON object, got {type(chunk).__name__}")
+    out: list[StreamEvent] = []
+    if not state.started:
+        state = state._replace(
+            started=True,
+            message_id=chunk.get("id") or state.message_id,
+            model=chunk.get("model") or state.model,
+        )
+        keys = state.keys
+        out.append(
+            MessageStart(clean(state.message_id, keys), clean(state.model, keys), timestamp=ts)
+        )
+    usage = chunk.get("usage")
+    if usage:
+        state = state._replace(usage=usage_from(usage))
+    choices = chunk.get("choices")
+    if not choices:
+        return state, out
+    choice = choices[0]
+    delta = choice.get("delta")
+    if delta:
+        reasoning = delta.get("reasoning_content") or delta.get("reasoning")
+        if reasoning and isinstance(reasoning, str):
+            if state.thinking_block < 0:
+                state = state._replace(thinking_block=state.blocks, blocks=state.blocks + 1)
+            state = _emit(state, ThinkingDelta, state.thinking_block, reasoning, ts, out)
+        content = delta.get("content")
+        if content:
+            block = state.text_block
+            if block < 0:
+                block = state.blocks
+                state = state._replace(text_block=block, blocks=block + 1)
+            if state.keys or state.held or not content.isascii():
+                state = _emit(state, TextDelta, block, content, ts, out)
+            else:  # the usual chunk, inline
+                out.append(TextDelta(content, block, timestamp=ts))
+        refusal = delta.get("refusal")
+        if refusal:
+            if state.text_block < 0:
+                state = state._replace(text_block=state.blocks, blocks=state.blocks + 1)
+            state = _emit(
+                state._replace(refused=True), TextDelta, state.text_block, refusal, ts, out
+            )
+        tool_calls = delta.get("tool_calls")
+        if tool_calls:
+            for call in tool_calls:
+                state = _tool_delta(state, call, ts, out)
+    reason = choice.get("finish_reason")
+    if reason:
+        state = _release(state._replace(finish_reason=reason), ts, out)
+        state = _stop_tools(state, ts, out)
+    return state, out
 
-        A ``stop`` with tool calls becomes ``tool_use`` (some servers say ``stop`` even
-        then), and a refusal delta makes it ``refusal``.
-        """
-        if self._refused:
-            return "refusal"
-        if self._tools and self._finish in (None, "stop"):
-            return "tool_use"
-        return FINISH_REASONS.get(self._finish or "stop", "end_turn")
 
-    @property
-    def usage(self) -> Usage:
-        """The usage reported so far (zero until a chunk carries one)."""
-        return self._usage
+def finish(state: ChatState, ts: int) -> tuple[ChatState, Events]:
+    """Clean end of stream: close the message, or report the cut (see the module docstring)."""
+    if state.ended:
+        return state, ()
+    out: list[StreamEvent] = []
+    if not state.started:
+        keys = state.keys
+        out.append(
+            MessageStart(clean(state.message_id, keys), clean(state.model, keys), timestamp=ts)
+        )
+        state = state._replace(started=True)
+    state = _release(state, ts, out)
+    if state.finish_reason is None and not state.done:
+        out.append(ErrorReceived(_CUT_SHORT, ErrorCode.CONNECTION_ERROR.value, True, timestamp=ts))
+        return state._replace(done=True, ended=True), out
+    state = _stop_tools(state, ts, out)
+    reason = stop_reason(state)
+    out.append(MessageDelta(stop_reason=reason, usage=state.usage, timestamp=ts))
+    out.append(MessageStop(stop_reason=reason, timestamp=ts))
+    return state._replace(done=True, ended=True), out
 
-    def _new_block(self) -> int:
-        block = self._next_block
-        self._next_block += 1
-        return block
 
-    def _text(self) -> int:
-        if self._text_block < 0:
-            self._text_block = self._new_block()
-        return self._text_block
+def flush(state: ChatState, ts: int) -> tuple[ChatState, Events]:
+    """The stream failed or was interrupted: the text still held back."""
+    if not state.held:
+        return state, ()
+    held, out = flush_held(state.held, ts)
+    return state._replace(held=held), out
 
-    def _tool_delta(self, call: Mapping[str, Any], ts: int, out: list[StreamEvent]) -> None:
-        key = call.get("index")
-        call_id = call.get("id")
-        if key is None:
-            key = call_id if call_id else next(reversed(self._tools), 0)
-        tool = self._tools.get(key)
-        if tool is None:
-            tool = self._tools[key] = _ToolCall(self._new_block())
-        if call_id and not tool.call_id:
-            tool.call_id = call_id
-        function = call.get("function") or {}
-        name = function.get("name")
-        if name and not tool.name:
-            tool.name = name
-        arguments = function.get("arguments")
-        if tool.started:
-            if arguments:
-                out.append(InputJsonDelta(arguments, tool.block, timestamp=ts))
-            return
-        if arguments:
-            tool.pending.append(arguments)
-        if tool.name:
-            self._start(tool, ts, out)
 
-    def _start(self, tool: _ToolCall, ts: int, out: list[StreamEvent]) -> None:
-        tool.started = True
-        if not tool.call_id:
-            tool.call_id = f"call_{self._message_id}_{tool.block}"
-        out.append(ToolUseStart(tool.call_id, tool.name, tool.block, timestamp=ts))
-        if tool.pending:
-            out.append(InputJsonDelta("".join(tool.pending), tool.block, timestamp=ts))
-            tool.pending.clear()
+def finished(state: ChatState) -> bool:
+    """Whether ``[DONE]`` arrived (or ``finish`` ran)."""
+    return state.done
 
-    def _stop_tools(self, ts: int, out: list[StreamEvent]) -> None:
-        for tool in self._tools.values():
-            if tool.stopped:
-                continue
-            if not tool.started:
-                self._start(tool, ts, out)
-            tool.stopped = True
-            out.append(ToolUseStop(tool.call_id, tool.block, timestamp=ts))
+
+def stop_reason(state: ChatState) -> str:
+    """The agentcore stop reason so far (see ``FINISH_REASONS``).
+
+    A ``stop`` with tool calls becomes ``tool_use`` (some servers say ``stop`` even then),
+    a refusal delta makes it ``refusal``, and a stream that ended with ``[DONE]`` but no
+    ``finish_reason`` is ``tool_use`` with tool calls, ``end_turn`` otherwise.
+    """
+    if state.refused:
+        return "refusal"
+    if state.tools and state.finish_reason in (None, "stop"):
+        return "tool_use"
+    return FINISH_REASONS.get(state.finish_reason or "stop", "end_turn")
+
+
+def _emit(
+    state: ChatState, cls: DeltaClass, index: int, text: str, ts: int, out: list[StreamEvent]
+) -> ChatState:
+    """Append the delta for ``text`` (what ``guard`` lets through) to ``out``."""
+    if not state.keys and not state.held and text.isascii():
+        out.append(cls(text, index, timestamp=ts))
+        return state
+    held, text = guard(state.held, state.keys, cls, index, text)
+    if text:
+        out.append(cls(text, index, timestamp=ts))
+    return state if held is state.held else state._replace(held=held)
+
+
+def _release(state: ChatState, ts: int, out: list[StreamEvent]) -> ChatState:
+    if not state.held:
+        return state
+    held, released = flush_held(state.held, ts)
+    out += released
+    return state._replace(held=held)
+
+
+def _tool_delta(
+    state: ChatState, call: Mapping[str, Any], ts: int, out: list[StreamEvent]
+) -> ChatState:
+    key = call.get("index")
+    call_id = call.get("id")
+    if key is None:
+        key = call_id if call_id else next(reversed(state.tools), 0)
+    tool = state.tools.get(key)
+    if tool is None:
+        tool = ToolCallState(state.blocks)
+        state = state._replace(blocks=state.blocks + 1)
+    elif tool.stopped:
+        return state
+    function = call.get("function") or {}
+    arguments = function.get("arguments")
+    if tool.started:
+        return _emit(state, InputJsonDelta, tool.block, arguments, ts, out) if arguments else state
+    name = function.get("name")
+    updated = tool._replace(
+        call_id=tool.call_id or call_id or "",
+        name=tool.name or name or "",
+        pending=(*tool.pending, arguments) if arguments else tool.pending,
+    )
+    if updated.name:
+        state, updated = _start_tool(state, updated, ts, out)
+    return state._replace(tools={**state.tools, key: updated})
+
+
+def _start_tool(
+    state: ChatState, tool: ToolCallState, ts: int, out: list[StreamEvent]
+) -> tuple[ChatState, ToolCallState]:
+    call_id = tool.call_id or f"call_{state.message_id}_{tool.block}"
+    keys = state.keys
+    name = clean(tool.name, keys)
+    out.append(ToolUseStart(clean(call_id, keys), name, tool.block, timestamp=ts))
+    if tool.pending:
+        state = _emit(state, InputJsonDelta, tool.block, "".join(tool.pending), ts, out)
+    return state, tool._replace(call_id=call_id, pending=(), started=True)
+
+
+def _stop_tools(state: ChatState, ts: int, out: list[StreamEvent]) -> ChatState:
+    """Stop every open call, starting those whose name never came (their arguments too)."""
+    if all(tool.stopped for tool in state.tools.values()):
+        return state
+    tools = dict(state.tools)
+    for key, tool in tools.items():
+        if tool.stopped:
+            continue
+        if not tool.started:
+            state, tool = _start_tool(state, tool, ts, out)
+            state = _release(state, ts, out)
+        out.append(ToolUseStop(clean(tool.call_id, state.keys), tool.block, timestamp=ts))
+        tools[key] = tool._replace(stopped=True)
+    return state._replace(tools=tools)
+
+
+NORMALISER: Normaliser[ChatState, Any] = Normaliser(
+    step=step, finish=finish, flush=flush, finished=finished
+)
+"""The Chat Completions normaliser, as the streaming skeleton takes it."""

@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 import attrs
 
-from agentcore import Driver
+from agentcore import BaseDriver
 from agentcore.errors import ConfigurationError
 
 from ._base import ApiKeySource
@@ -85,8 +85,9 @@ def get_driver(
     get_api_key: ApiKeySource | None = None,
     base_url: str | None = None,
     **options: Any,
-) -> Driver:
-    """A driver for ``spec`` (``provider/model``), configured from ``PROVIDERS``.
+) -> BaseDriver:
+    """A driver for ``spec`` (``provider/model``), configured from ``PROVIDERS`` (a
+    ``BaseDriver``: ``async with get_driver(...) as driver`` closes the client it builds).
 
     ``base_url`` overrides the provider's default; ``options`` go to the driver's
     constructor (``thinking_level``, ``retry``, ``max_tokens``...). Raises

@@ -22,7 +22,7 @@ from agentcore import ErrorCode
 
 from ._base import Failure
 
-__all__ = ["Opened", "RetryPolicy", "open_stream"]
+__all__ = ["EMPTY_STREAM", "Opened", "RetryPolicy", "open_stream"]
 
 T = TypeVar("T")
 
@@ -60,7 +60,8 @@ class RetryPolicy:
         return max(base * (1.0 + self.jitter * (2.0 * draw() - 1.0)), 0.0)
 
 
-_EMPTY_STREAM = Failure(ErrorCode.CONNECTION_ERROR, "the stream ended before its first event", True)
+EMPTY_STREAM = Failure(ErrorCode.CONNECTION_ERROR, "the stream ended before its first event", True)
+"""A stream that ended before its first item: worth another attempt."""
 
 
 @attrs.frozen(slots=True)
@@ -84,7 +85,8 @@ async def open_stream(
     """Open a stream with ``start()`` and read its first item, retrying per ``policy``.
 
     Returns the open stream with its first item, or the classified ``Failure`` of the last
-    attempt when it was not retryable, retries ran out, or ``retry-after`` was too long.
+    attempt (with ``attempts`` set) when it was not retryable, retries ran out, or
+    ``retry-after`` was too long.
     A stream that ends before any item is a retryable connection failure. ``check`` is
     called on the first item: what it raises fails the attempt like a failed request
     (classified, and retried if that says so). ``sleep`` and ``draw`` are injectable so
@@ -100,14 +102,16 @@ async def open_stream(
             if check is not None:
                 check(first)
         except StopAsyncIteration:
-            failure = _EMPTY_STREAM
+            failure = EMPTY_STREAM
         except Exception as exc:
             failure = classify(exc)
         else:
             return Opened(stream, first, attempt)
         retries_done = attempt - 1
-        if not failure.retryable or retries_done >= policy.max_retries:
-            return failure
-        if failure.retry_after is not None and failure.retry_after > policy.max_retry_after:
-            return failure
+        if (
+            not failure.retryable
+            or retries_done >= policy.max_retries
+            or (failure.retry_after is not None and failure.retry_after > policy.max_retry_after)
+        ):
+            return failure if attempt == 1 else attrs.evolve(failure, attempts=attempt)
         await sleep(policy.delay(retries_done, failure.retry_after, draw))

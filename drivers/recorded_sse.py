@@ -10,7 +10,6 @@ call, with no key and no network. ``agentcore replay FILE.sse`` uses it.
 from __future__ import annotations
 
 import pathlib
-from typing import Any
 
 from agentcore import ModelRequest
 from agentcore.errors import ConfigurationError
@@ -46,8 +45,6 @@ async def recorded_call(
     data = pathlib.Path(path).read_bytes()
     name = provider or sse_provider(data)
     async with ReplayServer([sse_response(data)]) as server:
-        driver: Any = get_driver(f"{name}/recorded", base_url=server.base_url, api_key="x")
-        try:
+        driver = get_driver(f"{name}/recorded", base_url=server.base_url, api_key="x")
+        async with driver:  # the client it built must not outlive this event loop
             return [event async for event in driver.receive(_PROBE)]
-        finally:
-            await driver.aclose()  # the client it built must not outlive this event loop

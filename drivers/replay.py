@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
-from agentcore import Driver, Journal, ModelRequest
+from agentcore import BaseDriver, Driver, Journal, ModelRequest, as_driver
 from agentcore.events import (
     LAYERS,
     ErrorReceived,
@@ -72,18 +72,24 @@ class ReplayDriver(ScriptedDriver):
         super().__init__(model_calls(source, agent_id), delay=delay, name=name)
 
 
-class RecordingDriver:
+class RecordingDriver(BaseDriver):
     """Wraps ``driver``; appends each yielded event to ``journal`` before passing it on.
 
-    ``name`` is the wrapped driver's; ``interrupt`` is forwarded. A failure the wrapped
-    driver raises is re-raised unchanged (the engine records it as ``error_received``).
+    ``driver`` is any driver (an object with only ``receive`` is adapted by
+    ``agentcore.as_driver``). ``name`` is the wrapped driver's; ``interrupt`` and
+    ``aclose`` are forwarded, and ``async with`` closes the wrapped driver. A failure the
+    wrapped driver raises is re-raised unchanged (the runtime records it as
+    ``error_received``).
     """
 
     def __init__(self, driver: Driver, journal: Journal, *, agent_id: str = "driver") -> None:
-        self.driver = driver
+        self.driver = as_driver(driver)
         self.journal = journal
         self.agent_id = agent_id
-        self.name: str = driver.name
+
+    @property
+    def name(self) -> str:
+        return self.driver.name
 
     async def _record(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         async for event in self.driver.receive(request):

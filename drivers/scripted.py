@@ -1,7 +1,10 @@
-"""A driver that plays back scripted model calls: the workhorse of tests and demos.
+"""Drivers that play scripted model calls: the workhorses of tests and demos.
 
 ``ScriptedDriver(turns)`` takes one list of stream events per model call; each call to
-``receive`` plays the next list. Items in a list may also be:
+``receive`` plays the next list. ``FunctionDriver(fn)`` asks ``fn(request)`` for each
+call's events instead, so a test can script a model that decides from the request (what
+the last tool returned, how long the history is), deterministically in any process.
+Items in a list may also be:
 
 - an ``Exception`` instance: raised at that point of the stream (an injected failure);
 - ``Pause(seconds)``: wait that long before the next event (an injected stall).
@@ -10,6 +13,8 @@ Events whose ``timestamp`` is 0 are stamped with the driver's clock (millisecond
 inject ``clock=`` for deterministic tests); events that carry a timestamp keep it.
 ``interrupt()`` ends the current stream at the next event boundary, and cuts short any
 delay or pause in progress. Every ``ModelRequest`` received is kept in ``requests``.
+Both are ``agentcore.BaseDriver`` subclasses: ``aclose`` has nothing to release, and
+``async with`` works.
 
 ``text_turn`` and ``tool_turn`` build the event lists of common calls.
 """
@@ -17,15 +22,25 @@ delay or pause in progress. Every ``ModelRequest`` received is kept in ``request
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import operator
 import time
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
-from typing import Any
+import typing
+from collections.abc import (
+    AsyncIterable,
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Iterable,
+    Mapping,
+    Sequence,
+)
+from typing import Any, TypeAlias
 
 import attrs
 
-from agentcore import ModelRequest
+from agentcore import BaseDriver, ModelRequest
 from agentcore.events import (
     InputJsonDelta,
     MessageDelta,
@@ -39,7 +54,16 @@ from agentcore.events import (
     Usage,
 )
 
-__all__ = ["Pause", "ScriptExhaustedError", "ScriptedDriver", "text_turn", "tool_turn"]
+__all__ = [
+    "FunctionDriver",
+    "FunctionReply",
+    "Pause",
+    "ScriptExhaustedError",
+    "ScriptItem",
+    "ScriptedDriver",
+    "text_turn",
+    "tool_turn",
+]
 
 
 @attrs.frozen(slots=True)
@@ -49,7 +73,13 @@ class Pause:
     seconds: float
 
 
-ScriptItem = StreamEvent | BaseException | Pause
+ScriptItem: TypeAlias = StreamEvent | BaseException | Pause
+"""One item of a scripted model call."""
+
+FunctionReply: TypeAlias = str | Iterable[ScriptItem] | AsyncIterable[ScriptItem]
+"""What a ``FunctionDriver``'s function returns: a text reply, or the call's items."""
+
+_ITEM_TYPES = (*typing.get_args(StreamEvent), BaseException, Pause)
 
 
 class ScriptExhaustedError(RuntimeError):
@@ -60,53 +90,40 @@ def _ms_clock() -> int:
     return time.time_ns() // 1_000_000
 
 
-class ScriptedDriver:
-    """Plays one scripted list of events per model call (see the module docstring).
+def _checked(item: object, where: str) -> ScriptItem:
+    """``item`` if a scripted call may hold it; a ``TypeError`` saying where it was otherwise."""
+    if not isinstance(item, _ITEM_TYPES):
+        raise TypeError(
+            f"{where} holds {item!r} ({type(item).__name__}); a model call is made of stream "
+            f"events (agentcore.events), exceptions to raise and Pause(seconds)"
+        )
+    return typing.cast(ScriptItem, item)
 
-    ``delay`` waits that many seconds before each event (0: no waiting, no task switch).
-    Raises ``ScriptExhaustedError`` from ``receive`` when the script has no calls left.
-    """
 
-    def __init__(
-        self,
-        turns: Iterable[Sequence[ScriptItem]],
-        *,
-        delay: float = 0.0,
-        name: str = "scripted",
-        clock: Callable[[], int] = _ms_clock,
-    ) -> None:
-        self.name = name
+class _Player(BaseDriver):
+    """Plays a call's items with the scripted drivers' delay, pauses, stamping and interrupt."""
+
+    def __init__(self, *, name: str, delay: float, clock: Callable[[], int]) -> None:
+        self._name = name
         self.requests: list[ModelRequest] = []
-        self._turns = [list(t) for t in turns]
         self._delay = delay
         self._clock = clock
         self._wake: asyncio.Event | None = None
         self._interrupted = False
 
     @property
-    def remaining(self) -> int:
-        """How many scripted model calls are left."""
-        return len(self._turns) - len(self.requests)
-
-    def receive(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        call = len(self.requests)
-        if call >= len(self._turns):
-            raise ScriptExhaustedError(
-                f"ScriptedDriver {self.name!r} has {len(self._turns)} scripted model call(s) "
-                f"and call {call + 1} was made; add a turn to the script"
-            )
-        self.requests.append(request)
-        self._interrupted = False
-        return self._play(self._turns[call])
-
-    async def aclose(self) -> None:
-        """Nothing to release: a script holds no connection."""
+    def name(self) -> str:
+        return self._name
 
     def interrupt(self) -> None:
         """Stop the current stream at the next event boundary; idempotent."""
         self._interrupted = True
         if self._wake is not None:
             self._wake.set()
+
+    def _begin(self, request: ModelRequest) -> None:
+        self.requests.append(request)
+        self._interrupted = False
 
     async def _wait(self, seconds: float) -> None:
         if seconds <= 0 or self._interrupted:
@@ -119,7 +136,7 @@ class ScriptedDriver:
         finally:
             self._wake = None
 
-    async def _play(self, items: list[ScriptItem]) -> AsyncIterator[StreamEvent]:
+    async def _play(self, items: Iterable[ScriptItem]) -> AsyncIterator[StreamEvent]:
         delay = self._delay
         for item in items:
             if delay > 0:
@@ -134,6 +151,111 @@ class ScriptedDriver:
             if item.timestamp == 0:
                 item = _stamped(item, self._clock())
             yield item
+
+    async def _play_async(
+        self, items: AsyncIterable[object], where: str
+    ) -> AsyncIterator[StreamEvent]:
+        """``_play`` for items that arrive one by one (checked as they come)."""
+        async for item in items:
+            async for event in self._play((_checked(item, where),)):
+                yield event
+            if self._interrupted:
+                return
+
+
+class ScriptedDriver(_Player):
+    """Plays one scripted list of events per model call (see the module docstring).
+
+    ``delay`` waits that many seconds before each event (0: no waiting, no task switch).
+    Raises ``TypeError`` at construction for an item that is not a stream event, an
+    exception or a ``Pause``, and ``ScriptExhaustedError`` from ``receive`` when the
+    script has no calls left.
+    """
+
+    def __init__(
+        self,
+        turns: Iterable[Sequence[ScriptItem]],
+        *,
+        delay: float = 0.0,
+        name: str = "scripted",
+        clock: Callable[[], int] = _ms_clock,
+    ) -> None:
+        super().__init__(name=name, delay=delay, clock=clock)
+        self._turns = [
+            [_checked(item, f"model call {call + 1} of the script") for item in turn]
+            for call, turn in enumerate(turns)
+        ]
+
+    @property
+    def remaining(self) -> int:
+        """How many scripted model calls are left."""
+        return len(self._turns) - len(self.requests)
+
+    def receive(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        call = len(self.requests)
+        if call >= len(self._turns):
+            raise ScriptExhaustedError(
+                f"ScriptedDriver {self.name!r} has {len(self._turns)} scripted model call(s) "
+                f"and call {call + 1} was made; add a turn to the script"
+            )
+        self._begin(request)
+        return self._play(self._turns[call])
+
+
+class FunctionDriver(_Player):
+    """A model played by ``fn(request)``, called once per model call.
+
+    ``fn`` may be sync or async; it returns the call's items (a list or any iterable of
+    stream events, exceptions and ``Pause`` items, as in ``ScriptedDriver``), an async
+    iterator of them (for a stream that decides as it goes), or a string, which is
+    answered as ``text_turn(string)``. The same requests give the same calls, so a new
+    process resuming a conversation sees the model continue it the same way.
+
+    ``fn`` raising, or returning something else, fails that call: the exception (a
+    ``TypeError`` naming what came back, for a wrong type) is raised from the stream,
+    which the runtime reports as a driver error. ``delay`` and ``clock`` are as in
+    ``ScriptedDriver``.
+    """
+
+    def __init__(
+        self,
+        fn: Callable[[ModelRequest], FunctionReply | Awaitable[FunctionReply]],
+        *,
+        delay: float = 0.0,
+        name: str = "function",
+        clock: Callable[[], int] = _ms_clock,
+    ) -> None:
+        if not callable(fn):
+            raise TypeError(f"FunctionDriver needs a function of the request, got {fn!r}")
+        super().__init__(name=name, delay=delay, clock=clock)
+        self._fn = fn
+
+    def receive(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        self._begin(request)
+        return self._call(request)
+
+    async def _call(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        where = f"what {_name_of(self._fn)} returned for model call {len(self.requests)}"
+        reply: object = self._fn(request)
+        if inspect.isawaitable(reply):
+            reply = await reply
+        if isinstance(reply, str):
+            reply = text_turn(reply)
+        if isinstance(reply, AsyncIterable):
+            async for event in self._play_async(reply, where):
+                yield event
+            return
+        if isinstance(reply, Mapping) or not isinstance(reply, Iterable):
+            raise TypeError(
+                f"{where} is {reply!r} ({type(reply).__name__}); return a list of stream "
+                f"events, a string, or an async iterator of events"
+            )
+        async for event in self._play([_checked(item, where) for item in reply]):
+            yield event
+
+
+def _name_of(fn: object) -> str:
+    return getattr(fn, "__qualname__", None) or repr(fn)
 
 
 _LAYOUTS: dict[type[Any], tuple[Callable[[Any], Any], int, tuple[tuple[str, str], ...]]] = {}

@@ -1,8 +1,26 @@
 """Secrets never leave the engine: the patterns of API keys and tokens, and their scrubbing.
 
-Any substring that looks like an API key (``sk-...``, ``sk-ant-...``, ``AIza...``) or an
-auth header value (``Bearer ...``) is replaced by ``[REDACTED]``. Journals scrub every
-entry they record with these functions, so one pattern list serves every path.
+Any substring shaped like an API key of a provider agentcore reaches, or like an auth
+header's token, is replaced by ``[REDACTED]``. Journals scrub every entry they record with
+these functions, so one pattern list serves every path; drivers also scrub the exact keys
+they hold (which catches keys of any shape, e.g. a local server's).
+
+Shapes covered (a key starts at a word boundary, never inside a longer token):
+
+=========================  =================================================
+``sk-`` + 20 or more       OpenAI (``sk-proj-``, ``sk-svcacct-``, legacy), Anthropic
+                           (``sk-ant-api03-``), OpenRouter (``sk-or-v1-``), DeepSeek
+``sk-`` + 8 to 19          short keys (``sk-abc123XYZ``) when they hold a digit
+``gsk_`` + 20 or more      Groq
+``tgp_v1_`` + 20 or more   Together (its older keys are bare hex, as hashes are:
+                           only the exact-key scrub of its driver catches those)
+``AIza`` + 30 or more      Google
+``Bearer`` + a token       8 or more token characters holding a digit (``Bearer``,
+                           ``bearer`` or ``BEARER``)
+=========================  =================================================
+
+Ordinary text is left alone: ``task-force``, ``sk-learn``, ``bearer of news``, ``Bearer
+instruments``, commit hashes and UUIDs do not match.
 """
 
 from __future__ import annotations
@@ -15,35 +33,68 @@ from .wire import from_dict, to_dict
 __all__ = ["REDACTED", "SECRET_PATTERN", "has_secret", "scrub", "scrub_bytes", "scrub_event"]
 
 REDACTED = "[REDACTED]"
+
+_BEFORE = r"[A-Za-z0-9_\-]"
+"""A character a key may not follow: a key starts at a word boundary."""
+
 SECRET_PATTERN = (
-    r"sk-(?:ant-)?[A-Za-z0-9_\-]{16,}"
-    r"|AIza[0-9A-Za-z_\-]{30,}"
-    r"|(?i:bearer)\s+[A-Za-z0-9._~+/\-]{8,}=*"
+    rf"s(?<!{_BEFORE}s)k-(?:[A-Za-z0-9_\-]{{20,}}|(?=[A-Za-z_\-]*[0-9])[A-Za-z0-9_\-]{{8,}})"
+    rf"|g(?<!{_BEFORE}g)sk_[A-Za-z0-9]{{20,}}"
+    rf"|t(?<!{_BEFORE}t)gp_v1_[A-Za-z0-9_\-]{{20,}}"
+    rf"|A(?<!{_BEFORE}A)Iza[0-9A-Za-z_\-]{{30,}}"
+    r"|(?:[Bb]earer|BEARER)\s+(?=[A-Za-z._~+/\-]*[0-9])[A-Za-z0-9._~+/\-]{8,}=*"
 )
-"""A regular expression matching every key or token shape agentcore scrubs."""
+"""A regular expression matching every key or token shape agentcore scrubs (see above).
+
+Each branch starts with a literal (the boundary is checked by a look-behind just after
+it), so the regular expression engine can skip ahead; ``_may_hold`` skips it altogether
+for text holding none of the branches' fixed parts, which is almost all text."""
 
 _SECRET = re.compile(SECRET_PATTERN)
 _SECRET_BYTES = re.compile(SECRET_PATTERN.encode())
 
 
+def _may_hold(text: str) -> bool:
+    """False when ``text`` holds none of the fixed parts every match contains."""
+    return (
+        "sk-" in text
+        or "sk_" in text
+        or "tgp_" in text
+        or "AIza" in text
+        or "earer" in text
+        or "EARER" in text
+    )
+
+
+def _may_hold_bytes(data: bytes) -> bool:
+    return (
+        b"sk-" in data
+        or b"sk_" in data
+        or b"tgp_" in data
+        or b"AIza" in data
+        or b"earer" in data
+        or b"EARER" in data
+    )
+
+
 def scrub(text: str) -> str:
     """Replace every API-key-like or bearer-token substring of ``text`` with ``[REDACTED]``."""
-    return _SECRET.sub(REDACTED, text)
+    return _SECRET.sub(REDACTED, text) if _may_hold(text) else text
 
 
 def scrub_bytes(data: bytes) -> bytes:
     """``scrub`` for UTF-8 bytes (a serialised journal line)."""
-    return _SECRET_BYTES.sub(REDACTED.encode(), data)
+    return _SECRET_BYTES.sub(REDACTED.encode(), data) if _may_hold_bytes(data) else data
 
 
 def has_secret(data: bytes) -> bool:
     """Whether ``data`` holds anything ``scrub_bytes`` would replace."""
-    return _SECRET_BYTES.search(data) is not None
+    return _may_hold_bytes(data) and _SECRET_BYTES.search(data) is not None
 
 
 def _contains(value: Any) -> bool:
     if isinstance(value, str):
-        return _SECRET.search(value) is not None
+        return _may_hold(value) and _SECRET.search(value) is not None
     if isinstance(value, list):
         return any(_contains(v) for v in value)
     if isinstance(value, dict):

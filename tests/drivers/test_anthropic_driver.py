@@ -44,6 +44,7 @@ class Run:
         self.calls: list[list[StreamEvent]] = []
         self.sleeps: list[float] = []
         self.requests: list[Any] = []
+        self.url = ""
 
     @property
     def events(self) -> list[StreamEvent]:
@@ -63,6 +64,7 @@ def run(
 
     async def main() -> None:
         async with ReplayServer(responses) as server:
+            result.url = server.base_url + "/v1/messages"
             kwargs = {"api_key": "sk-ant-test", "base_url": server.base_url, **driver_kwargs}
             driver = AnthropicDriver("claude-test", clock=lambda: 5, sleep=sleep, **kwargs)
             for _ in range(calls):
@@ -224,9 +226,8 @@ def test_5xx_and_overloaded_are_retried_with_backoff(status: int) -> None:
 def test_retries_exhausted_report_the_last_failure() -> None:
     failing = ScriptedResponse.json(529, OVERLOADED)
     result = run([failing] * 3, retry=RetryPolicy(max_retries=2, jitter=0))
-    assert result.events == [
-        ErrorReceived("HTTP 529 overloaded_error: Overloaded", "OVERLOADED", True, timestamp=5)
-    ]
+    message = f"HTTP 529 overloaded_error: Overloaded (POST {result.url}; gave up after 3 attempts)"
+    assert result.events == [ErrorReceived(message, "OVERLOADED", True, timestamp=5)]
     assert len(result.requests) == 3
 
 
@@ -252,10 +253,12 @@ def test_connection_reset_mid_stream_ends_with_a_retryable_error_and_no_duplicat
 
 def test_stream_ending_without_message_stop_is_an_error() -> None:
     truncated = sse_response(sse_events(FIXTURES / "text.sse")[:4])
-    events = run([truncated]).events
-    assert events[-1] == ErrorReceived(
-        "the Anthropic stream ended before message_stop", "CONNECTION_ERROR", True, timestamp=5
+    result = run([truncated])
+    message = (
+        f"the Anthropic stream ended before message_stop (POST {result.url}; "
+        "not retried: part of the answer had already been streamed)"
     )
+    assert result.events[-1] == ErrorReceived(message, "CONNECTION_ERROR", True, timestamp=5)
 
 
 def test_context_overflow_has_its_own_code_and_is_not_retried() -> None:

@@ -38,7 +38,16 @@ from agentcore.processors import (
 )
 from drivers._retry import RetryPolicy
 from drivers.openai import OpenAIDriver
-from drivers.testing import ReplayServer, ScriptedResponse, rechunk, sse_events, sse_response
+from drivers.testing import (
+    ReplayServer,
+    Said,
+    ScriptedResponse,
+    rechunk,
+    reply_chunks,
+    reply_sse,
+    sse_events,
+    sse_response,
+)
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures" / "openai"
 REQUEST = ModelRequest(messages=(UserMessage(message_id="u1", content="hi"),))
@@ -288,6 +297,59 @@ def test_error_object_inside_the_stream_ends_the_message() -> None:
     assert isinstance(events[-1], ErrorReceived)
     assert "Provider returned error" in events[-1].message
     assert assemble(events).incomplete
+
+
+# -- how a stream ends: [DONE], finish_reason, or a cut ------------------------------------
+
+HELLO = reply_chunks("openai", [Said(("Hel", "lo"))])
+"""role chunk, two text chunks, the finish_reason chunk, the usage chunk, [DONE]."""
+
+
+@pytest.mark.parametrize(
+    ("kept", "complete"),
+    [
+        ([0, 1, 2, 3, 4, 5], True),  # finish_reason, then [DONE]: the usual
+        ([0, 1, 2, 3, 4], True),  # finish_reason, no [DONE]: some servers omit it
+        ([0, 1, 2, 4, 5], True),  # [DONE], no finish_reason: some servers omit that
+        ([0, 1, 2, 4], False),  # neither: the stream was cut cleanly
+        ([0, 1, 2], False),
+    ],
+    ids=["finish+done", "finish", "done", "neither", "neither-no-usage"],
+)
+def test_a_clean_cut_without_finish_reason_or_done_is_a_retryable_connection_error(
+    kept: list[int], complete: bool
+) -> None:
+    async def main() -> tuple[list[StreamEvent], int, str]:
+        body = reply_sse("openai", [HELLO[i] for i in kept])
+        async with ReplayServer([sse_response(body), fixture("text.sse")]) as server:
+            return await collect(driver_for(server)), len(server.requests), server.base_url
+
+    events, requests, url = asyncio.run(main())
+    assert requests == 1  # never silently restarted
+    assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "Hello"
+    last = events[-1]
+    if complete:
+        assert last == MessageStop(stop_reason="end_turn", timestamp=7)
+    else:
+        assert isinstance(last, ErrorReceived) and last.retryable
+        assert last.code == ErrorCode.CONNECTION_ERROR
+        assert "without a finish_reason or [DONE]" in last.message
+        assert f"POST {url}/v1/chat/completions" in last.message
+        assert assemble(events).incomplete
+
+
+def test_a_stream_holding_only_done_is_empty_and_retried() -> None:
+    async def main() -> tuple[list[StreamEvent], int]:
+        only_done = sse_response(b"data: [DONE]\n\n")
+        async with ReplayServer([only_done, fixture("text.sse")]) as server:
+            return await collect(driver_for(server, sleep=_no_sleep)), len(server.requests)
+
+    events, requests = asyncio.run(main())
+    assert requests == 2 and isinstance(events[-1], MessageStop)
+
+
+async def _no_sleep(_: float) -> None:
+    return None
 
 
 # -- keys --------------------------------------------------------------------------------

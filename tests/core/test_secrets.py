@@ -1,0 +1,103 @@
+"""The secret patterns: every registry provider's key shape is scrubbed, ordinary text is not."""
+
+from __future__ import annotations
+
+import string
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agentcore._core.secrets import REDACTED, has_secret, scrub, scrub_bytes, scrub_event
+from agentcore.events import ErrorReceived, TextDelta
+
+HEX = "0123456789abcdef"
+SHAPES = {
+    "openai project": "sk-proj-" + "Ab3dE" * 10,
+    "openai service account": "sk-svcacct-" + "Xy7" * 12,
+    "openai legacy": "sk-" + "T3BlbkFJ" * 6,
+    "openai, no digit": "sk-proj-ABCDEFGHIJKLMNOPQRSTUV",
+    "anthropic": "sk-ant-api03-" + "aB_-9" * 18 + "AA",
+    "openrouter": "sk-or-v1-" + HEX * 4,
+    "deepseek": "sk-" + HEX * 2,
+    "short": "sk-abc123XYZ",
+    "groq": "gsk_" + "Q2wE4rT6yU8i" * 4 + "Op0a",
+    "together": "tgp_v1_" + "kJ8_hG6-fD4s" * 3 + "aZ",
+    "google": "AIza" + "SyD3xQ-bC9_mN7pL5kJ2hG4fD6sA8qW1eR",
+    "bearer jwt": "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjMifQ.sig",
+    "bearer lowercase": "bearer 1a2b3c4d5e6f7a8b",
+    "bearer upper": "BEARER abcd1234efgh",
+}
+"""One key of each shape agentcore scrubs (made up, of the real length and alphabet)."""
+
+ORDINARY = [
+    "task-force meeting at 10",
+    "pip install sk-learn and scikit-learn",
+    "the bearer of bad news",
+    "Bearer instruments are negotiable.",
+    "commit 3f786850e387550fdab836ed7e6dc881de23001b",
+    "uuid 123e4567-e89b-12d3-a456-426614174000",
+    "risk-adjusted returns; desk-bound",
+    "sk-abcdefgh has no digit",
+    "gsk_ too short",
+    "the AIza prefix alone",
+    "xsk-proj-ABCDEFGHIJKLMNOPQRSTUV1 is inside a longer token",
+    "a-sk-1234567890abcdefghijk follows a hyphen",
+]
+
+
+@pytest.mark.parametrize("key", SHAPES.values(), ids=SHAPES.keys())
+def test_every_key_shape_is_scrubbed_in_text_and_bytes(key: str) -> None:
+    text = f'error: invalid x-api-key: {key}; "key": "{key}"'
+    assert key not in scrub(text)
+    assert scrub(text).count(REDACTED) == 2
+    assert scrub_bytes(text.encode()) == scrub(text).encode()
+    assert has_secret(text.encode())
+
+
+@pytest.mark.parametrize("text", ORDINARY)
+def test_ordinary_text_is_left_alone(text: str) -> None:
+    assert scrub(text) == text
+    assert not has_secret(text.encode())
+
+
+def test_scrub_event_scrubs_fields_and_returns_a_clean_event_unchanged() -> None:
+    key = SHAPES["groq"]
+    event = ErrorReceived(f"HTTP 401 invalid api key {key}", "AUTHENTICATION_ERROR")
+    assert scrub_event(event).message == f"HTTP 401 invalid api key {REDACTED}"
+    clean = TextDelta("nothing secret here", 0, timestamp=3)
+    assert scrub_event(clean) is clean
+
+
+TOKEN_CHARS = string.ascii_letters + string.digits + "_-"
+
+
+@settings(max_examples=200)
+@given(
+    before=st.text(alphabet=" .,;:\n'\"=(", max_size=3),
+    prefix=st.sampled_from(["sk-", "sk-proj-", "sk-ant-api03-", "sk-or-v1-", "gsk_", "tgp_v1_"]),
+    body=st.text(alphabet=TOKEN_CHARS, min_size=20, max_size=60).filter(lambda b: b[0] != "_"),
+    after=st.text(alphabet=" .,;:\n'\")", max_size=3),
+)
+def test_a_long_key_of_any_prefix_is_scrubbed_whatever_surrounds_it(
+    before: str, prefix: str, body: str, after: str
+) -> None:
+    key = prefix + (body if prefix != "gsk_" else body.replace("-", "a").replace("_", "b"))
+    assert scrub(before + key + after) == before + REDACTED + after
+
+
+@settings(max_examples=200)
+@given(st.text(max_size=80))
+def test_scrub_is_idempotent_and_bytes_agree(text: str) -> None:
+    once = scrub(text)
+    assert scrub(once) == once
+    encoded = text.encode("utf-8", "surrogatepass")
+    assert scrub_bytes(encoded) == once.encode("utf-8", "surrogatepass")
+    assert has_secret(encoded) == (once != text)
+
+
+@settings(max_examples=200)
+@given(st.text(alphabet=string.ascii_lowercase + " ,.", max_size=200))
+def test_prose_is_never_scrubbed(text: str) -> None:
+    """Words, spaces and punctuation hold no key shape: nothing is eaten."""
+    assert scrub(text) == text
