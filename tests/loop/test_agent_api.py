@@ -115,7 +115,7 @@ def test_leaving_a_stream_early_aborts_the_run() -> None:
 
     async def main() -> None:
         async for event in agent.stream("hi"):
-            if event.type == "agent_message_update":
+            if event.type == "text_delta":
                 break
 
     asyncio.run(asyncio.wait_for(main(), 2))

@@ -204,7 +204,7 @@ def test_abort_while_streaming_keeps_the_partial_message() -> None:
 
     async def main() -> None:
         task = asyncio.create_task(agent.run("go"))
-        while sum(e.type == "agent_message_update" for e in events) < 2:
+        while sum(e.type == "text_delta" for e in events) < 2:
             await asyncio.sleep(0.001)
         agent.abort()
         with pytest.raises(AbortedError):

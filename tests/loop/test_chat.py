@@ -16,7 +16,6 @@ from agentcore.events import (
     ToolResultMessage,
     TurnResponse,
 )
-from agentcore.loop import AgentMessageUpdate
 from agentcore.tools import tool
 from drivers.scripted import Pause, ScriptedDriver, text_turn, tool_turn
 from presenters.recording import RecordingPresenter
@@ -80,7 +79,7 @@ def test_interrupting_a_turn_keeps_the_chat_going() -> None:
     updates: list[Any] = []
 
     def abort_on_second_delta(event: Any) -> None:
-        if isinstance(event, AgentMessageUpdate) and len(updates) < 2:
+        if isinstance(event, TextDelta) and len(updates) < 2:
             updates.append(event)
             if len(updates) == 2:
                 agent.abort()

@@ -40,7 +40,7 @@ def test_cancelling_the_caller_returns_only_once_the_agent_is_idle() -> None:
     for _ in range(30):
         agent = Agent(ScriptedDriver([[Pause(0.02), *text_turn("x")], text_turn("next")]))
 
-        async def main() -> None:
+        async def main(agent: Agent = agent) -> None:
             task = asyncio.create_task(agent.prompt("one"))
             await asyncio.sleep(0.005)
             task.cancel()
