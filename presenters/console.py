@@ -129,6 +129,28 @@ EMPTY = View()
 DEFAULT_OPTIONS = Options()
 
 
+_ESCAPES = {c: f"\\x{c:02x}" for c in (*range(0x20), *range(0x7F, 0xA0)) if c not in (0x09, 0x0A)}
+
+
+def safe(text: str) -> str:
+    """``text`` with every control character but tab and newline shown escaped
+    (``\\x1b``): model text, tool output or a model name can never move the cursor,
+    clear the screen or retitle the terminal."""
+    return text.translate(_ESCAPES)
+
+
+def _safe_values(value: Any) -> Any:
+    """``safe`` applied to every string (keys too) of a JSON value: rich renders the
+    decoded JSON, so escapes in its source would come back as raw characters."""
+    if isinstance(value, str):
+        return safe(value)
+    if isinstance(value, dict):
+        return {safe(str(k)): _safe_values(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_safe_values(v) for v in value]
+    return value
+
+
 def encode(view: View, output: Any, options: Options = DEFAULT_OPTIONS) -> tuple[View, list[Op]]:
     """What to display for ``output`` given the agent's ``view``; pure, no I/O."""
     if isinstance(output, TextDelta | ThinkingDelta):
@@ -136,13 +158,13 @@ def encode(view: View, output: Any, options: Options = DEFAULT_OPTIONS) -> tuple
     if isinstance(output, UserMessage):
         ops: list[Op] = [Spin("waiting for the model")]
         if options.show_user:
-            ops.insert(0, Block(Text("> " + _content_text(output.content), style="bold")))
+            ops.insert(0, Block(Text("> " + safe(_content_text(output.content)), style="bold")))
         return EMPTY, ops
     if isinstance(output, MessageStart):
-        return attrs.evolve(view, block=None), [Spin(f"waiting for {output.model}")]
+        return attrs.evolve(view, block=None), [Spin(f"waiting for {safe(output.model)}")]
     if isinstance(output, ToolUseStart):
         return attrs.evolve(view, block=("tool", output.index)), [
-            Spin(f"{output.tool_name}: reading arguments")
+            Spin(f"{safe(output.tool_name)}: reading arguments")
         ]
     if isinstance(output, MessageStop):
         return attrs.evolve(view, block=None), [Spin(None), EndLine()]
@@ -155,11 +177,11 @@ def encode(view: View, output: Any, options: Options = DEFAULT_OPTIONS) -> tuple
     if isinstance(output, ToolResultMessage):
         return view, [Block(_tool_result_panel(output, options.max_result_chars))]
     if isinstance(output, ErrorMessage):
-        title = f"error {output.code}" + (" (retryable)" if output.retryable else "")
-        panel = Panel(Text(output.message), title=title, border_style="red", style="red")
+        title = f"error {safe(output.code)}" + (" (retryable)" if output.retryable else "")
+        panel = Panel(Text(safe(output.message)), title=title, border_style="red", style="red")
         return view, [Block(panel)]
     if isinstance(output, ConversationInterrupted):
-        return view, [Block(Text(f"[interrupted: {output.reason}]", style="yellow"))]
+        return view, [Block(Text(f"[interrupted: {safe(output.reason)}]", style="yellow"))]
     if isinstance(output, TurnResponse):
         return EMPTY, [Spin(None), Block(footer(output))]
     if isinstance(output, ConversationEnd):
@@ -176,11 +198,11 @@ def _delta(view: View, delta: TextDelta | ThinkingDelta, options: Options) -> tu
         return view, [Spin("thinking")] if new_block else []
     if not delta.text:  # a signature or redacted block: nothing readable to print
         return view, []
-    return view, [Stream(delta.text, THINKING_STYLE if thinking else "", new_block)]
+    return view, [Stream(safe(delta.text), THINKING_STYLE if thinking else "", new_block)]
 
 
 def _running(view: View, running: tuple[tuple[str, str], ...]) -> tuple[View, list[Op]]:
-    names = ", ".join(name for _, name in running)
+    names = ", ".join(safe(name) for _, name in running)
     return attrs.evolve(view, running=running), [Spin(f"running {names}" if running else None)]
 
 
@@ -196,27 +218,30 @@ def _tool_call_panel(message: ToolCallMessage) -> Panel:
     call = message.tool_call
     body: RenderableType
     if call.input_error is not None:
-        body = Text(f"invalid arguments: {call.input_error}\n{call.raw_input}", style="red")
+        body = Text(safe(f"invalid arguments: {call.input_error}\n{call.raw_input}"), style="red")
     else:
-        body = JSON(json.dumps(dict(call.input), ensure_ascii=False))
+        body = JSON(json.dumps(_safe_values(dict(call.input)), ensure_ascii=False))
     return Panel(
-        body, title=f"tool call: {call.tool_name}", title_align="left", border_style="cyan"
+        body, title=f"tool call: {safe(call.tool_name)}", title_align="left", border_style="cyan"
     )
 
 
 def _tool_result_panel(message: ToolResultMessage, max_chars: int) -> Panel:
-    text = _content_text(message.result)
+    text = safe(_content_text(message.result))
     if len(text) > max_chars:
         text = f"{text[:max_chars]}... ({len(text) - max_chars} more characters)"
     if message.is_error:
         return Panel(
             Text(text, style="red"),
-            title=f"error: {message.tool_name}",
+            title=f"error: {safe(message.tool_name)}",
             title_align="left",
             border_style="red",
         )
     return Panel(
-        Text(text), title=f"result: {message.tool_name}", title_align="left", border_style="green"
+        Text(text),
+        title=f"result: {safe(message.tool_name)}",
+        title_align="left",
+        border_style="green",
     )
 
 
@@ -231,7 +256,7 @@ def footer(turn: TurnResponse) -> Text:
     cost = "cost unknown" if turn.cost is None else f"${turn.cost:.4f}"
     parts = [tokens, cost, f"{turn.duration_ms / 1000:.2f} s"]
     if turn.model:
-        parts.append(turn.model)
+        parts.append(safe(turn.model))
     return Text(" · ".join(parts), style="dim")
 
 

@@ -20,6 +20,7 @@ import signal
 import sys
 from collections.abc import Awaitable, Callable
 
+from .._core.errors import ConfigurationError
 from .._runtime.agent import Agent
 from .cli import register_command
 
@@ -64,6 +65,7 @@ def _configure(parser: argparse.ArgumentParser) -> None:
         "--model", required=True, help="PROVIDER/MODEL, e.g. anthropic/claude-sonnet-4-5"
     )
     parser.add_argument("--base-url", help="override the provider's base URL")
+    parser.add_argument("--api-key", help="the provider's key (default: its environment variable)")
     parser.add_argument("--system", help="system prompt")
 
 
@@ -71,14 +73,15 @@ def _run(args: argparse.Namespace) -> int:
     from drivers import registry
     from presenters.console import ConsolePresenter
 
+    try:  # before the first prompt: an unknown provider or a missing key fails now
+        driver = registry.get_driver(args.model, base_url=args.base_url, api_key=args.api_key)
+    except ConfigurationError as exc:
+        print(
+            f"agentcore chat: {exc.message} (on the command line: --api-key KEY)", file=sys.stderr
+        )
+        return 2
     presenter = ConsolePresenter(show_user=False)
-    agent = Agent(
-        args.model,
-        system_prompt=args.system,
-        driver_factory=lambda spec: registry.get_driver(spec, base_url=args.base_url),
-        presenters=[presenter],
-        agent_id="chat",
-    )
+    agent = Agent(driver, system_prompt=args.system, presenters=[presenter], agent_id="chat")
 
     async def read_line() -> str | None:
         try:
@@ -101,6 +104,7 @@ def _run(args: argparse.Namespace) -> int:
             return await chat(agent, read_line, _write_stdout)
         finally:
             await agent.aclose()
+            await driver.aclose()
             presenter.close()
 
     return asyncio.run(main())

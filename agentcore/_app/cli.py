@@ -30,9 +30,10 @@ import attrs
 
 from .._core.events import LAYERS
 from .._core.machine import MealyMachine
-from .._core.wire import to_dict
+from .._core.wire import from_dict, to_dict
 from .._journal.journal import JournalError, MemoryJournal
 from .._journal.read import dumps as _dumps
+from .._journal.read import load_line
 from .._journal.replay import JournalSource, entries_of, replay_steps, state_at
 from .._loop.conversation import create_conversation_machine
 from .._runtime.plugins import price_table
@@ -87,9 +88,50 @@ def _source(path: str) -> JournalSource:
     return journal
 
 
+def _presenter_file(path: str) -> bool:
+    """Whether ``path`` is a ``JsonlPresenter``'s output (``{"agent_id", "event"}`` lines,
+    every output already there) rather than a journal (``{"agent_id", "seq", "event"}``
+    lines, the inputs only)."""
+    if path.endswith(".sse"):
+        return False
+    with open(path, "rb") as file:
+        first = next((line for line in file if line.strip()), b"")
+    try:
+        record = load_line(first)
+    except ValueError:
+        return False
+    return isinstance(record, dict) and set(record) == {"agent_id", "event"}
+
+
+def _presented(path: str, agent: str | None) -> Iterator[tuple[str, int, Any]]:
+    """The outputs a presenter wrote, as they were (line numbers for ``seq``)."""
+    with open(path, "rb") as file:
+        for number, line in enumerate(file, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = load_line(line)
+                event = from_dict(record["event"])
+            except (KeyError, TypeError, ValueError) as exc:
+                raise JournalError(
+                    f"{path}:{number}: not a presenter's output line ({exc})"
+                ) from None
+            if agent is None or record["agent_id"] == agent:
+                yield record["agent_id"], number, event
+
+
 def _replayed(args: argparse.Namespace) -> Iterator[tuple[str, int, Any]]:
     """``(agent_id, seq, event)`` for every input and output, in order: a stream-layer
-    input is the first output of its step; a command (``agent_prompt``...) comes first."""
+    input is the first output of its step; a command (``agent_prompt``...) comes first.
+    A presenter's output file is shown as it was written (it holds every output)."""
+    if _presenter_file(args.file):
+        print(
+            f"agentcore: {args.file} is a presenter's output (every output, as written): "
+            "shown as it is, not replayed",
+            file=sys.stderr,
+        )
+        yield from _presented(args.file, args.agent)
+        return
     source = _source(args.file)
     for entry, outputs in replay_steps(source, agent_id=args.agent, machine_factory=priced_machine):
         if not outputs or outputs[0] is not entry.event:
@@ -144,6 +186,12 @@ def _configure_inspect(parser: argparse.ArgumentParser) -> None:
 
 def _run_inspect(args: argparse.Namespace, out: TextIO | None = None) -> int:
     out = out or sys.stdout
+    if _presenter_file(args.file):
+        raise ValueError(
+            f"{args.file} is a presenter's output file: it holds the outputs, not the inputs "
+            "a state is folded from; inspect the agent's journal (or replay this file to "
+            "read it)"
+        )
     agent, source = args.agent, _source(args.file)
     if agent is None:
         agents = list(dict.fromkeys(e.agent_id for e in entries_of(source)))

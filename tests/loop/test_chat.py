@@ -96,3 +96,17 @@ def test_chat_command_is_registered_with_its_options() -> None:
 
     args = build_parser().parse_args(["chat", "--model", "ollama/qwen3", "--base-url", "http://x"])
     assert (args.model, args.base_url) == ("ollama/qwen3", "http://x")
+
+
+def test_chat_fails_before_the_first_prompt_without_a_key_or_a_provider(
+    capsys: Any, monkeypatch: Any
+) -> None:
+    from agentcore.cli import main
+
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.setattr("builtins.input", lambda *_: (_ for _ in ()).throw(AssertionError("read")))
+    assert main(["chat", "--model", "anthropic/claude-sonnet-4-5"]) == 2
+    err = capsys.readouterr().err
+    assert "ANTHROPIC_API_KEY" in err and "--api-key KEY" in err
+    assert main(["chat", "--model", "nowhere/model"]) == 2
+    assert "unknown provider 'nowhere'" in capsys.readouterr().err

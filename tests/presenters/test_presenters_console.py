@@ -237,3 +237,40 @@ def test_package_import_does_not_import_rich() -> None:
     assert result.returncode == 0, result.stderr
     with pytest.raises(AttributeError, match="no attribute 'Nope'"):
         presenters.Nope  # noqa: B018
+
+
+def test_control_characters_from_a_model_never_reach_the_terminal() -> None:
+    import io
+
+    from rich.console import Console
+
+    from agentcore.events import (
+        MessageStart,
+        TextDelta,
+        ToolCallMessage,
+        ToolCallPart,
+        ToolResultMessage,
+        TurnResponse,
+    )
+    from presenters.console import ConsolePresenter, safe
+
+    hostile = "clear\x1b[2J title\x1b]0;pwned\x07 csi\x9b31m cr\rend"
+    assert "\x1b" not in safe(hostile) and "\\x1b[2J" in safe(hostile)
+    assert safe("tab\tand\nnewline stay") == "tab\tand\nnewline stay"
+    buffer = io.StringIO()
+    presenter = ConsolePresenter(
+        console=Console(file=buffer, force_terminal=True, width=80, color_system=None),
+        spinner=False,
+    )
+    for output in [
+        MessageStart("m1", "model\x1b]0;x\x07"),
+        TextDelta(hostile, 0),
+        ToolCallMessage("m1", ToolCallPart("c1", "tool\x1b[2J", {"a": "\x9b"})),
+        ToolResultMessage("c1", "tool\x1b[2J", hostile),
+        TurnResponse("turn-1", 5, model="model\x1b[2J"),
+    ]:
+        presenter.present("a", output)
+    presenter.close()
+    shown = buffer.getvalue()
+    assert "\x1b[2J" not in shown and "\x1b]0;" not in shown and "\x9b" not in shown
+    assert "\r" not in shown and "\\x1b[2J" in shown

@@ -65,3 +65,23 @@ def test_summed_costs_print_as_short_numbers() -> None:
     assert repr(response.cost) == "0.30000000000000004"
     line = describe(response)
     assert line.endswith(" cost=0.3") and "duration_ms=5" in line
+
+
+def test_a_presenter_file_is_named_as_such_and_shown_as_written(
+    capsys: pytest.CaptureFixture[str], tmp_path: pathlib.Path
+) -> None:
+    from presenters.jsonl import JsonlPresenter
+
+    path = tmp_path / "presented.jsonl"
+    presenter = JsonlPresenter(str(path))
+    outputs = [o for _, o in replay(SESSION)]
+    for output in outputs:
+        presenter.present("weather-demo", output)
+    presenter.close()
+    assert main(["replay", str(path), "--json"]) == 0
+    captured = capsys.readouterr()
+    assert "is a presenter's output" in captured.err and "not replayed" in captured.err
+    shown = [json.loads(line)["event"]["type"] for line in captured.out.splitlines()]
+    assert shown == [o.type for o in outputs]
+    assert main(["inspect", str(path), "--seq", "3"]) == 1
+    assert "holds the outputs, not the inputs" in capsys.readouterr().err
