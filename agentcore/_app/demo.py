@@ -1,21 +1,31 @@
-"""``make run``: replay the shipped recorded session, offline, and show all four layers.
+"""``make run``: an agent with a tool, on a recorded model, offline; then its journal.
 
-The session (``agentcore/_app/data/weather.jsonl``, made by ``examples/make_session.py``)
-is folded through a fresh machine: first as a user sees it on the console presenter,
-then event by event with its layer, so the stream, message, state and turn layers can be
-read side by side. Consecutive deltas of one block are folded into one line.
+The model is the shipped recording (``agentcore/_app/data/weather.jsonl``, made by
+``examples/make_session.py``) played by a ``ReplayDriver``; the tool runs for real (it
+fails for London, as in the recording). The demo:
+
+1. runs the recording's two prompts through a live ``Agent`` shown on the console
+   presenter (streamed text, thinking, tool panels, turn footers);
+2. prints every output of every layer, in order, one line each (runs of deltas folded);
+3. replays the agent's journal and checks it gives back exactly what was delivered.
+
+Plugins (drivers, presenters) are imported inside ``main``: an entry point may load them.
 """
 
 from __future__ import annotations
 
+import asyncio
 import pathlib
 import sys
 from collections.abc import Iterable
 from typing import Any, TextIO
 
 from .._core.events import LAYERS
-from .._journal.replay import replay_steps
-from .cli import priced_machine
+from .._core.pricing import ModelPrice
+from .._journal.journal import MemoryJournal, read_jsonl
+from .._journal.replay import replay
+from .._loop.tools import tool
+from .._runtime.agent import Agent
 from .describe import describe
 
 __all__ = ["SESSION", "layer_lines", "main"]
@@ -50,23 +60,59 @@ def layer_lines(events: Iterable[Any]) -> list[str]:
     return lines
 
 
+async def _run(out: TextIO) -> tuple[list[Any], MemoryJournal]:
+    from drivers.replay import ReplayDriver
+    from presenters.console import ConsolePresenter
+    from presenters.recording import RecordingPresenter
+
+    prompts = [
+        m.content
+        for e in read_jsonl(SESSION)
+        if e.event.type == "agent_prompt"
+        for m in e.event.messages
+    ]
+    journal, recorder = MemoryJournal(), RecordingPresenter()
+    console = ConsolePresenter(spinner=False)
+    agent = Agent(
+        ReplayDriver(SESSION),
+        tools=[get_weather],
+        system_prompt="You are a concise weather assistant.",
+        presenters=[console, recorder],
+        journal=journal,
+        agent_id="weather-demo",
+        price=ModelPrice(input=3.0, output=15.0),
+    )
+    async with agent:
+        for prompt in prompts:
+            out.write(f"\n> {prompt}\n")
+            out.flush()
+            await agent.prompt(prompt)
+    console.close()
+    return recorder.outputs(), journal
+
+
+@tool
+async def get_weather(city: str) -> str:
+    """The current weather in ``city``."""
+    if city == "London":
+        raise ConnectionError("weather service timed out after 5 s")
+    return f"{city}: 18 °C, light rain, wind 12 km/h"
+
+
 def main(path: pathlib.Path = SESSION, out: TextIO | None = None) -> None:
     out = out or sys.stdout
-    from presenters.console import ConsolePresenter  # an entry point may load plugins
-
-    steps = list(replay_steps(path, machine_factory=priced_machine))
-    events = [e for entry, outputs in steps for e in (entry.event, *outputs)]
-    agent_id = steps[0][0].agent_id if steps else "?"
-    out.write(f"Replaying {path.name}: {len(steps)} journaled events, {len(events)} in all\n\n")
-    out.write("== As the user sees it (console presenter) ==\n")
+    out.write(f"An agent on the recorded model of {path.name} (no key, no network):\n")
     out.flush()
-    presenter = ConsolePresenter(spinner=False)
-    for event in events:
-        presenter.present(agent_id, event)
-    presenter.close()
-    out.write("\n== The four layers, in order ==\n")
-    for line in layer_lines(events):
+    delivered, journal = asyncio.run(_run(out))
+    out.write("\n== Every layer, in order ==\n")
+    for line in layer_lines(delivered):
         out.write(line + "\n")
+    replayed = [output for _, output in replay(journal)]
+    out.write(
+        f"\n== The journal: {len(journal)} inputs ==\n"
+        f"replayed into {len(replayed)} outputs, exactly those delivered: "
+        f"{replayed == delivered}\n"
+    )
 
 
 if __name__ == "__main__":

@@ -11,16 +11,17 @@ from agentcore import demo
 from agentcore.events import TextDelta
 
 
-def test_demo_prints_the_conversation_and_the_four_layers() -> None:
+def test_demo_runs_an_agent_shows_every_layer_and_replays_its_journal() -> None:
     out = io.StringIO()
     demo.main(out=out)
     text = out.getvalue()
-    assert "Replaying weather.jsonl" in text
-    lines = text.split("== The four layers, in order ==")[1].splitlines()
-    layers = {line.split()[0] for line in lines if line.strip()}
-    assert layers == {"stream", "message", "state", "turn", "loop"}
-    assert any("tool_failed" in line for line in lines)
+    assert "An agent on the recorded model of weather.jsonl" in text
+    layered = text.split("== Every layer, in order ==")[1].split("== The journal")[0]
+    lines = [line for line in layered.splitlines() if line.strip()]
+    assert {line.split()[0] for line in lines} == {"stream", "message", "state", "turn", "loop"}
+    assert any("tool_failed" in line for line in lines)  # London's lookup failed, live
     assert any("thinking_delta" in line for line in lines)
+    assert "exactly those delivered: True" in text
 
 
 def test_layer_lines_fold_runs_of_deltas() -> None:
