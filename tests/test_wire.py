@@ -55,11 +55,17 @@ def test_content_accepts_blocks_and_strings() -> None:
     [
         ({"type": "no_such_event"}, "unknown event type 'no_such_event'"),
         ({"type": "text_delta", "data": {"text": "a"}}, "missing field(s) index"),
-        ({"type": "text_delta", "data": {"text": 1, "index": 0}}, "'text' must be str"),
-        ({"type": "text_delta", "data": {"text": "a", "index": True}}, "'index' must be int"),
+        ({"type": "text_delta", "data": {"text": 1, "index": 0}}, "field 'text' must be a str"),
+        (
+            {"type": "text_delta", "data": {"text": "a", "index": True}},
+            "field 'index' must be an int >= 0, got bool",
+        ),
         ({"type": "text_delta", "data": {"text": "a", "index": 0, "x": 1}}, "unknown field(s) x"),
-        ({"type": "text_delta", "timestamp": "now", "data": {}}, "'timestamp' must be an integer"),
-        ({"type": "message_delta", "data": {"usage": {"tokens": 1}}}, "unknown key(s)"),
+        (
+            {"type": "text_delta", "timestamp": "now", "data": {"text": "a", "index": 0}},
+            "field 'timestamp' must be an int, got str",
+        ),
+        ({"type": "message_delta", "data": {"usage": {"tokens": 1}}}, "unknown field(s) tokens"),
         (
             {"type": "user_message", "data": {"message_id": "u", "content": [{"type": "video"}]}},
             "unknown type 'video'",

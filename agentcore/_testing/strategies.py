@@ -69,6 +69,7 @@ __all__ = [
     "rechunked",
     "stream_events",
     "turns",
+    "unchecked",
     "usages",
 ]
 
@@ -360,22 +361,48 @@ def rechunked(stream: Sequence[Any]) -> st.SearchStrategy[list[Any]]:
 # -- broken input --------------------------------------------------------------------------
 
 
+def unchecked(cls: type[Any], *values: Any, **fields: Any) -> Any:
+    """An instance of the attrs class ``cls`` holding these field values (positional in
+    field order, or by name; the rest take their defaults), built without its converters
+    and field checks: the events a processor must survive although no constructor
+    builds them (a driver that bypassed ``__init__``, a corrupted object)."""
+    attributes = attrs.fields(cls)
+    given = dict(zip((a.name for a in attributes), values, strict=False)) | fields
+    instance = object.__new__(cls)
+    for a in attributes:
+        if a.name in given:
+            value = given[a.name]
+        elif isinstance(a.default, attrs.Factory):  # type: ignore[arg-type]
+            value = a.default.factory()
+        elif a.default is not attrs.NOTHING:
+            value = a.default
+        else:
+            continue  # left unset: reading it raises AttributeError
+        object.__setattr__(instance, a.name, value)
+    return instance
+
+
 def garbage() -> st.SearchStrategy[Any]:
-    """Things that are not valid events: other objects, and events with impossible fields."""
+    """Things that are not valid events: other objects, and events with impossible fields
+    (built with ``unchecked``, as their constructors refuse them)."""
     return st.one_of(
         st.none(),
         st.integers(),
         _text,
         st.dictionaries(_text, _text, max_size=2),
         st.builds(object),
-        st.builds(TextDelta, st.integers() | st.none(), _text | st.none()),
-        st.builds(InputJsonDelta, st.none() | st.integers(), st.integers(-5, 5000)),
-        st.builds(ToolUseStart, st.integers(), st.none(), st.floats(allow_nan=False)),
-        st.builds(ToolUseStop, st.none(), st.text(max_size=2)),
-        st.builds(MessageStart, st.none() | st.integers(), st.none()),
-        st.builds(MessageStop, st.integers()),
-        st.builds(ThinkingDelta, _text, _indexes, st.integers()),
-        st.builds(ToolResult, st.integers() | _ids, _text),
+        st.builds(unchecked, st.just(TextDelta), st.integers() | st.none(), _text | st.none()),
+        st.builds(
+            unchecked, st.just(InputJsonDelta), st.none() | st.integers(), st.integers(-5, 5000)
+        ),
+        st.builds(
+            unchecked, st.just(ToolUseStart), st.integers(), st.none(), st.floats(allow_nan=False)
+        ),
+        st.builds(unchecked, st.just(ToolUseStop), st.none(), st.text(max_size=2)),
+        st.builds(unchecked, st.just(MessageStart), st.none() | st.integers(), st.none()),
+        st.builds(unchecked, st.just(MessageStop), st.integers()),
+        st.builds(unchecked, st.just(ThinkingDelta), _text, _indexes, st.integers()),
+        st.builds(unchecked, st.just(ToolResult), st.integers() | _ids, _text),
         st.sampled_from([TextDelta, MessageStop, ToolResult]).map(object.__new__),
     )
 
