@@ -17,7 +17,16 @@ from typing import Any, ClassVar, Literal, TypeAlias, get_args
 
 import attrs
 
-from .checks import JSONValue, NonNegativeInt, check_keys, checked, deferred, shown
+from .checks import (
+    JSONValue,
+    NonNegativeInt,
+    check_fields,
+    check_keys,
+    checked,
+    deferred,
+    is_json,
+    shown,
+)
 from .errors import InvalidEventError
 
 __all__ = [
@@ -98,7 +107,7 @@ def to_usage(value: Usage | Mapping[str, int] | None) -> Usage:
 
 def usage_field(value: Usage | Mapping[str, int] | None) -> Usage:
     """``to_usage`` as an attrs converter: its error is raised by the owner's field check."""
-    return deferred(to_usage, value)
+    return value if type(value) is Usage else deferred(to_usage, value)
 
 
 # -- content blocks (user messages and tool results) -------------------------------------
@@ -148,7 +157,7 @@ def to_content(value: Content | Sequence[ContentPart | Mapping[str, Any]]) -> Co
 
 def content_field(value: Content | Sequence[ContentPart | Mapping[str, Any]]) -> Content:
     """``to_content`` as an attrs converter: its error is raised by the owner's field check."""
-    return deferred(to_content, value)
+    return value if type(value) is str else deferred(to_content, value)
 
 
 # -- assistant message parts ---------------------------------------------------------------
@@ -197,6 +206,18 @@ class ToolCallPart:
     raw_input: str = ""
     input_error: str | None = None
 
+    def __attrs_post_init__(self) -> None:
+        # built for every tool call: exact-type tests first (see checks.py)
+        if not (
+            type(self.tool_call_id) is str
+            and type(self.tool_name) is str
+            and type(self.input) is dict
+            and type(self.raw_input) is str
+            and (self.input_error is None or type(self.input_error) is str)
+            and is_json(self.input)
+        ):
+            check_fields(self)
+
 
 Part: TypeAlias = TextPart | ThinkingPart | ToolCallPart
 
@@ -234,7 +255,7 @@ def to_tool_call(value: ToolCallPart | Mapping[str, Any]) -> ToolCallPart:
 
 def tool_call_field(value: ToolCallPart | Mapping[str, Any]) -> ToolCallPart:
     """``to_tool_call`` as an attrs converter: its error is raised by the owner's check."""
-    return deferred(to_tool_call, value)
+    return value if type(value) is ToolCallPart else deferred(to_tool_call, value)
 
 
 def _decode_all(

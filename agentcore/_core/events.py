@@ -128,6 +128,17 @@ def _ts() -> Any:
     return attrs.field(default=0, kw_only=True)
 
 
+def _check_tool_ids(self: Any) -> None:
+    """The field check of the state events that carry ``tool_call_id`` and ``tool_name``
+    (built for every tool call): exact-type tests first, see ``checks.py``."""
+    if not (
+        type(self.tool_call_id) is str
+        and type(self.tool_name) is str
+        and type(self.timestamp) is int
+    ):
+        check_fields(self)
+
+
 # -- stream layer ---------------------------------------------------------------------------
 
 
@@ -382,6 +393,15 @@ class ToolCallMessage:
     tool_call: ToolCallPart = attrs.field(converter=tool_call_field)
     timestamp: int = _ts()
 
+    def __attrs_post_init__(self) -> None:
+        # built for every tool call: exact-type tests first (see checks.py)
+        if not (
+            type(self.message_id) is str
+            and type(self.tool_call) is ToolCallPart
+            and type(self.timestamp) is int
+        ):
+            check_fields(self)
+
 
 @event_type("tool_result_message", "message")
 @attrs.frozen(slots=True)
@@ -459,6 +479,8 @@ class ToolPlanned:
     tool_name: str
     timestamp: int = _ts()
 
+    __attrs_post_init__ = _check_tool_ids
+
 
 @event_type("tool_executing", "state")
 @attrs.frozen(slots=True)
@@ -471,6 +493,8 @@ class ToolExecuting:
     tool_name: str
     timestamp: int = _ts()
 
+    __attrs_post_init__ = _check_tool_ids
+
 
 @event_type("tool_completed", "state")
 @attrs.frozen(slots=True)
@@ -482,6 +506,8 @@ class ToolCompleted:
     tool_call_id: str
     tool_name: str
     timestamp: int = _ts()
+
+    __attrs_post_init__ = _check_tool_ids
 
 
 @event_type("tool_failed", "state")
