@@ -156,42 +156,47 @@ def json_problem(value: object) -> str | None:
     found = _json_problem(value, MAX_JSON_DEPTH)
     if found is None:
         return None
-    reason, path = found
+    head, tail, path = found
     shown_path = "".join(reversed(path[-8:])) + ("..." if len(path) > 8 else "")
-    where = f" at {shown_path}" if path else ""
-    return reason.format(where=where)
+    return f"{head} at {shown_path}{tail}" if path else head + tail
 
 
-def _json_problem(value: Any, room: int) -> tuple[str, list[str]] | None:
-    """``(reason with a {where} slot, path segments innermost first)``, or None."""
+def is_json(value: Any) -> bool:
+    """Whether ``json_problem(value)`` is None, faster (no message is built)."""
+    return _json_problem(value, MAX_JSON_DEPTH) is None
+
+
+def _json_problem(value: Any, room: int) -> tuple[str, str, list[str]] | None:
+    """``(what, why, path segments innermost first)``, or None: the message is ``what``,
+    `` at <path>`` when there is one, then ``why``."""
     kind = type(value)
     if kind is str or kind is int or kind is bool or value is None:
         return None
     if kind is dict or kind is list or isinstance(value, list | Mapping):
         if room == 0:
-            return f"nests deeper than {MAX_JSON_DEPTH} levels{{where}}", []
+            return f"nests deeper than {MAX_JSON_DEPTH} levels", "", []
         is_list = kind is list or isinstance(value, list)
         items = enumerate(value) if is_list else value.items()
         for key, item in items:
             if not is_list and type(key) is not str and not isinstance(key, str):
-                return f"has a key that is not a str{{where}} ({shown(key)})", []
+                return "has a key that is not a str", f" ({shown(key)})", []
             scalar = type(item)
             if scalar is str or scalar is int or scalar is bool or item is None:
                 continue  # the common leaves, without a call
             found = _json_problem(item, room - 1)
             if found is not None:
-                found[1].append(f"[{key!r}]")
+                found[2].append(f"[{key!r}]")
                 return found
         return None
     if isinstance(value, float):
         if math.isfinite(value):
             return None
-        return f"has {value!r}{{where}}: JSON has no NaN or infinity", []
+        return f"has the float {value!r}", ": JSON has no NaN or infinity", []
     if isinstance(value, str | int):  # subclasses, such as a StrEnum
         return None
     if isinstance(value, tuple):
-        return "has a tuple{where}: use a list (the wire form reads arrays back as lists)", []
-    return f"has a value JSON cannot hold{{where}} ({shown(value)})", []
+        return "has a tuple", ": use a list (the wire form reads arrays back as lists)", []
+    return "has a value JSON cannot hold", f" ({shown(value)})", []
 
 
 # -- field specs ----------------------------------------------------------------------------
@@ -387,11 +392,6 @@ class _MappingOf(_Spec):
             if problem is not None:
                 return f"has a bad value at {key!r}: it {problem}"
         return None
-
-
-def is_json(value: Any) -> bool:
-    """Whether ``json_problem(value)`` is None, faster (no message is built)."""
-    return _json_problem(value, MAX_JSON_DEPTH) is None
 
 
 class _Json(_Spec):

@@ -99,6 +99,11 @@ def from_dict(d: Mapping[str, Any]) -> Any:
     check_keys(kind, data, _fields_of(cls), _REQUIRED[cls])
     try:
         return cls(**data, timestamp=d.get("timestamp", 0))
+    except InvalidEventError:
+        raise
     except RecursionError:
         # events nested in events (a loop event carrying a message) rebuild recursively
         raise InvalidEventError(f"{kind}: events nested too deeply") from None
+    except (TypeError, ValueError) as exc:
+        # a converter of a class that does not check its fields (see checks.py)
+        raise InvalidEventError(f"{kind}: {type(exc).__name__}: {exc}") from None

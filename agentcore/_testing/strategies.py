@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Callable, Iterable, Sequence
+import types
+import typing
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import pairwise
-from typing import Any, TypeVar
+from typing import Annotated, Any, ClassVar, Literal, TypeVar
 
 import attrs
 from hypothesis import strategies as st
 
+from .._core.checks import JSONValue, NonNegativeInt
 from .._core.content import (
     ImageContent,
     Part,
@@ -26,6 +29,7 @@ from .._core.content import (
     Usage,
 )
 from .._core.events import (
+    EVENT_TYPES,
     AssistantMessage,
     ConversationEnd,
     ConversationInterrupted,
@@ -65,8 +69,11 @@ __all__ = [
     "chunked",
     "events",
     "garbage",
+    "instances",
     "json_objects",
+    "json_values",
     "rechunked",
+    "registered_events",
     "stream_events",
     "turns",
     "unchecked",
@@ -196,6 +203,64 @@ def events() -> st.SearchStrategy[Any]:
         ),
     ]
     return st.one_of(*_stream_event_strategies(), *others)
+
+
+# -- any instance, from the annotations ------------------------------------------------------
+
+
+def json_values(max_leaves: int = 10) -> st.SearchStrategy[Any]:
+    """Any JSON value the wire form keeps equal: no NaN or infinities, lists not tuples."""
+    leaves = (
+        st.none()
+        | st.booleans()
+        | st.integers()
+        | st.floats(allow_nan=False, allow_infinity=False)
+        | _text
+    )
+    return st.recursive(
+        leaves,
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_text, inner, max_size=3),
+        max_leaves=max_leaves,
+    )
+
+
+def _annotation_values(tp: Any) -> st.SearchStrategy[Any]:
+    """Any value the annotation ``tp`` allows (see ``agentcore._core.checks``)."""
+    if tp == JSONValue:
+        return json_values()
+    if tp == NonNegativeInt:
+        return st.integers(min_value=0)
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin is Annotated:
+        return _annotation_values(args[0])
+    if origin is Literal:
+        return st.sampled_from(args)
+    if origin in (typing.Union, types.UnionType):
+        return st.one_of(*(_annotation_values(a) for a in args))
+    if origin is tuple:
+        return st.lists(_annotation_values(args[0]), max_size=3).map(tuple)
+    if origin is Mapping:
+        return st.dictionaries(_text, _annotation_values(args[1]), max_size=3)
+    if tp is str:
+        return _text
+    if tp is float:
+        return st.floats(allow_nan=False, allow_infinity=False) | st.integers()
+    simple = {int: st.integers(), bool: st.booleans(), type(None): st.none(), Any: st.none()}
+    return simple[tp] if tp in simple else instances(tp)
+
+
+def instances(cls: type[Any]) -> st.SearchStrategy[Any]:
+    """An instance of the event or value class ``cls`` with any field values its
+    annotations allow, nested values included (fields typed ``Any`` get ``None``). Works
+    for any ``checked`` attrs class, later layers' events included."""
+    hints = typing.get_type_hints(cls, include_extras=True)
+    fields = {n: t for n, t in hints.items() if typing.get_origin(t) is not ClassVar}
+    return st.builds(cls, **{name: _annotation_values(tp) for name, tp in fields.items()})
+
+
+def registered_events() -> st.SearchStrategy[Any]:
+    """An instance of any registered event type, of any layer (see ``instances``)."""
+    return st.sampled_from(sorted(EVENT_TYPES.values(), key=lambda c: c.type)).flatmap(instances)
 
 
 # -- whole assistant messages --------------------------------------------------------------
