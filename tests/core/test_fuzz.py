@@ -13,7 +13,6 @@ Examples are bounded so the file runs in seconds; ``FUZZ_EXAMPLES`` scales them.
 from __future__ import annotations
 
 import json
-import math
 import os
 from typing import Any
 
@@ -131,40 +130,6 @@ def test_from_dict_on_anything_raises_only_invalid_event_error(d: Any) -> None:
 @given(damaged_wire())
 def test_from_dict_on_damaged_wire_dicts_raises_only_invalid_event_error(d: Any) -> None:
     _from_dict_holds(d)
-
-
-def test_the_reported_wire_dicts_are_invalid_events() -> None:
-    deep: Any = 0
-    for _ in range(5_000):
-        deep = [deep]
-    nested_steer: Any = {"type": "interrupt", "data": {}}
-    for _ in range(5_000):
-        nested_steer = {"type": "agent_steer", "data": {"message": nested_steer}}
-    cases = [
-        {"type": "text_delta", "data": {"text": "a", "index": 0, 1: "x", "y": 2}},
-        {"type": "message_delta", "data": {"usage": {"input_tokens": math.inf}}},
-        {"type": "message_delta", "data": {"usage": {"input_tokens": math.nan}}},
-        {"type": "message_delta", "data": {"usage": {"input_tokens": "12"}}},
-        {"type": "message_delta", "data": {"usage": {"input_tokens": -1}}},
-        {"type": "message_delta", "data": {"usage": {"input_tokens": True}}},
-        {"type": "message_delta", "data": {"usage": {"input_tokens": 12.0}}},
-        {"type": "message_delta", "data": {"usage": {1: 2, "a": 3}}},
-        {"type": "tool_result", "data": {"tool_call_id": "t", "result": "r", "details": deep}},
-        {"type": "tool_result", "data": {"tool_call_id": "t", "result": "r", "details": {1: 2}}},
-        {
-            "type": "user_message",
-            "data": {"message_id": "u", "content": [{"type": "text", "text": 5}]},
-        },
-        {"type": "text_delta", "timestamp": math.inf, "data": {"text": "a", "index": 0}},
-        {"type": "turn_response", "data": {"turn_id": "t", "duration_ms": "12"}},
-        nested_steer,
-    ]
-    for d in cases:
-        try:
-            from_dict(d)
-        except InvalidEventError:
-            continue
-        raise AssertionError(f"accepted {str(d)[:80]}")
 
 
 # -- the machine on anything ----------------------------------------------------------------------
