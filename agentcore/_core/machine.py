@@ -146,6 +146,25 @@ class MealyMachine:
             self._refeed_outputs,
         )
 
+        if refeed is None and not observers:
+            # the plain machine (the default one): no re-feeding or observer test per event
+
+            def plain_process(agent_id: str, event: Any) -> tuple[Any, ...]:
+                state = get(agent_id)
+                if state is None:
+                    state = initial()
+                result = processor(state, event)
+                try:
+                    state, outputs = result
+                except (TypeError, ValueError):
+                    state, outputs = step_result(processor, result)  # raises: not a pair
+                if type(outputs) is not tuple:
+                    state, outputs = step_result(processor, result)
+                set_(agent_id, state)
+                return outputs
+
+            return plain_process
+
         def process(agent_id: str, event: Any) -> tuple[Any, ...]:
             state = get(agent_id)
             if state is None:
