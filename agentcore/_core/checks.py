@@ -8,17 +8,22 @@
     @checked
     class ErrorReceived: ...
 
-It reads the class's annotations and installs ``check_fields`` as the class's
-``__attrs_post_init__``: after attrs' converters ran, every field is checked against its
-annotation, and the first wrong one raises ``InvalidEventError`` naming the class (and its
-wire name), the field and what it got. ``str`` and ``int`` fields accept instances of
-subclasses (an ``ErrorCode`` is a ``StrEnum``), which compare equal to their wire form.
+It reads the class's annotations and gives the class an ``__attrs_post_init__`` that
+runs after attrs' converters: a fast path gathers the classes of all the fields in one C
+call and looks the combination up among those the annotations allow (then tests the few
+fields that need more than a type: a count's sign, a tuple's items, a JSON value); only
+when that fails does ``check_fields`` walk the fields and raise ``InvalidEventError`` for
+the first wrong one, naming the class (and its wire name), the field and what it got.
+``str`` and ``int`` fields accept instances of subclasses (an ``ErrorCode`` is a
+``StrEnum``), which compare equal to their wire form; the fast path leaves those to
+``check_fields``.
 
-A class built once per stream chunk (a text delta) writes its own ``__attrs_post_init__``
-instead, a single expression of exact-type tests (``type(v) is str`` ...) that calls
-``check_fields`` only when it is false: that costs about a tenth of the generic loop (the
-figures are in docs/events.md), and ``check_fields`` still decides and words the error.
-A property test holds each such hand-written test to its annotations.
+A class built per stream chunk or per tool call writes its own ``__attrs_post_init__``
+instead: one expression of exact-type tests (``type(v) is str`` ...) that calls
+``check_fields`` when it is false. That costs about a third of the generic fast path
+(figures in docs/events.md; the generated code attrs itself would use is not allowed in
+the pure core), and ``check_fields`` still decides and words every error. A property
+test holds each hand-written test to the full check.
 
 What a field accepts, by its annotation:
 
@@ -345,8 +350,8 @@ class _TupleOf(_Spec):
         if isinstance(item, _Anything):
             return
         if item.refine is None:
-            types = item.exact
-            self.refine = lambda v: all(type(x) in types for x in v)
+            exact = item.exact
+            self.refine = lambda v: all(type(x) in exact for x in v)
         else:
             self.refine = lambda v: all(item.accepts(x) for x in v)
 
@@ -455,17 +460,17 @@ class _Plan:
     ``attrgetter`` of ``"name.__class__"``); they must be one of ``combos``. Then the
     fields that need more than their type: ``counts(obj)`` (the ``NonNegativeInt`` ones,
     as a tuple) must all be >= 0, and each ``(get, test)`` of ``refine`` must hold.
+    ``classes`` is None when every field is typed ``Any``.
     """
 
     __slots__ = ("classes", "combos", "counts", "fields", "refine")
 
-    def __init__(self, owner: type[Any], fields: tuple[tuple[str, _Spec], ...]) -> None:
+    def __init__(self, fields: tuple[tuple[str, _Spec], ...]) -> None:
         self.fields = fields
         checked = [(name, spec) for name, spec in fields if not isinstance(spec, _Anything)]
-        # with nothing to check, test the instance's own class: always true
-        paths = [f"{name}.__class__" for name, _ in checked] or ["__class__"]
-        self.classes = operator.attrgetter(*paths)
-        exact = [spec.exact for _, spec in checked] or [frozenset({owner})]
+        paths = [f"{name}.__class__" for name, _ in checked]
+        self.classes = operator.attrgetter(*paths) if paths else None
+        exact = [spec.exact for _, spec in checked]
         # one name: attrgetter returns the class itself, not a 1-tuple
         self.combos = exact[0] if len(exact) == 1 else frozenset(itertools.product(*exact))
         counts = [name for name, spec in checked if isinstance(spec, _Int) and spec.non_negative]
@@ -499,6 +504,8 @@ def _generic_check(plan: _Plan) -> Callable[[Any], None]:
     """The ``__attrs_post_init__`` of a ``checked`` class that wrote none: the fast path
     of ``plan``, then ``check_fields`` when it fails (the closure saves attribute reads)."""
     classes, combos, counts, refine = plan.classes, plan.combos, plan.counts, plan.refine
+    if classes is None:
+        return _nothing_to_check
 
     def check(self: Any) -> None:
         if classes(self) in combos and (counts is None or min(counts(self)) >= 0):
@@ -512,15 +519,20 @@ def _generic_check(plan: _Plan) -> Callable[[Any], None]:
     return check
 
 
+def _nothing_to_check(self: Any) -> None:
+    """The check of a class whose fields are all typed ``Any``."""
+
+
 _C = TypeVar("_C", bound=type[Any])
 
 
 def checked(cls: _C) -> _C:
     """Check every field of ``cls`` at construction (see the module docstring).
 
-    Apply it under ``attrs.frozen``. Installs ``check_fields`` as ``__attrs_post_init__``
-    unless ``cls`` defines its own (a hand-written fast test that falls back to
-    ``check_fields``). Raises ``TypeError`` for an annotation it cannot check.
+    Apply it under ``attrs.frozen``. Installs the generic check as
+    ``__attrs_post_init__`` unless ``cls`` defines its own (a hand-written fast test that
+    falls back to ``check_fields``). Raises ``TypeError`` for an annotation it cannot
+    check.
     """
     hints = typing.get_type_hints(cls, include_extras=True)
     fields = tuple(
@@ -528,7 +540,7 @@ def checked(cls: _C) -> _C:
         for name, tp in hints.items()
         if typing.get_origin(tp) is not ClassVar and tp is not ClassVar
     )
-    plan = cls.__checked_plan__ = _Plan(cls, fields)
+    plan = cls.__checked_plan__ = _Plan(fields)
     if "__attrs_post_init__" not in vars(cls):
         cls.__attrs_post_init__ = _generic_check(plan)
     return cls
