@@ -8,7 +8,8 @@ events are immutable too, so an event can be shared by every consumer without co
 Every class is ``checked``: a field of the wrong type (``TextDelta(5, "x")``), a negative
 block index or count, a ``details`` value JSON cannot hold, is an ``InvalidEventError``
 (a ``ValueError``) at construction, naming the event, the field and what it got; so an
-event that exists always has a wire form that reads back equal.
+event that exists always has a wire form that reads back equal. The classes built per
+streamed chunk or per tool call write that check out by hand, for speed (see checks.py).
 
 Layers (see docs/events.md for who emits what):
 
@@ -20,8 +21,7 @@ Layers (see docs/events.md for who emits what):
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, ClassVar, Literal, TypeAlias, TypeVar
+from typing import Any, ClassVar, Literal, TypeAlias
 
 import attrs
 
@@ -37,6 +37,10 @@ from .content import (
     tool_call_field,
     usage_field,
 )
+from .registry import EVENT_TYPES as EVENT_TYPES
+from .registry import LAYERS as LAYERS
+from .registry import event_type as event_type
+from .registry import is_event as is_event
 
 __all__ = [
     "AssistantMessage",
@@ -87,50 +91,13 @@ StopReason: TypeAlias = str
 
 EndReason: TypeAlias = Literal["completed", "interrupted", "error"]
 
-EVENT_TYPES: dict[str, type[Any]] = {}
-"""Wire name -> event class, for every registered event of every layer."""
-
-LAYERS: dict[str, str] = {}
-"""Wire name -> layer name (``stream``, ``message``, ``state``, ``turn``, ``loop``...)."""
-
-_E = TypeVar("_E")
-
-
-def event_type(name: str, layer: str) -> Callable[[type[_E]], type[_E]]:
-    """Register an event class under its wire ``name`` in ``layer``.
-
-    Used by this module and by later layers (the agent loop) so that ``from_dict`` and the
-    docs know every event. Names must be unique across layers. Apply it above
-    ``attrs.frozen(slots=True)`` and ``checked`` (see ``agentcore._core.checks``), so that
-    the registered class checks its fields at construction.
-    """
-
-    def register(cls: type[_E]) -> type[_E]:
-        if name in EVENT_TYPES:
-            raise ValueError(f"event type {name!r} is already registered by {EVENT_TYPES[name]}")
-        if getattr(cls, "type", None) != name:
-            raise ValueError(f"{cls.__name__}.type must be {name!r}")
-        EVENT_TYPES[name] = cls
-        LAYERS[name] = layer
-        return cls
-
-    return register
-
-
-def is_event(value: object) -> bool:
-    """Whether ``value`` is an instance of the event class registered under its ``type``."""
-    cls = type(value)
-    name = getattr(cls, "type", None)
-    return isinstance(name, str) and EVENT_TYPES.get(name) is cls
-
 
 def _ts() -> Any:
     return attrs.field(default=0, kw_only=True)
 
 
 def _check_tool_ids(self: Any) -> None:
-    """The field check of the state events that carry ``tool_call_id`` and ``tool_name``
-    (built for every tool call): exact-type tests first, see ``checks.py``."""
+    """The field check of the state events of a tool call (written out for speed)."""
     if not (
         type(self.tool_call_id) is str
         and type(self.tool_name) is str
@@ -166,7 +133,6 @@ class TextDelta:
     timestamp: int = _ts()
 
     def __attrs_post_init__(self) -> None:
-        # built per streamed chunk: exact-type tests first (see checks.py)
         index = self.index
         if not (
             type(self.text) is str
@@ -195,7 +161,6 @@ class ThinkingDelta:
     timestamp: int = _ts()
 
     def __attrs_post_init__(self) -> None:
-        # built per streamed chunk: exact-type tests first (see checks.py)
         index = self.index
         if not (
             type(self.text) is str
@@ -233,7 +198,6 @@ class InputJsonDelta:
     timestamp: int = _ts()
 
     def __attrs_post_init__(self) -> None:
-        # built per streamed chunk: exact-type tests first (see checks.py)
         index = self.index
         if not (
             type(self.partial_json) is str
@@ -394,7 +358,6 @@ class ToolCallMessage:
     timestamp: int = _ts()
 
     def __attrs_post_init__(self) -> None:
-        # built for every tool call: exact-type tests first (see checks.py)
         if not (
             type(self.message_id) is str
             and type(self.tool_call) is ToolCallPart
