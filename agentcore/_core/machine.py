@@ -146,6 +146,9 @@ class MealyMachine:
             self._refeed_outputs,
         )
 
+        # the identity test skips the type test for the empty tuple (one object in
+        # CPython), what most steps return: a stream delta's
+        empty: tuple[Any, ...] = ()
         if refeed is None and not observers:
             # the plain machine (the default one): no re-feeding or observer test per event
 
@@ -158,7 +161,7 @@ class MealyMachine:
                     state, outputs = result
                 except (TypeError, ValueError):
                     state, outputs = step_result(processor, result)  # raises: not a pair
-                if type(outputs) is not tuple:
+                if outputs is not empty and type(outputs) is not tuple:
                     state, outputs = step_result(processor, result)
                 set_(agent_id, state)
                 return outputs
@@ -174,7 +177,7 @@ class MealyMachine:
                 state, outputs = result
             except (TypeError, ValueError):
                 state, outputs = step_result(processor, result)  # raises: not a pair
-            if type(outputs) is not tuple:
+            if outputs is not empty and type(outputs) is not tuple:
                 state, outputs = step_result(processor, result)
             if refeed is not None and outputs:
                 state, outputs = refeed_outputs(state, outputs, 1)
