@@ -170,7 +170,7 @@ def agent_processor(state: AgentEngineState, event: object) -> Result:
         return step(state, event)
     except ProtocolError:
         raise
-    except (AttributeError, TypeError, ValueError) as exc:
+    except Exception as exc:  # fields no constructor builds: whatever they raise
         return state, _assembler.malformed(state[0], event, exc)[1]
 
 
