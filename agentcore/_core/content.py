@@ -13,7 +13,7 @@ the event's field check so that the message names the event and the field.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, Literal, TypeAlias, get_args
+from typing import Any, ClassVar, Literal, TypeAlias, TypeGuard, get_args
 
 import attrs
 
@@ -42,6 +42,7 @@ __all__ = [
     "ToolCallPart",
     "Usage",
     "content_field",
+    "is_image_media_type",
     "parts_field",
     "to_content",
     "to_parts",
@@ -114,7 +115,12 @@ def usage_field(value: Usage | Mapping[str, int] | None) -> Usage:
 
 ImageMediaType: TypeAlias = Literal["image/png", "image/jpeg", "image/gif", "image/webp"]
 
-IMAGE_MEDIA_TYPES = frozenset(get_args(ImageMediaType))
+_IMAGE_MEDIA_TYPES = frozenset(get_args(ImageMediaType))
+
+
+def is_image_media_type(value: object) -> TypeGuard[ImageMediaType]:
+    """Whether ``value`` is a media type an ``ImageContent`` accepts."""
+    return value in _IMAGE_MEDIA_TYPES
 
 
 @attrs.frozen(slots=True)
