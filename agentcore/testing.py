@@ -23,6 +23,7 @@ from ._testing.strategies import json_objects as json_objects
 from ._testing.strategies import rechunked as rechunked
 from ._testing.strategies import stream_events as stream_events
 from ._testing.strategies import turns as turns
+from ._testing.strategies import unchecked as unchecked
 from ._testing.strategies import usages as usages
 
 __all__ = [
@@ -39,5 +40,6 @@ __all__ = [
     "rechunked",
     "stream_events",
     "turns",
+    "unchecked",
     "usages",
 ]

@@ -11,16 +11,21 @@ import base64
 import io
 from typing import Any
 
-from .._core.content import ImageContent
+from .._core.content import ImageContent, ImageMediaType
 
 __all__ = ["MAX_IMAGE_SIDE", "image_media_type", "to_image_content"]
 
 MAX_IMAGE_SIDE = 2000
 
-_FORMATS = {"image/png": "PNG", "image/jpeg": "JPEG", "image/gif": "GIF", "image/webp": "WEBP"}
+_FORMATS: dict[ImageMediaType, str] = {
+    "image/png": "PNG",
+    "image/jpeg": "JPEG",
+    "image/gif": "GIF",
+    "image/webp": "WEBP",
+}
 
 
-def image_media_type(data: bytes) -> str | None:
+def image_media_type(data: bytes) -> ImageMediaType | None:
     """``image/png``, ``image/jpeg``, ``image/gif`` or ``image/webp`` by the file's first
     bytes, or None for anything else (whatever its name says)."""
     if data.startswith(b"\x89PNG\r\n\x1a\n"):
@@ -35,7 +40,7 @@ def image_media_type(data: bytes) -> str | None:
 
 
 async def to_image_content(
-    data: bytes, media_type: str, *, resize: bool = True, max_side: int = MAX_IMAGE_SIDE
+    data: bytes, media_type: ImageMediaType, *, resize: bool = True, max_side: int = MAX_IMAGE_SIDE
 ) -> tuple[ImageContent, dict[str, Any]]:
     """The image as content, scaled down (aspect kept) to fit ``max_side`` square when
     ``resize``; and details: original and sent size, whether it was resized."""
@@ -49,7 +54,7 @@ async def to_image_content(
 
 
 def _fit(
-    data: bytes, media_type: str, max_side: int, details: dict[str, Any]
+    data: bytes, media_type: ImageMediaType, max_side: int, details: dict[str, Any]
 ) -> tuple[bytes, dict[str, Any]]:
     from PIL import Image
 

@@ -27,7 +27,7 @@ from . import assembler as _assembler
 from . import state_events as _state_events
 from . import turns as _turns
 from .errors import ProtocolError
-from .events import ErrorReceived, TextDelta
+from .events import ErrorReceived, InputJsonDelta, TextDelta, ThinkingDelta
 from .pricing import ModelPrice
 from .state_machine import AgentState, next_state
 
@@ -35,6 +35,7 @@ __all__ = [
     "AgentEngineState",
     "activity_of",
     "agent_processor",
+    "appended_chunk",
     "appending",
     "create_initial_agent_engine_state",
     "summary",
@@ -171,7 +172,7 @@ def agent_processor(state: AgentEngineState, event: object) -> Result:
         return step(state, event)
     except ProtocolError:
         raise
-    except (AttributeError, TypeError, ValueError) as exc:
+    except Exception as exc:  # fields no constructor builds: whatever they raise
         return state, _assembler.malformed(state[0], event, exc)[1]
 
 
@@ -188,6 +189,22 @@ def appending(state: AgentEngineState) -> tuple[type[Any], int] | None:
     if hot is None or not _state_events.quiet_for(state[1], hot[0]):
         return None
     return hot
+
+
+def appended_chunk(event: object, hot: tuple[type[Any], int]) -> str | None:
+    """The chunk ``event`` only appends, given ``appending``'s ``hot``; None when the
+    event is another class, another block, or carries more than a chunk."""
+    cls, index = hot
+    if type(event) is not cls:
+        return None
+    if isinstance(event, TextDelta):
+        return event.text if event.index == index else None
+    if isinstance(event, InputJsonDelta):
+        return event.partial_json if event.index == index else None
+    if isinstance(event, ThinkingDelta) and event.index == index:
+        plain = event.signature is None and event.redacted_data is None
+        return event.text if plain else None
+    return None
 
 
 def with_appended(state: AgentEngineState, chunks: list[str]) -> AgentEngineState:

@@ -30,8 +30,9 @@ from typing import Any, Final, NamedTuple, TypeAlias
 
 from pyrsistent import PMap, PVector, pmap, pvector
 
+from .checks import json_problem
 from .content import ZERO_USAGE, Part, TextPart, ThinkingPart, ToolCallPart, Usage
-from .errors import ErrorCode, ProtocolError
+from .errors import ErrorCode, InvalidEventError, ProtocolError
 from .events import (
     AssistantMessage,
     ErrorMessage,
@@ -227,9 +228,17 @@ def _tool_part(
             input_error=f"tool input was cut off ({cut_off}) before the call was complete",
         )
     value, error = _parse_tool_input(raw)
-    return ToolCallPart(
-        tool_call_id=extra[0], tool_name=extra[1], input=value, raw_input=raw, input_error=error
-    )
+    try:
+        return ToolCallPart(
+            tool_call_id=extra[0], tool_name=extra[1], input=value, raw_input=raw, input_error=error
+        )
+    except InvalidEventError:  # JSON that parses but has no wire form: too deep, or 1e999
+        return ToolCallPart(
+            tool_call_id=extra[0],
+            tool_name=extra[1],
+            raw_input=raw,
+            input_error=f"tool input {json_problem(value)}",
+        )
 
 
 # -- stream handlers ------------------------------------------------------------------------

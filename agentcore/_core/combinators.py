@@ -28,17 +28,23 @@ repr. Their states are plain immutable values built from the children's states:
 
 A child that returns its state object unchanged costs no new combined state, so an
 idle branch allocates nothing.
+
+A child may return its outputs as any sequence (a list is the natural spelling of the
+seed's ``[state, outputs[]]``): each combinator turns them into a tuple at the child's
+boundary (``step_result``), at no cost when they are one already. A child that returns
+something other than a ``(state, outputs)`` pair is a ``TypeError`` naming it.
 """
 
 from __future__ import annotations
 
 from collections import namedtuple
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any
 
 import attrs
 
+from .checks import shown
 from .observers import Logged
 from .processor import AnyProcessor
 
@@ -50,6 +56,7 @@ __all__ = [
     "filter_processor",
     "identity_processor",
     "map_output",
+    "step_result",
 ]
 
 Factory = Callable[[], Any]
@@ -65,6 +72,26 @@ def _name(obj: object) -> str:
     if isinstance(obj, _Combinator):
         return repr(obj)
     return getattr(obj, "__qualname__", None) or repr(obj)
+
+
+def step_result(processor: object, result: Any) -> tuple[Any, tuple[Any, ...]]:
+    """``(state, outputs)`` from ``result``, what ``processor`` returned, with the outputs
+    as a tuple: for a result whose outputs are not a tuple already.
+
+    Accepts a pair (tuple or list) whose outputs are any sequence but a string. Raises
+    ``TypeError`` naming ``processor`` and what it returned otherwise.
+    """
+    if not isinstance(result, tuple | list) or len(result) != 2:
+        raise TypeError(
+            f"processor {_name(processor)} must return a (state, outputs) pair, got {shown(result)}"
+        )
+    state, outputs = result
+    if isinstance(outputs, str | bytes | bytearray) or not isinstance(outputs, Sequence):
+        raise TypeError(
+            f"processor {_name(processor)} returned outputs {shown(outputs)}; outputs must "
+            "be a sequence such as a tuple or a list (() when there is nothing to emit)"
+        )
+    return state, tuple(outputs)
 
 
 def _check_callable(what: str, obj: object) -> None:
@@ -106,7 +133,13 @@ class _Combined(_Combinator):
         outputs: tuple[Any, ...] = ()
         changed = False
         for proc, sub in zip(self.processors, state):  # noqa: B905 (length checked above)
-            s, out = proc(sub, event)
+            result = proc(sub, event)
+            try:
+                s, out = result
+            except (TypeError, ValueError):
+                s, out = step_result(proc, result)  # raises: not a pair
+            if type(out) is not tuple:
+                s, out = step_result(proc, result)
             if s is not sub:
                 changed = True
             new.append(s)
@@ -179,12 +212,24 @@ class _Chain(_Combinator):
         for i, proc in enumerate(stages):
             sub = state[i]
             if len(events) == 1:
-                s, events = proc(sub, events[0])
+                result = proc(sub, events[0])
+                try:
+                    s, events = result
+                except (TypeError, ValueError):
+                    s, events = step_result(proc, result)  # raises: not a pair
+                if type(events) is not tuple:
+                    s, events = step_result(proc, result)
             else:
                 s = sub
                 collected: list[Any] = []
                 for e in events:
-                    s, out = proc(s, e)
+                    result = proc(s, e)
+                    try:
+                        s, out = result
+                    except (TypeError, ValueError):
+                        s, out = step_result(proc, result)  # raises: not a pair
+                    if type(out) is not tuple:
+                        s, out = step_result(proc, result)
                     collected.extend(out)
                 events = tuple(collected)
             if s is not sub:
@@ -250,7 +295,14 @@ class _Filtered(_Combinator):
         for predicate in self.predicates:
             if not predicate(event):
                 return state, ()
-        return self.processor(state, event)
+        result = self.processor(state, event)
+        try:
+            _, outputs = result
+        except (TypeError, ValueError):
+            return step_result(self.processor, result)  # raises: not a pair
+        if type(outputs) is not tuple or type(result) is not tuple:
+            return step_result(self.processor, result)
+        return result
 
     def __repr__(self) -> str:
         preds = " & ".join(_name(p) for p in self.predicates)
@@ -275,7 +327,13 @@ class _Mapped(_Combinator):
     processor: AnyProcessor
 
     def __call__(self, state: Any, event: Any) -> tuple[Any, tuple[Any, ...]]:
-        state, outputs = self.processor(state, event)
+        result = self.processor(state, event)
+        try:
+            state, outputs = result
+        except (TypeError, ValueError):
+            state, outputs = step_result(self.processor, result)  # raises: not a pair
+        if type(outputs) is not tuple:
+            state, outputs = step_result(self.processor, result)
         if outputs:
             for fn in self.functions:
                 outputs = tuple([fn(o) for o in outputs])

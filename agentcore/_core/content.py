@@ -1,21 +1,39 @@
 """Value types carried inside events: usage, content blocks and assistant-message parts.
 
-They are frozen and slotted like the events themselves. Each tagged type has a ``type``
-class constant so the wire form can tell the members of a union apart; converters accept
-the wire dicts as well as instances, so ``from_dict`` and hand-written events share one path.
+They are frozen and slotted like the events themselves, and ``checked`` like them: a
+wrong field type is an ``InvalidEventError`` at construction. Each tagged type has a
+``type`` class constant so the wire form can tell the members of a union apart.
+
+The ``to_*`` functions accept the wire dicts (and lists) as well as instances, so
+``from_dict`` and hand-written events share one path; they raise ``InvalidEventError``.
+The events' fields use them through the ``*_field`` converters, which defer that error to
+the event's field check so that the message names the event and the field.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any, ClassVar, TypeAlias
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, Literal, TypeAlias, TypeGuard, get_args
 
 import attrs
+
+from .checks import (
+    JSONValue,
+    NonNegativeInt,
+    check_fields,
+    check_keys,
+    checked,
+    deferred,
+    is_json,
+    shown,
+)
+from .errors import InvalidEventError
 
 __all__ = [
     "Content",
     "ContentPart",
     "ImageContent",
+    "ImageMediaType",
     "JSONValue",
     "Part",
     "TextContent",
@@ -23,26 +41,29 @@ __all__ = [
     "ThinkingPart",
     "ToolCallPart",
     "Usage",
+    "content_field",
+    "is_image_media_type",
+    "parts_field",
     "to_content",
     "to_parts",
+    "to_tool_call",
     "to_usage",
+    "tool_call_field",
+    "usage_field",
 ]
-
-JSONValue: TypeAlias = Any
-"""Anything ``json.dumps`` accepts; kept as ``Any`` because JSON is recursive."""
-
-IMAGE_MEDIA_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
 
 
 @attrs.frozen(slots=True)
+@checked
 class Usage:
-    """Token counts of one model call (or a sum of several); missing keys mean 0."""
+    """Token counts of one model call (or a sum of several): ints >= 0; missing keys of a
+    wire dict mean 0."""
 
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_read_tokens: int = 0
-    cache_write_tokens: int = 0
-    reasoning_tokens: int = 0
+    input_tokens: NonNegativeInt = 0
+    output_tokens: NonNegativeInt = 0
+    cache_read_tokens: NonNegativeInt = 0
+    cache_write_tokens: NonNegativeInt = 0
+    reasoning_tokens: NonNegativeInt = 0
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
@@ -66,30 +87,44 @@ class Usage:
 
 ZERO_USAGE = Usage()
 
+_USAGE_KEYS = tuple(f.name for f in attrs.fields(Usage))
+
 
 def to_usage(value: Usage | Mapping[str, int] | None) -> Usage:
-    """Accept a ``Usage``, a wire dict with any subset of its keys, or ``None`` (zero)."""
+    """Accept a ``Usage``, a wire dict with any subset of its keys, or ``None`` (zero).
+
+    Counts are ints >= 0, never converted: ``"12"``, ``12.0``, ``True`` and ``None`` are
+    ``InvalidEventError``, as are unknown keys.
+    """
     if value is None:
         return ZERO_USAGE
-    if isinstance(value, Usage):
+    if type(value) is Usage:
         return value
     if not isinstance(value, Mapping):
-        raise TypeError(f"usage must be a Usage or a mapping, got {type(value).__name__}")
-    unknown = set(value) - _USAGE_KEYS
-    if unknown:
-        raise ValueError(
-            f"usage has unknown key(s) {sorted(unknown)}; known: {sorted(_USAGE_KEYS)}"
-        )
-    return Usage(**{k: int(v or 0) for k, v in value.items()})
+        raise InvalidEventError(f"must be a Usage or a mapping of token counts, got {shown(value)}")
+    check_keys("usage", value, _USAGE_KEYS, ())
+    return Usage(**value)
 
 
-_USAGE_KEYS = frozenset(f.name for f in attrs.fields(Usage))
+def usage_field(value: Usage | Mapping[str, int] | None) -> Usage:
+    """``to_usage`` as an attrs converter: its error is raised by the owner's field check."""
+    return value if type(value) is Usage else deferred(to_usage, value)
 
 
 # -- content blocks (user messages and tool results) -------------------------------------
 
+ImageMediaType: TypeAlias = Literal["image/png", "image/jpeg", "image/gif", "image/webp"]
+
+_IMAGE_MEDIA_TYPES = frozenset(get_args(ImageMediaType))
+
+
+def is_image_media_type(value: object) -> TypeGuard[ImageMediaType]:
+    """Whether ``value`` is a media type an ``ImageContent`` accepts."""
+    return value in _IMAGE_MEDIA_TYPES
+
 
 @attrs.frozen(slots=True)
+@checked
 class TextContent:
     """A block of plain text sent to the model."""
 
@@ -98,20 +133,13 @@ class TextContent:
 
 
 @attrs.frozen(slots=True)
+@checked
 class ImageContent:
     """An inline image, base64-encoded; ``media_type`` is one of png, jpeg, gif, webp."""
 
     type: ClassVar[str] = "image"
-    media_type: str = attrs.field()
+    media_type: ImageMediaType
     data: str
-
-    @media_type.validator
-    def _check_media_type(self, _: object, value: str) -> None:
-        if value not in IMAGE_MEDIA_TYPES:
-            raise ValueError(
-                f"image media_type {value!r} is not supported; use one of "
-                f"{sorted(IMAGE_MEDIA_TYPES)}"
-            )
 
 
 ContentPart: TypeAlias = TextContent | ImageContent
@@ -119,21 +147,30 @@ Content: TypeAlias = str | tuple[ContentPart, ...]
 """A message body: plain text, or an ordered tuple of text and image blocks."""
 
 _CONTENT_TYPES: dict[str, type[ContentPart]] = {"text": TextContent, "image": ImageContent}
+_CONTENT_CLASSES = frozenset(_CONTENT_TYPES.values())
 
 
-def to_content(value: Content | Iterable[ContentPart | Mapping[str, Any]]) -> Content:
-    """Normalise a message body: a string stays a string, blocks become a tuple."""
+def to_content(value: Content | Sequence[ContentPart | Mapping[str, Any]]) -> Content:
+    """Normalise a message body: a string stays a string, a sequence of blocks (instances
+    or wire dicts) becomes a tuple; anything else is an ``InvalidEventError``."""
     if isinstance(value, str):
         return value
-    if isinstance(value, tuple) and all(isinstance(p, TextContent | ImageContent) for p in value):
+    if type(value) is tuple and all(type(p) in _CONTENT_CLASSES for p in value):
         return value
-    return tuple(_decode_tagged(p, _CONTENT_TYPES, "content block") for p in value)
+    expected = "a str or a sequence of content blocks"
+    return _decode_all(value, _CONTENT_TYPES, "content block", expected)
+
+
+def content_field(value: Content | Sequence[ContentPart | Mapping[str, Any]]) -> Content:
+    """``to_content`` as an attrs converter: its error is raised by the owner's field check."""
+    return value if type(value) is str else deferred(to_content, value)
 
 
 # -- assistant message parts ---------------------------------------------------------------
 
 
 @attrs.frozen(slots=True)
+@checked
 class TextPart:
     """Text the assistant produced."""
 
@@ -142,6 +179,7 @@ class TextPart:
 
 
 @attrs.frozen(slots=True)
+@checked
 class ThinkingPart:
     """Reasoning the assistant produced.
 
@@ -157,6 +195,7 @@ class ThinkingPart:
 
 
 @attrs.frozen(slots=True)
+@checked
 class ToolCallPart:
     """A tool call the assistant requested.
 
@@ -173,6 +212,18 @@ class ToolCallPart:
     raw_input: str = ""
     input_error: str | None = None
 
+    def __attrs_post_init__(self) -> None:
+        # built for every tool call: exact-type tests first (see checks.py)
+        if not (
+            type(self.tool_call_id) is str
+            and type(self.tool_name) is str
+            and type(self.input) is dict
+            and type(self.raw_input) is str
+            and (self.input_error is None or type(self.input_error) is str)
+            and is_json(self.input)
+        ):
+            check_fields(self)
+
 
 Part: TypeAlias = TextPart | ThinkingPart | ToolCallPart
 
@@ -181,45 +232,72 @@ _PART_TYPES: dict[str, type[Part]] = {
     "thinking": ThinkingPart,
     "tool_call": ToolCallPart,
 }
+_PART_CLASSES = frozenset(_PART_TYPES.values())
 
 
-_PART_CLASSES = (TextPart, ThinkingPart, ToolCallPart)
-
-
-def to_parts(value: Iterable[Part | Mapping[str, Any]]) -> tuple[Part, ...]:
-    """Normalise assistant-message parts given as instances or wire dicts."""
-    if isinstance(value, tuple) and all(
-        isinstance(p, TextPart | ThinkingPart | ToolCallPart) for p in value
-    ):
+def to_parts(value: Sequence[Part | Mapping[str, Any]]) -> tuple[Part, ...]:
+    """Normalise assistant-message parts given as instances or wire dicts, in a sequence;
+    anything else is an ``InvalidEventError``."""
+    if type(value) is tuple and all(type(p) in _PART_CLASSES for p in value):
         return value
-    return tuple(_decode_tagged(p, _PART_TYPES, "part") for p in value)
+    return _decode_all(value, _PART_TYPES, "part", "a sequence of parts")
+
+
+def parts_field(value: Sequence[Part | Mapping[str, Any]]) -> tuple[Part, ...]:
+    """``to_parts`` as an attrs converter: its error is raised by the owner's field check."""
+    return deferred(to_parts, value)
+
+
+_TOOL_CALL_TYPES: dict[str, type[Part]] = {"tool_call": ToolCallPart}
 
 
 def to_tool_call(value: ToolCallPart | Mapping[str, Any]) -> ToolCallPart:
-    """Accept a ``ToolCallPart`` or its wire dict."""
-    if isinstance(value, ToolCallPart):
+    """Accept a ``ToolCallPart`` or its wire dict; anything else is an
+    ``InvalidEventError``."""
+    if type(value) is ToolCallPart:
         return value
-    part = _decode_tagged(value, _PART_TYPES, "tool call")
-    if not isinstance(part, ToolCallPart):
-        raise ValueError(f"expected a tool_call part, got type {part.type!r}")
-    return part
+    return _decode(value, _TOOL_CALL_TYPES, "tool call")  # type: ignore[no-any-return]
 
 
-def _decode_tagged(value: Any, types: Mapping[str, type[Any]], what: str) -> Any:
-    if isinstance(value, tuple(types.values())):
+def tool_call_field(value: ToolCallPart | Mapping[str, Any]) -> ToolCallPart:
+    """``to_tool_call`` as an attrs converter: its error is raised by the owner's check."""
+    return value if type(value) is ToolCallPart else deferred(to_tool_call, value)
+
+
+def _decode_all(
+    value: Any, types: Mapping[str, type[Any]], what: str, expected: str
+) -> tuple[Any, ...]:
+    if isinstance(value, str | bytes | bytearray | Mapping) or not isinstance(value, Sequence):
+        raise InvalidEventError(f"must be {expected}, got {shown(value)}")
+    decoded = []
+    for i, item in enumerate(value):
+        try:
+            decoded.append(_decode(item, types, what))
+        except InvalidEventError as exc:
+            raise InvalidEventError(f"has a bad {what} {i}: {exc.message}") from None
+    return tuple(decoded)
+
+
+def _decode(value: Any, types: Mapping[str, type[Any]], what: str) -> Any:
+    """An instance of one of ``types``, or one built from its wire dict."""
+    if type(value) in types.values():
         return value
     if not isinstance(value, Mapping):
-        raise TypeError(f"{what} must be a mapping with a 'type' key, got {type(value).__name__}")
+        expected = " or ".join(c.__name__ for c in types.values())
+        raise InvalidEventError(f"must be a {expected} or its wire dict, got {shown(value)}")
     tag = value.get("type")
-    cls = types.get(tag) if isinstance(tag, str) else None
+    expected = ", ".join(sorted(types))
+    if type(tag) is not str:
+        raise InvalidEventError(f"needs a 'type' string ({expected}), got {shown(tag)}")
+    cls = types.get(tag)
     if cls is None:
-        raise ValueError(f"{what} has unknown type {tag!r}; expected one of {sorted(types)}")
-    names = {f.name for f in attrs.fields(cls)}
+        raise InvalidEventError(f"has unknown type {tag!r}; expected one of {expected}")
     fields = {k: v for k, v in value.items() if k != "type"}
-    unknown = set(fields) - names
-    if unknown:
-        raise ValueError(f"{what} of type {tag!r} has unknown field(s) {sorted(unknown)}")
-    try:
-        return cls(**fields)
-    except TypeError as exc:
-        raise ValueError(f"{what} of type {tag!r} is missing a field: {exc}") from None
+    attributes = attrs.fields(cls)
+    check_keys(
+        f"{what} of type {tag!r}",
+        fields,
+        tuple(a.name for a in attributes),
+        tuple(a.name for a in attributes if a.default is attrs.NOTHING),
+    )
+    return cls(**fields)

@@ -5,6 +5,12 @@ name, unique across layers), a ``timestamp`` in integer milliseconds stamped by 
 (keyword-only, default 0 for hand-built test events) and its data fields. Values inside
 events are immutable too, so an event can be shared by every consumer without copying.
 
+Every class is ``checked``: a field of the wrong type (``TextDelta(5, "x")``), a negative
+block index or count, a ``details`` value JSON cannot hold, is an ``InvalidEventError``
+(a ``ValueError``) at construction, naming the event, the field and what it got; so an
+event that exists always has a wire form that reads back equal. The classes built per
+streamed chunk or per tool call write that check out by hand, for speed (see checks.py).
+
 Layers (see docs/events.md for who emits what):
 
 - stream: produced by drivers, and by the runtime for user input, tool results, control;
@@ -15,23 +21,26 @@ Layers (see docs/events.md for who emits what):
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, ClassVar, Literal, TypeAlias, TypeVar
+from typing import Any, ClassVar, Literal, TypeAlias
 
 import attrs
 
+from .checks import JSONValue, NonNegativeInt, check_fields, checked
 from .content import (
     Content,
-    JSONValue,
     Part,
     TextPart,
     ToolCallPart,
     Usage,
-    to_content,
-    to_parts,
-    to_tool_call,
-    to_usage,
+    content_field,
+    parts_field,
+    tool_call_field,
+    usage_field,
 )
+from .registry import EVENT_TYPES as EVENT_TYPES
+from .registry import LAYERS as LAYERS
+from .registry import event_type as event_type
+from .registry import is_event as is_event
 
 __all__ = [
     "AssistantMessage",
@@ -82,43 +91,19 @@ StopReason: TypeAlias = str
 
 EndReason: TypeAlias = Literal["completed", "interrupted", "error"]
 
-EVENT_TYPES: dict[str, type[Any]] = {}
-"""Wire name -> event class, for every registered event of every layer."""
-
-LAYERS: dict[str, str] = {}
-"""Wire name -> layer name (``stream``, ``message``, ``state``, ``turn``, ``loop``...)."""
-
-_E = TypeVar("_E")
-
-
-def event_type(name: str, layer: str) -> Callable[[type[_E]], type[_E]]:
-    """Register an event class under its wire ``name`` in ``layer``.
-
-    Used by this module and by later layers (the agent loop) so that ``from_dict`` and the
-    docs know every event. Names must be unique across layers.
-    """
-
-    def register(cls: type[_E]) -> type[_E]:
-        if name in EVENT_TYPES:
-            raise ValueError(f"event type {name!r} is already registered by {EVENT_TYPES[name]}")
-        if getattr(cls, "type", None) != name:
-            raise ValueError(f"{cls.__name__}.type must be {name!r}")
-        EVENT_TYPES[name] = cls
-        LAYERS[name] = layer
-        return cls
-
-    return register
-
-
-def is_event(value: object) -> bool:
-    """Whether ``value`` is an instance of the event class registered under its ``type``."""
-    cls = type(value)
-    name = getattr(cls, "type", None)
-    return isinstance(name, str) and EVENT_TYPES.get(name) is cls
-
 
 def _ts() -> Any:
     return attrs.field(default=0, kw_only=True)
+
+
+def _check_tool_ids(self: Any) -> None:
+    """The field check of the state events of a tool call (written out for speed)."""
+    if not (
+        type(self.tool_call_id) is str
+        and type(self.tool_name) is str
+        and type(self.timestamp) is int
+    ):
+        check_fields(self)
 
 
 # -- stream layer ---------------------------------------------------------------------------
@@ -126,6 +111,7 @@ def _ts() -> Any:
 
 @event_type("message_start", "stream")
 @attrs.frozen(slots=True)
+@checked
 class MessageStart:
     """The model began a new assistant message."""
 
@@ -137,17 +123,29 @@ class MessageStart:
 
 @event_type("text_delta", "stream")
 @attrs.frozen(slots=True)
+@checked
 class TextDelta:
     """A chunk of text for the content block at ``index``."""
 
     type: ClassVar[str] = "text_delta"
     text: str
-    index: int
+    index: NonNegativeInt
     timestamp: int = _ts()
+
+    def __attrs_post_init__(self) -> None:
+        index = self.index
+        if not (
+            type(self.text) is str
+            and type(index) is int
+            and index >= 0
+            and type(self.timestamp) is int
+        ):
+            check_fields(self)
 
 
 @event_type("thinking_delta", "stream")
 @attrs.frozen(slots=True)
+@checked
 class ThinkingDelta:
     """A chunk of reasoning for the block at ``index``.
 
@@ -157,59 +155,86 @@ class ThinkingDelta:
 
     type: ClassVar[str] = "thinking_delta"
     text: str
-    index: int
+    index: NonNegativeInt
     signature: str | None = None
     redacted_data: str | None = None
     timestamp: int = _ts()
 
+    def __attrs_post_init__(self) -> None:
+        index = self.index
+        if not (
+            type(self.text) is str
+            and type(index) is int
+            and index >= 0
+            and self.signature is None
+            and self.redacted_data is None
+            and type(self.timestamp) is int
+        ):
+            check_fields(self)
+
 
 @event_type("tool_use_start", "stream")
 @attrs.frozen(slots=True)
+@checked
 class ToolUseStart:
     """The model began a tool call in the block at ``index``."""
 
     type: ClassVar[str] = "tool_use_start"
     tool_call_id: str
     tool_name: str
-    index: int
+    index: NonNegativeInt
     timestamp: int = _ts()
 
 
 @event_type("input_json_delta", "stream")
 @attrs.frozen(slots=True)
+@checked
 class InputJsonDelta:
     """A fragment of the JSON arguments of the tool call at ``index``."""
 
     type: ClassVar[str] = "input_json_delta"
     partial_json: str
-    index: int
+    index: NonNegativeInt
     timestamp: int = _ts()
+
+    def __attrs_post_init__(self) -> None:
+        index = self.index
+        if not (
+            type(self.partial_json) is str
+            and type(index) is int
+            and index >= 0
+            and type(self.timestamp) is int
+        ):
+            check_fields(self)
 
 
 @event_type("tool_use_stop", "stream")
 @attrs.frozen(slots=True)
+@checked
 class ToolUseStop:
     """The arguments of the tool call at ``index`` are complete."""
 
     type: ClassVar[str] = "tool_use_stop"
     tool_call_id: str
-    index: int
+    index: NonNegativeInt
     timestamp: int = _ts()
 
 
 @event_type("message_delta", "stream")
 @attrs.frozen(slots=True)
+@checked
 class MessageDelta:
     """Message-level update: the stop reason once known, and usage (cumulative per call)."""
 
     type: ClassVar[str] = "message_delta"
     stop_reason: StopReason | None = None
-    usage: Usage = attrs.field(factory=Usage, converter=to_usage)
+    usage: Usage = attrs.field(factory=Usage, converter=usage_field)
     timestamp: int = _ts()
 
 
 @event_type("message_stop", "stream")
 @attrs.frozen(slots=True)
+@checked
 class MessageStop:
     """The assistant message is complete."""
 
@@ -220,6 +245,7 @@ class MessageStop:
 
 @event_type("tool_result", "stream")
 @attrs.frozen(slots=True)
+@checked
 class ToolResult:
     """The outcome of running a tool call (fed in by the runtime).
 
@@ -228,7 +254,7 @@ class ToolResult:
 
     type: ClassVar[str] = "tool_result"
     tool_call_id: str
-    result: Content = attrs.field(converter=to_content)
+    result: Content = attrs.field(converter=content_field)
     is_error: bool = False
     details: JSONValue = None
     timestamp: int = _ts()
@@ -236,6 +262,7 @@ class ToolResult:
 
 @event_type("error_received", "stream")
 @attrs.frozen(slots=True)
+@checked
 class ErrorReceived:
     """A driver or the runtime reports a failure; ``code`` is an ``ErrorCode`` value."""
 
@@ -248,17 +275,19 @@ class ErrorReceived:
 
 @event_type("user_message", "stream")
 @attrs.frozen(slots=True)
+@checked
 class UserMessage:
     """A message from the user: text, or text and image blocks."""
 
     type: ClassVar[str] = "user_message"
     message_id: str
-    content: Content = attrs.field(converter=to_content)
+    content: Content = attrs.field(converter=content_field)
     timestamp: int = _ts()
 
 
 @event_type("interrupt", "stream")
 @attrs.frozen(slots=True)
+@checked
 class Interrupt:
     """Stop the current model call or turn; what was streamed is kept."""
 
@@ -288,6 +317,7 @@ StreamEvent: TypeAlias = (
 
 @event_type("assistant_message", "message")
 @attrs.frozen(slots=True)
+@checked
 class AssistantMessage:
     """A whole assistant message: ordered parts (text, thinking, tool calls) by block index.
 
@@ -299,8 +329,8 @@ class AssistantMessage:
     type: ClassVar[str] = "assistant_message"
     message_id: str
     model: str
-    parts: tuple[Part, ...] = attrs.field(converter=to_parts)
-    usage: Usage = attrs.field(factory=Usage, converter=to_usage)
+    parts: tuple[Part, ...] = attrs.field(converter=parts_field)
+    usage: Usage = attrs.field(factory=Usage, converter=usage_field)
     stop_reason: StopReason | None = None
     incomplete: bool = False
     timestamp: int = _ts()
@@ -318,24 +348,34 @@ class AssistantMessage:
 
 @event_type("tool_call_message", "message")
 @attrs.frozen(slots=True)
+@checked
 class ToolCallMessage:
     """A tool call whose arguments are complete (emitted before the message ends)."""
 
     type: ClassVar[str] = "tool_call_message"
     message_id: str
-    tool_call: ToolCallPart = attrs.field(converter=to_tool_call)
+    tool_call: ToolCallPart = attrs.field(converter=tool_call_field)
     timestamp: int = _ts()
+
+    def __attrs_post_init__(self) -> None:
+        if not (
+            type(self.message_id) is str
+            and type(self.tool_call) is ToolCallPart
+            and type(self.timestamp) is int
+        ):
+            check_fields(self)
 
 
 @event_type("tool_result_message", "message")
 @attrs.frozen(slots=True)
+@checked
 class ToolResultMessage:
     """A tool's result as history: the call it answers, the tool's name and the result."""
 
     type: ClassVar[str] = "tool_result_message"
     tool_call_id: str
     tool_name: str
-    result: Content = attrs.field(converter=to_content)
+    result: Content = attrs.field(converter=content_field)
     is_error: bool = False
     details: JSONValue = None
     timestamp: int = _ts()
@@ -343,6 +383,7 @@ class ToolResultMessage:
 
 @event_type("error_message", "message")
 @attrs.frozen(slots=True)
+@checked
 class ErrorMessage:
     """An error as history, so user interfaces and logs can show it in place."""
 
@@ -361,6 +402,7 @@ MessageEvent: TypeAlias = AssistantMessage | ToolCallMessage | ToolResultMessage
 
 @event_type("conversation_start", "state")
 @attrs.frozen(slots=True)
+@checked
 class ConversationStart:
     """A conversation turn began (a user message arrived while idle)."""
 
@@ -371,6 +413,7 @@ class ConversationStart:
 
 @event_type("conversation_thinking", "state")
 @attrs.frozen(slots=True)
+@checked
 class ConversationThinking:
     """The model is working and has produced no visible text yet (or is reasoning)."""
 
@@ -380,6 +423,7 @@ class ConversationThinking:
 
 @event_type("conversation_responding", "state")
 @attrs.frozen(slots=True)
+@checked
 class ConversationResponding:
     """The model started streaming visible text."""
 
@@ -389,6 +433,7 @@ class ConversationResponding:
 
 @event_type("tool_planned", "state")
 @attrs.frozen(slots=True)
+@checked
 class ToolPlanned:
     """The model began a tool call."""
 
@@ -397,9 +442,12 @@ class ToolPlanned:
     tool_name: str
     timestamp: int = _ts()
 
+    __attrs_post_init__ = _check_tool_ids
+
 
 @event_type("tool_executing", "state")
 @attrs.frozen(slots=True)
+@checked
 class ToolExecuting:
     """A planned tool call is now waiting for its result (the model message ended)."""
 
@@ -408,9 +456,12 @@ class ToolExecuting:
     tool_name: str
     timestamp: int = _ts()
 
+    __attrs_post_init__ = _check_tool_ids
+
 
 @event_type("tool_completed", "state")
 @attrs.frozen(slots=True)
+@checked
 class ToolCompleted:
     """A tool call returned a result."""
 
@@ -419,9 +470,12 @@ class ToolCompleted:
     tool_name: str
     timestamp: int = _ts()
 
+    __attrs_post_init__ = _check_tool_ids
+
 
 @event_type("tool_failed", "state")
 @attrs.frozen(slots=True)
+@checked
 class ToolFailed:
     """A tool call returned an error result."""
 
@@ -434,6 +488,7 @@ class ToolFailed:
 
 @event_type("conversation_interrupted", "state")
 @attrs.frozen(slots=True)
+@checked
 class ConversationInterrupted:
     """The conversation was interrupted; partial output was kept."""
 
@@ -444,6 +499,7 @@ class ConversationInterrupted:
 
 @event_type("conversation_end", "state")
 @attrs.frozen(slots=True)
+@checked
 class ConversationEnd:
     """The conversation turn ended: ``completed``, ``interrupted`` or ``error``."""
 
@@ -454,6 +510,7 @@ class ConversationEnd:
 
 @event_type("error_occurred", "state")
 @attrs.frozen(slots=True)
+@checked
 class ErrorOccurred:
     """A failure moved the conversation to its error state."""
 
@@ -482,6 +539,7 @@ StateEvent: TypeAlias = (
 
 @event_type("turn_request", "turn")
 @attrs.frozen(slots=True)
+@checked
 class TurnRequest:
     """A turn began with the user message ``message_id``."""
 
@@ -493,6 +551,7 @@ class TurnRequest:
 
 @event_type("turn_response", "turn")
 @attrs.frozen(slots=True)
+@checked
 class TurnResponse:
     """A turn ended.
 
@@ -503,7 +562,7 @@ class TurnResponse:
     type: ClassVar[str] = "turn_response"
     turn_id: str
     duration_ms: int
-    usage: Usage = attrs.field(factory=Usage, converter=to_usage)
+    usage: Usage = attrs.field(factory=Usage, converter=usage_field)
     cost: float | None = None
     model: str | None = None
     stop_reason: StopReason | None = None

@@ -4,7 +4,9 @@
 ``initial_state`` factory the first time), calls the processor once and stores the new
 state. Nothing else happens on the hot path. The state is written only after the step
 succeeded: a processor that raises leaves the stored state as it was, and the exception
-propagates unchanged (the runtime turns it into events).
+propagates unchanged (the runtime turns it into events). Outputs returned as a list (or
+any sequence) become a tuple; a processor that returns something other than a
+``(state, outputs)`` pair is a ``TypeError`` naming it (state unchanged).
 
 Re-feeding (``refeed=True``, or a predicate choosing which outputs to re-feed) passes
 outputs back through the processor, depth first: each output is followed by what it
@@ -25,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from .combinators import step_result
 from .errors import ErrorCode, LimitExceededError
 from .observers import Step, StepObserver, call_hooks, logged_parts
 from .processor import AnyProcessor
@@ -64,7 +67,8 @@ class MealyMachine:
     """``process(agent_id, event) -> outputs``: feed ``event`` to ``agent_id``'s processor.
 
     One store ``get``, one processor call, one store ``set``. Raises whatever the
-    processor raises (state unchanged), ``LimitExceededError`` on runaway re-feeding
+    processor raises (state unchanged), ``TypeError`` when it returns something other than
+    a ``(state, outputs)`` pair (state unchanged), ``LimitExceededError`` on runaway re-feeding
     (state unchanged), and observer failures as described in the module docstring
     (state committed).
     """
@@ -142,11 +146,39 @@ class MealyMachine:
             self._refeed_outputs,
         )
 
+        # the identity test skips the type test for the empty tuple (one object in
+        # CPython), what most steps return: a stream delta's
+        empty: tuple[Any, ...] = ()
+        if refeed is None and not observers:
+            # the plain machine (the default one): no re-feeding or observer test per event
+
+            def plain_process(agent_id: str, event: Any) -> tuple[Any, ...]:
+                state = get(agent_id)
+                if state is None:
+                    state = initial()
+                result = processor(state, event)
+                try:
+                    state, outputs = result
+                except (TypeError, ValueError):
+                    state, outputs = step_result(processor, result)  # raises: not a pair
+                if outputs is not empty and type(outputs) is not tuple:
+                    state, outputs = step_result(processor, result)
+                set_(agent_id, state)
+                return outputs
+
+            return plain_process
+
         def process(agent_id: str, event: Any) -> tuple[Any, ...]:
             state = get(agent_id)
             if state is None:
                 state = initial()
-            state, outputs = processor(state, event)
+            result = processor(state, event)
+            try:
+                state, outputs = result
+            except (TypeError, ValueError):
+                state, outputs = step_result(processor, result)  # raises: not a pair
+            if outputs is not empty and type(outputs) is not tuple:
+                state, outputs = step_result(processor, result)
             if refeed is not None and outputs:
                 state, outputs = refeed_outputs(state, outputs, 1)
             set_(agent_id, state)
@@ -174,7 +206,13 @@ class MealyMachine:
                     "forever. The step was discarded; raise max_depth or narrow refeed.",
                     code=ErrorCode.MAX_ITERATIONS_EXCEEDED,
                 )
-            state, more = self._processor(state, output)
+            result = self._processor(state, output)
+            try:
+                state, more = result
+            except (TypeError, ValueError):
+                state, more = step_result(self._processor, result)  # raises: not a pair
+            if type(more) is not tuple:
+                state, more = step_result(self._processor, result)
             if more:
                 state, more = self._refeed_outputs(state, more, depth + 1)
                 collected.extend(more)

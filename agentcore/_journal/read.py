@@ -165,10 +165,10 @@ def _data_fields(cls: type[Any]) -> tuple[str, ...]:
     return tuple(f.name for f in attrs.fields(cls) if f.name != "timestamp")
 
 
-def _direct(cls: type[Any]) -> bool:
-    """Whether ``cls`` can be built by filling its slots: no hook, converter or
-    validator, so its ``__init__`` checks nothing and any values build."""
-    if any(hasattr(cls, hook) for hook in ("__attrs_pre_init__", "__attrs_post_init__")):
+def _fillable(cls: type[Any]) -> bool:
+    """Whether ``cls`` can be built by filling its slots, then running its
+    ``__attrs_post_init__`` if it has one: no pre-init hook, converter or validator."""
+    if hasattr(cls, "__attrs_pre_init__"):
         return False
     return all(
         f.converter is None
@@ -178,14 +178,18 @@ def _direct(cls: type[Any]) -> bool:
     )
 
 
+def _direct(cls: type[Any]) -> bool:
+    """Whether ``cls``'s ``__init__`` checks nothing, so any values build."""
+    return _fillable(cls) and not hasattr(cls, "__attrs_post_init__")
+
+
 def _builder(cls: type[Any]) -> Builder:
     """``build(values, timestamp)``, equal to ``cls(*values, timestamp=timestamp)``.
 
-    For classes whose fields have no converter or validator it fills the slots directly
-    (all attrs' ``__init__`` would do, minus its argument parsing: half the cost); value
-    types are trusted, as the line was written by ``JsonlJournal`` or already checked.
+    For a class ``_fillable`` it fills the slots directly, then runs the class's check
+    (all attrs' ``__init__`` would do, minus its argument parsing: half the cost).
     """
-    if not _direct(cls):
+    if not _fillable(cls):
 
         def build_with_init(values: Any, timestamp: int) -> Any:
             return cls(*values, timestamp=timestamp)
@@ -193,6 +197,7 @@ def _builder(cls: type[Any]) -> Builder:
         return build_with_init
     setters = tuple(cls.__dict__[name].__set__ for name in _data_fields(cls))
     set_timestamp = cls.__dict__["timestamp"].__set__
+    check: Callable[[Any], None] = getattr(cls, "__attrs_post_init__", _accept)
     new = object.__new__
     if len(setters) == 2:  # the shape of the deltas, most of any journal
         set_first, set_second = setters
@@ -202,6 +207,7 @@ def _builder(cls: type[Any]) -> Builder:
             set_first(event, values[0])
             set_second(event, values[1])
             set_timestamp(event, timestamp)
+            check(event)
             return event
 
         return build_pair
@@ -211,9 +217,14 @@ def _builder(cls: type[Any]) -> Builder:
         for set_field, value in zip(setters, values, strict=True):
             set_field(event, value)
         set_timestamp(event, timestamp)
+        check(event)
         return event
 
     return build
+
+
+def _accept(_event: Any) -> None:
+    """The check of a class that checks nothing."""
 
 
 class _ByKind(dict[Any, Any]):

@@ -10,12 +10,12 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol
 
-from .._core.agent_processor import agent_processor, appending, with_appended
+from .._core.agent_processor import agent_processor, appended_chunk, appending, with_appended
 from .._core.machine import MealyMachine
 from .._loop.conversation import create_conversation_machine
 from .._loop.events import EFFECTS
 from .journal import Journal, JournalEntry, read_jsonl, record_blocks
-from .read import BUILDERS, VALUES, Record
+from .read import BUILDERS, Record
 
 __all__ = [
     "JournalSource",
@@ -105,41 +105,33 @@ def _fold_in_bulk(
     """Fold records through a machine running ``agent_processor``, runs of deltas in bulk.
 
     After each event, ``appending`` tells which deltas would now only append a chunk to the
-    agent's streaming block; while the next records are such deltas, their chunks are
-    collected without building events, and appended at once (``with_appended``) before
-    the next other record is processed. Outputs and states are those of processing every
-    event (a property test holds them equal); as appends give no output, every yield
-    happens with the machine's state exact.
+    agent's streaming block; while the next events are such deltas, their chunks are
+    collected, and appended at once (``with_appended``) before the next other event is
+    processed. Outputs and states are those of processing every event (a property test
+    holds them equal); as appends give no output, every yield happens with the machine's
+    state exact.
     """
     build, process = BUILDERS, machine.process
     get: Callable[[str], Any] = machine.store.get
     set_ = machine.store.set
-    run_agent, run_kind, run_index = "", "", 0
-    run_rest: tuple[None, ...] = ()
+    run_agent = ""
+    hot: tuple[type[Any], int] | None = None
     chunks: list[str] = []
     try:
         for records in blocks:
             for agent, _seq, kind, timestamp, values in records:
-                if (
-                    kind == run_kind
-                    and agent == run_agent
-                    and values[1] == run_index
-                    and type(values[0]) is str
-                    and values[2:] == run_rest
-                ):
-                    chunks.append(values[0])
-                    continue
+                event = build[kind](values, timestamp)
+                if hot is not None and agent == run_agent:
+                    chunk = appended_chunk(event, hot)
+                    if chunk is not None:
+                        chunks.append(chunk)
+                        continue
                 if chunks:
                     set_(run_agent, with_appended(get(run_agent), chunks))
                     chunks.clear()
-                for output in process(agent, build[kind](values, timestamp)):
+                for output in process(agent, event):
                     yield agent, output
-                hot = appending(get(agent))
-                if hot is None:
-                    run_kind = ""
-                else:
-                    run_kind, run_agent, run_index = hot[0].type, agent, hot[1]
-                    run_rest = (None,) * (VALUES[run_kind][0] - 2)
+                hot, run_agent = appending(get(agent)), agent
     finally:
         if chunks:
             set_(run_agent, with_appended(get(run_agent), chunks))

@@ -23,13 +23,13 @@ import attrs
 import mcp_types as mt
 
 from .._core.content import (
-    IMAGE_MEDIA_TYPES,
     Content,
     ContentPart,
     ImageContent,
     JSONValue,
     TextContent,
     TextPart,
+    is_image_media_type,
 )
 from .._core.driver import Message, ModelRequest
 from .._core.events import AssistantMessage, UserMessage
@@ -111,7 +111,7 @@ def _block(block: mt.ContentBlock) -> ContentPart:
 
 
 def _image(mime_type: str | None, data: str, what: str) -> ContentPart:
-    if mime_type in IMAGE_MEDIA_TYPES:
+    if is_image_media_type(mime_type):
         return ImageContent(mime_type, data)
     return TextContent(f"[{what} ({mime_type or 'unknown type'}) omitted: not supported]")
 

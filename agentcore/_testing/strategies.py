@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Callable, Iterable, Sequence
+import types
+import typing
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import pairwise
-from typing import Any, TypeVar
+from typing import Annotated, Any, ClassVar, Literal, TypeVar
 
 import attrs
 from hypothesis import strategies as st
 
+from .._core.checks import JSONValue, NonNegativeInt
 from .._core.content import (
     ImageContent,
     Part,
@@ -26,6 +29,7 @@ from .._core.content import (
     Usage,
 )
 from .._core.events import (
+    EVENT_TYPES,
     AssistantMessage,
     ConversationEnd,
     ConversationInterrupted,
@@ -65,10 +69,14 @@ __all__ = [
     "chunked",
     "events",
     "garbage",
+    "instances",
     "json_objects",
+    "json_values",
     "rechunked",
+    "registered_events",
     "stream_events",
     "turns",
+    "unchecked",
     "usages",
 ]
 
@@ -195,6 +203,64 @@ def events() -> st.SearchStrategy[Any]:
         ),
     ]
     return st.one_of(*_stream_event_strategies(), *others)
+
+
+# -- any instance, from the annotations ------------------------------------------------------
+
+
+def json_values(max_leaves: int = 10) -> st.SearchStrategy[Any]:
+    """Any JSON value the wire form keeps equal: no NaN or infinities, lists not tuples."""
+    leaves = (
+        st.none()
+        | st.booleans()
+        | st.integers()
+        | st.floats(allow_nan=False, allow_infinity=False)
+        | _text
+    )
+    return st.recursive(
+        leaves,
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_text, inner, max_size=3),
+        max_leaves=max_leaves,
+    )
+
+
+def _annotation_values(tp: Any) -> st.SearchStrategy[Any]:
+    """Any value the annotation ``tp`` allows (see ``agentcore._core.checks``)."""
+    if tp == JSONValue:
+        return json_values()
+    if tp == NonNegativeInt:
+        return st.integers(min_value=0)
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin is Annotated:
+        return _annotation_values(args[0])
+    if origin is Literal:
+        return st.sampled_from(args)
+    if origin in (typing.Union, types.UnionType):
+        return st.one_of(*(_annotation_values(a) for a in args))
+    if origin is tuple:
+        return st.lists(_annotation_values(args[0]), max_size=3).map(tuple)
+    if origin is Mapping:
+        return st.dictionaries(_text, _annotation_values(args[1]), max_size=3)
+    if tp is str:
+        return _text
+    if tp is float:
+        return st.floats(allow_nan=False, allow_infinity=False) | st.integers()
+    simple = {int: st.integers(), bool: st.booleans(), type(None): st.none(), Any: st.none()}
+    return simple[tp] if tp in simple else instances(tp)
+
+
+def instances(cls: type[Any]) -> st.SearchStrategy[Any]:
+    """An instance of the event or value class ``cls`` with any field values its
+    annotations allow, nested values included (fields typed ``Any`` get ``None``). Works
+    for any ``checked`` attrs class, later layers' events included."""
+    hints = typing.get_type_hints(cls, include_extras=True)
+    fields = {n: t for n, t in hints.items() if typing.get_origin(t) is not ClassVar}
+    return st.builds(cls, **{name: _annotation_values(tp) for name, tp in fields.items()})
+
+
+def registered_events() -> st.SearchStrategy[Any]:
+    """An instance of any registered event type, of any layer (see ``instances``)."""
+    return st.sampled_from(sorted(EVENT_TYPES.values(), key=lambda c: c.type)).flatmap(instances)
 
 
 # -- whole assistant messages --------------------------------------------------------------
@@ -360,22 +426,48 @@ def rechunked(stream: Sequence[Any]) -> st.SearchStrategy[list[Any]]:
 # -- broken input --------------------------------------------------------------------------
 
 
+def unchecked(cls: type[Any], *values: Any, **fields: Any) -> Any:
+    """An instance of the attrs class ``cls`` holding these field values (positional in
+    field order, or by name; the rest take their defaults), built without its converters
+    and field checks: the events a processor must survive although no constructor
+    builds them (a driver that bypassed ``__init__``, a corrupted object)."""
+    attributes = attrs.fields(cls)
+    given = dict(zip((a.name for a in attributes), values, strict=False)) | fields
+    instance = object.__new__(cls)
+    for a in attributes:
+        if a.name in given:
+            value = given[a.name]
+        elif isinstance(a.default, attrs.Factory):  # type: ignore[arg-type]
+            value = a.default.factory()
+        elif a.default is not attrs.NOTHING:
+            value = a.default
+        else:
+            continue  # left unset: reading it raises AttributeError
+        object.__setattr__(instance, a.name, value)
+    return instance
+
+
 def garbage() -> st.SearchStrategy[Any]:
-    """Things that are not valid events: other objects, and events with impossible fields."""
+    """Things that are not valid events: other objects, and events with impossible fields
+    (built with ``unchecked``, as their constructors refuse them)."""
     return st.one_of(
         st.none(),
         st.integers(),
         _text,
         st.dictionaries(_text, _text, max_size=2),
         st.builds(object),
-        st.builds(TextDelta, st.integers() | st.none(), _text | st.none()),
-        st.builds(InputJsonDelta, st.none() | st.integers(), st.integers(-5, 5000)),
-        st.builds(ToolUseStart, st.integers(), st.none(), st.floats(allow_nan=False)),
-        st.builds(ToolUseStop, st.none(), st.text(max_size=2)),
-        st.builds(MessageStart, st.none() | st.integers(), st.none()),
-        st.builds(MessageStop, st.integers()),
-        st.builds(ThinkingDelta, _text, _indexes, st.integers()),
-        st.builds(ToolResult, st.integers() | _ids, _text),
+        st.builds(unchecked, st.just(TextDelta), st.integers() | st.none(), _text | st.none()),
+        st.builds(
+            unchecked, st.just(InputJsonDelta), st.none() | st.integers(), st.integers(-5, 5000)
+        ),
+        st.builds(
+            unchecked, st.just(ToolUseStart), st.integers(), st.none(), st.floats(allow_nan=False)
+        ),
+        st.builds(unchecked, st.just(ToolUseStop), st.none(), st.text(max_size=2)),
+        st.builds(unchecked, st.just(MessageStart), st.none() | st.integers(), st.none()),
+        st.builds(unchecked, st.just(MessageStop), st.integers()),
+        st.builds(unchecked, st.just(ThinkingDelta), _text, _indexes, st.integers()),
+        st.builds(unchecked, st.just(ToolResult), st.integers() | _ids, _text),
         st.sampled_from([TextDelta, MessageStop, ToolResult]).map(object.__new__),
     )
 

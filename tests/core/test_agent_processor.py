@@ -4,6 +4,7 @@ from typing import Any
 
 import pytest
 
+from agentcore._testing.strategies import unchecked
 from agentcore.errors import ErrorCode, ProtocolError
 from agentcore.events import (
     AssistantMessage,
@@ -125,10 +126,10 @@ def test_same_outputs_as_the_three_processors_run_separately() -> None:
     "bad",
     [
         MessageStart("again", "m"),
-        TextDelta("x", -3),
+        unchecked(TextDelta, "x", -3),
         ToolUseStart("t1", "dup", 5),
         ToolUseStop("nope", 1),
-        MessageStop(stop_reason=7),  # type: ignore[arg-type]
+        unchecked(MessageStop, 7),
         object(),
         object.__new__(MessageStop),
     ],

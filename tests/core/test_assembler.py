@@ -4,6 +4,7 @@ from typing import Any
 
 import pytest
 
+from agentcore._testing.strategies import unchecked
 from agentcore.errors import ErrorCode, ProtocolError
 from agentcore.events import (
     AssistantMessage,
@@ -288,15 +289,23 @@ OPEN_WITH_BLOCKS = [
         (OPEN_WITH_BLOCKS, ToolUseStop("b", 0), "no tool call was started at block 0"),
         (OPEN_WITH_BLOCKS, ToolUseStop("b", 9), "no tool call was started at block 9"),
         (OPEN_WITH_BLOCKS, ToolResult("b", "x"), "no pending tool call has id 'b'"),
-        ([START], TextDelta("x", -1), "block index -1 is out of range"),
+        ([START], unchecked(TextDelta, "x", -1), "block index -1 is out of range"),
         ([START], TextDelta("x", 5000), "block index 5000 is out of range (0 to 1024)"),
-        ([START], TextDelta("x", "0"), "block index must be an integer, got str"),  # type: ignore[arg-type]
-        ([START], TextDelta(5, 0), "text must be a string"),  # type: ignore[arg-type]
-        ([START], ThinkingDelta("x", 0, signature=3), "signature and redacted_data strings"),  # type: ignore[arg-type]
-        ([START], InputJsonDelta(None, 0), "partial_json must be a string"),  # type: ignore[arg-type]
-        ([START], ToolUseStart(1, "f", 0), "tool_call_id and tool_name must be strings"),  # type: ignore[arg-type]
-        ([], MessageStart(None, "x"), "message_id and model must be strings"),  # type: ignore[arg-type]
-        ([START], MessageStop(stop_reason=1), "stop_reason must be a string or None"),  # type: ignore[arg-type]
+        ([START], unchecked(TextDelta, "x", "0"), "block index must be an integer, got str"),
+        ([START], unchecked(TextDelta, 5, 0), "text must be a string"),
+        (
+            [START],
+            unchecked(ThinkingDelta, "x", 0, signature=3),
+            "signature and redacted_data strings",
+        ),
+        ([START], unchecked(InputJsonDelta, None, 0), "partial_json must be a string"),
+        (
+            [START],
+            unchecked(ToolUseStart, 1, "f", 0),
+            "tool_call_id and tool_name must be strings",
+        ),
+        ([], unchecked(MessageStart, None, "x"), "message_id and model must be strings"),
+        ([START], unchecked(MessageStop, 1), "stop_reason must be a string or None"),
         ([], object(), "object of type object: not an agentcore event"),
         ([START], None, "object of type NoneType: not an agentcore event"),
         ([START], {"type": "text_delta"}, "object of type dict: not an agentcore event"),

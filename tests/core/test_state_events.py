@@ -2,6 +2,7 @@
 
 from typing import Any
 
+from agentcore._testing.strategies import unchecked
 from agentcore.events import (
     ConversationEnd,
     ConversationInterrupted,
@@ -219,5 +220,5 @@ def test_events_it_cannot_place_are_ignored_silently() -> None:
     state, _ = run([MessageStart("m1", "x")])
     new, out = state_event_processor(state, MessageStart("m2", "x"))
     assert new is state and out == ()
-    new, out = state_event_processor(state, MessageStop(stop_reason=3))  # type: ignore[arg-type]
+    new, out = state_event_processor(state, unchecked(MessageStop, 3))
     assert new is state and out == ()

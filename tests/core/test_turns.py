@@ -5,6 +5,7 @@ from typing import Any
 
 import pytest
 
+from agentcore._testing.strategies import unchecked
 from agentcore.events import (
     ErrorReceived,
     Interrupt,
@@ -144,7 +145,7 @@ def test_events_it_does_not_track_return_the_same_state() -> None:
         UserMessage("u2", "steer"),
         MessageStart("m2", "x"),
         ToolResult("t", "x"),
-        MessageDelta(usage=None, stop_reason=5),  # type: ignore[arg-type]
+        unchecked(MessageDelta, stop_reason=5),
         object(),
         object.__new__(MessageStop),
     ):

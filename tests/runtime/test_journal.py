@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentcore.errors import ConfigurationError
+from agentcore.errors import ConfigurationError, InvalidEventError
 from agentcore.events import MessageStart, TextDelta, ToolResult, UserMessage
 from agentcore.journal import (
     Journal,
@@ -23,6 +23,7 @@ from agentcore.journal import (
     read_jsonl,
     scrub,
 )
+from agentcore.testing import unchecked
 
 EVENTS = [
     UserMessage(message_id="u1", content="hi", timestamp=5),
@@ -199,7 +200,10 @@ def test_an_event_json_cannot_hold_is_refused_and_moves_nothing(tmp_path: pathli
     journal.append("a", EVENTS[0])
     written = path.read_bytes()
     for details in ({"when": object()}, {"values": {1, 2}}):
-        unwritable = ToolResult("call-1", "ok", details=details)
+        with pytest.raises(InvalidEventError, match="'details' must be JSON"):
+            ToolResult("call-1", "ok", details=details)
+        # an event its constructor would refuse, as a driver bypassing it could make
+        unwritable = unchecked(ToolResult, "call-1", "ok", details=details)
         with pytest.raises(JournalError, match="cannot journal ToolResult for agent 'a'"):
             journal.append("a", unwritable)
     assert path.read_bytes() == written
