@@ -22,7 +22,7 @@ import pickle
 from collections.abc import Iterable
 from typing import Any
 
-from .._core.agent_processor import appending, with_appended
+from .._core.agent_processor import appended_chunk, appending, with_appended
 from .._core.processor import AnyProcessor
 from .journal import JournalEntry
 
@@ -38,9 +38,11 @@ def fold_state(processor: AnyProcessor, state: Any, entries: Iterable[JournalEnt
     chunks: list[str] = []
     for entry in entries:
         event = entry.event
-        if hot is not None and type(event) is hot[0] and _only_appends(event, hot[1]):
-            chunks.append(event.partial_json if hot[0].type == "input_json_delta" else event.text)
-            continue
+        if hot is not None:
+            chunk = appended_chunk(event, hot)
+            if chunk is not None:
+                chunks.append(chunk)
+                continue
         if chunks:
             state = state._replace(core=with_appended(state.core, chunks))
             chunks = []
@@ -49,17 +51,6 @@ def fold_state(processor: AnyProcessor, state: Any, entries: Iterable[JournalEnt
     if chunks:
         state = state._replace(core=with_appended(state.core, chunks))
     return state
-
-
-def _only_appends(event: Any, index: int) -> bool:
-    """The delta carries a ``str`` chunk for ``index`` and nothing else (``appending``)."""
-    if event.index != index:
-        return False
-    if event.type == "input_json_delta":
-        return type(event.partial_json) is str
-    if type(event.text) is not str:
-        return False
-    return event.type == "text_delta" or (event.signature is None and event.redacted_data is None)
 
 
 def dump_state(state: Any) -> bytes:
