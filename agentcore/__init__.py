@@ -50,6 +50,7 @@ from ._runtime.agent import Agent as Agent
 from ._runtime.agent import AgentResult as AgentResult
 from ._runtime.agent import create_agent as create_agent
 from ._runtime.middleware import Reply as Reply
+from ._runtime.outlet import ms_clock as ms_clock
 from ._runtime.tool_runner import ToolContext as ToolContext
 from .engine import AgentEngine as AgentEngine
 
@@ -93,6 +94,7 @@ __all__ = [
     "define_tool",
     "from_dict",
     "loop_processor",
+    "ms_clock",
     "replay",
     "state_at",
     "to_dict",

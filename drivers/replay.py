@@ -12,10 +12,12 @@ entries): only the events a driver yields are kept (commands, ``user_message``,
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
-from agentcore import BaseDriver, Driver, Journal, ModelRequest, as_driver
+import attrs
+
+from agentcore import BaseDriver, Driver, Journal, ModelRequest, as_driver, ms_clock
 from agentcore.events import (
     LAYERS,
     ErrorReceived,
@@ -55,10 +57,15 @@ def model_calls(source: JournalSource, agent_id: str | None = None) -> list[list
 
 
 class ReplayDriver(ScriptedDriver):
-    """Plays recorded model calls in order, keeping their original timestamps.
+    """Plays recorded model calls in order.
 
-    ``delay`` (seconds between events) lets a demo stream at a readable pace. Raises
-    ``ScriptExhaustedError`` when called more often than the recording has calls.
+    Events keep their recorded timestamps, so a replayed run can be compared with the
+    recorded one; ``restamp=True`` stamps them as they are played instead, for an agent
+    whose own events are stamped now (its turn durations are then the replay's), by
+    ``clock`` (milliseconds).
+    ``delay`` (seconds between events) lets a demo stream at a readable pace. ``model`` is
+    the model of the first recorded call (None without one), so an agent finds its price.
+    Raises ``ScriptExhaustedError`` when called more often than the recording has calls.
     """
 
     def __init__(
@@ -68,8 +75,15 @@ class ReplayDriver(ScriptedDriver):
         agent_id: str | None = None,
         delay: float = 0.0,
         name: str = "replay",
+        restamp: bool = False,
+        clock: Callable[[], int] = ms_clock,
     ) -> None:
-        super().__init__(model_calls(source, agent_id), delay=delay, name=name)
+        calls = model_calls(source, agent_id)
+        if restamp:
+            calls = [[attrs.evolve(event, timestamp=0) for event in call] for call in calls]
+        super().__init__(calls, delay=delay, name=name, clock=clock)
+        starts = (e for call in calls for e in call if isinstance(e, MessageStart))
+        self.model: str | None = next((e.model for e in starts), None)
 
 
 class RecordingDriver(BaseDriver):

@@ -25,7 +25,6 @@ import asyncio
 import inspect
 import json
 import operator
-import time
 import typing
 from collections.abc import (
     AsyncIterable,
@@ -40,7 +39,7 @@ from typing import Any, TypeAlias
 
 import attrs
 
-from agentcore import BaseDriver, ModelRequest
+from agentcore import BaseDriver, ModelRequest, ms_clock
 from agentcore.events import (
     InputJsonDelta,
     MessageDelta,
@@ -84,10 +83,6 @@ _ITEM_TYPES = (*typing.get_args(StreamEvent), BaseException, Pause)
 
 class ScriptExhaustedError(RuntimeError):
     """``receive`` was called more times than the script has model calls."""
-
-
-def _ms_clock() -> int:
-    return time.time_ns() // 1_000_000
 
 
 def _checked(item: object, where: str) -> ScriptItem:
@@ -178,7 +173,7 @@ class ScriptedDriver(_Player):
         *,
         delay: float = 0.0,
         name: str = "scripted",
-        clock: Callable[[], int] = _ms_clock,
+        clock: Callable[[], int] = ms_clock,
     ) -> None:
         super().__init__(name=name, delay=delay, clock=clock)
         self._turns = [
@@ -223,7 +218,7 @@ class FunctionDriver(_Player):
         *,
         delay: float = 0.0,
         name: str = "function",
-        clock: Callable[[], int] = _ms_clock,
+        clock: Callable[[], int] = ms_clock,
     ) -> None:
         if not callable(fn):
             raise TypeError(f"FunctionDriver needs a function of the request, got {fn!r}")

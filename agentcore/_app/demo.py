@@ -24,6 +24,7 @@ from .._core.events import LAYERS
 from .._core.pricing import ModelPrice
 from .._journal.journal import MemoryJournal, read_jsonl
 from .._journal.replay import replay
+from .._loop.conversation import create_conversation_machine
 from .._loop.tools import tool
 from .._runtime.agent import Agent
 from .describe import describe
@@ -60,21 +61,21 @@ def layer_lines(events: Iterable[Any]) -> list[str]:
     return lines
 
 
-async def _run(out: TextIO) -> tuple[list[Any], MemoryJournal]:
+async def _run(path: pathlib.Path) -> tuple[list[Any], MemoryJournal, Agent]:
     from drivers.replay import ReplayDriver
     from presenters.console import ConsolePresenter
     from presenters.recording import RecordingPresenter
 
     prompts = [
         m.content
-        for e in read_jsonl(SESSION)
+        for e in read_jsonl(path)
         if e.event.type == "agent_prompt"
         for m in e.event.messages
     ]
     journal, recorder = MemoryJournal(), RecordingPresenter()
     console = ConsolePresenter(spinner=False)
     agent = Agent(
-        ReplayDriver(SESSION),
+        ReplayDriver(path, restamp=True),
         tools=[get_weather],
         system_prompt="You are a concise weather assistant.",
         presenters=[console, recorder],
@@ -84,11 +85,9 @@ async def _run(out: TextIO) -> tuple[list[Any], MemoryJournal]:
     )
     async with agent:
         for prompt in prompts:
-            out.write(f"\n> {prompt}\n")
-            out.flush()
             await agent.prompt(prompt)
     console.close()
-    return recorder.outputs(), journal
+    return recorder.outputs(), journal, agent
 
 
 @tool
@@ -103,11 +102,12 @@ def main(path: pathlib.Path = SESSION, out: TextIO | None = None) -> None:
     out = out or sys.stdout
     out.write(f"An agent on the recorded model of {path.name} (no key, no network):\n")
     out.flush()
-    delivered, journal = asyncio.run(_run(out))
+    delivered, journal, agent = asyncio.run(_run(path))
     out.write("\n== Every layer, in order ==\n")
     for line in layer_lines(delivered):
         out.write(line + "\n")
-    replayed = [output for _, output in replay(journal)]
+    machine = create_conversation_machine(agent.prices)
+    replayed = [output for _, output in replay(journal, lambda: machine)]
     out.write(
         f"\n== The journal: {len(journal)} inputs ==\n"
         f"replayed into {len(replayed)} outputs, exactly those delivered: "

@@ -6,6 +6,8 @@ import asyncio
 import contextlib
 import pathlib
 
+import attrs
+
 from agentcore import ModelRequest
 from agentcore.engine import create_agent
 from agentcore.events import (
@@ -91,3 +93,19 @@ def test_an_engine_on_a_replay_driver_reproduces_the_conversation() -> None:
 
     asyncio.run(run())
     assert again.records == live.records
+
+
+def test_restamp_stamps_events_as_played_and_model_names_the_recording() -> None:
+    recorded = [text_turn("one", chunk=1, model="m-1"), text_turn("two", model="m-2")]
+    journal = MemoryJournal()
+    asyncio.run(_play(RecordingDriver(ScriptedDriver(recorded, clock=lambda: 5), journal), 2))
+    kept = ReplayDriver(journal)
+    assert kept.model == "m-1"
+    assert {e.timestamp for call in asyncio.run(_play(kept, 2)) for e in call} == {5}
+    ticks = iter(range(1000, 2000))
+    played = asyncio.run(_play(ReplayDriver(journal, restamp=True, clock=lambda: next(ticks)), 2))
+    stamps = [e.timestamp for call in played for e in call]
+    assert stamps == list(range(1000, 1000 + len(stamps)))
+    as_recorded = [[attrs.evolve(e, timestamp=5) for e in call] for call in played]
+    assert as_recorded == model_calls(journal)
+    assert ReplayDriver([]).model is None
