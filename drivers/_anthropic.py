@@ -19,12 +19,12 @@ from typing import Any
 import anthropic
 import httpx2
 
-from agentcore import ModelRequest, ThinkingLevel
+from agentcore import ModelRequest, ThinkingLevel, ms_clock
 from agentcore.errors import ConfigurationError, ErrorCode
 
 from ._anthropic_request import build_params
 from ._anthropic_stream import NORMALISER, AnthropicState, initial_state
-from ._base import ApiKeySource, Failure, failure_from_status, now_ms
+from ._base import ApiKeySource, Failure, failure_from_status
 from ._call import Close
 from ._retry import RetryPolicy
 from ._stream import StreamingDriver
@@ -117,7 +117,7 @@ class AnthropicDriver(StreamingDriver[AnthropicState, _Event]):
         max_tokens: int = 8192,
         thinking_level: ThinkingLevel = "off",
         retry: RetryPolicy | None = None,
-        clock: Callable[[], int] = now_ms,
+        clock: Callable[[], int] = ms_clock,
         sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
     ) -> None:
         if max_tokens < 1:

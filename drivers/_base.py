@@ -28,16 +28,10 @@ __all__ = [
     "error_fields",
     "failure_from_status",
     "is_context_overflow",
-    "now_ms",
     "parse_retry_after",
     "resolve_api_key",
     "thinking_budget",
 ]
-
-
-def now_ms() -> int:
-    """Wall-clock time in integer milliseconds, the unit of every event ``timestamp``."""
-    return time.time_ns() // 1_000_000
 
 
 @attrs.frozen(slots=True)

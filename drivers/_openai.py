@@ -34,10 +34,10 @@ import httpx2
 import openai
 from openai._streaming import ServerSentEvent
 
-from agentcore import ModelRequest, ThinkingLevel
+from agentcore import ModelRequest, ThinkingLevel, ms_clock
 from agentcore.errors import ConfigurationError, ErrorCode
 
-from ._base import ApiKeySource, Failure, failure_from_status, now_ms
+from ._base import ApiKeySource, Failure, failure_from_status
 from ._call import Close
 from ._openai_request import build_body
 from ._openai_stream import DONE, NORMALISER, ChatState, initial_state
@@ -158,7 +158,7 @@ class OpenAIDriver(StreamingDriver[ChatState, object]):
         system_role: str = "system",
         supports_xhigh: bool | None = None,
         include_usage: bool = True,
-        clock: Callable[[], int] = now_ms,
+        clock: Callable[[], int] = ms_clock,
         sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
     ) -> None:
         if not model:

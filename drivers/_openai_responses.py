@@ -40,10 +40,10 @@ from typing import Any
 
 import openai
 
-from agentcore import ModelRequest, ThinkingLevel
+from agentcore import ModelRequest, ThinkingLevel, ms_clock
 from agentcore.errors import ConfigurationError
 
-from ._base import ApiKeySource, Failure, now_ms
+from ._base import ApiKeySource, Failure
 from ._call import Close
 from ._openai import NO_KEY, classify_openai_error, post_sse
 from ._openai_responses_request import build_body
@@ -102,7 +102,7 @@ class OpenAIResponsesDriver(StreamingDriver[ResponsesState, object]):
         max_tokens: int | None = None,
         supports_xhigh: bool = True,
         retry: RetryPolicy | None = None,
-        clock: Callable[[], int] = now_ms,
+        clock: Callable[[], int] = ms_clock,
         sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
     ) -> None:
         if not model:

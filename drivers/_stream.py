@@ -42,11 +42,11 @@ import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from typing import Any, Generic, TypeVar
 
-from agentcore import BaseDriver, ModelRequest
+from agentcore import BaseDriver, ModelRequest, ms_clock
 from agentcore.errors import AgentError, ErrorCode
 from agentcore.events import ErrorReceived, StreamEvent
 
-from ._base import ApiKeySource, Failure, now_ms, resolve_api_key
+from ._base import ApiKeySource, Failure, resolve_api_key
 from ._call import Close, StreamCall
 from ._guard import clean_error, secret_keys
 from ._normaliser import Normaliser
@@ -84,7 +84,7 @@ class StreamingDriver(BaseDriver, Generic[S, C]):
         get_api_key: ApiKeySource | None = None,
         keys: Iterable[str | None] = (),
         owns_client: bool = False,
-        clock: Callable[[], int] = now_ms,
+        clock: Callable[[], int] = ms_clock,
         sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
     ) -> None:
         self._name = name
