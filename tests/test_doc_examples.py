@@ -16,6 +16,9 @@ DOCS = (
     ROOT / "docs" / "tutorial.md",
     ROOT / "docs" / "tools.md",
     ROOT / "docs" / "journal.md",
+    ROOT / "docs" / "agent.md",
+    ROOT / "docs" / "runtime.md",
+    ROOT / "docs" / "loop.md",
 )
 BLOCKS = [
     (doc, block)
@@ -30,7 +33,7 @@ def _expected(block: str) -> list[str]:
     (two spaces) continues the previous line."""
     lines: list[str] = []
     for line in block.splitlines():
-        comment = re.match(r"print\(.*\)\s+# (.*)$", line)
+        comment = re.match(r"\s*print\(.*\)\s+# (.*)$", line)
         if comment:
             lines.append(comment.group(1))
         elif line.startswith("# [printed] "):
@@ -51,3 +54,47 @@ def test_doc_example(doc: pathlib.Path, block: str) -> None:
         exec(compile(block, str(doc), "exec", dont_inherit=True), {})
     printed = out.getvalue().splitlines()
     assert [" ".join(x.split()) for x in printed] == [" ".join(e.split()) for e in _expected(block)]
+
+
+# Which test runs the python blocks of each page (every block fenced ```python; a block
+# that cannot run as it is, a signature or a call that needs a real key, is fenced
+# ```python sketch and shown only).
+RUNNERS = {
+    "README.md": "tests/test_doc_examples.py",
+    "docs/tutorial.md": "tests/test_doc_examples.py",
+    "docs/tools.md": "tests/test_doc_examples.py",
+    "docs/journal.md": "tests/test_doc_examples.py",
+    "docs/agent.md": "tests/test_doc_examples.py",
+    "docs/runtime.md": "tests/test_doc_examples.py",
+    "docs/loop.md": "tests/test_doc_examples.py",
+    "docs/events.md": "tests/core/test_core_docs.py",
+    "docs/processors.md": "tests/core/test_core_docs.py",
+    "docs/machine.md": "tests/core/test_machine.py",
+    "docs/drivers.md": "tests/drivers/test_driver_docs.py",
+    "docs/providers.md": "tests/drivers/test_driver_docs.py",
+    "docs/presenters.md": "tests/presenters/test_presenters_recording.py",
+    "docs/coding.md": "tests/coding/test_coding_docs.py",
+    "docs/mcp.md": "tests/mcp/test_mcp_docs.py",
+}
+
+
+def test_every_python_block_of_the_docs_is_run_by_a_test() -> None:
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("**/*.md"))]
+    with_code = {
+        str(page.relative_to(ROOT))
+        for page in pages
+        if "```python\n" in page.read_text(encoding="utf-8")
+    }
+    assert with_code <= set(RUNNERS), (
+        f"no test runs the python blocks of {with_code - set(RUNNERS)}"
+    )
+    for page, runner in RUNNERS.items():
+        assert pathlib.PurePath(page).name in (ROOT / runner).read_text(encoding="utf-8"), (
+            f"{runner} no longer runs {page}"
+        )
+    fences = {
+        fence
+        for page in pages
+        for fence in re.findall(r"^```(python\S*.*)$", page.read_text(encoding="utf-8"), re.M)
+    }
+    assert fences <= {"python", "python sketch"}, f"unknown python fences: {fences}"
