@@ -10,12 +10,13 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol
 
-from .._core.agent_processor import agent_processor, appended_chunk, appending, with_appended
+from .._core.agent_processor import appended_chunk, appending, with_appended
 from .._core.machine import MealyMachine
 from .._loop.conversation import create_conversation_machine
 from .._loop.events import EFFECTS
 from .journal import Journal, JournalEntry, read_jsonl, record_blocks
 from .read import BUILDERS, Record
+from .resume import Lens, delta_lens
 
 __all__ = [
     "JournalSource",
@@ -78,13 +79,11 @@ def replay(
     if isinstance(source, str | os.PathLike):
         # the hot path: a file's records a block at a time, each built just before use
         blocks = record_blocks(source, agent_id=agent_id, parallel=parallel)
-        if (
-            isinstance(machine, MealyMachine)
-            and machine.processor is agent_processor
-            and not machine.observed
-        ):
-            yield from _fold_in_bulk(blocks, machine)
-            return
+        if isinstance(machine, MealyMachine) and not machine.observed:
+            lens = delta_lens(machine.processor)
+            if lens is not None:
+                yield from _fold_in_bulk(blocks, machine, lens)
+                return
         build, process = BUILDERS, machine.process
         for records in blocks:
             for entry_agent, _seq, kind, timestamp, values in records:
@@ -100,23 +99,31 @@ def replay(
 
 
 def _fold_in_bulk(
-    blocks: Iterable[list[Record]], machine: MealyMachine
+    blocks: Iterable[list[Record]], machine: MealyMachine, lens: Lens
 ) -> Iterator[tuple[str, Any]]:
-    """Fold records through a machine running ``agent_processor``, runs of deltas in bulk.
+    """Fold records through ``machine``, runs of deltas in bulk (as ``fold_state``).
 
     After each event, ``appending`` tells which deltas would now only append a chunk to the
     agent's streaming block; while the next events are such deltas, their chunks are
     collected, and appended at once (``with_appended``) before the next other event is
     processed. Outputs and states are those of processing every event (a property test
     holds them equal); as appends give no output, every yield happens with the machine's
-    state exact.
+    state exact (a delta the processor echoes is yielded as it comes). Effect requests
+    are not yielded.
     """
     build, process = BUILDERS, machine.process
     get: Callable[[str], Any] = machine.store.get
     set_ = machine.store.set
+    core_of, with_core, echoes = lens
     run_agent = ""
     hot: tuple[type[Any], int] | None = None
     chunks: list[str] = []
+
+    def flush() -> None:
+        state = get(run_agent)
+        set_(run_agent, with_core(state, with_appended(core_of(state), chunks)))
+        chunks.clear()
+
     try:
         for records in blocks:
             for agent, _seq, kind, timestamp, values in records:
@@ -125,16 +132,18 @@ def _fold_in_bulk(
                     chunk = appended_chunk(event, hot)
                     if chunk is not None:
                         chunks.append(chunk)
+                        if echoes:
+                            yield agent, event
                         continue
                 if chunks:
-                    set_(run_agent, with_appended(get(run_agent), chunks))
-                    chunks.clear()
+                    flush()
                 for output in process(agent, event):
-                    yield agent, output
-                hot, run_agent = appending(get(agent)), agent
+                    if type(output) not in EFFECTS:
+                        yield agent, output
+                hot, run_agent = appending(core_of(get(agent))), agent
     finally:
         if chunks:
-            set_(run_agent, with_appended(get(run_agent), chunks))
+            flush()
 
 
 def state_at(

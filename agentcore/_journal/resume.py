@@ -19,21 +19,48 @@ same state.
 from __future__ import annotations
 
 import pickle
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable
+from operator import attrgetter
+from typing import Any, TypeAlias
 
-from .._core.agent_processor import appended_chunk, appending, with_appended
+from .._core.agent_processor import agent_processor, appended_chunk, appending, with_appended
 from .._core.processor import AnyProcessor
+from .._loop.conversation import conversation_processor
 from .journal import JournalEntry
 
-__all__ = ["dump_state", "fold_state", "load_state"]
+__all__ = ["Lens", "delta_lens", "dump_state", "fold_state", "load_state"]
 
 _FORMAT = 1
 
 
+Lens: TypeAlias = tuple[Callable[[Any], Any], Callable[[Any, Any], Any], bool]
+"""``(core of a state, state with another core, whether a delta is its own output)``."""
+
+_WHOLE: Lens = (lambda state: state, lambda _state, core: core, False)
+# the conversation echoes its stream inputs as outputs (ECHO)
+_CORE: Lens = (attrgetter("core"), lambda state, core: state._replace(core=core), True)
+
+
+def delta_lens(processor: AnyProcessor) -> Lens | None:
+    """How to reach the core state of ``processor``'s state, when a delta that only
+    appends a chunk changes nothing else and gives no output: ``agent_processor``, and
+    the conversation processor without user processors (it routes deltas to its core
+    only). None for any other processor (a user's processor sees every event)."""
+    if processor is agent_processor:
+        return _WHOLE
+    if processor is conversation_processor:
+        return _CORE
+    return None
+
+
 def fold_state(processor: AnyProcessor, state: Any, entries: Iterable[JournalEntry]) -> Any:
     """``state`` after every entry's event, outputs dropped (see the module docstring)."""
-    bulk = getattr(state, "_fields", None) == ("core", "loop")
+    lens = delta_lens(processor)
+    if lens is None:
+        for entry in entries:
+            state, _ = processor(state, entry.event)
+        return state
+    core_of, with_core, _ = lens
     hot: tuple[type[Any], int] | None = None
     chunks: list[str] = []
     for entry in entries:
@@ -44,12 +71,12 @@ def fold_state(processor: AnyProcessor, state: Any, entries: Iterable[JournalEnt
                 chunks.append(chunk)
                 continue
         if chunks:
-            state = state._replace(core=with_appended(state.core, chunks))
+            state = with_core(state, with_appended(core_of(state), chunks))
             chunks = []
         state, _ = processor(state, event)
-        hot = appending(state.core) if bulk else None
+        hot = appending(core_of(state))
     if chunks:
-        state = state._replace(core=with_appended(state.core, chunks))
+        state = with_core(state, with_appended(core_of(state), chunks))
     return state
 
 

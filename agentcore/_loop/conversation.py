@@ -153,9 +153,12 @@ def create_conversation(
     initial_state)}``) as watchers, and its initial-state factory
     ``(config, messages=(), prices=None) -> state``.
 
-    Raises ``ConfigurationError`` for a name that clashes with ``core``/``loop`` or a
-    pair that is not ``(processor, initial_state)``.
+    Without processors it is the one ``conversation_processor`` (so that a fold can tell
+    it by identity). Raises ``ConfigurationError`` for a name that clashes with
+    ``core``/``loop`` or a pair that is not ``(processor, initial_state)``.
     """
+    if not processors and _PLAIN:
+        return _PLAIN[0]
     extra = dict(processors or {})
     for name, pair in extra.items():
         if name in _BUILT_IN:
@@ -213,7 +216,9 @@ def _guarded(name: str, processor: AnyProcessor) -> AnyProcessor:
     return guarded
 
 
-conversation_processor, create_initial_conversation_state = create_conversation()
+_PLAIN: list[tuple[AnyProcessor, Callable[..., ConversationState]]] = []
+_PLAIN.append(create_conversation())
+conversation_processor, create_initial_conversation_state = _PLAIN[0]
 """The conversation processor with no user processor, and its initial-state factory."""
 
 

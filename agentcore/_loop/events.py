@@ -16,7 +16,7 @@ are never journaled or presented, because replaying the inputs produces them aga
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, Literal, TypeAlias
 
 import attrs
@@ -355,12 +355,46 @@ class ToolApprovalRequired:
 # -- effect requests ------------------------------------------------------------------------
 
 
-@attrs.frozen(slots=True)
 class CallModel:
     """Call the model with ``request``; answer with stream deltas, then one assistant
-    message and/or one ``error_received``."""
+    message and/or one ``error_received``.
 
-    request: ModelRequest
+    ``CallModel.deferred(make)`` builds the request on first read: converting the whole
+    history costs time in proportion to it, and a replay or a resume, which performs no
+    effect, then never pays it (quadratic over a long conversation). ``make`` must be a
+    pure function of values that do not change (the loop's immutable state).
+    """
+
+    __slots__ = ("_make", "_request")
+
+    def __init__(self, request: ModelRequest) -> None:
+        self._request: ModelRequest | None = request
+        self._make: Callable[[], ModelRequest] | None = None
+
+    @classmethod
+    def deferred(cls, make: Callable[[], ModelRequest]) -> CallModel:
+        effect = cls.__new__(cls)
+        effect._request, effect._make = None, make
+        return effect
+
+    @property
+    def request(self) -> ModelRequest:
+        request = self._request
+        if request is None:
+            assert self._make is not None
+            request = self._request = self._make()
+            self._make = None
+        return request
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not CallModel:
+            return NotImplemented
+        return self.request == other.request
+
+    __hash__ = None  # type: ignore[assignment]  # equal by a request built on demand
+
+    def __repr__(self) -> str:
+        return f"CallModel(request={self.request!r})"
 
 
 @attrs.frozen(slots=True)

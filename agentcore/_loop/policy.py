@@ -28,6 +28,7 @@ conversation processor feeds to the core; and the effect requests of ``events``.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any, TypeAlias
 
 from pyrsistent import pvector
@@ -232,7 +233,7 @@ def _call_model(s: LoopState, queue: str, ts: int, out: Out) -> LoopState:
         retries=0,
     )
     s = s.replace(phase="model", run=run, **{"steering" if steering else "follow_ups": rest})
-    out.append(CallModel(_request(s)))
+    out.append(CallModel.deferred(partial(_request, s)))
     return s
 
 
@@ -262,7 +263,7 @@ def _call_again(s: LoopState, out: Out) -> LoopState:
     assert run is not None
     run = run.replace(streaming=False, awaiting_error=False, partial=None, retry_at=None)
     s = s.replace(phase="model", run=run)
-    out.append(CallModel(_request(s)))
+    out.append(CallModel.deferred(partial(_request, s)))
     return s
 
 

@@ -25,7 +25,7 @@ import asyncio
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .._core.driver import Driver, ModelRequest
+from .._core.driver import Driver
 from .._core.errors import ErrorCode
 from .._core.events import ErrorReceived, Interrupt, MessageStop, ToolResult
 from .._loop.events import (
@@ -87,7 +87,7 @@ class Performer:
     def perform(self, effect: Any) -> None:
         cls = type(effect)
         if cls is CallModel:
-            self._call_model(effect.request)
+            self._call_model(effect)
         elif cls is ExecuteTools:
             for call in effect.tool_calls:
                 self._run_tool(call)
@@ -121,9 +121,9 @@ class Performer:
 
     # -- model calls ----------------------------------------------------------------------
 
-    def _call_model(self, request: ModelRequest) -> None:
+    def _call_model(self, effect: CallModel) -> None:
         self._cancelling = False
-        self._model = asyncio.get_running_loop().create_task(self._stream(request))
+        self._model = asyncio.get_running_loop().create_task(self._stream(effect))
 
     def _cancel_model(self) -> None:
         self._cancelling = True
@@ -134,11 +134,17 @@ class Performer:
         self._driver().interrupt()
         task.cancel()
 
-    async def _stream(self, request: ModelRequest) -> None:
+    async def _stream(self, effect: CallModel) -> None:
         outlet, feed = self._outlet, self._feed
         stream = None
         last: Any = None
         try:
+            try:
+                request = effect.request  # built now: the config's hooks run here
+            except Exception as exc:
+                last = None
+                feed(_hook_failure(exc, self._clock()))
+                return
             stream = self._driver().receive(request)
             async for event in stream:
                 feed(event)
@@ -254,6 +260,17 @@ def _failure(exc: BaseException, timestamp: int) -> ErrorReceived:
         f"{type(exc).__name__}: {exc}",
         code_value if isinstance(code_value, str) and code_value else ErrorCode.DRIVER_ERROR.value,
         retryable=retryable if isinstance(retryable, bool) else False,
+        timestamp=timestamp,
+    )
+
+
+def _hook_failure(exc: Exception, timestamp: int) -> ErrorReceived:
+    """The ``error_received`` for a ``convert_to_llm``/``transform_context`` that raised
+    while the request was built: the call fails, the agent goes on."""
+    return ErrorReceived(
+        f"building the model request failed (convert_to_llm or transform_context): "
+        f"{type(exc).__name__}: {exc}",
+        ErrorCode.HANDLER_ERROR.value,
         timestamp=timestamp,
     )
 

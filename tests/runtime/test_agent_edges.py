@@ -10,7 +10,16 @@ from typing import Any
 
 import pytest
 
-from agentcore import Agent, BaseDriver, ModelRequest, ToolContext, create_agent, tool
+from agentcore import (
+    Agent,
+    AgentError,
+    BaseDriver,
+    ErrorCode,
+    ModelRequest,
+    ToolContext,
+    create_agent,
+    tool,
+)
 from agentcore.errors import AgentBusyError, ConfigurationError, ProtocolError
 from agentcore.events import MessageStart, MessageStop, TextDelta, ToolResultMessage, TurnResponse
 from drivers.scripted import Pause, ScriptedDriver, text_turn, tool_turn
@@ -193,3 +202,24 @@ def test_bad_options_are_named() -> None:
         Agent(ScriptedDriver([]), tools=[42])  # type: ignore[list-item]
     with pytest.raises(ConfigurationError, match="snapshot_every must be an int >= 1"):
         Agent(ScriptedDriver([]), snapshot_every=0)
+
+
+def test_a_failing_context_hook_fails_the_model_call_and_the_agent_goes_on() -> None:
+    def convert(messages: Any) -> Any:
+        if messages[-1].content == "again":
+            raise RuntimeError("convert broke")
+        return list(messages)
+
+    driver = ScriptedDriver([text_turn("one"), text_turn("two")])
+    agent = Agent(driver, convert_to_llm=convert)
+
+    async def main() -> None:
+        assert (await agent.run("hi")).output == "one"
+        with pytest.raises(AgentError, match="convert_to_llm.*convert broke") as failed:
+            await agent.run("again")  # three messages: the hook raises
+        assert failed.value.code is ErrorCode.HANDLER_ERROR
+        assert len(driver.requests) == 1
+        assert (await agent.run("and now")).output == "two"
+
+    asyncio.run(main())
+    assert agent.activity.value == "idle"
