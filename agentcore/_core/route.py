@@ -145,6 +145,7 @@ class _Routed(_Combinator):
         processor, feedback, state_type = self.processors[index], self._feedback, self.state_type
         feed, size = self._feed, len(self.processors)
         before, after = index, index + 1
+        first_of_two = size == 2 and index == 0
 
         def step(state: tuple[Any, ...], event: Any) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
             if len(state) != size:
@@ -163,7 +164,10 @@ class _Routed(_Combinator):
                         feed(states, outs, collected, 1)
                         return tuple.__new__(state_type, states), tuple(collected)
             if new is not sub:
-                state = tuple.__new__(state_type, (*state[:before], new, *state[after:]))
+                if first_of_two:  # a conversation's core: no slicing (a third of the cost)
+                    state = tuple.__new__(state_type, (new, state[1]))
+                else:
+                    state = tuple.__new__(state_type, (*state[:before], new, *state[after:]))
             if echo:
                 return state, (event, *outs) if outs else (event,)
             return state, outs

@@ -10,7 +10,7 @@ from typing import Any
 from .._core.driver import Driver, as_driver
 from .._core.errors import ConfigurationError
 from .._core.pricing import ModelPrice
-from .._journal.journal import Journal
+from .._journal.journal import Journal, JsonlJournal, read_jsonl
 from .._loop.state import Limits
 from .plugins import find_model_price
 
@@ -29,7 +29,12 @@ _RUN_OPTIONS = frozenset({"max_iterations", "max_tokens", "max_cost", "timeout"}
 
 
 def only_agent(journal: Journal) -> str:
-    agents = list(dict.fromkeys(entry.agent_id for entry in journal.entries()))
+    """The one agent ``journal`` holds (a JSONL file's events are not decoded for this)."""
+    if isinstance(journal, JsonlJournal):
+        entries = read_jsonl(journal.path, decode_events=False)
+    else:
+        entries = journal.entries()
+    agents = list(dict.fromkeys(entry.agent_id for entry in entries))
     if len(agents) != 1:
         raise ConfigurationError(
             f"journal {journal!r} holds agents {agents}; say which with agent_id="

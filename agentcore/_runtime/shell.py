@@ -23,7 +23,6 @@ that input; the failure says so). With a snapshot store, the state is saved afte
 
 from __future__ import annotations
 
-import re
 from collections import deque
 from collections.abc import Callable
 from typing import Any
@@ -32,7 +31,7 @@ import attrs
 
 from .._core.events import LAYERS, InputJsonDelta, TextDelta, ThinkingDelta
 from .._core.processor import AnyProcessor
-from .._core.secrets import SECRET_PATTERN, scrub_event
+from .._core.secrets import holds_secret, scrub_event
 from .._core.state_machine import AgentState, StateChange
 from .._journal.journal import Journal
 from .._journal.resume import dump_state
@@ -43,19 +42,9 @@ from .outlet import Outlet
 
 __all__ = ["Shell"]
 
-_CHUNKED = (TextDelta, ThinkingDelta, InputJsonDelta)
-_SECRET = re.compile(SECRET_PATTERN)
-
-
-def _chunk(event: Any) -> str:
-    chunk: str = event.partial_json if type(event) is InputJsonDelta else event.text
-    return chunk
-
-
-def _may_hold_secret(chunk: Any) -> bool:
-    """Whether a delta's chunk may hold a secret: one regular-expression search (a
-    delta's other fields are an index and maybe a signature, never a secret)."""
-    return type(chunk) is str and _SECRET.search(chunk) is not None
+_TEXT_DELTAS = (TextDelta, ThinkingDelta)
+"""Deltas whose one field that may hold a secret is ``text`` (the others are an index and
+maybe a signature); ``InputJsonDelta``'s is ``partial_json``."""
 
 
 class Shell:
@@ -119,7 +108,11 @@ class Shell:
     # -- feeding --------------------------------------------------------------------------
 
     def feed(self, event: Any) -> None:
-        """Stamp, scrub, journal and fold ``event``; deliver its outputs; perform effects."""
+        """Stamp, scrub, journal and fold ``event``; deliver its outputs; perform effects.
+
+        An event fed while another is being folded (by a presenter, a handler, an effect
+        performed inline) waits in the backlog and is folded right after, in order. This
+        is the per-delta path, so it is one flat loop."""
         if getattr(event, "timestamp", 1) == 0:
             event = attrs.evolve(event, timestamp=self.clock())
         if self._feeding:
@@ -127,34 +120,34 @@ class Shell:
             return
         self._feeding = True
         try:
-            self._fold(event)
-            backlog = self._backlog
-            while backlog:
-                self._fold(backlog.popleft())
+            while True:
+                cls = type(event)
+                if cls in _TEXT_DELTAS:
+                    if holds_secret(event.text):
+                        event = scrub_event(event)
+                elif cls is not InputJsonDelta or holds_secret(event.partial_json):
+                    event = scrub_event(event)
+                seq = self._journal(event) if self.journal is not None else 0
+                before = self.state
+                self.state, outputs = self.processor(before, event)
+                if seq and self.snapshots is not None and seq % self.snapshot_every == 0:
+                    self._snapshot(seq)
+                if outputs:
+                    for collector in self._collectors:
+                        collector.extend(o for o in outputs if type(o) not in EFFECTS)
+                    deliver = self.outlet.send
+                    for output in outputs:
+                        if type(output) in EFFECTS:
+                            self.perform(output)
+                        else:
+                            deliver(output)
+                    if self._change_handlers:
+                        self._announce(before, outputs)
+                if not self._backlog:
+                    return
+                event = self._backlog.popleft()
         finally:
             self._feeding = False
-
-    def _fold(self, event: Any) -> None:
-        """One input, from scrubbing to delivery (the per-delta path: written flat)."""
-        if type(event) not in _CHUNKED or _may_hold_secret(_chunk(event)):
-            event = scrub_event(event)
-        journal = self.journal
-        seq = self._journal(event) if journal is not None else 0
-        before = self.state
-        self.state, outputs = self.processor(before, event)
-        if seq and self.snapshots is not None and seq % self.snapshot_every == 0:
-            self._snapshot(seq)
-        if outputs:
-            for collector in self._collectors:
-                collector.extend(o for o in outputs if type(o) not in EFFECTS)
-            deliver = self.outlet.send
-            for output in outputs:
-                if type(output) in EFFECTS:
-                    self.perform(output)
-                else:
-                    deliver(output)
-            if self._change_handlers:
-                self._announce(before, outputs)
 
     def _journal(self, event: Any) -> int:
         assert self.journal is not None

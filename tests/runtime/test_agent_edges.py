@@ -215,7 +215,7 @@ def test_a_failing_context_hook_fails_the_model_call_and_the_agent_goes_on() -> 
 
     async def main() -> None:
         assert (await agent.run("hi")).output == "one"
-        with pytest.raises(AgentError, match="convert_to_llm.*convert broke") as failed:
+        with pytest.raises(AgentError, match=r"convert_to_llm.*convert broke") as failed:
             await agent.run("again")  # three messages: the hook raises
         assert failed.value.code is ErrorCode.HANDLER_ERROR
         assert len(driver.requests) == 1
