@@ -12,8 +12,8 @@ rather than built from the generic combinators because it runs once per stream d
 - an event the assembler rejects as out of order or malformed is reported once, by the
   assembler, and the other two processors never see it, so no layer accepts what another
   refused;
-- a text delta for the block being streamed takes the assembler's fast path
-  (``assembler.append_text``) when the state-event processor says it changes nothing;
+- a text delta for the block being streamed only appends its chunk, written inline
+  (the hot path of the assembler and of the state-event processor);
 - a caller folding many events (``replay``) can append a run of such deltas at once
   (``appending`` and ``with_appended``), without building them.
 """
@@ -136,16 +136,43 @@ def _step(cls: type[Any]) -> _Step:
 
 
 def _text_step(general: _Step) -> _Step:
-    """The step for text deltas: the assembler's append-only fast path when the
-    state-event processor would emit nothing, ``general`` otherwise (the property tests
-    hold the result equal to the general step's)."""
-    append, quiet = _assembler.append_text, _state_events.quiet_for
+    """The step for text deltas: the hot path of both processors written inline,
+    ``general`` otherwise.
+
+    A delta for the text block being streamed (a ``str`` chunk, that block's index), while
+    the conversation is not in its thinking mode, only appends its chunk (the assembler's
+    ``_on_text`` first branch) and leaves the state-event state as it is (``quiet_for``).
+    Inline, with the modules' named slots, this saves two calls per delta (a quarter of
+    its cost); the property tests hold the result equal to the general step's.
+    """
+    message, index, kind, chunks, base = (
+        _assembler.MESSAGE,
+        _assembler.INDEX,
+        _assembler.KIND,
+        _assembler.CHUNKS,
+        _assembler.BASE,
+    )
+    text_kind, mode, thinking = _assembler.TEXT, _state_events.MODE, _state_events.THINKING
 
     def text_delta(state: AgentEngineState, event: Any) -> Result:
-        if quiet(state[1], TextDelta):
-            assembled = append(state[0], event)
-            if assembled is not None:
-                return (assembled, state[1], state[2], state[3]), ()
+        assembled: Any = state[0]  # indexed by named slots, which mypy cannot follow
+        text = event.text
+        if (
+            assembled[kind] is text_kind
+            and event.index == assembled[index]
+            and type(text) is str
+            and state[1][mode] is not thinking
+        ):
+            appended = assembled[chunks].append(text)
+            block = (
+                assembled[message],
+                assembled[index],
+                text_kind,
+                appended,
+                None,
+                assembled[base],
+            )
+            return (block, state[1], state[2], state[3]), ()
         return general(state, event)
 
     return text_delta

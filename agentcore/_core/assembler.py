@@ -55,7 +55,6 @@ from .events import (
 
 __all__ = [
     "AssemblerState",
-    "append_text",
     "create_initial_message_assembler_state",
     "hot_block",
     "message_assembler_processor",
@@ -99,7 +98,8 @@ class _Base(NamedTuple):
 
 AssemblerState: TypeAlias = tuple[_Message | None, Any, Any, Any, Any, _Base]
 
-# Named slots of the state tuple (read by position only in this module).
+# Named slots of the state tuple (read by position in this module, and by the inline text
+# step of agent_processor).
 MESSAGE: Final = 0
 INDEX: Final = 1
 KIND: Final = 2
@@ -536,15 +536,6 @@ def malformed(state: AssemblerState, event: object, exc: Exception) -> Result:
 
 
 # -- fast paths for callers that fold many deltas (the combined processor, replay) ----------
-
-
-def append_text(state: AssemblerState, event: TextDelta) -> AssemblerState | None:
-    """The state after ``event`` when it only appends its chunk to the text block being
-    streamed (``_on_text``'s first branch, which emits nothing); ``None`` otherwise."""
-    text = event.text
-    if state[KIND] is TEXT and event.index == state[INDEX] and type(text) is str:
-        return (state[MESSAGE], state[INDEX], TEXT, state[CHUNKS].append(text), None, state[BASE])
-    return None
 
 
 _HOT_DELTAS: Mapping[object, type[Any]] = {
