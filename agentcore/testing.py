@@ -19,8 +19,10 @@ from ._testing.strategies import check_processor as check_processor
 from ._testing.strategies import chunked as chunked
 from ._testing.strategies import events as events
 from ._testing.strategies import garbage as garbage
+from ._testing.strategies import instances as instances
 from ._testing.strategies import json_objects as json_objects
 from ._testing.strategies import rechunked as rechunked
+from ._testing.strategies import registered_events as registered_events
 from ._testing.strategies import stream_events as stream_events
 from ._testing.strategies import turns as turns
 from ._testing.strategies import unchecked as unchecked
@@ -36,8 +38,10 @@ __all__ = [
     "chunked",
     "events",
     "garbage",
+    "instances",
     "json_objects",
     "rechunked",
+    "registered_events",
     "stream_events",
     "turns",
     "unchecked",

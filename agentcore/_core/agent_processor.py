@@ -76,7 +76,7 @@ def _advanced(
 ) -> AgentState:
     """``activity`` after the state ``events`` one input produced (``states`` is the
     state-event state after that input)."""
-    others_pending = bool(_state_events.pending_tools(states))
+    others_pending = _state_events.has_pending_tools(states)
     for event in events:
         activity = next_state(activity, event, others_pending)
     return activity

@@ -28,6 +28,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import attrs
+
 from .wire import from_dict, to_dict
 
 __all__ = [
@@ -135,9 +137,42 @@ def _scrub_value(value: Any) -> Any:
     return value
 
 
+_NO_SECRET_TYPES = (int, float, type(None))
+_FIELD_NAMES: dict[type[Any], tuple[str, ...] | None] = {}
+
+
+def _field_names(cls: type[Any]) -> tuple[str, ...] | None:
+    names = _FIELD_NAMES.get(cls, ())
+    if names == ():
+        names = _FIELD_NAMES[cls] = (
+            tuple(f.name for f in attrs.fields(cls)) if attrs.has(cls) else None
+        )
+    return names
+
+
+def _may_contain(value: Any) -> bool:
+    """Whether ``value`` may hold a secret, read from the objects themselves (no wire form
+    is built): False for what holds none, True for a string that does and for any value
+    of a kind not looked into, which ``scrub_event`` then checks on its wire form."""
+    if isinstance(value, str):
+        return holds_secret(value)
+    if isinstance(value, _NO_SECRET_TYPES):
+        return False
+    if isinstance(value, tuple | list):
+        return any(_may_contain(item) for item in value)
+    if isinstance(value, dict):
+        return any(_may_contain(k) or _may_contain(v) for k, v in value.items())
+    names = _field_names(type(value))
+    if names is None:
+        return True
+    return any(_may_contain(getattr(value, name)) for name in names)
+
+
 def scrub_event(event: Any) -> Any:
     """``event`` with secrets redacted from every string, dict keys included (``event``
-    itself when it holds none)."""
+    itself when it holds none: found without building its wire form, most of the time)."""
+    if not _may_contain(event):
+        return event
     wire = to_dict(event)
     if not _contains(wire):
         return event

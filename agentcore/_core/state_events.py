@@ -72,7 +72,7 @@ __all__ = [
     "HANDLERS",
     "StateEventState",
     "create_initial_state_event_processor_context",
-    "pending_tools",
+    "has_pending_tools",
     "quiet_for",
     "state_event_processor",
     "summary",
@@ -283,11 +283,11 @@ def quiet_for(state: StateEventState, delta: type[Any]) -> bool:
     return switching is None or state[MODE] is not switching
 
 
-def pending_tools(state: StateEventState) -> frozenset[str]:
-    """Ids of tool calls planned or executing and not answered yet."""
+def has_pending_tools(state: StateEventState) -> bool:
+    """Whether a tool call is planned or executing and not answered yet. Constant time
+    (it runs after every state event): ``answered`` only ever holds ids of ``ids``, once."""
     calls = state[CALLS]
-    planned = {c for c in calls.ids if c not in calls.answered}
-    return frozenset(planned.union(state[EXECUTING]))
+    return bool(state[EXECUTING]) or len(calls.answered) < len(calls.ids)
 
 
 def summary(state: StateEventState) -> dict[str, Any]:

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import json
 import string
+from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from agentcore import from_dict, to_dict
 from agentcore._core.secrets import REDACTED, has_secret, scrub, scrub_bytes, scrub_event
+from agentcore.errors import InvalidEventError
 from agentcore.events import ErrorReceived, TextDelta
+from agentcore.testing import registered_events
 
 HEX = "0123456789abcdef"
 SHAPES = {
@@ -101,3 +106,43 @@ def test_scrub_is_idempotent_and_bytes_agree(text: str) -> None:
 def test_prose_is_never_scrubbed(text: str) -> None:
     """Words, spaces and punctuation hold no key shape: nothing is eaten."""
     assert scrub(text) == text
+
+
+def _string_paths(value: object, path: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
+    if isinstance(value, str):
+        return [path]
+    if isinstance(value, list):
+        return [p for i, v in enumerate(value) for p in _string_paths(v, (*path, i))]
+    if isinstance(value, dict):
+        return [p for k, v in value.items() if k != "type" for p in _string_paths(v, (*path, k))]
+    return []
+
+
+def _replaced(wire: Any, path: tuple[object, ...], text: str) -> Any:
+    if not path:
+        return text
+    head, rest = path[0], path[1:]
+    if isinstance(wire, list):
+        return [_replaced(v, rest, text) if i == head else v for i, v in enumerate(wire)]
+    return {k: _replaced(v, rest, text) if k == head else v for k, v in wire.items()}
+
+
+@settings(max_examples=300, deadline=None)
+@given(registered_events(), st.sampled_from(sorted(SHAPES.values())), st.data())
+def test_scrub_event_finds_a_key_in_any_string_of_any_event(
+    event: Any, key: str, data: st.DataObject
+) -> None:
+    """The check on the objects agrees with the wire form: an event holding no key comes
+    back as itself, and a key put in any string field (nested ones too) is scrubbed."""
+    wire = to_dict(event)
+    if not has_secret(json.dumps(wire).encode()):
+        assert scrub_event(event) is event
+    paths = _string_paths(wire)
+    assume(paths)
+    path = data.draw(st.sampled_from(paths))
+    try:
+        with_key = from_dict(_replaced(wire, path, f"x {key} y"))
+    except InvalidEventError:
+        assume(False)  # a field that takes only some strings (a Literal)
+    scrubbed = to_dict(scrub_event(with_key))
+    assert not has_secret(json.dumps(scrubbed).encode())
