@@ -1,8 +1,8 @@
 """Rebuilding a conversation state from a journal: the fold, and snapshots of its result.
 
-``fold_state(processor, state, entries)`` folds journal entries into a state, keeping
-nothing of the outputs (the live agent delivered them already). Runs of stream deltas
-that only append to the block being streamed are applied in one call
+``fold_state(processor, state, events)`` folds a journal's events (``journal_events``)
+into a state, keeping nothing of the outputs (the live agent delivered them already).
+Runs of stream deltas that only append to the block being streamed are applied in one call
 (``appending``/``with_appended`` on the core state), which is exact because a delta
 changes nothing but the core's hot block and gives the loop nothing to decide; user
 processors (watchers) see every event, so a conversation with any is folded one event at
@@ -19,16 +19,24 @@ same state.
 from __future__ import annotations
 
 import pickle
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from operator import attrgetter
 from typing import Any, TypeAlias
 
 from .._core.agent_processor import agent_processor, appended_chunk, appending, with_appended
 from .._core.processor import AnyProcessor
 from .._loop.conversation import conversation_processor
-from .journal import JournalEntry
+from .journal import Journal, JsonlJournal, record_blocks
+from .read import BUILDERS
 
-__all__ = ["Lens", "delta_lens", "dump_state", "fold_state", "load_state"]
+__all__ = [
+    "Lens",
+    "delta_lens",
+    "dump_state",
+    "fold_state",
+    "journal_events",
+    "load_state",
+]
 
 _FORMAT = 1
 
@@ -53,18 +61,30 @@ def delta_lens(processor: AnyProcessor) -> Lens | None:
     return None
 
 
-def fold_state(processor: AnyProcessor, state: Any, entries: Iterable[JournalEntry]) -> Any:
-    """``state`` after every entry's event, outputs dropped (see the module docstring)."""
+def journal_events(journal: Journal, agent_id: str, after: int = 0) -> Iterator[Any]:
+    """The events of ``agent_id`` after ``seq`` ``after``: a JSONL file's built straight from
+    its records (no ``JournalEntry`` per event), any other journal's from its entries."""
+    if isinstance(journal, JsonlJournal):
+        build = BUILDERS
+        for records in record_blocks(journal.path, agent_id=agent_id, after=after):
+            for _agent, _seq, kind, timestamp, values in records:
+                yield build[kind](values, timestamp)
+        return
+    for entry in journal.entries(agent_id, after=after):
+        yield entry.event
+
+
+def fold_state(processor: AnyProcessor, state: Any, events: Iterable[Any]) -> Any:
+    """``state`` after every event, outputs dropped (see the module docstring)."""
     lens = delta_lens(processor)
     if lens is None:
-        for entry in entries:
-            state, _ = processor(state, entry.event)
+        for event in events:
+            state, _ = processor(state, event)
         return state
     core_of, with_core, _ = lens
     hot: tuple[type[Any], int] | None = None
     chunks: list[str] = []
-    for entry in entries:
-        event = entry.event
+    for event in events:
         if hot is not None:
             chunk = appended_chunk(event, hot)
             if chunk is not None:

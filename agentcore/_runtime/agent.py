@@ -35,7 +35,7 @@ from .._core.pricing import ModelPrice
 from .._core.processor import AnyProcessor
 from .._core.state_machine import AgentState, StateChange
 from .._journal.journal import Journal
-from .._journal.resume import fold_state, load_state
+from .._journal.resume import fold_state, journal_events, load_state
 from .._journal.snapshots import SnapshotStore
 from .._loop.conversation import AgentSnapshot, ConversationState, create_conversation, snapshot_of
 from .._loop.events import (
@@ -254,7 +254,7 @@ class Agent:
         if found is not None:
             after, data = found
             state = load_state(data, state)
-        state = fold_state(agent.processor, state, journal.entries(agent_id, after=after))
+        state = fold_state(agent.processor, state, journal_events(journal, agent_id, after))
         shell = agent._shell
         shell.state, shell.journal = state, journal
         wire = agent.config.to_wire()
