@@ -223,3 +223,34 @@ def test_a_failing_context_hook_fails_the_model_call_and_the_agent_goes_on() -> 
 
     asyncio.run(main())
     assert agent.activity.value == "idle"
+
+
+def test_a_key_a_driver_echoes_reaches_no_presenter_log_or_error(
+    tmp_path: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A server's 401 body quoting the key: scrubbed before any presenter, the log, the
+    JSONL file, the raised error and the agent's state see it."""
+    from agentcore.errors import ProviderError
+    from presenters.jsonl import JsonlPresenter
+    from presenters.logging import LoggingPresenter
+
+    key = "sk-ant-api03-" + "aB_-9" * 18 + "AA"
+    failing = ProviderError(f"invalid x-api-key: {key}", retryable=False)
+    recorder, path = RecordingPresenter(), tmp_path / "out.jsonl"
+    jsonl = JsonlPresenter(str(path))
+    agent = Agent(ScriptedDriver([[failing]]), presenters=[recorder, jsonl, LoggingPresenter()])
+    caplog.set_level("DEBUG")
+
+    async def main() -> str:
+        with pytest.raises(AgentError) as raised:
+            await agent.run("hi")
+        await agent.aclose()
+        return str(raised.value)
+
+    raised = asyncio.run(main())
+    jsonl.close()
+    assert "invalid x-api-key" in raised and key not in raised
+    assert key not in path.read_text() and "invalid x-api-key" in path.read_text()
+    assert key not in caplog.text
+    assert all(key not in repr(o) for o in recorder.outputs())
+    assert agent.state.error is not None and key not in str(agent.state.error)

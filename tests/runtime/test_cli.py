@@ -8,8 +8,15 @@ import pathlib
 import pytest
 
 from agentcore.cli import describe, main
-from agentcore.events import LAYERS, TurnResponse
-from agentcore.journal import read_jsonl, replay, state_at
+from agentcore.events import (
+    LAYERS,
+    MessageStart,
+    MessageStop,
+    TextDelta,
+    TurnResponse,
+    UserMessage,
+)
+from agentcore.journal import JsonlJournal, read_jsonl, replay, state_at
 
 SESSION = pathlib.Path(__file__).parents[2] / "agentcore" / "_app" / "data" / "weather.jsonl"
 
@@ -85,3 +92,24 @@ def test_a_presenter_file_is_named_as_such_and_shown_as_written(
     assert shown == [o.type for o in outputs]
     assert main(["inspect", str(path), "--seq", "3"]) == 1
     assert "holds the outputs, not the inputs" in capsys.readouterr().err
+
+
+def test_replay_shows_escape_sequences_from_the_model_escaped(
+    tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Hostile text in a journal (clear screen, an OSC title) never reaches the terminal."""
+    path = tmp_path / "hostile.jsonl"
+    journal = JsonlJournal(path)
+    for event in [
+        UserMessage("u1", "hi"),
+        MessageStart("m1", "evil\x1b]0;owned\x07model"),
+        TextDelta("before\x1b[2Jafter", 0),
+        MessageStop("end_turn"),
+    ]:
+        journal.append("a", event)
+    journal.close()
+    for args in (["replay", str(path)], ["replay", str(path), "--layer", "stream"]):
+        assert main(args) == 0
+        out = capsys.readouterr().out
+        assert "\x1b" not in out and "\x07" not in out
+        assert "before" in out and "after" in out
