@@ -5,6 +5,7 @@ Each processor is ``(state, event) -> (state, outputs)``; see docs/processors.md
 
 from ._core.agent_processor import activity_of as activity_of
 from ._core.agent_processor import agent_processor as agent_processor
+from ._core.agent_processor import appended_chunk as appended_chunk
 from ._core.agent_processor import appending as appending
 from ._core.agent_processor import (
     create_initial_agent_engine_state as create_initial_agent_engine_state,
@@ -24,6 +25,7 @@ from ._core.turns import turn_tracker_processor as turn_tracker_processor
 __all__ = [
     "activity_of",
     "agent_processor",
+    "appended_chunk",
     "appending",
     "create_initial_agent_engine_state",
     "create_initial_message_assembler_state",

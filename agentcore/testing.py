@@ -21,6 +21,7 @@ from ._testing.strategies import events as events
 from ._testing.strategies import garbage as garbage
 from ._testing.strategies import instances as instances
 from ._testing.strategies import json_objects as json_objects
+from ._testing.strategies import json_values as json_values
 from ._testing.strategies import rechunked as rechunked
 from ._testing.strategies import registered_events as registered_events
 from ._testing.strategies import stream_events as stream_events
@@ -40,6 +41,7 @@ __all__ = [
     "garbage",
     "instances",
     "json_objects",
+    "json_values",
     "rechunked",
     "registered_events",
     "stream_events",

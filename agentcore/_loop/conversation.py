@@ -157,9 +157,15 @@ def create_conversation(
     it by identity). Raises ``ConfigurationError`` for a name that clashes with
     ``core``/``loop`` or a pair that is not ``(processor, initial_state)``.
     """
-    if not processors and _PLAIN:
-        return _PLAIN[0]
-    extra = dict(processors or {})
+    if not processors:
+        return conversation_processor, create_initial_conversation_state
+    return _build(dict(processors))
+
+
+def _build(
+    extra: dict[str, tuple[AnyProcessor, Callable[[], Any]]],
+) -> tuple[AnyProcessor, Callable[..., ConversationState]]:
+    """The processor over core, loop and ``extra`` (checked), and its initial state."""
     for name, pair in extra.items():
         if name in _BUILT_IN:
             raise ConfigurationError(f"processor name {name!r} is taken by the built-in {name}")
@@ -216,9 +222,7 @@ def _guarded(name: str, processor: AnyProcessor) -> AnyProcessor:
     return guarded
 
 
-_PLAIN: list[tuple[AnyProcessor, Callable[..., ConversationState]]] = []
-_PLAIN.append(create_conversation())
-conversation_processor, create_initial_conversation_state = _PLAIN[0]
+conversation_processor, create_initial_conversation_state = _build({})
 """The conversation processor with no user processor, and its initial-state factory."""
 
 

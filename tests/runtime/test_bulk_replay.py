@@ -233,3 +233,22 @@ def test_deltas_before_a_corrupt_line_are_in_the_state(
         reference.process(entry.agent_id, entry.event)
     assert machine.state_of("a") == reference.state_of("a")
     assert len(machine.state_of("a")[0][3]) == bad - 3  # chunks of every delta before it
+
+
+def test_the_default_conversation_machine_folds_in_bulk_and_echoes_every_delta(
+    tmp_path: pathlib.Path,
+) -> None:
+    """The default replay machine (the conversation processor) takes the bulk path for a
+    file; its outputs, echoed deltas included, and final state equal one event at a time."""
+    from agentcore.loop import create_conversation_machine
+
+    path = tmp_path / "j.jsonl"
+    _long_turn(path, 300)
+    bulk = create_conversation_machine(store=CountingStore())
+    outputs = list(replay(path, lambda: bulk))
+    single = create_conversation_machine()
+    one_by_one = list(replay(list(read_jsonl(path)), lambda: single))
+    assert outputs == one_by_one
+    assert sum(o.type == "text_delta" for _, o in outputs) == 300
+    assert bulk.state_of("a") == single.state_of("a")
+    assert bulk.store.writes < 20  # type: ignore[attr-defined]
