@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+SYSTEM_STAMP := $(VENV)/.system-packages
 
 .PHONY: run test lint typecheck unit bench clean
 
@@ -11,6 +12,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
+
+$(SYSTEM_STAMP): .ci/system-packages.txt $(STAMP)
+	.ci/install-system-packages
+	touch $(SYSTEM_STAMP)
 
 run: $(STAMP)
 	$(BIN)/python -m agentcore.demo
@@ -22,12 +27,12 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-unit: $(STAMP)
+unit: $(STAMP) $(SYSTEM_STAMP)
 	$(BIN)/pytest -q -p no:cacheprovider
 
 test: lint typecheck unit
 
-bench: $(STAMP)
+bench: $(STAMP) $(SYSTEM_STAMP)
 	$(BIN)/python -m bench $(BENCH)
 
 clean:
