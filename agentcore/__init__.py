@@ -4,7 +4,8 @@ The pure core (events, processors, combinators, machine, loop policy) does no I/
 feed it stream events and presenters consume its outputs. The most used names are
 re-exported here; each public submodule (``agentcore.events``, ``.processors``,
 ``.combinators``, ``.machine``, ``.state_machine``, ``.engine``, ``.journal``, ``.loop``,
-``.tools``, ``.agent``, ``.pricing``, ``.errors``, ``.testing``) holds the rest.
+``.tools``, ``.agent``, ``.middleware``, ``.extensions``, ``.guardrails``, ``.pricing``,
+``.errors``, ``.testing``) holds the rest.
 """
 
 from ._core.agent_processor import agent_processor as agent_processor

@@ -1,17 +1,18 @@
 """The seed's engine vocabulary on the one runtime (docs/runtime.md).
 
 ``create_agent(driver, presenters)`` returns an ``Agent``; ``AgentEngine`` is kept as an
-alias of ``Agent``. Middleware, interceptors, ``Reply`` and failures live here.
+alias of ``Agent``. Interceptors, ``Reply`` and failures live here; ``Middleware`` is
+``agentcore.middleware``'s.
 """
 
+from ._runtime.actions import Middleware as Middleware
+from ._runtime.actions import Next as Next
 from ._runtime.agent import Agent as Agent
 from ._runtime.agent import create_agent as create_agent
 from ._runtime.delivery import EngineFailure as EngineFailure
 from ._runtime.delivery import FailureSource as FailureSource
 from ._runtime.middleware import Interceptor as Interceptor
 from ._runtime.middleware import MessageQueueView as MessageQueueView
-from ._runtime.middleware import Middleware as Middleware
-from ._runtime.middleware import Next as Next
 from ._runtime.middleware import Reply as Reply
 from ._runtime.subscriptions import Handler as Handler
 from ._runtime.subscriptions import Unsubscribe as Unsubscribe

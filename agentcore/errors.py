@@ -19,6 +19,9 @@ from ._core.errors import (
     ErrorCode as ErrorCode,
 )
 from ._core.errors import (
+    GuardrailTrippedError as GuardrailTrippedError,
+)
+from ._core.errors import (
     InvalidEventError as InvalidEventError,
 )
 from ._core.errors import (
@@ -50,6 +53,7 @@ __all__ = [
     "ConfigurationError",
     "EngineClosedError",
     "ErrorCode",
+    "GuardrailTrippedError",
     "InvalidEventError",
     "LimitExceededError",
     "MessageRejectedError",

@@ -29,11 +29,14 @@ from ._loop.events import AwaitApproval as AwaitApproval
 from ._loop.events import CallModel as CallModel
 from ._loop.events import CancelModel as CancelModel
 from ._loop.events import CancelTools as CancelTools
+from ._loop.events import CheckOutput as CheckOutput
 from ._loop.events import ClockTick as ClockTick
 from ._loop.events import Effect as Effect
 from ._loop.events import ExecuteTools as ExecuteTools
 from ._loop.events import Finish as Finish
+from ._loop.events import GuardrailTripped as GuardrailTripped
 from ._loop.events import ModelCallRetry as ModelCallRetry
+from ._loop.events import OutputPassed as OutputPassed
 from ._loop.events import SetTimer as SetTimer
 from ._loop.events import ToolApproval as ToolApproval
 from ._loop.events import ToolApprovalRequired as ToolApprovalRequired
@@ -70,15 +73,18 @@ __all__ = [
     "CallModel",
     "CancelModel",
     "CancelTools",
+    "CheckOutput",
     "ClockTick",
     "EFFECTS",
     "Effect",
     "ExecuteTools",
     "Finish",
+    "GuardrailTripped",
     "Limits",
     "LoopConfig",
     "LoopState",
     "ModelCallRetry",
+    "OutputPassed",
     "QueueMode",
     "STREAM_INPUTS",
     "SetTimer",

@@ -16,7 +16,8 @@
     ├── ToolError                    TOOL_VALIDATION_ERROR, TOOL_EXECUTION_ERROR, TOOL_NOT_FOUND,
     │                                TOOL_SKIPPED, TOOL_REJECTED, INTERRUPTED (a tool result's
     │                                ``details["error_code"]``; never a run's error)
-    └── OutputParseError             ValueError: OUTPUT_PARSE_ERROR (structured output)
+    ├── OutputParseError             ValueError: OUTPUT_PARSE_ERROR (structured output)
+    └── GuardrailTrippedError        GUARDRAIL_TRIPPED: a guardrail stopped the run
 
 Whose fault it is decides the branch: ``ValueError``/``RuntimeError`` subclasses are
 the caller's mistakes; ``ProviderError`` is the remote side's. The same codes appear in
@@ -35,6 +36,7 @@ __all__ = [
     "ConfigurationError",
     "EngineClosedError",
     "ErrorCode",
+    "GuardrailTrippedError",
     "InvalidEventError",
     "LimitExceededError",
     "MessageRejectedError",
@@ -80,6 +82,7 @@ class ErrorCode(StrEnum):
     TOOL_REJECTED = "TOOL_REJECTED"
     INTERRUPTED = "INTERRUPTED"
     OUTPUT_PARSE_ERROR = "OUTPUT_PARSE_ERROR"
+    GUARDRAIL_TRIPPED = "GUARDRAIL_TRIPPED"
 
 
 class AgentError(Exception):
@@ -178,6 +181,13 @@ class OutputParseError(AgentError, ValueError):
     default_code = ErrorCode.OUTPUT_PARSE_ERROR
 
 
+class GuardrailTrippedError(AgentError):
+    """A guardrail tripped on the input, the final answer or a tool call; the message
+    names the guardrail and its reason. The history is left well-formed."""
+
+    default_code = ErrorCode.GUARDRAIL_TRIPPED
+
+
 _BY_CODE: dict[ErrorCode, type[AgentError]] = {
     ErrorCode.INVALID_EVENT: InvalidEventError,
     ErrorCode.PROTOCOL_ERROR: ProtocolError,
@@ -197,6 +207,7 @@ _BY_CODE: dict[ErrorCode, type[AgentError]] = {
     ErrorCode.TOOL_REJECTED: ToolError,
     ErrorCode.INTERRUPTED: ToolError,
     ErrorCode.OUTPUT_PARSE_ERROR: OutputParseError,
+    ErrorCode.GUARDRAIL_TRIPPED: GuardrailTrippedError,
 }
 
 

@@ -10,8 +10,8 @@ unique across layers. They cover every message that enters the conversation (pro
 steering, follow-up, assistant, tool result), not only the model's.
 
 Effect requests (``CallModel``, ``CancelModel``, ``ExecuteTools``, ``CancelTools``,
-``SetTimer``, ``AwaitApproval``, ``Finish``) are outputs for the runtime, not events: they
-are never journaled or presented, because replaying the inputs produces them again.
+``SetTimer``, ``CheckOutput``, ``AwaitApproval``, ``Finish``) are outputs for the runtime,
+not events: they are never journaled or presented, because replaying the inputs produces them again.
 """
 
 from __future__ import annotations
@@ -43,12 +43,15 @@ __all__ = [
     "CallModel",
     "CancelModel",
     "CancelTools",
+    "CheckOutput",
     "ClockTick",
     "EFFECTS",
     "Effect",
     "ExecuteTools",
     "Finish",
+    "GuardrailTripped",
     "ModelCallRetry",
+    "OutputPassed",
     "RunEndReason",
     "SetTimer",
     "ToolApproval",
@@ -219,6 +222,29 @@ class ClockTick:
     """The current time, fed by the runtime so the processor can check the deadline."""
 
     type: ClassVar[str] = "clock_tick"
+    timestamp: int = _ts()
+
+
+@event_type("guardrail_tripped", "loop")
+@attrs.frozen(slots=True)
+class GuardrailTripped:
+    """A guardrail tripped: end the run with ``GUARDRAIL_TRIPPED`` (what runs is cancelled
+    and every tool call answered, as for an abort). ``stage`` is ``input``, ``output``,
+    ``tool_input`` or ``tool_output``."""
+
+    type: ClassVar[str] = "guardrail_tripped"
+    guardrail: str
+    stage: str
+    reason: str
+    timestamp: int = _ts()
+
+
+@event_type("output_passed", "loop")
+@attrs.frozen(slots=True)
+class OutputPassed:
+    """Every guardrail passed the final answer a ``CheckOutput`` asked about."""
+
+    type: ClassVar[str] = "output_passed"
     timestamp: int = _ts()
 
 
@@ -426,6 +452,14 @@ class SetTimer:
 
 
 @attrs.frozen(slots=True)
+class CheckOutput:
+    """Run the output guardrails on the final answer ``message``; answer with
+    ``output_passed`` or ``guardrail_tripped`` (the run waits, phase ``checking``)."""
+
+    message: Any
+
+
+@attrs.frozen(slots=True)
 class AwaitApproval:
     """The run is paused: nothing is in flight until these calls are approved or rejected."""
 
@@ -442,10 +476,18 @@ class Finish:
 
 
 Effect: TypeAlias = (
-    CallModel | CancelModel | ExecuteTools | CancelTools | SetTimer | AwaitApproval | Finish
+    CallModel
+    | CancelModel
+    | ExecuteTools
+    | CancelTools
+    | SetTimer
+    | CheckOutput
+    | AwaitApproval
+    | Finish
 )
 
 EFFECTS: frozenset[type[Any]] = frozenset(
-    (CallModel, CancelModel, ExecuteTools, CancelTools, SetTimer, AwaitApproval, Finish)
+    {CallModel, CancelModel, ExecuteTools, CancelTools, SetTimer, CheckOutput}
+    | {AwaitApproval, Finish}
 )
 """The effect request classes (exact classes: the loop builds them)."""

@@ -70,9 +70,12 @@ from .events import (
     CallModel,
     CancelModel,
     CancelTools,
+    CheckOutput,
     ClockTick,
     Finish,
+    GuardrailTripped,
     ModelCallRetry,
+    OutputPassed,
     RunEndReason,
     SetTimer,
     ToolApproval,
@@ -336,12 +339,35 @@ def _keep_reply(s: LoopState, e: AssistantMessage) -> LoopState:
     )
 
 
-def _next_call_or_finish(s: LoopState, ts: int, out: Out) -> LoopState:
+def _next_call_or_finish(s: LoopState, ts: int, out: Out, *, checked: bool = False) -> LoopState:
     if s.steering:
         return _call_model(s, "steer", ts, out)
     if s.follow_ups:
         return _call_model(s, "follow_up", ts, out)
+    if s.config.check_output and not checked:
+        out.append(CheckOutput(_final_answer(s)))
+        return s.replace(phase="checking")
     return _finish(s, "completed", None, None, ts, out)
+
+
+def _final_answer(s: LoopState) -> Any:
+    """The message the output guardrails judge: the run's last assistant message."""
+    for message in reversed(s.messages):
+        if type(message) is AssistantMessage:
+            return message
+    return None
+
+
+def _on_output_passed(s: LoopState, e: OutputPassed, ts: int, out: Out) -> LoopState:
+    if s.phase != "checking":
+        out.append(rejected("output_passed arrived while no final answer was being checked", e))
+        return s
+    return _next_call_or_finish(s, ts, out, checked=True)
+
+
+def _on_guardrail(s: LoopState, e: GuardrailTripped, ts: int, out: Out) -> LoopState:
+    message = f"guardrail {e.guardrail!r} tripped on the {e.stage.replace('_', ' ')}: {e.reason}"
+    return _stop(s, ErrorCode.GUARDRAIL_TRIPPED.value, message, ts, out)
 
 
 def _after_tools(s: LoopState, ts: int, out: Out) -> LoopState:
@@ -552,6 +578,8 @@ def _on_resume(s: LoopState, e: AgentResume, ts: int, out: Out) -> LoopState:
         out.append(
             AwaitApproval(tuple(c for c in s.batch.calls if c.tool_call_id in s.batch.pending))
         )
+    elif s.phase == "checking":
+        out.append(CheckOutput(_final_answer(s)))
     _arm(s, out)
     return s
 
@@ -607,4 +635,6 @@ _HANDLERS: dict[type[Any], _Handler] = {
     MessageStart: _on_message_start,
     AssistantMessage: _on_assistant,
     ErrorReceived: _on_error,
+    GuardrailTripped: _on_guardrail,
+    OutputPassed: _on_output_passed,
 }

@@ -45,7 +45,7 @@ SteeringPolicy: TypeAlias = Literal["skip", "run"]
 """What happens to tool calls not yet started when a steering message is queued:
 ``skip`` answers them with an error result saying they were skipped; ``run`` runs them."""
 ToolExecution: TypeAlias = Literal["parallel", "sequential"]
-Phase: TypeAlias = Literal["idle", "model", "waiting", "tools", "approval"]
+Phase: TypeAlias = Literal["idle", "model", "waiting", "tools", "approval", "checking"]
 """``model``: a model call is in flight; ``waiting``: a failed call waits to be retried;
 ``tools``: tool calls run; ``approval``: paused until calls are approved or rejected."""
 
@@ -168,6 +168,9 @@ class LoopConfig:
     price: ModelPrice | None = None
     model_retries: int = attrs.field(default=0, validator=_non_negative_int)
     retry_delay_ms: int = attrs.field(default=1000, validator=_non_negative_int)
+    check_output: bool = False
+    """Whether a final answer waits for ``output_passed`` (or ``guardrail_tripped``)
+    before the run completes: the agent has guardrails to run on it."""
     tools_by_name: Mapping[str, Tool] = attrs.field(init=False)
     tool_specs: tuple[ToolSpec, ...] = attrs.field(init=False)
     """What every model request says about the tools (built once, not per call)."""
@@ -217,6 +220,7 @@ class LoopConfig:
             "price": None if self.price is None else attrs.asdict(self.price),
             "model_retries": self.model_retries,
             "retry_delay_ms": self.retry_delay_ms,
+            "check_output": self.check_output,
         }
 
     def from_wire(self, wire: Mapping[str, Any]) -> LoopConfig:

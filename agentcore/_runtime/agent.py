@@ -15,6 +15,7 @@ The agent decides nothing itself; a command the processor rejects raises here.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Self
@@ -28,6 +29,8 @@ from .._core.errors import (
     AgentError,
     ConfigurationError,
     EngineClosedError,
+    ErrorCode,
+    MessageRejectedError,
     error_from_code,
 )
 from .._core.events import AssistantMessage, ErrorMessage, TextDelta, UserMessage
@@ -55,9 +58,12 @@ from .._loop.events import (
 )
 from .._loop.state import LoopConfig, QueueMode, SteeringPolicy, default_convert_to_llm
 from .._loop.tools import Tool, as_tool
+from .actions import LoopEndAction, LoopEndReason, LoopStartAction, Middleware, through
 from .delivery import EngineFailure
+from .extensions import Extension, ExtensionAPI, Hooks
+from .guardrails import Guardrail, Guards, guardrails_of
 from .inbox import Inbox
-from .middleware import Interceptor, MessageQueueView, Middleware, Reply
+from .middleware import Interceptor, MessageQueueView, Reply
 from .options import (
     as_model_driver,
     limits_of,
@@ -101,7 +107,9 @@ class Agent:
     input before it is folded; ``Agent.resume`` rebuilds an agent from it.
     ``processors`` (``{name: (processor, initial_state)}``) join the conversation
     processor: each sees every input and output; its outputs are delivered too.
-    Raises ``ConfigurationError`` for bad options (naming the option and the value).
+    ``middleware``, ``extensions`` and the ``*_guardrails`` bend runs without forking the
+    loop (docs/middleware.md). Raises ``ConfigurationError`` for bad options (naming the
+    option and the value).
     """
 
     def __init__(
@@ -139,7 +147,17 @@ class Agent:
         max_pending: int = 10_000,
         close_timeout: float = 5.0,
         deps: Any = None,
+        middleware: Sequence[Middleware] = (),
+        extensions: Sequence[Extension] = (),
+        input_guardrails: Sequence[Callable[..., Any] | Guardrail] = (),
+        output_guardrails: Sequence[Callable[..., Any] | Guardrail] = (),
+        tool_guardrails: Sequence[Callable[..., Any] | Guardrail] = (),
     ) -> None:
+        guards = Guards(
+            guardrails_of("input_guardrails", input_guardrails),
+            guardrails_of("output_guardrails", output_guardrails),
+            guardrails_of("tool_guardrails", tool_guardrails),
+        )
         self._model = model if isinstance(model, str) else as_model_driver(model)
         self._driver_factory = driver_factory
         self._driver: Driver | None = None if isinstance(model, str) else self._model  # type: ignore[assignment]
@@ -163,7 +181,10 @@ class Agent:
             price=price,
             model_retries=model_retries,
             retry_delay_ms=seconds_to_ms("retry_delay", retry_delay, allow_zero=True) or 0,
+            check_output=bool(guards.input or guards.output),
         )
+        self._hooks = Hooks()
+        self._transform = self._hooks.transform(transform_context)
         self._clock = clock
         self._new_id = id_factory
         self.agent_id = agent_id or f"agent_{id_factory()}"
@@ -197,7 +218,11 @@ class Agent:
             clock,
             lambda: shell.state.loop.messages,
             self._paused,
+            shell.collect,
+            shell.stop_collecting,
         )
+        self._performer.hooks, self._performer.guards = self._hooks, guards
+        self._performer.middleware = tuple(self._middleware_checked(m) for m in middleware)
         self.deps = deps
         """What tools get as ``ToolContext.deps`` (a run may pass its own: ``deps=``)."""
         self._stretch: asyncio.Future[None] | None = None
@@ -209,13 +234,14 @@ class Agent:
         shell.feed(AgentConfigured(self.config.to_wire()))
         if messages:
             shell.feed(AgentReset(tuple(messages)))
+        for extension in extensions:
+            self.use(extension)
 
     def initial_state(self) -> ConversationState:
         """A fresh conversation state for this agent's processor (its hooks and prices,
         nothing folded yet): where a replay of its journal starts."""
         hooks = LoopConfig(
-            convert_to_llm=self.config.convert_to_llm,
-            transform_context=self.config.transform_context,
+            convert_to_llm=self.config.convert_to_llm, transform_context=self._transform
         )
         return self._initial_state(hooks, (), self.prices)
 
@@ -333,9 +359,73 @@ class Agent:
         failure (logged on ``agentcore.engine`` when nobody listens)."""
         return self._outlet.on_error(handler)
 
-    def use(self, middleware: Middleware) -> Unsubscribe:
-        """Wrap each message ``receive`` processes (first added = outermost)."""
-        return self._inbox.use(middleware)
+    def use(self, plugin: Extension | Middleware) -> Unsubscribe:
+        """Add an extension (``def ext(api)``: returns ``dispose``, which removes exactly
+        what it added) or a middleware (``async def mw(action, next)``: returns its
+        remover; first added = outermost). They are told apart by their number of
+        parameters; see docs/middleware.md."""
+        arity = _arity(plugin)
+        if arity == 1:
+            api = ExtensionAPI(self)
+            try:
+                cleanup = plugin(api)  # type: ignore[call-arg]
+            except BaseException:
+                api.dispose()
+                raise
+            if cleanup is not None and not callable(cleanup):
+                api.dispose()
+                raise TypeError(
+                    f"extension {plugin!r} returned {cleanup!r}, not a cleanup function"
+                )
+            done = False
+
+            def dispose() -> None:
+                nonlocal done
+                if done:
+                    return
+                done = True
+                api.dispose()
+                if cleanup is not None:
+                    cleanup()
+
+            return dispose
+        middleware = self._middleware_checked(plugin)
+        performer = self._performer
+        performer.middleware = (*performer.middleware, middleware)
+
+        def remove() -> None:
+            performer.middleware = tuple(m for m in performer.middleware if m is not middleware)
+
+        return remove
+
+    @staticmethod
+    def _middleware_checked(middleware: Any) -> Middleware:
+        is_async = inspect.iscoroutinefunction(middleware) or inspect.iscoroutinefunction(
+            getattr(middleware, "__call__", None)  # noqa: B004  (an object's async __call__)
+        )
+        if _arity(middleware) != 2 or not is_async:
+            raise TypeError(f"a middleware is an async function (action, next), got {middleware!r}")
+        return middleware  # type: ignore[no-any-return]
+
+    def _register_tool(self, tool: Tool | Callable[..., Any]) -> str:
+        """Give the agent ``tool`` from now on (journaled as a new configuration)."""
+        checked = as_tool(tool)
+        if checked.name in self._performer.tools:
+            raise ConfigurationError(f"the agent already has a tool named {checked.name!r}")
+        self._configure(tools=(*self.config.tools, checked))
+        self._performer.tools[checked.name] = checked
+        return checked.name
+
+    def _unregister_tool(self, name: str) -> bool:
+        if name not in self._performer.tools:
+            return False
+        del self._performer.tools[name]
+        self._configure(tools=tuple(t for t in self.config.tools if t.name != name))
+        return True
+
+    def _configure(self, **changes: Any) -> None:
+        self.config = attrs.evolve(self.config, **changes)
+        self._shell.feed(AgentConfigured(self.config.to_wire()))
 
     def intercept(self, interceptor: Interceptor) -> Unsubscribe:
         """Add ``interceptor`` in front of delivery (first added runs first); one that
@@ -398,11 +488,9 @@ class Agent:
                 on_tool_result(event.result)
 
         command = AgentPrompt(self._messages(prompt), **self._limits(limits))
-        start = len(self._shell.state.loop.messages)
-        began = time.perf_counter()
         unsubscribe = self.subscribe(relay)
         try:
-            end = await self._run(command, deps)
+            _, result = await self._run(command, deps)
         finally:
             unsubscribe()
         error = self.state.error
@@ -410,16 +498,6 @@ class Agent:
             if on_error is not None:
                 on_error(error)
             raise error
-        added = tuple(self._shell.state.loop.messages[start:])
-        replies = [m for m in added if isinstance(m, AssistantMessage)]
-        result = AgentResult(
-            replies[-1].text if replies else "",
-            added,
-            tuple(c for m in replies for c in m.tool_calls),
-            sum((m.usage for m in replies), Usage()),
-            time.perf_counter() - began,
-            "awaiting_approval" if isinstance(end, AwaitApproval) else "completed",
-        )
         if on_complete is not None:
             on_complete(result)
         return result
@@ -482,7 +560,7 @@ class Agent:
             await self._wait_stretch()
         collected = self._shell.collect()
         try:
-            end = await self._run(AgentPrompt((self._message(message),)))
+            end, _ = await self._run(AgentPrompt((self._message(message),)))
         finally:
             self._shell.stop_collecting(collected)
         error = self.state.error
@@ -547,16 +625,26 @@ class Agent:
             rejection = collected[0]
             raise error_from_code(rejection.message, rejection.code)
 
-    async def _run(self, event: Any, deps: Any = None) -> Finish | AwaitApproval | None:
+    async def _run(
+        self, event: Any, deps: Any = None
+    ) -> tuple[Finish | AwaitApproval | None, AgentResult]:
         """Feed a command that starts or resumes a run; wait until it ends or pauses, and
         return how (``None`` when the command started nothing, e.g. an approval that still
-        waits for other decisions). A stopping run is waited for first. Cancelling the
-        caller aborts the run and returns once the agent is idle."""
+        waits for other decisions) and the ``AgentResult`` of what it added. A stopping
+        run is waited for first. Cancelling the caller aborts the run and returns once
+        the agent is idle. A prompt goes through the ``loop_start`` middleware and starts
+        the input guardrails; an ended run goes through the ``loop_end`` middleware."""
         if self._stopping():
             await self.wait()
+        performer = self._performer
+        if type(event) is AgentPrompt and performer.middleware:
+            event = await self._loop_start(event)
         self._last_pause = None
         if type(event) is not ToolApproval:  # a run's tools get its deps, else the agent's
-            self._performer.deps = self.deps if deps is None else deps
+            performer.deps = self.deps if deps is None else deps
+        start, began = len(self._shell.state.loop.messages), time.perf_counter()
+        if type(event) is AgentPrompt and performer.guards.input:
+            performer.check_input(event.messages)
         self._command(event)
         try:
             while self._running():
@@ -566,7 +654,53 @@ class Agent:
                 self.abort("cancelled")
                 await self._wound_down()
             raise
-        return self._last_pause
+        end: Finish | AwaitApproval | None = self._last_pause
+        result = self._result(start, time.perf_counter() - began, end)
+        if type(end) is Finish and performer.middleware:
+            ended = LoopEndAction(result, _end_reason(end))
+            ended = await through(performer.middleware, ended, _returned, LoopEndAction)
+            result = ended.result
+        return end, result
+
+    async def _loop_start(self, event: AgentPrompt) -> AgentPrompt:
+        """``event`` as the ``loop_start`` middleware leave it; ``MessageRejectedError``
+        when one of them did not call ``next``."""
+        options = {
+            k: v for k, v in attrs.asdict(event).items() if k not in ("messages", "timestamp")
+        }
+        started: list[LoopStartAction] = []
+
+        async def accept(action: LoopStartAction) -> LoopStartAction:
+            started.append(action)
+            return action
+
+        action = await through(
+            self._performer.middleware,
+            LoopStartAction(event.messages, options),
+            accept,
+            LoopStartAction,
+        )
+        if not started:
+            raise MessageRejectedError(
+                f"the run of {[getattr(m, 'message_id', m) for m in event.messages]} was "
+                "dropped by a middleware (it returned without calling next)"
+            )
+        return AgentPrompt(tuple(self._message(m) for m in action.messages), **dict(action.options))
+
+    def _result(
+        self, start: int, duration: float, end: Finish | AwaitApproval | None
+    ) -> AgentResult:
+        """What the run added since history index ``start``."""
+        added = tuple(self._shell.state.loop.messages[start:])
+        replies = [m for m in added if isinstance(m, AssistantMessage)]
+        return AgentResult(
+            replies[-1].text if replies else "",
+            added,
+            tuple(c for m in replies for c in m.tool_calls),
+            sum((m.usage for m in replies), Usage()),
+            duration,
+            "awaiting_approval" if isinstance(end, AwaitApproval) else "completed",
+        )
 
     async def _wound_down(self) -> None:
         """Wait for the run to end, whatever cancels the waiting task meanwhile."""
@@ -623,6 +757,38 @@ class Agent:
                 raise TypeError("prompt() needs at least one message")
             return tuple(self._message(m) for m in message)
         return (self._message(message),)
+
+
+def _arity(plugin: Any) -> int:
+    """How many positional parameters ``plugin`` takes (``-1`` when it is not callable)."""
+    if not callable(plugin):
+        return -1
+    try:
+        params = inspect.signature(plugin).parameters.values()
+    except (TypeError, ValueError):
+        return -1
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return sum(1 for p in params if p.kind in kinds)
+
+
+async def _returned(action: Any) -> Any:
+    return action
+
+
+_LIMIT_REASONS: Mapping[str, LoopEndReason] = {
+    ErrorCode.MAX_ITERATIONS_EXCEEDED.value: "max_iterations",
+    ErrorCode.MAX_TOKENS_EXCEEDED.value: "max_tokens",
+    ErrorCode.MAX_COST_EXCEEDED.value: "max_cost",
+    ErrorCode.TIMEOUT.value: "timeout",
+}
+
+
+def _end_reason(end: Finish) -> LoopEndReason:
+    if end.reason == "completed":
+        return "complete"
+    if end.reason == "aborted":
+        return "aborted"
+    return _LIMIT_REASONS.get(end.code or "", "error")
 
 
 def create_agent(

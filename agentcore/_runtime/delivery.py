@@ -31,7 +31,16 @@ __all__ = ["EngineFailure", "FailureSource", "PresenterLane", "Reporter"]
 
 logger = logging.getLogger("agentcore.engine")
 
-FailureSource = Literal["presenter", "handler", "interceptor", "error_handler", "journal"]
+FailureSource = Literal[
+    "presenter",
+    "handler",
+    "interceptor",
+    "error_handler",
+    "journal",
+    "middleware",
+    "extension",
+    "guardrail",
+]
 
 
 @attrs.frozen(slots=True)

@@ -1,5 +1,4 @@
-"""``receive``'s queue: messages processed one at a time, in arrival order, through the
-onion of middleware.
+"""``receive``'s queue: messages processed one at a time, in arrival order.
 
 Each caller's ``await`` settles when *its* message is done. Cancelling a caller whose
 message is queued removes it; cancelling one whose message runs aborts that run (the
@@ -15,8 +14,7 @@ from collections.abc import Awaitable, Callable
 
 from .._core.errors import MessageRejectedError
 from .._core.events import UserMessage
-from .middleware import MessageQueueView, Middleware, Next, Reply, bind
-from .subscriptions import Unsubscribe
+from .middleware import MessageQueueView, Reply
 
 __all__ = ["Inbox"]
 
@@ -34,24 +32,12 @@ class Inbox:
         self._on_empty = on_empty
         self._queue: deque[tuple[UserMessage, asyncio.Future[Reply]]] = deque()
         self._worker: asyncio.Task[None] | None = None
-        self._middleware: tuple[Middleware, ...] = ()
         self.view = MessageQueueView(self._queue)
 
     @property
     def pending(self) -> bool:
         """Whether a message is queued or being processed."""
         return bool(self._queue) or self._worker is not None
-
-    def use(self, middleware: Middleware) -> Unsubscribe:
-        """Add ``middleware`` around message processing (first added = outermost)."""
-        if not callable(middleware):
-            raise TypeError(f"a middleware must be callable as (message, next), got {middleware!r}")
-        self._middleware = (*self._middleware, middleware)
-
-        def remove() -> None:
-            self._middleware = tuple(m for m in self._middleware if m is not middleware)
-
-        return remove
 
     async def receive(self, message: UserMessage, abort: Callable[[str], None]) -> Reply:
         """Queue ``message``; return its ``Reply`` once it is processed."""
@@ -74,7 +60,7 @@ class Inbox:
                     continue
                 future.add_done_callback(cancelled)
                 try:
-                    reply = await self._through_middleware(message)
+                    reply = await self._process(message)
                 except Exception as exc:
                     if not future.done():
                         future.set_exception(exc)
@@ -86,21 +72,6 @@ class Inbox:
         finally:
             self._worker = None
         self._on_empty()
-
-    async def _through_middleware(self, message: UserMessage) -> Reply:
-        replies: list[Reply] = []
-
-        async def innermost(msg: UserMessage) -> Reply:
-            if replies:
-                raise RuntimeError("a middleware called next() twice for one message")
-            reply = await self._process(msg)
-            replies.append(reply)
-            return reply
-
-        chain: Next = innermost
-        for middleware in reversed(self._middleware):
-            chain = bind(middleware, chain, replies)
-        return await chain(message)
 
     def close(self, agent_id: str) -> None:
         """Reject every queued message (``MessageRejectedError``)."""

@@ -1,18 +1,15 @@
-"""Wrapping message processing and delivery: the reply, middleware and interceptors.
-
-Middleware is an onion around the processing of one message; interceptors form a chain
-in front of delivery. Both are plain callables composed once, when they are added.
+"""What ``receive`` returns (``Reply``), its queue's view, and interceptors: a chain of
+plain callables in front of delivery. (Middleware over a run's actions: ``actions``.)
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any, TypeAlias
 
 import attrs
 
-from .._core.errors import MessageRejectedError
 from .._core.events import AssistantMessage, UserMessage
 from .delivery import EngineFailure, Reporter
 from .subscriptions import Unsubscribe
@@ -20,11 +17,8 @@ from .subscriptions import Unsubscribe
 __all__ = [
     "Interceptor",
     "MessageQueueView",
-    "Middleware",
-    "Next",
     "Reply",
     "all_of",
-    "bind",
     "intercepting",
 ]
 
@@ -57,11 +51,6 @@ class Reply:
         return "" if message is None else message.text
 
 
-Next: TypeAlias = Callable[[UserMessage], Awaitable[Reply]]
-Middleware: TypeAlias = Callable[[UserMessage, Next], Awaitable[object]]
-"""``async def mw(message, next)``: call ``await next(message)`` (maybe with a changed
-message) to go on; code after it runs once the message is processed. Not calling
-``next`` drops the message: the caller's ``receive`` raises ``MessageRejectedError``."""
 Interceptor: TypeAlias = Callable[[Any, Callable[[Any], None]], object]
 """``def ic(output, next)``: call ``next(output)`` (maybe with a changed output) to
 deliver it; not calling ``next`` blocks it from presenters and subscribers."""
@@ -83,21 +72,6 @@ class MessageQueueView:
 
     def __len__(self) -> int:
         return len(self._queue)
-
-
-def bind(mw: Middleware, inner: Next, replies: list[Reply]) -> Next:
-    """One layer of the onion; raises ``MessageRejectedError`` if ``mw`` skipped ``next``."""
-
-    async def step(message: UserMessage) -> Reply:
-        await mw(message, inner)
-        if not replies:
-            raise MessageRejectedError(
-                f"message {message.message_id} was dropped by middleware {mw!r} "
-                "(it returned without calling next)"
-            )
-        return replies[0]
-
-    return step
 
 
 def intercepting(

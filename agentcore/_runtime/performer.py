@@ -22,24 +22,42 @@ input through ``feed``, so the journal holds it and a replay reproduces what fol
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .._core.driver import Driver
+from .._core.content import ToolCallPart
+from .._core.driver import Driver, ModelRequest
 from .._core.errors import ErrorCode
-from .._core.events import ErrorReceived, Interrupt, MessageStop, ToolResult
+from .._core.events import AssistantMessage, ErrorReceived, Interrupt, MessageStop, ToolResult
 from .._loop.events import (
     AwaitApproval,
     CallModel,
     CancelModel,
     CancelTools,
+    CheckOutput,
     ClockTick,
     ExecuteTools,
     Finish,
+    GuardrailTripped,
+    OutputPassed,
     SetTimer,
     ToolProgress,
 )
 from .._loop.tools import Tool
+from .actions import (
+    ErrorAction,
+    Middleware,
+    ModelCallAction,
+    ModelResponseAction,
+    ToolCallAction,
+    ToolResultAction,
+    events_of,
+    through,
+)
+from .delivery import EngineFailure, FailureSource
+from .extensions import Block, Hooks
+from .guardrails import Guards, Verdict, judge
 from .outlet import Outlet
 from .tool_runner import AbortSignal, ToolContext, run_tool
 
@@ -53,7 +71,9 @@ class Performer:
 
     ``messages()`` gives the conversation so far (for ``ToolContext``); ``deps`` is the
     object handed to tools as ``ToolContext.deps`` (the agent's, or the current run's);
-    ``on_pause(effect)`` is called with each ``AwaitApproval``/``Finish``.
+    ``on_pause(effect)`` is called with each ``AwaitApproval``/``Finish``. ``hooks``,
+    ``middleware`` and ``guards`` bend model and tool calls (docs/middleware.md);
+    ``collect()``/``stop_collecting(list)`` watch delivered outputs (for middleware).
     """
 
     def __init__(
@@ -65,8 +85,16 @@ class Performer:
         clock: Callable[[], int],
         messages: Callable[[], Any],
         on_pause: Callable[[Any], None],
+        collect: Callable[[], list[Any]],
+        stop_collecting: Callable[[list[Any]], None],
     ) -> None:
         self._feed = feed
+        self._collect = collect
+        self._stop_collecting = stop_collecting
+        self.hooks = Hooks()
+        self.middleware: tuple[Middleware, ...] = ()
+        self.guards = Guards()
+        self._check: asyncio.Task[None] | None = None
         self._driver = driver
         self.tools = dict(tools)
         self._outlet = outlet
@@ -99,8 +127,12 @@ class Performer:
         elif cls is SetTimer:
             self._cancel_timer()
             self._timer = asyncio.get_running_loop().create_task(self._tick_at(effect.at_ms))
+        elif cls is CheckOutput:
+            self._check = asyncio.get_running_loop().create_task(self._check_output(effect))
         elif cls in (AwaitApproval, Finish):
             self._cancel_timer()
+            if cls is Finish:
+                self._end_checks()
             self._on_pause(effect)
         else:
             raise TypeError(f"not an effect request: {effect!r}")
@@ -108,6 +140,7 @@ class Performer:
     async def aclose(self) -> None:
         """Cancel whatever is in flight and wait for the model task to end; idempotent."""
         self._cancel_timer()
+        self._end_checks()
         for task, signal in list(self._calls.values()):
             signal.abort()
             task.cancel()
@@ -135,16 +168,34 @@ class Performer:
         task.cancel()
 
     async def _stream(self, effect: CallModel) -> None:
-        outlet, feed = self._outlet, self._feed
-        stream = None
-        last: Any = None
         try:
             try:
                 request = effect.request  # built now: the config's hooks run here
             except Exception as exc:
-                last = None
-                feed(_hook_failure(exc, self._clock()))
+                self._feed(_hook_failure(exc, self._clock()))
                 return
+            guards = self.guards
+            if guards.blocking is not None and not await guards.passed(guards.blocking):
+                return  # the trip was fed: the loop cancels this call
+            if self.middleware:
+                await self._model_through_middleware(request)
+            else:
+                await self._from_driver(request)
+        except asyncio.CancelledError:
+            pass
+        finally:
+            self._model = None
+        if self._cancelling:
+            self._feed(Interrupt("abort", timestamp=self._clock()))
+
+    async def _from_driver(self, request: ModelRequest) -> Any:
+        """Feed the driver's answer to ``request``; return the last event fed (``None``
+        when the call was cancelled). A raise or a cut stream is answered with an
+        ``error_received``. Cancellation propagates."""
+        outlet, feed = self._outlet, self._feed
+        stream = None
+        last: Any = None
+        try:
             stream = self._driver().receive(request)
             async for event in stream:
                 feed(event)
@@ -154,27 +205,75 @@ class Performer:
                 if outlet.congested:
                     await outlet.relieve()
         except asyncio.CancelledError:
-            last = None
+            raise
         except Exception as exc:  # a failing driver never takes the agent down
-            last = None
-            if not self._cancelling:
-                feed(_failure(exc, self._clock()))
-                return
+            if self._cancelling:
+                return None
+            last = _failure(exc, self._clock())
+            feed(last)
+            return last
         finally:
-            self._model = None
             if stream is not None:
                 await _close(stream)
         if self._cancelling:
-            self._feed(Interrupt("abort", timestamp=self._clock()))
-        elif type(last) not in _TERMINAL:
-            self._feed(
-                ErrorReceived(
-                    "the model stream ended before message_stop",
-                    ErrorCode.CONNECTION_ERROR.value,
-                    retryable=True,
-                    timestamp=self._clock(),
-                )
+            return None
+        if type(last) not in _TERMINAL:
+            last = ErrorReceived(
+                "the model stream ended before message_stop",
+                ErrorCode.CONNECTION_ERROR.value,
+                retryable=True,
+                timestamp=self._clock(),
             )
+            feed(last)
+        return last
+
+    async def _model_through_middleware(self, request: ModelRequest) -> None:
+        """The call through the middleware onion (docs/middleware.md): what a
+        short-circuit returns is fed as the stream events it stands for."""
+        produced: list[Any] = []
+
+        async def call_driver(action: ModelCallAction) -> Any:
+            collected = self._collect()
+            try:
+                last = await self._from_driver(action.request)
+            finally:
+                self._stop_collecting(collected)
+            if last is None:
+                raise asyncio.CancelledError
+            if type(last) is ErrorReceived:
+                answer: Any = ErrorAction("model", last.code, last.message, last.retryable)
+            else:
+                reply = next(o for o in reversed(collected) if type(o) is AssistantMessage)
+                answer = ModelResponseAction(reply)
+            produced.append(answer)
+            return answer
+
+        try:
+            result = await through(
+                self.middleware,
+                ModelCallAction(request),
+                call_driver,
+                (ModelResponseAction, ErrorAction),
+            )
+        except Exception as exc:
+            self._report_plugin("middleware", exc, request)
+            if not produced:  # the call was never made: it fails
+                self._feed(_plugin_failure("a middleware", exc, self._clock()))
+            return
+        if produced:
+            if result is not produced[0]:
+                why = TypeError(
+                    "a middleware returned another response than the streamed one; a "
+                    "streamed reply cannot be rewritten: short-circuit instead"
+                )
+                self._report_plugin("middleware", why, result)
+            return
+        now = self._clock()
+        if type(result) is ErrorAction:
+            self._feed(ErrorReceived(result.message, result.code, result.retryable, timestamp=now))
+        else:
+            for event in events_of(result.message, now):
+                self._feed(event)
 
     # -- tool calls -----------------------------------------------------------------------
 
@@ -183,13 +282,80 @@ class Performer:
         task = asyncio.get_running_loop().create_task(self._tool(call, signal))
         self._calls[call.tool_call_id] = (task, signal)
 
-    async def _tool(self, call: Any, signal: AbortSignal) -> None:
+    async def _tool(self, call: ToolCallPart, signal: AbortSignal) -> None:
+        call_id = call.tool_call_id
+        trip = None
+        try:
+            guards = self.guards
+            if guards.parallel is not None and not await guards.passed(guards.parallel):
+                return  # the input tripped: the loop cancels (and answers) this call
+            hooks = self.hooks
+            if self.middleware or guards.tool or hooks.before_tool_call or hooks.after_tool_result:
+                result, trip = await self._bent_tool(call, signal)
+            else:
+                result = await self._execute(call, signal)
+        except asyncio.CancelledError:
+            return  # cancelled by CancelTools or aclose, which answered the call
+        self._answer(call_id, result)
+        if trip is not None:  # after the call's own answer: the history stays well-formed
+            self._feed(trip)
+
+    async def _bent_tool(
+        self, call: ToolCallPart, signal: AbortSignal
+    ) -> tuple[ToolResult, GuardrailTripped | None]:
+        """A tool call through the middleware, the extensions' hooks and the tool
+        guardrails, in the order docs/middleware.md gives; a trip comes back with the
+        call's result, to be fed after it."""
+        call_id = call.tool_call_id
+        trips: list[GuardrailTripped] = []
+
+        async def hooked(action: ToolCallAction) -> ToolResultAction:
+            began = time.perf_counter()
+            try:
+                decided = await self.hooks.before(action.call, self.tools.get(call.tool_name))
+            except Exception as exc:
+                self._report_plugin("extension", exc, action.call)
+                return ToolResultAction(action.call, _hook_result(call_id, exc, self._clock()))
+            if isinstance(decided, Block):
+                details = {"error_code": ErrorCode.TOOL_REJECTED.value, "blocked": True}
+                blocked = ToolResult(
+                    call_id, decided.result, decided.is_error, details, timestamp=self._clock()
+                )
+                return ToolResultAction(action.call, blocked)
+            verdict = await judge(self.guards.tool, decided, None)
+            if verdict.tripped:
+                trips.append(self._trip(verdict, "tool_input"))
+                return ToolResultAction(decided, _withheld(call_id, verdict, self._clock()))
+            result = await self._execute(decided, signal)
+            try:
+                result = await self.hooks.after(decided, result)
+            except Exception as exc:
+                self._report_plugin("extension", exc, decided)
+                result = _hook_result(call_id, exc, self._clock())
+            return ToolResultAction(decided, result, time.perf_counter() - began)
+
+        try:
+            action = await through(self.middleware, ToolCallAction(call), hooked, ToolResultAction)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            self._report_plugin("middleware", exc, call)
+            return _plugin_result(call_id, exc, self._clock()), None
+        result = action.result
+        if self.guards.tool and not trips:
+            verdict = await judge(self.guards.tool, action.call, result)
+            if verdict.tripped:
+                trips.append(self._trip(verdict, "tool_output"))
+                result = _withheld(call_id, verdict, self._clock())
+        return result, trips[0] if trips else None
+
+    async def _execute(self, call: ToolCallPart, signal: AbortSignal) -> ToolResult:
+        """Run the tool itself; every failure becomes an error result."""
         call_id = call.tool_call_id
         tool = self.tools.get(call.tool_name)
         if tool is None:
             text = f"Tool {call.tool_name!r} is not available in this process."
-            self._answer(call_id, ToolResult(call_id, text, True, _code(ErrorCode.TOOL_NOT_FOUND)))
-            return
+            return ToolResult(call_id, text, True, _code(ErrorCode.TOOL_NOT_FOUND))
         ctx = ToolContext(
             call_id,
             call.tool_name,
@@ -201,16 +367,13 @@ class Performer:
         try:
             outcome = await run_tool(tool, call.input, ctx)
         except asyncio.CancelledError:
-            return  # cancelled by CancelTools or aclose, which answered the call
+            raise
         except Exception as exc:  # a bug while running a tool still answers its call
             text = f"Tool {call.tool_name!r} failed: {type(exc).__name__}: {exc}"
-            outcome_event = ToolResult(call_id, text, True, _code(ErrorCode.TOOL_EXECUTION_ERROR))
-            self._answer(call_id, outcome_event)
-            return
-        result = ToolResult(
+            return ToolResult(call_id, text, True, _code(ErrorCode.TOOL_EXECUTION_ERROR))
+        return ToolResult(
             call_id, outcome.content, outcome.is_error, outcome.details, timestamp=self._clock()
         )
-        self._answer(call_id, result)
 
     def _answer(self, call_id: str, result: ToolResult) -> None:
         if self._calls.pop(call_id, None) is not None:  # not answered by a cancel already
@@ -232,6 +395,36 @@ class Performer:
         self._feed(
             ToolResult(call_id, text, True, _code(ErrorCode.ABORTED), timestamp=self._clock())
         )
+
+    # -- guardrails -----------------------------------------------------------------------
+
+    def check_input(self, messages: tuple[Any, ...]) -> None:
+        """Start the input guardrails on a run's prompt (a trip is fed when it happens)."""
+        self.guards.start(messages, lambda verdict: self._feed(self._trip(verdict, "input")))
+
+    async def _check_output(self, effect: CheckOutput) -> None:
+        guards = self.guards
+        for task in (guards.blocking, guards.parallel):
+            if task is not None and not await guards.passed(task):
+                return  # the input tripped: that ends the run
+        verdict = await judge(guards.output, effect.message)
+        self._check = None
+        self._feed(self._trip(verdict, "output") if verdict.tripped else OutputPassed())
+
+    def _end_checks(self) -> None:
+        self.guards.cancel()
+        if self._check is not None:
+            self._check.cancel()
+            self._check = None
+
+    def _trip(self, verdict: Verdict, stage: str) -> GuardrailTripped:
+        assert verdict.guardrail is not None
+        if verdict.error is not None:
+            self._report_plugin("guardrail", verdict.error, verdict.guardrail)
+        return GuardrailTripped(verdict.guardrail, stage, verdict.reason, timestamp=self._clock())
+
+    def _report_plugin(self, source: FailureSource, exc: Exception, subject: Any) -> None:
+        self._outlet.report(EngineFailure(source, type(exc).__name__, exc, subject))
 
     # -- timers ---------------------------------------------------------------------------
 
@@ -262,6 +455,34 @@ def _failure(exc: BaseException, timestamp: int) -> ErrorReceived:
         retryable=retryable if isinstance(retryable, bool) else False,
         timestamp=timestamp,
     )
+
+
+def _plugin_failure(what: str, exc: Exception, timestamp: int) -> ErrorReceived:
+    """The ``error_received`` for a model call a middleware failed before it was made."""
+    return ErrorReceived(
+        f"{what} failed before the model call: {type(exc).__name__}: {exc}",
+        ErrorCode.HANDLER_ERROR.value,
+        timestamp=timestamp,
+    )
+
+
+def _plugin_result(call_id: str, exc: Exception, timestamp: int) -> ToolResult:
+    text = f"The call failed in a middleware: {type(exc).__name__}: {exc}"
+    return ToolResult(
+        call_id, text, True, _code(ErrorCode.TOOL_EXECUTION_ERROR), timestamp=timestamp
+    )
+
+
+def _hook_result(call_id: str, exc: Exception, timestamp: int) -> ToolResult:
+    text = f"The call failed in an extension hook: {type(exc).__name__}: {exc}"
+    return ToolResult(
+        call_id, text, True, _code(ErrorCode.TOOL_EXECUTION_ERROR), timestamp=timestamp
+    )
+
+
+def _withheld(call_id: str, verdict: Verdict, timestamp: int) -> ToolResult:
+    text = f"Blocked by guardrail {verdict.guardrail!r}: {verdict.reason}"
+    return ToolResult(call_id, text, True, _code(ErrorCode.GUARDRAIL_TRIPPED), timestamp=timestamp)
 
 
 def _hook_failure(exc: Exception, timestamp: int) -> ErrorReceived:

@@ -1,4 +1,4 @@
-"""Subscriptions, middleware, interceptors, interrupt and destroy."""
+"""Subscriptions, interceptors, interrupt and destroy."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from agentcore.engine import EngineFailure, Next, Reply, create_agent
+from agentcore.engine import EngineFailure, Reply, create_agent
 from agentcore.errors import EngineClosedError, MessageRejectedError
 from agentcore.events import AssistantMessage, TextDelta, UserMessage
 from drivers.scripted import Pause, ScriptedDriver, text_turn
@@ -121,68 +121,6 @@ def test_state_change_ready_and_destroy_handlers() -> None:
     asyncio.run(run())
     assert states[0] == "thinking" and states[-1] == "idle"
     assert ready == [engine] and destroyed == [engine]
-
-
-# -- middleware -------------------------------------------------------------------------
-
-
-def test_middleware_is_an_onion_and_after_code_runs_after_processing() -> None:
-    engine, rec = _engine([text_turn("reply")])
-    log: list[str] = []
-
-    async def outer(message: UserMessage, next: Next) -> None:
-        log.append("outer before")
-        reply = await next(message)
-        log.append(f"outer after {reply.text}")
-
-    async def inner(message: UserMessage, next: Next) -> None:
-        log.append("inner before")
-        await next(UserMessage(message_id=message.message_id, content="changed"))
-        log.append(f"inner after, delivered {len(rec)}")
-
-    engine.use(outer)
-    engine.use(inner)
-    reply = asyncio.run(engine.receive("original"))
-    assert log[:2] == ["outer before", "inner before"]
-    assert log[2] == f"inner after, delivered {len(rec)}" and log[3] == "outer after reply"
-    assert reply.message.content == "changed"
-    assert rec.outputs(type="user_message")[0].content == "changed"
-
-
-def test_middleware_that_skips_next_drops_the_message_and_tells_the_caller() -> None:
-    engine, rec = _engine([text_turn("only for the second")])
-
-    async def gate(message: UserMessage, next: Next) -> None:
-        if message.content != "blocked":
-            await next(message)
-
-    engine.use(gate)
-
-    async def run() -> Reply:
-        with pytest.raises(MessageRejectedError, match="dropped by middleware"):
-            await engine.receive("blocked")
-        return await engine.receive("fine")
-
-    assert asyncio.run(run()).text == "only for the second"
-    assert [o.content for o in rec.outputs(type="user_message")] == ["fine"]
-
-
-def test_a_raising_middleware_fails_its_caller_only() -> None:
-    engine, _ = _engine([text_turn("ok")])
-    remove = None
-
-    async def bad(message: UserMessage, next: Next) -> None:
-        raise LookupError("mw broke")
-
-    remove = engine.use(bad)
-
-    async def run() -> str:
-        with pytest.raises(LookupError):
-            await engine.receive("1")
-        remove()
-        return (await engine.receive("2")).text
-
-    assert asyncio.run(run()) == "ok"
 
 
 # -- interceptors -----------------------------------------------------------------------

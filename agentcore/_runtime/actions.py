@@ -1,0 +1,216 @@
+"""Middleware: an onion of async functions over the typed actions of a run.
+
+``async def middleware(action, next) -> action``. The runtime sends four actions through
+the onion, and ``await next(action)`` returns what the rest of the onion (and in the end
+the agent) made of it:
+
+====================  =========================================  ======================
+sent                  ``next`` returns                           short-circuit with
+====================  =========================================  ======================
+``LoopStartAction``   the action the run starts with             (not calling ``next``
+                                                                 drops the run:
+                                                                 ``MessageRejectedError``)
+``ModelCallAction``   ``ModelResponseAction`` or ``ErrorAction``  a ``ModelResponseAction``
+``ToolCallAction``    ``ToolResultAction``                       a ``ToolResultAction``
+``LoopEndAction``     the same action (a middleware may return   —
+                      one with another ``result``)
+====================  =========================================  ======================
+
+A middleware may observe (log, time, count), rewrite what goes in (``next`` with a
+changed action: the prompt, the request, the arguments) or what comes out of a tool
+call, short-circuit (a cache answers a model call; a stub answers a tool call) or raise.
+What a short-circuit returns is fed to the conversation as the inputs it stands for (the
+stream events of the cached reply, the ``tool_result``), so it is journaled and a replay
+does not need the middleware. A model's reply is streamed to presenters as it arrives:
+it can be observed after ``next``, not rewritten (short-circuit to replace it).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, ClassVar, Literal, TypeAlias
+
+import attrs
+
+from .._core.content import TextPart, ThinkingPart, ToolCallPart
+from .._core.driver import ModelRequest
+from .._core.events import (
+    AssistantMessage,
+    InputJsonDelta,
+    MessageDelta,
+    MessageStart,
+    MessageStop,
+    TextDelta,
+    ThinkingDelta,
+    ToolResult,
+    ToolUseStart,
+    ToolUseStop,
+)
+
+__all__ = [
+    "Action",
+    "ErrorAction",
+    "LoopEndAction",
+    "LoopEndReason",
+    "LoopStartAction",
+    "Middleware",
+    "ModelCallAction",
+    "ModelResponseAction",
+    "Next",
+    "ToolCallAction",
+    "ToolResultAction",
+    "events_of",
+    "through",
+]
+
+LoopEndReason: TypeAlias = Literal[
+    "complete", "max_iterations", "max_tokens", "max_cost", "timeout", "aborted", "error"
+]
+
+
+@attrs.frozen(slots=True)
+class LoopStartAction:
+    """A run is about to start with ``messages`` (a prompt's or a received message)."""
+
+    type: ClassVar[str] = "loop_start"
+    messages: tuple[Any, ...]
+    options: Mapping[str, Any] = attrs.field(factory=dict)
+    metadata: Mapping[str, Any] = attrs.field(factory=dict)
+
+
+@attrs.frozen(slots=True)
+class LoopEndAction:
+    """A run ended: ``result`` (an ``AgentResult``, or the ``Reply`` of ``receive``) and why."""
+
+    type: ClassVar[str] = "loop_end"
+    result: Any
+    reason: LoopEndReason
+    metadata: Mapping[str, Any] = attrs.field(factory=dict)
+
+
+@attrs.frozen(slots=True)
+class ModelCallAction:
+    """The model is about to be called with ``request`` (the context already transformed)."""
+
+    type: ClassVar[str] = "model_call"
+    request: ModelRequest
+    metadata: Mapping[str, Any] = attrs.field(factory=dict)
+
+
+@attrs.frozen(slots=True)
+class ModelResponseAction:
+    """The model's reply (``message.usage`` is its usage)."""
+
+    type: ClassVar[str] = "model_response"
+    message: AssistantMessage
+    metadata: Mapping[str, Any] = attrs.field(factory=dict)
+
+
+@attrs.frozen(slots=True)
+class ToolCallAction:
+    """A tool call is about to run (after the extensions' ``before_tool_call`` hooks)."""
+
+    type: ClassVar[str] = "tool_call"
+    call: ToolCallPart
+    metadata: Mapping[str, Any] = attrs.field(factory=dict)
+
+
+@attrs.frozen(slots=True)
+class ToolResultAction:
+    """A tool call's result, about to enter the conversation; ``duration`` in seconds."""
+
+    type: ClassVar[str] = "tool_result"
+    call: ToolCallPart
+    result: ToolResult
+    duration: float = 0.0
+    metadata: Mapping[str, Any] = attrs.field(factory=dict)
+
+
+@attrs.frozen(slots=True)
+class ErrorAction:
+    """A model call failed: ``code`` and ``message`` as in ``error_received``."""
+
+    type: ClassVar[str] = "error"
+    source: Literal["model", "tool", "internal"]
+    code: str
+    message: str
+    retryable: bool = False
+    metadata: Mapping[str, Any] = attrs.field(factory=dict)
+
+
+Action: TypeAlias = (
+    LoopStartAction
+    | LoopEndAction
+    | ModelCallAction
+    | ModelResponseAction
+    | ToolCallAction
+    | ToolResultAction
+    | ErrorAction
+)
+Next: TypeAlias = Callable[[Any], Awaitable[Any]]
+Middleware: TypeAlias = Callable[[Any, Next], Awaitable[Any]]
+"""``async def mw(action, next) -> action`` (see the module docstring)."""
+
+
+async def through(
+    middleware: Sequence[Middleware],
+    action: Any,
+    innermost: Next,
+    expect: type[Any] | tuple[type[Any], ...],
+) -> Any:
+    """Send ``action`` through ``middleware`` (first = outermost) to ``innermost``.
+
+    Raises ``TypeError`` naming the middleware when one returns something that is not an
+    action of the kinds ``expect`` allows (a forgotten ``return`` gives ``None``)."""
+
+    def layer(index: int) -> Next:
+        if index == len(middleware):
+            return innermost
+        mw, inner = middleware[index], layer(index + 1)
+
+        async def step(value: Any) -> Any:
+            returned = await mw(value, inner)
+            if not isinstance(returned, expect):
+                raise TypeError(
+                    f"middleware {getattr(mw, '__qualname__', mw)!r} returned {returned!r} "
+                    f"for a {action.type} action; expected {_names(expect)}"
+                )
+            return returned
+
+        return step
+
+    return await layer(0)(action)
+
+
+def _names(expect: type[Any] | tuple[type[Any], ...]) -> str:
+    kinds = expect if isinstance(expect, tuple) else (expect,)
+    return " or ".join(k.__name__ for k in kinds)
+
+
+def events_of(message: AssistantMessage, timestamp: int) -> list[Any]:
+    """The stream events that assemble into ``message`` (a short-circuited reply is fed
+    as these, so the journal holds what a driver would have sent)."""
+    events: list[Any] = [MessageStart(message.message_id, message.model, timestamp=timestamp)]
+    for index, part in enumerate(message.parts):
+        if type(part) is TextPart:
+            events.append(TextDelta(part.text, index, timestamp=timestamp))
+        elif type(part) is ThinkingPart:
+            events.append(
+                ThinkingDelta(
+                    part.text, index, part.signature, part.redacted_data, timestamp=timestamp
+                )
+            )
+        elif type(part) is ToolCallPart:
+            raw = part.raw_input or json.dumps(dict(part.input))
+            events += [
+                ToolUseStart(part.tool_call_id, part.tool_name, index, timestamp=timestamp),
+                InputJsonDelta(raw, index, timestamp=timestamp),
+                ToolUseStop(part.tool_call_id, index, timestamp=timestamp),
+            ]
+    stop = message.stop_reason or ("tool_use" if message.tool_calls else "end_turn")
+    events += [
+        MessageDelta(stop, message.usage, timestamp=timestamp),
+        MessageStop(stop, timestamp=timestamp),
+    ]
+    return events
