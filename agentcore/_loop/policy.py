@@ -365,8 +365,17 @@ def _on_output_passed(s: LoopState, e: OutputPassed, ts: int, out: Out) -> LoopS
     return _next_call_or_finish(s, ts, out, checked=True)
 
 
+_STAGES = {
+    "input": "the input",
+    "output": "the final answer",
+    "tool_input": "a tool call's arguments",
+    "tool_output": "a tool call's result",
+}
+
+
 def _on_guardrail(s: LoopState, e: GuardrailTripped, ts: int, out: Out) -> LoopState:
-    message = f"guardrail {e.guardrail!r} tripped on the {e.stage.replace('_', ' ')}: {e.reason}"
+    where = _STAGES.get(e.stage, e.stage)
+    message = f"guardrail {e.guardrail!r} tripped on {where}: {e.reason}"
     return _stop(s, ErrorCode.GUARDRAIL_TRIPPED.value, message, ts, out)
 
 

@@ -191,8 +191,8 @@ class LoopConfig:
         if not isinstance(other, LoopConfig):
             return NotImplemented
         return (
-            self.convert_to_llm is other.convert_to_llm
-            and self.transform_context is other.transform_context
+            self.convert_to_llm == other.convert_to_llm
+            and self.transform_context == other.transform_context
             and self.to_wire() == other.to_wire()
         )
 

@@ -666,7 +666,9 @@ class Agent:
         """``event`` as the ``loop_start`` middleware leave it; ``MessageRejectedError``
         when one of them did not call ``next``."""
         options = {
-            k: v for k, v in attrs.asdict(event).items() if k not in ("messages", "timestamp")
+            k: v
+            for k, v in attrs.asdict(event, recurse=False).items()
+            if k not in ("messages", "timestamp")
         }
         started: list[LoopStartAction] = []
 

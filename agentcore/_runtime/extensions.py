@@ -88,26 +88,9 @@ class Hooks:
 
     def transform(
         self, own: Callable[[tuple[Message, ...]], Sequence[Message]] | None
-    ) -> Callable[[tuple[Message, ...]], Sequence[Message]]:
+    ) -> ContextTransform:
         """The agent's ``transform_context`` followed by the extensions' (read per call)."""
-
-        def transform(messages: tuple[Message, ...]) -> Sequence[Message]:
-            if own is not None:
-                messages = tuple(own(messages))
-            for hook in self.transform_context:
-                result = hook(messages)
-                if inspect.isawaitable(result):
-                    close = getattr(result, "close", None)
-                    if close is not None:
-                        close()
-                    raise TypeError(
-                        f"transform_context hook {_name(hook)} is async; it must be a plain "
-                        "function (it runs where the request is built)"
-                    )
-                messages = tuple(result)
-            return messages
-
-        return transform
+        return ContextTransform(own, self)
 
     async def before(self, call: ToolCallPart, tool: Tool | None) -> ToolCallPart | Block:
         """Run the ``before_tool_call`` hooks: the call to run (maybe with new arguments),
@@ -136,6 +119,45 @@ class Hooks:
                 )
             result = changed
         return result
+
+
+class ContextTransform:
+    """The agent's own ``transform_context``, then every extension's, in order.
+
+    Equal to another when both have the same own transform and the same hooks now: two
+    agents configured alike decide alike (``LoopConfig`` equality)."""
+
+    __slots__ = ("hooks", "own")
+
+    def __init__(
+        self, own: Callable[[tuple[Message, ...]], Sequence[Message]] | None, hooks: Hooks
+    ) -> None:
+        self.own, self.hooks = own, hooks
+
+    def __call__(self, messages: tuple[Message, ...]) -> Sequence[Message]:
+        if self.own is not None:
+            messages = tuple(self.own(messages))
+        for hook in self.hooks.transform_context:
+            result = hook(messages)
+            if inspect.isawaitable(result):
+                close = getattr(result, "close", None)
+                if close is not None:
+                    close()
+                raise TypeError(
+                    f"transform_context hook {_name(hook)} is async; it must be a plain "
+                    "function (it runs where the request is built)"
+                )
+            messages = tuple(result)
+        return messages
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ContextTransform):
+            return NotImplemented
+        return (
+            self.own == other.own and self.hooks.transform_context == other.hooks.transform_context
+        )
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 class ExtensionAPI:

@@ -104,6 +104,7 @@ class Performer:
         self.deps: Any = None
         self._model: asyncio.Task[None] | None = None
         self._cancelling = False
+        self._streaming = False
         self._calls: dict[str, tuple[asyncio.Task[None], AbortSignal]] = {}
         self._timer: asyncio.Task[None] | None = None
 
@@ -155,19 +156,23 @@ class Performer:
     # -- model calls ----------------------------------------------------------------------
 
     def _call_model(self, effect: CallModel) -> None:
-        self._cancelling = False
+        self._cancelling = self._streaming = False
         self._model = asyncio.get_running_loop().create_task(self._stream(effect))
 
     def _cancel_model(self) -> None:
         self._cancelling = True
         task = self._model
-        if task is None:  # nothing runs here (a resumed run): the call ends now
+        if task is not None and not self._streaming:  # cancelled before it ever ran
+            task.cancel()
+            self._model = task = None
+        if task is None:  # nothing runs here (a resumed run, or not yet): the call ends now
             self._feed(Interrupt("abort", timestamp=self._clock()))
             return
         self._driver().interrupt()
         task.cancel()
 
     async def _stream(self, effect: CallModel) -> None:
+        self._streaming = True
         try:
             try:
                 request = effect.request  # built now: the config's hooks run here

@@ -80,7 +80,7 @@ class Subscriptions:
                     continue
                 try:
                     result = sub.handler(output)
-                    if inspect.isawaitable(result):
+                    if result is not None and inspect.isawaitable(result):
                         _spawn(result, sub.handler, output, self._report)
                 except Exception as exc:
                     self._report(EngineFailure("handler", repr(sub.handler), exc, output))

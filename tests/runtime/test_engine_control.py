@@ -9,7 +9,7 @@ import pytest
 
 from agentcore.engine import EngineFailure, Reply, create_agent
 from agentcore.errors import EngineClosedError, MessageRejectedError
-from agentcore.events import AssistantMessage, TextDelta, UserMessage
+from agentcore.events import AssistantMessage, TextDelta
 from drivers.scripted import Pause, ScriptedDriver, text_turn
 from presenters.recording import RecordingPresenter
 
