@@ -643,9 +643,9 @@ class Agent:
         if type(event) is not ToolApproval:  # a run's tools get its deps, else the agent's
             performer.deps = self.deps if deps is None else deps
         start, began = len(self._shell.state.loop.messages), time.perf_counter()
-        if type(event) is AgentPrompt and performer.guards.input:
-            performer.check_input(event.messages)
         self._command(event)
+        if type(event) is AgentPrompt and performer.guards.input:
+            performer.check_input(event.messages)  # after the prompt: a trip ends its run
         try:
             while self._running():
                 await self._wait_stretch()

@@ -83,18 +83,59 @@ class Verdict:
 
 
 async def judge(guards: Sequence[Guardrail], *args: Any) -> Verdict:
-    """Run ``guards`` on ``args`` concurrently; the first trip (in list order) wins."""
-    results = await asyncio.gather(*(_one(g, args) for g in guards))
-    return next((v for v in results if v.tripped), Verdict())
+    """Run ``guards`` on ``args`` concurrently; the first trip (in list order) wins.
+
+    Plain functions are called in turn at once; only coroutines are gathered."""
+    verdicts, pending = _called(guards, args)
+    return await _settled(verdicts, pending) if pending else _first(verdicts)
 
 
-async def _one(guard: Guardrail, args: tuple[Any, ...]) -> Verdict:
-    try:
-        result = guard.check(*args)
+_Pending = list[tuple[int, Guardrail, Any]]
+
+
+def _called(guards: Sequence[Guardrail], args: tuple[Any, ...]) -> tuple[list[Verdict], _Pending]:
+    """Call every check: the verdicts of those that answered, and the awaitables of the
+    others (with their index)."""
+    verdicts: list[Verdict] = []
+    pending: _Pending = []
+    for guard in guards:
+        try:
+            result = guard.check(*args)
+        except Exception as exc:
+            verdicts.append(_raised(guard, exc))
+            continue
         if inspect.isawaitable(result):
-            result = await result
-    except Exception as exc:  # fail closed: a broken check never lets a run through
-        return Verdict(guard.name, f"the guardrail raised {type(exc).__name__}: {exc}", exc)
+            pending.append((len(verdicts), guard, result))
+            verdicts.append(Verdict())
+        else:
+            verdicts.append(_verdict(guard, result))
+    return verdicts, pending
+
+
+async def _settled(verdicts: list[Verdict], pending: _Pending) -> Verdict:
+    done = await asyncio.gather(*(_awaited(g, r) for _, g, r in pending))
+    for (index, _, _), verdict in zip(pending, done, strict=True):
+        verdicts[index] = verdict
+    return _first(verdicts)
+
+
+def _first(verdicts: list[Verdict]) -> Verdict:
+    return next((v for v in verdicts if v.tripped), Verdict())
+
+
+async def _awaited(guard: Guardrail, result: Any) -> Verdict:
+    try:
+        return _verdict(guard, await result)
+    except Exception as exc:
+        return _raised(guard, exc)
+
+
+def _raised(guard: Guardrail, exc: Exception) -> Verdict:
+    """Fail closed: a broken check never lets a run through."""
+    return Verdict(guard.name, f"the guardrail raised {type(exc).__name__}: {exc}", exc)
+
+
+def _verdict(guard: Guardrail, result: Any) -> Verdict:
     if result is None:
         return Verdict()
     if isinstance(result, Tripwire):
@@ -115,21 +156,29 @@ class Guards:
         tool: Sequence[Guardrail] = (),
     ) -> None:
         self.input, self.output, self.tool = tuple(input), tuple(output), tuple(tool)
-        self.blocking: asyncio.Task[Verdict] | None = None
-        self.parallel: asyncio.Task[Verdict] | None = None
+        self.blocking: asyncio.Future[Verdict] | None = None
+        self.parallel: asyncio.Future[Verdict] | None = None
 
     def start(self, messages: tuple[Any, ...], on_trip: Callable[[Verdict], None]) -> None:
-        """Start the input guardrails on ``messages``: blocking ones and the others in a
-        task each; ``on_trip(verdict)`` is called once if one trips."""
+        """Check ``messages`` (a run's prompt, already fed): blocking guardrails and the
+        others each as one future; ``on_trip(verdict)`` is called once if one trips
+        (at once when every check of a group is a plain function)."""
         self.cancel()
         if not self.input:
             return
         loop = asyncio.get_running_loop()
 
-        def started(guards: list[Guardrail]) -> asyncio.Task[Verdict] | None:
+        def started(guards: list[Guardrail]) -> asyncio.Future[Verdict] | None:
             if not guards:
                 return None
-            task = loop.create_task(judge(guards, messages))
+            verdicts, pending = _called(guards, (messages,))
+            if not pending:
+                done: asyncio.Future[Verdict] = loop.create_future()
+                done.set_result(_first(verdicts))
+                if done.result().tripped:
+                    on_trip(done.result())
+                return done
+            task = loop.create_task(_settled(verdicts, pending))
             task.add_done_callback(
                 lambda t: on_trip(t.result()) if not t.cancelled() and t.result().tripped else None
             )
@@ -138,9 +187,9 @@ class Guards:
         self.blocking = started([g for g in self.input if g.blocking])
         self.parallel = started([g for g in self.input if not g.blocking])
 
-    async def passed(self, task: asyncio.Task[Verdict]) -> bool:
+    async def passed(self, check: asyncio.Future[Verdict]) -> bool:
         """Wait for an input check; whether it passed."""
-        verdict = await asyncio.shield(task)
+        verdict = check.result() if check.done() else await asyncio.shield(check)
         return not verdict.tripped
 
     def cancel(self) -> None:
