@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import string
 from typing import Any
 
@@ -11,7 +12,15 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from agentcore import from_dict, to_dict
-from agentcore._core.secrets import REDACTED, has_secret, scrub, scrub_bytes, scrub_event
+from agentcore._core.secrets import (
+    REDACTED,
+    SECRET_PATTERN,
+    has_secret,
+    holds_secret,
+    scrub,
+    scrub_bytes,
+    scrub_event,
+)
 from agentcore.errors import InvalidEventError
 from agentcore.events import ErrorReceived, TextDelta
 from agentcore.testing import registered_events
@@ -146,3 +155,16 @@ def test_scrub_event_finds_a_key_in_any_string_of_any_event(
         assume(False)  # a field that takes only some strings (a Literal)
     scrubbed = to_dict(scrub_event(with_key))
     assert not has_secret(json.dumps(scrubbed).encode())
+
+
+@given(
+    st.builds(
+        lambda before, prefix, body: before + prefix + body,
+        st.text(alphabet=" xk-", max_size=3),
+        st.sampled_from(["sk-", "gsk_", "tgp_v1_", "AIza", "Bearer ", "BEARER ", ""]),
+        st.text(alphabet="abXY09_-=.", max_size=35),
+    )
+)
+def test_holds_secret_agrees_with_the_pattern_at_every_length(text: str) -> None:
+    """The shortcuts of ``holds_secret`` (length, fixed parts) never hide a match."""
+    assert holds_secret(text) == (re.search(SECRET_PATTERN, text) is not None)
