@@ -263,9 +263,11 @@ class Feed:
         protocol: StreamProtocol,
         params: Mapping[str, str],
         after: Cursor | None,
+        *,
+        until: Callable[[], bool] | None = None,
     ) -> Reader:
         """A reader of ``protocol`` (with ``params``) from just after ``after`` (None: from
-        now on). Raises ``ValueError`` for bad ``params``."""
+        now on), until ``until()`` (``Reader``). Raises ``ValueError`` for bad ``params``."""
         key = (protocol.name, tuple(sorted(params.items())))
         channel = self.channels.get(key)
         backlog = b""
@@ -287,7 +289,7 @@ class Feed:
             if self.channels.get(key) is channel:
                 del self.channels[key]
 
-        return Reader(channel, index, backlog, detach=detach)
+        return Reader(channel, index, backlog, until=until, detach=detach)
 
     def read_run(
         self,
