@@ -288,7 +288,8 @@ class _Agent:
     runs: int = 0
     run_id: str | None = None
     message_id: str | None = None
-    texts: int = 0  # text blocks opened in the current message (for their ids)
+    segments: int = 0  # text and reasoning blocks opened in the current message (for ids)
+    texted: bool = False  # a text block was opened in it (the first is named as the message)
     text: tuple[str, int] | None = None  # (id, block index)
     reasoning: tuple[str, int] | None = None
     tools: PMap[int, str] = _NO_TOOLS  # block index -> tool call id, arguments streaming
@@ -353,8 +354,8 @@ def step(state: UiState, agent_id: str, output: Any) -> tuple[UiState, tuple[Op,
             a = _close_text(a, agent_id, run, ts, ops)
         if a.text is None:
             base = a.message_id or run
-            text_id = base if a.texts == 0 else f"{base}.{output.index}"
-            a = attrs.evolve(a, text=(text_id, output.index), texts=a.texts + 1)
+            text_id = f"{base}.{a.segments}" if a.texted else base
+            a = attrs.evolve(a, text=(text_id, output.index), segments=a.segments + 1, texted=True)
             ops.append(TextStart(agent_id, run, text_id, ts))
         ops.append(TextStreamed(agent_id, run, a.text[0], output.text, ts))
     elif cls is ThinkingDelta:
@@ -365,8 +366,8 @@ def step(state: UiState, agent_id: str, output: Any) -> tuple[UiState, tuple[Op,
         if a.reasoning is not None and a.reasoning[1] != output.index:
             a = _close_reasoning(a, agent_id, run, ts, ops)
         if a.reasoning is None:
-            reasoning_id = f"{a.message_id or run}.thinking.{output.index}"
-            a = attrs.evolve(a, reasoning=(reasoning_id, output.index))
+            reasoning_id = f"{a.message_id or run}.thinking.{a.segments}"
+            a = attrs.evolve(a, reasoning=(reasoning_id, output.index), segments=a.segments + 1)
             ops.append(ReasoningStart(agent_id, run, reasoning_id, ts))
         ops.append(ReasoningDelta(agent_id, run, a.reasoning[0], output.text, ts))
     elif cls is InputJsonDelta:
@@ -390,7 +391,9 @@ def step(state: UiState, agent_id: str, output: Any) -> tuple[UiState, tuple[Op,
         state, a, run = _run(state, agent_id, a, ts, ops)
         ops.append(ToolInput(agent_id, run, output.tool_call, ts))
     elif cls is MessageStart:
-        a = attrs.evolve(a, message_id=output.message_id, texts=0, model=output.model)
+        a = attrs.evolve(
+            a, message_id=output.message_id, segments=0, texted=False, model=output.model
+        )
     elif cls is AssistantMessage:
         if a.run_id is not None:
             a = _close_blocks(a, agent_id, a.run_id, ts, ops)
