@@ -315,7 +315,7 @@ class Feed:
         """A channel folded from the journal, and the frames after ``after`` (synchronous:
         no output can arrive meanwhile)."""
         state = protocol.initial(self.agent_id, params)
-        channel = Channel(self.agent_id, protocol, params, state, _UNSET, self.max_frames)
+        channel = Channel(self.agent_id, protocol, params, state, _UNSET, 1 << 62)
         missed: list[bytes] = []
         for entry, outputs in replay_steps(
             self.journal, self.machine_factory, agent_id=self.agent_id
@@ -327,5 +327,6 @@ class Feed:
                     missed += [frame for cursor, frame in channel.buffer if cursor > after]
                 channel.buffer.clear()
         channel.start = 0
-        channel.trimmed = None
+        channel.trimmed = None if channel.cursor == _UNSET else channel.cursor  # not buffered
+        channel.max_frames = self.max_frames
         return channel, b"".join(missed)

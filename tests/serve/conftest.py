@@ -16,6 +16,10 @@ import attrs
 from hypothesis import strategies as st
 
 from agentcore import Agent, MemoryJournal, tool
+from agentcore._runtime.plugins import wire_protocol
+from agentcore._serve.feed import Feed
+from agentcore.loop import create_conversation_machine
+from agentcore.serve import Cursor
 from agentcore.testing import assistant_streams
 from drivers.scripted import ScriptedDriver, text_turn, tool_turn
 from presenters.recording import RecordingPresenter
@@ -35,10 +39,17 @@ def remove(path: str) -> str:
     return f"removed {path}"
 
 
+PROTOCOLS = ("agentcore", "ag-ui", "vercel")
+
+
 @attrs.frozen
 class Session:
+    """What the agent delivered, its journal, and the frames a ``Feed`` made live (per
+    protocol: ``(cursor, frame bytes)``, from a channel open before the first input)."""
+
     outputs: tuple[Any, ...]
     journal: MemoryJournal
+    live: dict[str, list[tuple[Cursor, bytes]]]
 
 
 @st.composite
@@ -75,10 +86,12 @@ def _run(prompts: list[tuple[str, list[list[Any]], str]], script: list[list[Any]
     async def main() -> Session:
         rec = RecordingPresenter()
         journal = MemoryJournal()
+        feed = Feed(ROOT, journal, create_conversation_machine, max_frames=1 << 30)
+        readers = {name: feed.read(wire_protocol(name), {}, None) for name in PROTOCOLS}
         agent = Agent(
             ScriptedDriver(script, clock=lambda: 1_000),
             tools=[lookup, remove],
-            presenters=[rec],
+            presenters=[rec, feed],
             journal=journal,
             agent_id=ROOT,
             clock=lambda: 1_000,
@@ -96,6 +109,7 @@ def _run(prompts: list[tuple[str, list[list[Any]], str]], script: list[list[Any]
                 else:
                     await agent.approve(call_id)
         await agent.aclose()
-        return Session(tuple(rec.outputs()), journal)
+        live = {name: list(reader.channel.buffer) for name, reader in readers.items()}
+        return Session(tuple(rec.outputs()), journal, live)
 
     return asyncio.run(main())
