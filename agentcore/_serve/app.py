@@ -562,10 +562,12 @@ async def _run_endpoint(server: _Server, request: Request, name: str) -> Respons
     holder: list[asyncio.Task[Any]] = []
     reader = served.feed.read_run(protocol, prepare, lambda: bool(holder) and holder[0].done())
     try:
-        holder.append(await server.decide(served, run))
+        task = await server.decide(served, run)
     except BaseException:
         reader.close()
         raise
+    holder.append(task)
+    task.add_done_callback(lambda _: reader.channel.wake())
     return _stream(server, reader, protocol)
 
 
@@ -585,6 +587,8 @@ async def _chat_resume(server: _Server, request: Request) -> Response:
     after = _cursor(request, served.agent.agent_id) or Cursor(served.run_seq, 1 << 62)
     task = served.task
     reader = served.feed.read(protocol, {}, after, until=lambda: task is None or task.done())
+    if task is not None:
+        task.add_done_callback(lambda _: reader.channel.wake())
     return _stream(server, reader, protocol)
 
 

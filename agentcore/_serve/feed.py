@@ -99,14 +99,15 @@ class Channel:
             for _ in range(overflow):
                 self.trimmed = buffer.popleft()[0]
             self.start += overflow
-        self._wake()
+        self.wake()
 
     def close(self) -> None:
         """No frame will come any more (the agent is gone): readers finish."""
         self.ended = True
-        self._wake()
+        self.wake()
 
-    def _wake(self) -> None:
+    def wake(self) -> None:
+        """Wake the readers (new frames, the end, or a change of their ``until``)."""
         changed = self._changed
         if changed is not None:
             self._changed = None

@@ -67,7 +67,9 @@ def _prompts(draw: st.DrawFn, n: int) -> tuple[str, list[list[Any]], str]:
         calls = [list(first.events), lookup_call, list(last.events)]
         return "run", calls, f"p{n}"
     if kind == "approval":
-        ask = tool_turn([(f"r{n}", "remove", {"path": "/tmp/x"})], text="Removing.", message_id=f"m{n}")
+        ask = tool_turn(
+            [(f"r{n}", "remove", {"path": "/tmp/x"})], text="Removing.", message_id=f"m{n}"
+        )
         then = text_turn("Done.", message_id=f"m{n}b", thinking="ok")
         return draw(st.sampled_from(["approve", "reject", "abort"])), [ask, then], f"p{n}"
     call = draw(assistant_streams(f"m{n}", tool_calls=False))

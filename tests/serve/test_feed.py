@@ -103,7 +103,10 @@ def test_layers_select_outputs_and_typos_fail() -> None:
     state = AGENTCORE.initial(ROOT, {"layers": "turn", "types": "text_delta"})
     from agentcore.events import TextDelta, TurnResponse, UserMessage
 
-    kept = [AGENTCORE.encode(state, ROOT, o)[1] for o in (TextDelta("x", 0), UserMessage("u", "hi"), TurnResponse("t", 5))]
+    kept = [
+        AGENTCORE.encode(state, ROOT, o)[1]
+        for o in (TextDelta("x", 0), UserMessage("u", "hi"), TurnResponse("t", 5))
+    ]
     assert [len(f) for f in kept] == [1, 0, 1]
     try:
         AGENTCORE.initial(ROOT, {"layers": "strem"})

@@ -136,12 +136,18 @@ def test_ag_ui_loses_nothing(session: Session) -> None:
 
 def test_ag_ui_fast_deltas_are_the_models_dump() -> None:
     cases = [
-        (ag_ui._delta("TEXT_MESSAGE_CONTENT", "messageId", "m", "héllo\n", 5, None),
-         TextMessageContentEvent(message_id="m", delta="héllo\n", timestamp=5)),
-        (ag_ui._delta("TOOL_CALL_ARGS", "toolCallId", "c", '{"a"', 0, "sub:1"),
-         ToolCallArgsEvent(tool_call_id="c", delta='{"a"', subagent_run_id="sub:1")),
-        (ag_ui._delta("REASONING_MESSAGE_CONTENT", "messageId", "r", "x", 7, None),
-         ReasoningMessageContentEvent(message_id="r", delta="x", timestamp=7)),
+        (
+            ag_ui._delta("TEXT_MESSAGE_CONTENT", "messageId", "m", "héllo\n", 5, None),
+            TextMessageContentEvent(message_id="m", delta="héllo\n", timestamp=5),
+        ),
+        (
+            ag_ui._delta("TOOL_CALL_ARGS", "toolCallId", "c", '{"a"', 0, "sub:1"),
+            ToolCallArgsEvent(tool_call_id="c", delta='{"a"', subagent_run_id="sub:1"),
+        ),
+        (
+            ag_ui._delta("REASONING_MESSAGE_CONTENT", "messageId", "r", "x", 7, None),
+            ReasoningMessageContentEvent(message_id="r", delta="x", timestamp=7),
+        ),
     ]
     for (_, data), model in cases:
         assert data == model.model_dump_json(by_alias=True)
@@ -158,7 +164,10 @@ def test_ag_ui_run_input_and_snapshot() -> None:
     ).encode()
     request = ag_ui.parse_run_input(body)
     assert (request.agent_id, request.run_id, request.prompt, request.message_id) == (
-        "t1", "r9", "hi", "u1",
+        "t1",
+        "r9",
+        "hi",
+        "u1",
     )
     assert request.decisions == (("c1", True, None),)
     with pytest.raises(ValueError, match="RunAgentInput"):
