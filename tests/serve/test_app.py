@@ -78,7 +78,7 @@ def test_protocols_over_http_and_their_run_endpoints() -> None:
             }
             response = await client.post(f"{base}/ag-ui", json=body)
             events = datas(response.text)
-            assert [e["type"] for e in events][0] == "RUN_STARTED"
+            assert events[0]["type"] == "RUN_STARTED"
             assert events[0]["runId"] == "client-run-1" and events[-1]["type"] == "RUN_FINISHED"
             said = "".join(e["delta"] for e in events if e["type"] == "TEXT_MESSAGE_CONTENT")
             assert said == "You said: hello"

@@ -16,8 +16,12 @@ from typing import Any
 
 import pydantic
 import pytest
-from ag_ui.core import Event, TextMessageContentEvent, ToolCallArgsEvent
-from ag_ui.core import ReasoningMessageContentEvent
+from ag_ui.core import (
+    Event,
+    ReasoningMessageContentEvent,
+    TextMessageContentEvent,
+    ToolCallArgsEvent,
+)
 from hypothesis import HealthCheck, given, settings
 
 from agentcore.events import TextDelta, ThinkingDelta, ToolResultMessage
