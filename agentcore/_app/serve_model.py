@@ -103,8 +103,10 @@ def demo_options(delay: float = 0.02) -> Mapping[str, Any]:
     from drivers.scripted import FunctionDriver
 
     tools: list[Tool] = [get_weather, delete_file]
+    driver = FunctionDriver(reply, delay=delay, name="demo")
+    driver.model = DEMO_MODEL  # type: ignore[attr-defined]  # the key of its price
     return {
-        "model": FunctionDriver(reply, delay=delay, name="demo"),
+        "model": driver,
         "tools": tools,
         "price": ModelPrice(input=3.0, output=15.0),
         "system_prompt": "You are the agentcore demo model.",

@@ -16,6 +16,10 @@ from agentcore._app.serve import agent_options
 from agentcore.serve import ServeConfig, create_app
 
 
+SERVERS: dict[str, Any] = {}
+"""Each running app's agents by base URL (a test may reach in, e.g. to drop connections)."""
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -38,9 +42,12 @@ async def serving(
         if task.done():
             task.result()
         await asyncio.sleep(0.01)
+    base = f"http://127.0.0.1:{port}"
+    SERVERS[base] = app.state.server
     try:
-        yield f"http://127.0.0.1:{port}"
+        yield base
     finally:
+        SERVERS.pop(base, None)
         server.should_exit = True
         await asyncio.wait_for(task, 10)
 

@@ -137,7 +137,6 @@ const handlers = {
     const node = el("div", "footer", line);
     node.setAttribute("data-testid", "footer");
     bubble().append(node);
-    view.bubble = null;
   },
   agent_end(d) {
     if (d.reason === "aborted") {
