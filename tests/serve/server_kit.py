@@ -15,7 +15,6 @@ import uvicorn
 from agentcore._app.serve import agent_options
 from agentcore.serve import ServeConfig, create_app
 
-
 SERVERS: dict[str, Any] = {}
 """Each running app's agents by base URL (a test may reach in, e.g. to drop connections)."""
 
