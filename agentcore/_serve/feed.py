@@ -36,6 +36,7 @@ class Channel:
 
     __slots__ = (
         "_changed",
+        "_joined",
         "_key",
         "agent_id",
         "buffer",
@@ -74,6 +75,7 @@ class Channel:
         self.readers = 0
         self.ended = False
         self._changed: asyncio.Future[None] | None = None
+        self._joined: tuple[int, int, bytes] = (0, 0, b"")
 
     @property
     def end(self) -> int:
@@ -134,12 +136,18 @@ class Channel:
 
     def frames(self, begin: int, stop: int | None = None) -> bytes:
         """The frames from absolute index ``begin`` (>= ``start``) to ``stop`` (the end)."""
-        buffer = self.buffer
         stop = self.end if stop is None else stop
-        if begin == self.start and stop == self.end:
-            return b"".join(frame for _, frame in buffer)
+        joined = self._joined
+        if joined[0] == begin and joined[1] == stop:  # readers woken together share one copy
+            return joined[2]
+        buffer = self.buffer
         offset = begin - self.start
-        return b"".join(buffer[i][1] for i in range(offset, stop - self.start))
+        if offset == 0 and stop == self.end:
+            chunk = b"".join(frame for _, frame in buffer)
+        else:
+            chunk = b"".join(buffer[i][1] for i in range(offset, stop - self.start))
+        self._joined = (begin, stop, chunk)
+        return chunk
 
 
 class Reader:
