@@ -75,11 +75,7 @@ __all__ = [
 ]
 
 
-def _op(cls: type) -> type:
-    return attrs.frozen(slots=True)(cls)
-
-
-@_op
+@attrs.frozen(slots=True)
 class RunStarted:
     """A run opened (``activity``: what the agent is doing at that moment)."""
 
@@ -90,7 +86,7 @@ class RunStarted:
     timestamp: int
 
 
-@_op
+@attrs.frozen(slots=True)
 class RunFinished:
     """``outcome``: ``success``, ``interrupt`` (waiting for ``approvals``), ``cancelled``
     or ``error`` (with ``code`` and ``message``)."""
@@ -108,7 +104,7 @@ class RunFinished:
     timestamp: int
 
 
-@_op
+@attrs.frozen(slots=True)
 class StepStarted:
     agent_id: str
     run_id: str
@@ -116,7 +112,7 @@ class StepStarted:
     timestamp: int
 
 
-@_op
+@attrs.frozen(slots=True)
 class StepFinished:
     agent_id: str
     run_id: str
@@ -124,7 +120,7 @@ class StepFinished:
     timestamp: int
 
 
-@_op
+@attrs.frozen(slots=True)
 class TextStart:
     agent_id: str
     run_id: str
@@ -132,7 +128,7 @@ class TextStart:
     timestamp: int
 
 
-@_op
+@attrs.frozen(slots=True)
 class TextStreamed:
     agent_id: str
     run_id: str
@@ -141,7 +137,7 @@ class TextStreamed:
     timestamp: int
 
 
-@_op
+@attrs.frozen(slots=True)
 class TextEnd:
     agent_id: str
     run_id: str
@@ -149,7 +145,7 @@ class TextEnd:
     timestamp: int
 
 
-@_op
+@attrs.frozen(slots=True)
 class ReasoningStart:
     agent_id: str
     run_id: str
@@ -157,7 +153,7 @@ class ReasoningStart:
     timestamp: int
 
 
-@_op
+@attrs.frozen(slots=True)
 class ReasoningDelta:
     agent_id: str
     run_id: str
@@ -166,7 +162,7 @@ class ReasoningDelta:
     timestamp: int
 
 
-@_op
+@attrs.frozen(slots=True)
 class ReasoningEnd:
     agent_id: str
     run_id: str
@@ -174,7 +170,7 @@ class ReasoningEnd:
     timestamp: int
 
 
-@_op
+@attrs.frozen(slots=True)
 class ToolStart:
     agent_id: str
     run_id: str
@@ -184,7 +180,7 @@ class ToolStart:
     timestamp: int
 
 
-@_op
+@attrs.frozen(slots=True)
 class ToolArgs:
     agent_id: str
     run_id: str
@@ -193,7 +189,7 @@ class ToolArgs:
     timestamp: int
 
 
-@_op
+@attrs.frozen(slots=True)
 class ToolEnd:
     agent_id: str
     run_id: str
@@ -201,7 +197,7 @@ class ToolEnd:
     timestamp: int
 
 
-@_op
+@attrs.frozen(slots=True)
 class ToolInput:
     """The call's arguments are complete: ``call.input`` parsed, or ``call.input_error``."""
 
@@ -211,7 +207,7 @@ class ToolInput:
     timestamp: int
 
 
-@_op
+@attrs.frozen(slots=True)
 class ToolOutput:
     agent_id: str
     run_id: str
@@ -223,7 +219,7 @@ class ToolOutput:
     timestamp: int
 
 
-@_op
+@attrs.frozen(slots=True)
 class Progress:
     agent_id: str
     run_id: str
@@ -232,7 +228,7 @@ class Progress:
     timestamp: int
 
 
-@_op
+@attrs.frozen(slots=True)
 class Metadata:
     """A user-to-answer turn ended: its usage, cost (USD or None), duration and model."""
 
@@ -245,7 +241,7 @@ class Metadata:
     timestamp: int
 
 
-@_op
+@attrs.frozen(slots=True)
 class Activity:
     """What the agent is doing now (``agentcore.AgentState`` values)."""
 
@@ -357,7 +353,8 @@ def step(state: UiState, agent_id: str, output: Any) -> tuple[UiState, tuple[Op,
             text_id = f"{base}.{a.segments}" if a.texted else base
             a = attrs.evolve(a, text=(text_id, output.index), segments=a.segments + 1, texted=True)
             ops.append(TextStart(agent_id, run, text_id, ts))
-        ops.append(TextStreamed(agent_id, run, a.text[0], output.text, ts))
+        text_id = a.text[0] if a.text is not None else run
+        ops.append(TextStreamed(agent_id, run, text_id, output.text, ts))
     elif cls is ThinkingDelta:
         if not output.text:
             return state, ()
@@ -369,7 +366,8 @@ def step(state: UiState, agent_id: str, output: Any) -> tuple[UiState, tuple[Op,
             reasoning_id = f"{a.message_id or run}.thinking.{a.segments}"
             a = attrs.evolve(a, reasoning=(reasoning_id, output.index), segments=a.segments + 1)
             ops.append(ReasoningStart(agent_id, run, reasoning_id, ts))
-        ops.append(ReasoningDelta(agent_id, run, a.reasoning[0], output.text, ts))
+        reasoning_id = a.reasoning[0] if a.reasoning is not None else run
+        ops.append(ReasoningDelta(agent_id, run, reasoning_id, output.text, ts))
     elif cls is InputJsonDelta:
         call_id = a.tools.get(output.index)
         if call_id is None or not output.partial_json:
@@ -396,8 +394,8 @@ def step(state: UiState, agent_id: str, output: Any) -> tuple[UiState, tuple[Op,
         )
     elif cls is AssistantMessage:
         if a.run_id is not None:
-            a = _close_blocks(a, agent_id, a.run_id, ts, ops)
-            a = _close_tools(a, agent_id, a.run_id, ts, ops)
+            run = a.run_id
+            a = _close_tools(_close_blocks(a, agent_id, run, ts, ops), agent_id, run, ts, ops)
             a = attrs.evolve(
                 a,
                 usage=a.usage + output.usage,
@@ -426,8 +424,9 @@ def step(state: UiState, agent_id: str, output: Any) -> tuple[UiState, tuple[Op,
     elif cls is TurnStart:
         state, a, run = _run(state, agent_id, a, ts, ops)
         a = _close_step(a, agent_id, run, ts, ops)
-        a = attrs.evolve(a, step=f"turn {output.turn}")
-        ops.append(StepStarted(agent_id, run, a.step, ts))
+        step = f"turn {output.turn}"
+        a = attrs.evolve(a, step=step)
+        ops.append(StepStarted(agent_id, run, step, ts))
     elif cls is TurnEnd:
         if a.run_id is not None:
             a = _close_step(a, agent_id, a.run_id, ts, ops)

@@ -123,18 +123,17 @@ def encode_op(op: _ui.Op, thread_id: str) -> tuple[Frame, ...]:
     """The AG-UI frames of one UI op (see the table in the module docstring)."""
     ts = op.timestamp or None
     sub = None if op.agent_id == thread_id else op.run_id
-    cls = type(op)
-    if cls is _ui.TextStreamed:
+    if type(op) is _ui.TextStreamed:
         return (_delta("TEXT_MESSAGE_CONTENT", "messageId", op.id, op.delta, op.timestamp, sub),)
-    if cls is _ui.ToolArgs:
+    if type(op) is _ui.ToolArgs:
         return (
             _delta("TOOL_CALL_ARGS", "toolCallId", op.tool_call_id, op.delta, op.timestamp, sub),
         )
-    if cls is _ui.ReasoningDelta:
+    if type(op) is _ui.ReasoningDelta:
         return (
             _delta("REASONING_MESSAGE_CONTENT", "messageId", op.id, op.delta, op.timestamp, sub),
         )
-    if cls is _ui.TextStart:
+    if type(op) is _ui.TextStart:
         return (
             _frame(
                 TextMessageStartEvent(
@@ -142,19 +141,19 @@ def encode_op(op: _ui.Op, thread_id: str) -> tuple[Frame, ...]:
                 )
             ),
         )
-    if cls is _ui.TextEnd:
+    if type(op) is _ui.TextEnd:
         return (_frame(TextMessageEndEvent(message_id=op.id, timestamp=ts, subagent_run_id=sub)),)
-    if cls is _ui.ReasoningStart:
+    if type(op) is _ui.ReasoningStart:
         return (
             _frame(ReasoningStartEvent(message_id=op.id, timestamp=ts, subagent_run_id=sub)),
             _frame(ReasoningMessageStartEvent(message_id=op.id, timestamp=ts, subagent_run_id=sub)),
         )
-    if cls is _ui.ReasoningEnd:
+    if type(op) is _ui.ReasoningEnd:
         return (
             _frame(ReasoningMessageEndEvent(message_id=op.id, timestamp=ts, subagent_run_id=sub)),
             _frame(ReasoningEndEvent(message_id=op.id, timestamp=ts, subagent_run_id=sub)),
         )
-    if cls is _ui.ToolStart:
+    if type(op) is _ui.ToolStart:
         return (
             _frame(
                 ToolCallStartEvent(
@@ -166,13 +165,13 @@ def encode_op(op: _ui.Op, thread_id: str) -> tuple[Frame, ...]:
                 )
             ),
         )
-    if cls is _ui.ToolEnd:
+    if type(op) is _ui.ToolEnd:
         return (
             _frame(
                 ToolCallEndEvent(tool_call_id=op.tool_call_id, timestamp=ts, subagent_run_id=sub)
             ),
         )
-    if cls is _ui.ToolOutput:
+    if type(op) is _ui.ToolOutput:
         return (
             _frame(
                 ToolCallResultEvent(
@@ -185,20 +184,20 @@ def encode_op(op: _ui.Op, thread_id: str) -> tuple[Frame, ...]:
                 )
             ),
         )
-    if cls is _ui.StepStarted:
+    if type(op) is _ui.StepStarted:
         return (_frame(StepStartedEvent(step_name=op.name, timestamp=ts, subagent_run_id=sub)),)
-    if cls is _ui.StepFinished:
+    if type(op) is _ui.StepFinished:
         return (_frame(StepFinishedEvent(step_name=op.name, timestamp=ts, subagent_run_id=sub)),)
-    if cls is _ui.Activity:
-        patch = [{"op": "replace", "path": "/activity", "value": op.activity}]
+    if type(op) is _ui.Activity:
+        patch: Any = [{"op": "replace", "path": "/activity", "value": op.activity}]
         return (_frame(StateDeltaEvent(delta=patch, timestamp=ts, subagent_run_id=sub)),)
-    if cls is _ui.Metadata:
-        patch = [
+    if type(op) is _ui.Metadata:
+        patch = [  # JSON Patch operations, validated into the package's models
             {"op": "replace", "path": "/usage", "value": _usage_value(op.usage)},
             {"op": "replace", "path": "/cost", "value": op.cost},
         ]
         return (_frame(StateDeltaEvent(delta=patch, timestamp=ts, subagent_run_id=sub)),)
-    if cls is _ui.Progress:
+    if type(op) is _ui.Progress:
         value = {"toolCallId": op.tool_call_id, "progress": op.progress}
         return (
             _frame(
@@ -207,7 +206,7 @@ def encode_op(op: _ui.Op, thread_id: str) -> tuple[Frame, ...]:
                 )
             ),
         )
-    if cls is _ui.RunStarted:
+    if type(op) is _ui.RunStarted:
         if op.parent_run_id is not None:
             return (
                 _frame(
@@ -219,7 +218,7 @@ def encode_op(op: _ui.Op, thread_id: str) -> tuple[Frame, ...]:
             _frame(RunStartedEvent(thread_id=thread_id, run_id=op.run_id, timestamp=ts)),
             _frame(StateSnapshotEvent(snapshot=snapshot, timestamp=ts)),
         )
-    if cls is _ui.RunFinished:
+    if type(op) is _ui.RunFinished:
         return (_finished(op, thread_id, ts),)
     return ()
 

@@ -140,6 +140,8 @@ def encode(state: OtelState, agent_id: str, output: Any) -> tuple[OtelState, tup
     a = state.agents.get(agent_id) or _Agent()
     ts = output.timestamp
     ops: list[Any] = []
+    attributes: dict[str, Any]
+    error: str | None
     if cls is AgentStart:
         a = _end_run(a, ts, None, ops)
         a = _open_run(state, agent_id, a, ts, ops)
@@ -172,7 +174,7 @@ def encode(state: OtelState, agent_id: str, output: Any) -> tuple[OtelState, tup
         a = _end_call(a, ts, output, content, ops)
     elif cls is ToolExecutionStart and a.run is not None:
         key = f"{a.run}/tool/{output.tool_call_id}"
-        attributes: dict[str, Any] = {
+        attributes = {
             g.OPERATION: g.EXECUTE_TOOL,
             g.TOOL_NAME: output.tool_name,
             g.TOOL_CALL_ID: output.tool_call_id,
@@ -188,8 +190,8 @@ def encode(state: OtelState, agent_id: str, output: Any) -> tuple[OtelState, tup
         )
         a = attrs.evolve(a, tools=a.tools.set(output.tool_call_id, key))
     elif cls is ToolResultMessage:
-        key = a.tools.get(output.tool_call_id)
-        if key is not None:
+        tool_key = a.tools.get(output.tool_call_id)
+        if tool_key is not None:
             attributes = {}
             if state.capture:
                 attributes[g.TOOL_RESULT] = content_text(output.result)
@@ -197,7 +199,7 @@ def encode(state: OtelState, agent_id: str, output: Any) -> tuple[OtelState, tup
             if output.is_error:
                 details = output.details if isinstance(output.details, dict) else {}
                 error = str(details.get("error_code") or "tool_error")
-            ops.append(EndSpan(key, ts * 1_000_000, attributes, error))
+            ops.append(EndSpan(tool_key, ts * 1_000_000, attributes, error))
             a = attrs.evolve(a, tools=a.tools.remove(output.tool_call_id))
     elif cls is AgentEnd:
         error = output.code if output.reason == "error" else None
@@ -272,7 +274,9 @@ def _end_run(a: _Agent, ts: int, error: str | None, ops: list[Any]) -> _Agent:
     a = _end_call(a, ts, None, None, ops)
     for key in a.tools.values():
         ops.append(EndSpan(key, ts * 1_000_000, {}, "unfinished"))
-    ops.append(EndSpan(a.run, ts * 1_000_000, _usage(a.usage), error))
+    run = a.run
+    assert run is not None
+    ops.append(EndSpan(run, ts * 1_000_000, _usage(a.usage), error))
     return attrs.evolve(a, run=None, tools=pmap())
 
 

@@ -59,12 +59,11 @@ def _chunk(body: dict[str, Any]) -> Frame:
 
 def encode_op(op: _ui.Op, thread_id: str) -> tuple[Frame, ...]:
     """The chunks of one UI op (see the module docstring)."""
-    cls = type(op)
     if op.agent_id != thread_id:
         return _subagent(op)
-    if cls is _ui.TextStreamed:
+    if type(op) is _ui.TextStreamed:
         return (_chunk({"type": "text-delta", "id": op.id, "delta": op.delta}),)
-    if cls is _ui.ToolArgs:
+    if type(op) is _ui.ToolArgs:
         return (
             _chunk(
                 {
@@ -74,17 +73,17 @@ def encode_op(op: _ui.Op, thread_id: str) -> tuple[Frame, ...]:
                 }
             ),
         )
-    if cls is _ui.ReasoningDelta:
+    if type(op) is _ui.ReasoningDelta:
         return (_chunk({"type": "reasoning-delta", "id": op.id, "delta": op.delta}),)
-    if cls is _ui.TextStart:
+    if type(op) is _ui.TextStart:
         return (_chunk({"type": "text-start", "id": op.id}),)
-    if cls is _ui.TextEnd:
+    if type(op) is _ui.TextEnd:
         return (_chunk({"type": "text-end", "id": op.id}),)
-    if cls is _ui.ReasoningStart:
+    if type(op) is _ui.ReasoningStart:
         return (_chunk({"type": "reasoning-start", "id": op.id}),)
-    if cls is _ui.ReasoningEnd:
+    if type(op) is _ui.ReasoningEnd:
         return (_chunk({"type": "reasoning-end", "id": op.id}),)
-    if cls is _ui.ToolStart:
+    if type(op) is _ui.ToolStart:
         return (
             _chunk(
                 {
@@ -94,7 +93,7 @@ def encode_op(op: _ui.Op, thread_id: str) -> tuple[Frame, ...]:
                 }
             ),
         )
-    if cls is _ui.ToolInput:
+    if type(op) is _ui.ToolInput:
         call = op.call
         if call.input_error is not None:
             return (
@@ -118,7 +117,7 @@ def encode_op(op: _ui.Op, thread_id: str) -> tuple[Frame, ...]:
                 }
             ),
         )
-    if cls is _ui.ToolOutput:
+    if type(op) is _ui.ToolOutput:
         if op.code == "TOOL_REJECTED":
             return (_chunk({"type": "tool-output-denied", "toolCallId": op.tool_call_id}),)
         if op.is_error:
@@ -136,11 +135,11 @@ def encode_op(op: _ui.Op, thread_id: str) -> tuple[Frame, ...]:
                 {"type": "tool-output-available", "toolCallId": op.tool_call_id, "output": op.text}
             ),
         )
-    if cls is _ui.StepStarted:
+    if type(op) is _ui.StepStarted:
         return (_chunk({"type": "start-step"}),)
-    if cls is _ui.StepFinished:
+    if type(op) is _ui.StepFinished:
         return (_chunk({"type": "finish-step"}),)
-    if cls is _ui.Metadata:
+    if type(op) is _ui.Metadata:
         metadata = {
             "usage": attrs.asdict(op.usage),
             "cost": op.cost,
@@ -148,14 +147,14 @@ def encode_op(op: _ui.Op, thread_id: str) -> tuple[Frame, ...]:
             "model": op.model,
         }
         return (_chunk({"type": "message-metadata", "messageMetadata": metadata}),)
-    if cls is _ui.Activity:
+    if type(op) is _ui.Activity:
         return (_chunk({"type": "data-activity", "data": op.activity, "transient": True}),)
-    if cls is _ui.Progress:
+    if type(op) is _ui.Progress:
         data = {"toolCallId": op.tool_call_id, "progress": op.progress}
         return (_chunk({"type": "data-tool-progress", "data": data, "transient": True}),)
-    if cls is _ui.RunStarted:
+    if type(op) is _ui.RunStarted:
         return (_chunk({"type": "start", "messageId": op.run_id}),)
-    if cls is _ui.RunFinished:
+    if type(op) is _ui.RunFinished:
         return _finished(op)
     return ()
 

@@ -45,6 +45,7 @@ from .._app.describe import describe
 from .._app.state_view import render_state
 from .._core.errors import AgentError, ConfigurationError
 from .._core.events import LAYERS
+from .._core.machine import MealyMachine
 from .._core.wire import to_dict
 from .._journal.journal import Journal, JsonlJournal, MemoryJournal
 from .._journal.read import dumps
@@ -214,12 +215,11 @@ class _Server:
                 options["system_prompt"] = meta["system"]
             journal = JsonlJournal(path, fsync="turn")
             holder: list[Agent] = []
-            feed = Feed(
-                agent_id,
-                journal,
-                lambda h=holder: create_conversation_machine(h[0].prices),
-                max_frames=self.config.max_frames,
-            )
+
+            def machine(holder: list[Agent] = holder) -> MealyMachine:
+                return create_conversation_machine(holder[0].prices)
+
+            feed = Feed(agent_id, journal, machine, max_frames=self.config.max_frames)
             agent = await Agent.resume(journal, agent_id=agent_id, presenters=[feed], **options)
             holder.append(agent)
             served = self.agents[agent_id] = Served(agent, feed, meta.get("model"))
