@@ -73,7 +73,7 @@ from agentcore.serve import Frame, RunRequest, StreamProtocol
 
 from . import _ui
 
-__all__ = ["PROTOCOL", "AgUiProtocol", "encode_op", "messages_snapshot", "parse_run_input"]
+__all__ = ["AgUiProtocol", "PROTOCOL", "encode_op", "messages_snapshot", "parse_run_input"]
 
 
 @attrs.frozen(slots=True)

@@ -24,7 +24,7 @@ from agentcore.serve import Frame, StreamProtocol, sse_frame
 
 from ._base import Filter, output_type
 
-__all__ = ["PROTOCOL", "AgentcoreProtocol", "SsePresenter", "encode", "layers_filter"]
+__all__ = ["AgentcoreProtocol", "PROTOCOL", "SsePresenter", "encode", "layers_filter"]
 
 
 def layers_filter(params: Mapping[str, str]) -> Filter:
