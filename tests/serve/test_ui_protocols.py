@@ -310,3 +310,47 @@ def test_vercel_chat_request() -> None:
             vercel.parse_chat_request(bad)
     assert vercel.PROTOCOL.end(vercel.PROTOCOL.initial("x", {})) == ((None, "[DONE]"),)
     assert vercel.PROTOCOL.headers == {"x-vercel-ai-ui-message-stream": "v1"}
+
+
+def test_a_sub_agents_outputs_nest_under_the_run() -> None:
+    """Outputs of another agent id than the stream's are a sub-agent's: AG-UI nests them
+    (SUBAGENT_STARTED, events tagged with its run, SUBAGENT_FINISHED inside the parent's
+    run); the Vercel stream shows the child as one data-subagent part."""
+    from agentcore.events import MessageStart, MessageStop
+    from agentcore.loop import AgentEnd, AgentStart
+
+    child = "child-1"
+    outputs = [
+        (ROOT, AgentStart()),
+        (child, AgentStart()),
+        (child, MessageStart("cm1", "model")),
+        (child, TextDelta("from the child", 0)),
+        (child, MessageStop()),
+        (child, AgentEnd("completed")),
+        (ROOT, MessageStart("pm1", "model")),
+        (ROOT, TextDelta("parent", 0)),
+        (ROOT, AgentEnd("completed")),
+    ]
+    state = ag_ui.PROTOCOL.initial(ROOT, {})
+    events = []
+    for agent_id, output in outputs:
+        state, out = ag_ui.PROTOCOL.encode(state, agent_id, output)
+        events += [json.loads(d) for _, d in out]
+    for body in events:
+        assert not EVENT.validate_python(body).model_extra
+    kinds = [e["type"] for e in events]
+    assert kinds.index("SUBAGENT_STARTED") > kinds.index("RUN_STARTED")
+    assert kinds.index("SUBAGENT_FINISHED") < kinds.index("RUN_FINISHED")
+    started = next(e for e in events if e["type"] == "SUBAGENT_STARTED")
+    assert started["subagentRunId"] == f"{child}:1" and started["name"] == child
+    child_text = [e for e in events if e["type"] == "TEXT_MESSAGE_CONTENT" and "subagentRunId" in e]
+    assert [e["delta"] for e in child_text] == ["from the child"]
+    assert all(e["subagentRunId"] == f"{child}:1" for e in child_text)
+    state = vercel.PROTOCOL.initial(ROOT, {})
+    chunks = []
+    for agent_id, output in outputs:
+        state, out = vercel.PROTOCOL.encode(state, agent_id, output)
+        chunks += [json.loads(d) for _, d in out]
+    parts = [c for c in chunks if c["type"] == "data-subagent"]
+    assert [p["data"]["status"] for p in parts] == ["running", "success"]
+    assert {p["id"] for p in parts} == {f"{child}:1"}
