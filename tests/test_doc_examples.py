@@ -77,6 +77,7 @@ RUNNERS = {
     "docs/presenters.md": "tests/presenters/test_presenters_recording.py",
     "docs/coding.md": "tests/coding/test_coding_docs.py",
     "docs/mcp.md": "tests/mcp/test_mcp_docs.py",
+    "docs/serve.md": "tests/serve/test_serve_docs.py",
 }
 
 

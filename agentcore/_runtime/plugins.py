@@ -8,6 +8,9 @@ A package fills two groups in its ``pyproject.toml``::
     [project.entry-points."agentcore.prices"]
     table = "drivers.prices:PRICES"               # Mapping[str, ModelPrice]
 
+    [project.entry-points."agentcore.protocols"]
+    ag-ui = "presenters.ag_ui:PROTOCOL"           # a wire protocol of agentcore serve
+
 ``resolve_model("provider/model")`` asks each driver resolver in turn (sorted by entry
 name); the first that does not raise ``LookupError`` wins. ``find_model_price`` looks the
 model up in every price table. Entry points are loaded on first use, never at import.
@@ -24,10 +27,20 @@ from .._core.driver import Driver
 from .._core.errors import ConfigurationError
 from .._core.pricing import ModelPrice, find_price
 
-__all__ = ["DRIVER_GROUP", "PRICE_GROUP", "find_model_price", "price_table", "resolve_model"]
+__all__ = [
+    "DRIVER_GROUP",
+    "PRICE_GROUP",
+    "PROTOCOL_GROUP",
+    "find_model_price",
+    "price_table",
+    "protocol_names",
+    "resolve_model",
+    "wire_protocol",
+]
 
 DRIVER_GROUP = "agentcore.drivers"
 PRICE_GROUP = "agentcore.prices"
+PROTOCOL_GROUP = "agentcore.protocols"
 
 
 @cache
@@ -74,3 +87,27 @@ def price_table() -> dict[str, ModelPrice]:
     for table in reversed(tables):
         merged.update(table)
     return merged
+
+
+def protocol_names() -> list[str]:
+    """The wire protocols registered in the ``agentcore.protocols`` group, sorted."""
+    return sorted({entry.name for entry in entry_points(group=PROTOCOL_GROUP)})
+
+
+@cache
+def wire_protocol(name: str) -> Any:
+    """The wire protocol registered as ``name`` (loaded on first use). Raises
+    ``ConfigurationError`` naming the known ones, or the missing package of one that
+    cannot be imported (e.g. ``ag-ui-protocol``: ``pip install 'agentcore[ag-ui]'``)."""
+    found = [e for e in entry_points(group=PROTOCOL_GROUP) if e.name == name]
+    if not found:
+        raise ConfigurationError(
+            f"unknown protocol {name!r}; registered: {', '.join(protocol_names()) or 'none'}"
+        )
+    try:
+        return found[0].load()
+    except ImportError as exc:
+        raise ConfigurationError(
+            f"protocol {name!r} cannot be loaded: {exc} (install its extra, e.g. "
+            f"pip install 'agentcore[{name}]')"
+        ) from None

@@ -1,0 +1,341 @@
+"""Fan-out: one agent's outputs to many SSE clients, and resuming a client from the journal.
+
+A ``Feed`` is a (synchronous) presenter of one agent. It keeps one ``Channel`` per wire
+protocol and options that clients use (``agentcore`` with ``layers=message``, ``ag-ui``...):
+each output is encoded once per channel, framed with its event id, and appended to the
+channel's ring buffer. Every client of a channel reads that buffer at its own pace from
+its own position; the agent never waits for a client. A client that falls more than the
+buffer's length behind is cut, and reconnects with its ``Last-Event-ID``.
+
+A channel is born from the journal: folding it through the conversation machine and the
+encoder gives the encoder's state and the frames a reconnecting client missed (those
+after its cursor), exactly as they were sent live, since the processor and the encoder
+are pure. Folding is synchronous, so it sees the journal and the channel at the same
+point: no frame is lost or sent twice between the replayed part and the live part.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import AsyncIterator, Callable, Mapping
+from typing import Any
+
+from .._core.machine import MealyMachine
+from .._journal.journal import Journal
+from .._journal.replay import replay_steps
+from .protocol import Cursor, StreamProtocol, format_event_id, sse_frame
+
+__all__ = ["Channel", "Feed", "Reader"]
+
+_UNSET = Cursor(0, -1)
+
+
+class Channel:
+    """The frames of one protocol and options for one agent, in a bounded ring buffer."""
+
+    __slots__ = (
+        "_changed",
+        "_joined",
+        "_key",
+        "agent_id",
+        "buffer",
+        "cursor",
+        "ended",
+        "max_frames",
+        "params",
+        "protocol",
+        "readers",
+        "start",
+        "state",
+        "trimmed",
+    )
+
+    def __init__(
+        self,
+        agent_id: str,
+        protocol: StreamProtocol,
+        params: Mapping[str, str],
+        state: Any,
+        cursor: Cursor,
+        max_frames: int,
+    ) -> None:
+        self.agent_id = agent_id
+        self.protocol = protocol
+        self.params = dict(params)
+        self.state = state
+        self.cursor = cursor
+        """The cursor of the last frame made (``(seq, -1)`` before an entry's first)."""
+        self.buffer: deque[tuple[Cursor, bytes]] = deque()
+        self.start = 0
+        """Absolute index of ``buffer[0]``; frames before it were dropped."""
+        self.trimmed: Cursor | None = None
+        """Cursor of the last dropped frame (None: nothing dropped yet)."""
+        self.max_frames = max_frames
+        self.readers = 0
+        self.ended = False
+        self._changed: asyncio.Future[None] | None = None
+        self._joined: tuple[int, int, bytes] = (0, 0, b"")
+
+    @property
+    def end(self) -> int:
+        """Absolute index just past the newest frame."""
+        return self.start + len(self.buffer)
+
+    def push(self, seq: int, agent_id: str, output: Any) -> None:
+        """Encode one output of journal entry ``seq`` and append its frames."""
+        self.state, frames = self.protocol.encode(self.state, agent_id, output)
+        if not frames:
+            return
+        cursor = self.cursor
+        n = cursor.n if cursor.seq == seq else -1
+        buffer = self.buffer
+        for event, data in frames:
+            n += 1
+            cursor = Cursor(seq, n)
+            text = sse_frame(data, event, format_event_id(self.agent_id, cursor))
+            buffer.append((cursor, text.encode()))
+        self.cursor = cursor
+        overflow = len(buffer) - self.max_frames
+        if overflow > 0:
+            for _ in range(overflow):
+                self.trimmed = buffer.popleft()[0]
+            self.start += overflow
+        self.wake()
+
+    def close(self) -> None:
+        """No frame will come any more (the agent is gone): readers finish."""
+        self.ended = True
+        self.wake()
+
+    def wake(self) -> None:
+        """Wake the readers (new frames, the end, or a change of their ``until``)."""
+        changed = self._changed
+        if changed is not None:
+            self._changed = None
+            if not changed.done():
+                changed.set_result(None)
+
+    async def changed(self) -> None:
+        """Wait for the next frame (or the end)."""
+        if self._changed is None:
+            self._changed = asyncio.get_running_loop().create_future()
+        await asyncio.shield(self._changed)
+
+    def index_after(self, cursor: Cursor) -> int | None:
+        """The absolute index of the first buffered frame after ``cursor``, or None when
+        frames after it were already dropped (the journal must supply them)."""
+        if self.trimmed is not None and cursor < self.trimmed:
+            return None
+        index = self.start
+        for frame_cursor, _ in self.buffer:  # newest frames are the likely case: from the end
+            if frame_cursor > cursor:
+                break
+            index += 1
+        return index
+
+    def frames(self, begin: int, stop: int | None = None) -> bytes:
+        """The frames from absolute index ``begin`` (>= ``start``) to ``stop`` (the end)."""
+        stop = self.end if stop is None else stop
+        joined = self._joined
+        if joined[0] == begin and joined[1] == stop:  # readers woken together share one copy
+            return joined[2]
+        buffer = self.buffer
+        offset = begin - self.start
+        if offset == 0 and stop == self.end:
+            chunk = b"".join(frame for _, frame in buffer)
+        else:
+            chunk = b"".join(buffer[i][1] for i in range(offset, stop - self.start))
+        self._joined = (begin, stop, chunk)
+        return chunk
+
+
+class Reader:
+    """One client's position in a channel: an async iterator of SSE bytes.
+
+    It yields ``backlog`` (frames replayed from the journal) first, then the channel's
+    frames from ``index``, batching what has piled up. It stops when the client falls
+    behind the buffer (``cut`` turns true: the client must reconnect), when the channel
+    ends, or, with ``until`` set, once ``until()`` is true and every frame made before
+    it turned true was sent (then the protocol's closing frames go out).
+    """
+
+    def __init__(
+        self,
+        channel: Channel,
+        index: int,
+        backlog: bytes = b"",
+        *,
+        until: Callable[[], bool] | None = None,
+        detach: Callable[[], None] | None = None,
+    ) -> None:
+        self.channel = channel
+        self.index = index
+        self.backlog = backlog
+        self.until = until
+        self.cut = False
+        self._detach = detach
+        self._closed = False
+        channel.readers += 1
+
+    def __aiter__(self) -> AsyncIterator[bytes]:
+        return self._frames()
+
+    async def _frames(self) -> AsyncIterator[bytes]:
+        channel = self.channel
+        try:
+            if self.backlog:
+                yield self.backlog
+                self.backlog = b""
+            while True:
+                done = self.until is not None and self.until()
+                if self.index < channel.start:
+                    self.cut = True
+                    return
+                if self.index < channel.end:
+                    stop = channel.end
+                    chunk = channel.frames(self.index, stop)
+                    self.index = stop
+                    yield chunk
+                    continue
+                if done:
+                    closing = channel.protocol.end(channel.state)
+                    if closing:
+                        yield "".join(sse_frame(d, e) for e, d in closing).encode()
+                    return
+                if channel.ended:
+                    return
+                await channel.changed()
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        """Leave the channel (idempotent); the last reader of a channel detaches it."""
+        if self._closed:
+            return
+        self._closed = True
+        self.channel.readers -= 1
+        if self._detach is not None and self.channel.readers <= 0:
+            self._detach()
+
+
+class Feed:
+    """The presenter that fans one agent's outputs out to its channels (module docstring).
+
+    ``journal`` is the agent's (it numbers the outputs: each belongs to the entry last
+    appended); ``machine_factory`` builds the machine its journal replays through (the
+    conversation machine with the agent's prices). ``max_frames`` bounds each channel's
+    buffer, and so how far a client may fall behind before it is cut.
+    """
+
+    def __init__(
+        self,
+        agent_id: str,
+        journal: Journal,
+        machine_factory: Callable[[], MealyMachine],
+        *,
+        max_frames: int = 4096,
+    ) -> None:
+        if max_frames < 1:
+            raise ValueError(f"max_frames must be at least 1, got {max_frames}")
+        self.agent_id = agent_id
+        self.journal = journal
+        self.machine_factory = machine_factory
+        self.max_frames = max_frames
+        self.channels: dict[tuple[str, tuple[tuple[str, str], ...]], Channel] = {}
+        self._private: list[Channel] = []
+        self._seq = 0
+
+    # -- the presenter ------------------------------------------------------------------
+
+    def present(self, agent_id: str, output: Any) -> None:
+        channels = self.channels
+        if not channels and not self._private:
+            return
+        seq = self.journal.last_seq(self.agent_id)
+        for channel in channels.values():
+            channel.push(seq, agent_id, output)
+        for channel in self._private:
+            channel.push(seq, agent_id, output)
+
+    def close(self) -> None:
+        """The agent is gone: every reader finishes."""
+        for channel in [*self.channels.values(), *self._private]:
+            channel.close()
+        self.channels.clear()
+        self._private.clear()
+
+    # -- clients -------------------------------------------------------------------------
+
+    def read(
+        self,
+        protocol: StreamProtocol,
+        params: Mapping[str, str],
+        after: Cursor | None,
+        *,
+        until: Callable[[], bool] | None = None,
+    ) -> Reader:
+        """A reader of ``protocol`` (with ``params``) from just after ``after`` (None: from
+        now on), until ``until()`` (``Reader``). Raises ``ValueError`` for bad ``params``."""
+        key = (protocol.name, tuple(sorted(params.items())))
+        channel = self.channels.get(key)
+        backlog = b""
+        if channel is None:
+            channel, backlog = self._replayed(protocol, params, after)
+            self.channels[key] = channel
+            index = channel.end
+        elif after is None:
+            index = channel.end
+        else:
+            found = channel.index_after(after)
+            if found is None:
+                _, backlog = self._replayed(protocol, params, after)
+                index = channel.end
+            else:
+                index = found
+
+        def detach() -> None:
+            if self.channels.get(key) is channel:
+                del self.channels[key]
+
+        return Reader(channel, index, backlog, until=until, detach=detach)
+
+    def read_run(
+        self,
+        protocol: StreamProtocol,
+        prepare: Callable[[Any], Any],
+        until: Callable[[], bool],
+    ) -> Reader:
+        """A private reader for one run's response: the protocol's state now, passed
+        through ``prepare`` (e.g. to name the run), and frames from now until ``until()``."""
+        channel, _ = self._replayed(protocol, {}, None)
+        channel.state = prepare(channel.state)
+        self._private.append(channel)
+
+        def detach() -> None:
+            if channel in self._private:
+                self._private.remove(channel)
+
+        return Reader(channel, channel.end, until=until, detach=detach)
+
+    def _replayed(
+        self, protocol: StreamProtocol, params: Mapping[str, str], after: Cursor | None
+    ) -> tuple[Channel, bytes]:
+        """A channel folded from the journal, and the frames after ``after`` (synchronous:
+        no output can arrive meanwhile)."""
+        state = protocol.initial(self.agent_id, params)
+        channel = Channel(self.agent_id, protocol, params, state, _UNSET, 1 << 62)
+        missed: list[bytes] = []
+        for entry, outputs in replay_steps(
+            self.journal, self.machine_factory, agent_id=self.agent_id
+        ):
+            for output in outputs:
+                channel.push(entry.seq, self.agent_id, output)
+            if channel.buffer:
+                if after is not None:
+                    missed += [frame for cursor, frame in channel.buffer if cursor > after]
+                channel.buffer.clear()
+        channel.start = 0
+        channel.trimmed = None if channel.cursor == _UNSET else channel.cursor  # not buffered
+        channel.max_frames = self.max_frames
+        return channel, b"".join(missed)

@@ -1,0 +1,72 @@
+"""``agentcore serve`` on the command line: the exposure rules, and a real start."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+import time
+
+import httpx2
+import pytest
+
+from agentcore._app.serve import agent_options
+from agentcore._serve import server
+from agentcore.serve import ServeConfig
+
+from .server_kit import free_port
+
+
+@pytest.mark.parametrize(
+    ("host", "loopback"),
+    [
+        ("127.0.0.1", True),
+        ("127.9.9.9", True),
+        ("::1", True),
+        ("localhost", True),
+        ("0.0.0.0", False),
+        ("192.168.1.4", False),
+        ("example.org", False),
+    ],
+)
+def test_loopback(host: str, loopback: bool) -> None:
+    assert server.is_loopback(host) is loopback
+
+
+def test_off_loopback_a_token_is_generated_and_printed(monkeypatch: pytest.MonkeyPatch) -> None:
+    started: list[tuple[object, dict[str, object]]] = []
+    monkeypatch.setattr("uvicorn.run", lambda app, **kw: started.append((app, kw)))
+    out = io.StringIO()
+    server.run(ServeConfig(agent_options(None, 0.0)), "0.0.0.0", 9, out=out)
+    printed = out.getvalue()
+    token = printed.split("bearer token: ")[1].split()[0]
+    assert len(token) >= 32 and f"?token={token}" in printed
+    out = io.StringIO()
+    server.run(ServeConfig(agent_options(None, 0.0)), "127.0.0.1", 9, out=out)
+    assert "token" not in out.getvalue()
+    assert [kw["host"] for _, kw in started] == ["0.0.0.0", "127.0.0.1"]
+
+
+def test_agentcore_serve_starts_on_a_fresh_machine() -> None:
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "agentcore", "serve", "--port", str(port), "--delay", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        assert f"http://127.0.0.1:{port}/" in process.stdout.readline()
+        base = f"http://127.0.0.1:{port}"
+        for _ in range(100):
+            try:
+                created = httpx2.post(f"{base}/agents", json={})
+                break
+            except httpx2.ConnectError:
+                time.sleep(0.05)
+        assert created.status_code == 201 and created.json()["model"] is None
+        assert "<title>agentcore</title>" in httpx2.get(base).text
+    finally:
+        process.terminate()
+        process.wait(10)

@@ -1,0 +1,124 @@
+"""The OpenTelemetry presenter, against the SDK's in-memory exporter and metric reader."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+from agentcore import Agent, MemoryJournal, replay
+from drivers.scripted import ScriptedDriver, text_turn, tool_turn
+from presenters.otel import EventIds, OtelPresenter
+from presenters.recording import RecordingPresenter
+
+from .conftest import ROOT, Session, lookup, remove, sessions
+
+
+def _export(outputs: Any, capture: bool = False) -> tuple[list[Any], InMemoryMetricReader]:
+    exporter = InMemorySpanExporter()
+    ids = EventIds()
+    provider = TracerProvider(id_generator=ids)  # type: ignore[arg-type]
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    reader = InMemoryMetricReader()
+    presenter = OtelPresenter(
+        provider, MeterProvider(metric_readers=[reader]), capture_content=capture, ids=ids
+    )
+    for agent_id, output in outputs:
+        presenter.present(agent_id, output)
+    return list(exporter.get_finished_spans()), reader
+
+
+def _key(span: Any) -> tuple[Any, ...]:
+    parent = span.parent.span_id if span.parent else None
+    return (
+        span.name,
+        span.context.trace_id,
+        span.context.span_id,
+        parent,
+        span.start_time,
+        span.end_time,
+        dict(span.attributes),
+        span.status.status_code,
+    )
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(sessions())
+def test_replaying_the_journal_exports_the_same_trace(session: Session) -> None:
+    live, _ = _export((ROOT, o) for o in session.outputs)
+    again, _ = _export(replay(session.journal))
+    assert [_key(s) for s in live] == [_key(s) for s in again]
+    runs = [s for s in live if s.name.startswith("invoke_agent")]
+    assert runs and all(s.parent is None for s in runs)
+    by_id = {s.context.span_id: s for s in live}
+    for span in live:
+        if span.parent is not None:
+            parent = by_id[span.parent.span_id]
+            assert parent.name.startswith("invoke_agent")
+            assert parent.start_time <= span.start_time <= span.end_time <= parent.end_time
+
+
+def test_a_run_with_a_tool_by_the_conventions() -> None:
+    async def main() -> list[Any]:
+        rec = RecordingPresenter()
+        script = [
+            tool_turn(
+                [("c1", "lookup", {"city": "Oslo"})],
+                message_id="m1",
+                model="model-x",
+                usage={"input_tokens": 10, "output_tokens": 5, "cache_read_tokens": 7},
+            ),
+            text_turn(
+                "Sunny.",
+                message_id="m2",
+                model="model-x",
+                usage={"input_tokens": 20, "output_tokens": 2},
+            ),
+        ]
+        ticks = iter(range(1_000, 100_000, 10))
+        agent = Agent(
+            ScriptedDriver(script, clock=lambda: next(ticks)),
+            tools=[lookup, remove],
+            presenters=[rec],
+            journal=MemoryJournal(),
+            agent_id=ROOT,
+            clock=lambda: next(ticks),
+        )
+        await agent.prompt("weather?")
+        await agent.aclose()
+        return [(ROOT, o) for o in rec.outputs()]
+
+    outputs = asyncio.run(main())
+    spans, reader = _export(outputs, capture=True)
+    names = sorted(s.name for s in spans)
+    assert names == ["chat model-x", "chat model-x", "execute_tool lookup", "invoke_agent a1"]
+    chat = next(
+        s for s in spans if s.name.startswith("chat") and s.attributes["gen_ai.response.id"] == "m1"
+    )
+    assert chat.attributes["gen_ai.operation.name"] == "chat"
+    assert chat.attributes["gen_ai.request.model"] == "model-x"
+    assert chat.attributes["gen_ai.usage.input_tokens"] == 17  # cache reads are input too
+    assert chat.attributes["gen_ai.usage.cache_read.input_tokens"] == 7
+    assert chat.attributes["gen_ai.response.finish_reasons"] == ("tool_use",)
+    assert chat.attributes["gen_ai.response.time_to_first_chunk"] > 0
+    tool = next(s for s in spans if s.name == "execute_tool lookup")
+    assert tool.attributes["gen_ai.tool.call.id"] == "c1"
+    assert tool.attributes["gen_ai.tool.call.result"] == "Oslo: sunny"
+    run = next(s for s in spans if s.name == "invoke_agent a1")
+    assert run.attributes["gen_ai.usage.output_tokens"] == 7
+    data = reader.get_metrics_data()
+    metrics = {
+        m.name: m for rm in data.resource_metrics for sm in rm.scope_metrics for m in sm.metrics
+    }
+    assert set(metrics) == {"gen_ai.client.operation.duration", "gen_ai.client.token.usage"}
+    points = metrics["gen_ai.client.token.usage"].data.data_points
+    assert {p.attributes["gen_ai.token.type"] for p in points} == {"input", "output"}
+    # no content unless asked
+    quiet, _ = _export(outputs, capture=False)
+    assert all("gen_ai.tool.call.result" not in s.attributes for s in quiet)
