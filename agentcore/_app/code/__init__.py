@@ -184,6 +184,9 @@ async def _main(
         for each in drivers:
             await each.aclose()
         session.journal.close()
+    if not resumed and not app.session.info.title:  # never prompted: nothing to resume
+        store.discard(info.id)
+        return 0
     console.print(
         f"[dim]session {info.id} saved · continue it with: agentcore code --session "
         f"{info.id}[/dim]",

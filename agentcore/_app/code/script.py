@@ -41,6 +41,7 @@ DATA = Path(__file__).resolve().parent / "data"
 DEMO_SCRIPT = DATA / "demo.json"
 SAMPLE_PROJECT = DATA / "sample"
 
+NO_REPLY = "(the script has no reply to this)"
 _STEP_KEYS = frozenset({"text", "thinking", "tools", "pause", "delay"})
 
 
@@ -60,7 +61,7 @@ class Script:
     """Replies as ``(when, steps)``, the reply when none is left, the chunk delay."""
 
     replies: tuple[tuple[tuple[str, ...], tuple[Step, ...]], ...]
-    otherwise: str = "(the script has no reply to this)"
+    otherwise: str = NO_REPLY
     delay: float = 0.0
 
 
@@ -131,7 +132,7 @@ def load_script(source: str | Path | Mapping[str, Any]) -> Script:
             raise _fail(f"{where}.when", f"expected a string or a list of them, got {when!r}")
         steps = tuple(_step(s, f"{where}.steps[{j}]") for j, s in enumerate(reply["steps"]))
         replies.append((tuple(w.lower() for w in words), steps))
-    otherwise = data.get("otherwise", Script.otherwise)
+    otherwise = data.get("otherwise", NO_REPLY)
     if not isinstance(otherwise, str):
         raise _fail(f"{name}: otherwise", f"expected a string, got {otherwise!r}")
     return Script(tuple(replies), otherwise, _number(data.get("delay", 0), f"{name}: delay"))

@@ -2,10 +2,11 @@
 
 A session is its journal (every input of the agent, so ``Agent.resume`` rebuilds the
 conversation) and a ``SessionInfo``: the workspace, the model, when it started and its
-first prompt as a title. ``SessionStore`` is what the app needs from a backend;
+first prompt as a title. ``SessionStore`` is what the app needs from a backend (a
+session left without a prompt is discarded, so ``--resume`` finds the last real one);
 ``JsonlSessions`` keeps each session as ``ID.jsonl`` (the journal) and ``ID.json`` (the
 info) in one directory. Another backend (a database holding journals) implements the
-same four methods.
+same methods.
 """
 
 from __future__ import annotations
@@ -58,6 +59,8 @@ class SessionStore(Protocol):
     def list(self) -> list[SessionInfo]: ...
 
     def update(self, info: SessionInfo) -> None: ...
+
+    def discard(self, session_id: str) -> None: ...
 
 
 def default_sessions_dir() -> Path:
@@ -117,6 +120,10 @@ class JsonlSessions:
         temporary = path.with_suffix(".json.tmp")
         temporary.write_text(json.dumps(attrs.asdict(info), ensure_ascii=False) + "\n")
         os.replace(temporary, path)
+
+    def discard(self, session_id: str) -> None:
+        for path in (self._journal_path(session_id), self.directory / f"{session_id}.json"):
+            path.unlink(missing_ok=True)
 
     def _journal_path(self, session_id: str) -> Path:
         return self.directory / f"{session_id}.jsonl"

@@ -166,7 +166,9 @@ def _diff_lines(diff: str) -> list[Line]:
 
 
 def _tail(text: str, count: int = RESULT_LINES) -> list[str]:
-    lines = text.rstrip("\n").split("\n")
+    """The last ``count`` lines that are not blank (a command's output ends with its
+    errors and its exit code, not with blank lines)."""
+    lines = [line for line in text.split("\n") if line.strip()]
     if len(lines) <= count:
         return lines
     return [f"… {len(lines) - count} lines above", *lines[-count:]]
