@@ -162,10 +162,11 @@ def decode(state: Decoder, data: bytes) -> tuple[Decoder, list[Key]]:
             at += 1
             continue
         length = _utf8_length(byte)
-        if at + length > len(data):
-            if all(0x80 <= b <= 0xBF for b in data[at + 1 :]):
-                return Decoder(data[at:], None), keys
+        following = data[at + 1 : at + length]
+        if any(not 0x80 <= b <= 0xBF for b in following):  # cut short by a non-continuation
             length = 1
+        elif at + length > len(data):  # the rest has not arrived yet
+            return Decoder(data[at:], None), keys
         text = data[at : at + length].decode("utf-8", "replace")
         keys.extend(Key("char", c) for c in text)
         at += length

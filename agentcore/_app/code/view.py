@@ -65,12 +65,15 @@ SUMMARY_CHARS = 100
 
 
 class View(NamedTuple):
-    """The block being streamed (``(kind, index)``), its unfinished line, and the tokens
-    the session's model calls used."""
+    """The block being streamed (``(kind, index)``), its unfinished line, the tokens the
+    session's model calls used, the lines of the calls running, and the id of the call
+    whose line was printed last."""
 
     block: tuple[str, int] | None = None
     partial: str = ""
     usage: Usage = Usage()
+    running: tuple[tuple[str, Line], ...] = ()
+    last_call: str | None = None
 
 
 def text_lines(text: str, style: str = "", first: str = "", rest: str = "") -> list[Line]:
@@ -238,6 +241,18 @@ def _delta(view: View, delta: TextDelta | ThinkingDelta) -> tuple[View, list[Lin
     return view._replace(partial=partial), [*lines, *(((line, style),) for line in done)]
 
 
+def _result(view: View, call_id: str, result: ToolResultMessage) -> tuple[View, list[Line]]:
+    """A result under its call's line: calls that ran in parallel each get their line
+    again above their result, so no result sits under another call."""
+    lines = result_lines(result)
+    line = next((line for id_, line in view.running if id_ == call_id), None)
+    running = tuple(r for r in view.running if r[0] != call_id)
+    last, view = view.last_call, view._replace(running=running, last_call=None)
+    if last == call_id or line is None:
+        return view, lines
+    return view, [line, *lines]
+
+
 def present(view: View, output: Any) -> tuple[View, list[Line]]:
     """The lines ``output`` adds to the transcript, and the new view (pure)."""
     kind = type(output)
@@ -253,9 +268,11 @@ def present(view: View, output: Any) -> tuple[View, list[Line]]:
         return view, [*lines, *_user_lines(output)]
     if kind is ToolExecutionStart:
         view, lines = _flush(view)
-        return view, [*lines, call_line(output.tool_name, output.args)]
+        line = call_line(output.tool_name, output.args)
+        running = (*view.running, (output.tool_call_id, line))
+        return view._replace(running=running, last_call=output.tool_call_id), [*lines, line]
     if kind is ToolExecutionEnd and isinstance(output.result, ToolResultMessage):
-        return view, result_lines(output.result)
+        return _result(view, output.tool_call_id, output.result)
     if kind is ErrorMessage:
         view, lines = _flush(view)
         return view, [*lines, *text_lines(output.message, ERROR, f"✗ {output.code}: ", "  ")]
