@@ -161,6 +161,8 @@ def _live_view(app: CodeApp, editor: Editor, now: float) -> RenderableType:
     if view.partial:
         style = THINKING if view.block is not None and view.block[0] == "thinking" else ""
         rows.append(_render(((view.partial, style),)))
+    for _, line in view.running:
+        rows.append(_render((*line, ("  …", "dim"))))
     ask = app.asking
     if ask is not None:
         call = ask.call

@@ -3,8 +3,9 @@
 ``present(view, output)`` returns the lines to print for one output and the new view:
 streamed text is printed a line at a time as each line completes (the unfinished line
 is ``view.partial``, shown live below the transcript), thinking is dimmed, each tool call
-is one line (``● bash  $ pytest -q``) followed by a compact result (``⎿`` and the last
-lines of a command's output, the diff of an edit, a count for a search). ``history`` gives
+is one line (``● bash  $ pytest -q``), shown live while it runs and printed with a
+compact result under it when it ends (``⎿`` and the last lines of a command's output,
+the diff of an edit, a count for a search). ``history`` gives
 the same lines for a conversation read back from its journal. A ``Line`` is a tuple of
 ``(text, style)`` segments with ``rich`` style names; the terminal renders them.
 """
@@ -66,14 +67,13 @@ SUMMARY_CHARS = 100
 
 class View(NamedTuple):
     """The block being streamed (``(kind, index)``), its unfinished line, the tokens the
-    session's model calls used, the lines of the calls running, and the id of the call
-    whose line was printed last."""
+    session's model calls used, and the calls running (id and line, shown live until
+    their result is printed under their line)."""
 
     block: tuple[str, int] | None = None
     partial: str = ""
     usage: Usage = Usage()
     running: tuple[tuple[str, Line], ...] = ()
-    last_call: str | None = None
 
 
 def text_lines(text: str, style: str = "", first: str = "", rest: str = "") -> list[Line]:
@@ -242,15 +242,12 @@ def _delta(view: View, delta: TextDelta | ThinkingDelta) -> tuple[View, list[Lin
 
 
 def _result(view: View, call_id: str, result: ToolResultMessage) -> tuple[View, list[Line]]:
-    """A result under its call's line: calls that ran in parallel each get their line
-    again above their result, so no result sits under another call."""
-    lines = result_lines(result)
+    """A finished call: its line, then its result (calls run in parallel end in any
+    order, and each result sits under its own call)."""
     line = next((line for id_, line in view.running if id_ == call_id), None)
     running = tuple(r for r in view.running if r[0] != call_id)
-    last, view = view.last_call, view._replace(running=running, last_call=None)
-    if last == call_id or line is None:
-        return view, lines
-    return view, [line, *lines]
+    header = [line] if line is not None else [call_line(result.tool_name, {})]
+    return view._replace(running=running), [*header, *result_lines(result)]
 
 
 def present(view: View, output: Any) -> tuple[View, list[Line]]:
@@ -268,9 +265,8 @@ def present(view: View, output: Any) -> tuple[View, list[Line]]:
         return view, [*lines, *_user_lines(output)]
     if kind is ToolExecutionStart:
         view, lines = _flush(view)
-        line = call_line(output.tool_name, output.args)
-        running = (*view.running, (output.tool_call_id, line))
-        return view._replace(running=running, last_call=output.tool_call_id), [*lines, line]
+        running = (*view.running, (output.tool_call_id, call_line(output.tool_name, output.args)))
+        return view._replace(running=running), lines
     if kind is ToolExecutionEnd and isinstance(output.result, ToolResultMessage):
         return _result(view, output.tool_call_id, output.result)
     if kind is ErrorMessage:
@@ -297,10 +293,12 @@ def history(messages: Iterable[Any]) -> tuple[list[Line], Usage]:
         elif isinstance(message, AssistantMessage):
             usage += message.usage
             for part in message.parts:
-                if isinstance(part, TextPart) and part.text:
-                    lines += text_lines(part.text)
-                elif isinstance(part, ThinkingPart) and part.text:
-                    lines += text_lines(part.text, THINKING)
+                if isinstance(part, TextPart | ThinkingPart) and part.text:
+                    style = THINKING if isinstance(part, ThinkingPart) else ""
+                    streamed = part.text.split("\n")
+                    if not streamed[-1]:  # as streamed: a last empty line is not printed
+                        streamed.pop()
+                    lines += [((line, style),) for line in streamed]
                 elif isinstance(part, ToolCallPart):
                     calls[part.tool_call_id] = part
             if message.incomplete:
