@@ -124,45 +124,30 @@ async def _main(
 ) -> int:
     from rich.console import Console
 
-    from ..._coding.todo import TodoStore
     from ..._runtime.agent import Agent
     from .app import CodeApp
-    from .setup import coding_tools, make_driver, restore_todos, system_prompt
+    from .setup import make_driver, open_agent
     from .terminal import LineScreen, TerminalScreen, run_lines, run_terminal
 
     console = Console()
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
     screen = TerminalScreen(console) if interactive else LineScreen(console)
     info = session.info
-    todos = TodoStore()
     drivers = [driver]
-
-    def options(price: Any) -> dict[str, Any]:
-        return {
-            "system_prompt": system_prompt(info.cwd),
-            "tools": coding_tools(info.cwd, todos),
-            "presenters": [app],
-            "max_iterations": args.max_iterations,
-            "price": price,
-        }
 
     async def switch_model(name: str) -> Agent:
         new_driver, new_price = make_driver(name)
         drivers.append(new_driver)
         assert app.agent is not None
         await app.agent.aclose()
-        return await Agent.resume(
-            session.journal, agent_id=info.id, model=new_driver, **options(new_price)
+        return await open_agent(
+            session, new_driver, new_price, app, resumed=True, max_iterations=args.max_iterations
         )
 
-    app = CodeApp(
-        screen, session, store, approval=args.approval, switch_model=switch_model
+    app = CodeApp(screen, session, store, approval=args.approval, switch_model=switch_model)
+    agent = await open_agent(
+        session, driver, price, app, resumed=resumed, max_iterations=args.max_iterations
     )
-    if resumed:
-        agent = await Agent.resume(session.journal, agent_id=info.id, model=driver, **options(price))
-        todos.replace(restore_todos(agent.state.messages).items)
-    else:
-        agent = Agent(driver, journal=session.journal, agent_id=info.id, **options(price))
     console.print(
         f"[bold]agentcore code[/bold] · {info.cwd} · {model} · session {info.id}\n"
         "[dim]/help for commands · Ctrl-C interrupts, twice quits[/dim]",

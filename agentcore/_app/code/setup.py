@@ -25,8 +25,10 @@ from ..._core.errors import ConfigurationError
 from ..._core.events import ToolResultMessage
 from ..._core.pricing import ModelPrice
 from ..._loop.tools import Tool
+from ..._runtime.agent import Agent
 from ..._runtime.plugins import resolve_model
 from .script import DEMO_SCRIPT, load_script, script_driver
+from .sessions import Session
 
 __all__ = [
     "APPROVAL_MODES",
@@ -37,6 +39,7 @@ __all__ = [
     "coding_tools",
     "default_model",
     "make_driver",
+    "open_agent",
     "restore_todos",
     "system_prompt",
 ]
@@ -130,3 +133,29 @@ def make_driver(model: str) -> tuple[Driver, ModelPrice | None]:
             raise ConfigurationError("script/ needs a path: --model script/path/to/script.json")
         return script_driver(load_script(path)), ModelPrice(input=0.0, output=0.0)
     return resolve_model(model), None
+
+
+async def open_agent(
+    session: Session,
+    driver: Driver,
+    price: ModelPrice | None,
+    presenter: Any,
+    *,
+    resumed: bool,
+    max_iterations: int | None = 50,
+) -> Agent:
+    """The session's agent: new, or rebuilt from its journal (``Agent.resume``, which
+    goes on with what was in flight), with the todo list its history left."""
+    cwd, todos = session.info.cwd, TodoStore()
+    options: dict[str, Any] = {
+        "system_prompt": system_prompt(cwd),
+        "tools": coding_tools(cwd, todos),
+        "presenters": [presenter],
+        "max_iterations": max_iterations,
+        "price": price,
+    }
+    if not resumed:
+        return Agent(driver, journal=session.journal, agent_id=session.info.id, **options)
+    agent = await Agent.resume(session.journal, agent_id=session.info.id, model=driver, **options)
+    todos.replace(restore_todos(agent.state.messages).items)
+    return agent
