@@ -92,14 +92,19 @@ def _run(args: argparse.Namespace) -> int:
                 model = SCRIPT_PREFIX + os.path.abspath(model.removeprefix(SCRIPT_PREFIX))
             driver, price = make_driver(model)  # a missing key fails before anything
             cwd = _workspace(args.cwd, demo=model == DEMO)
+            _check_workspace(cwd)
             session = store.create(cwd, model)
             resumed = False
-        if not os.path.isdir(cwd):
-            raise ConfigurationError(f"the workspace {cwd} is not a directory")
+        _check_workspace(cwd)
     except ConfigurationError as exc:
         print(f"agentcore code: {exc.message}", file=sys.stderr)
         return 2
     return asyncio.run(_main(args, session, store, model, driver, price, resumed))
+
+
+def _check_workspace(cwd: str) -> None:
+    if not os.path.isdir(cwd):
+        raise ConfigurationError(f"the workspace {cwd} is not a directory")
 
 
 def _workspace(given: str | None, *, demo: bool) -> str:

@@ -235,7 +235,7 @@ class CodeApp:
                         agent.abort("interrupted by the user")
                         return
                     if choice == "n":
-                        await agent.reject(call.tool_call_id, "the user said no")
+                        await agent.reject(call.tool_call_id, "the user said no.")
                     else:
                         await agent.approve(call.tool_call_id)
         except AgentError as exc:  # a rejected command: say why, stay usable

@@ -85,7 +85,7 @@ def _step(data: Any, where: str) -> Step:
     for i, call in enumerate(data.get("tools") or ()):
         if not isinstance(call, Mapping) or not isinstance(call.get("name"), str):
             raise _fail(f"{where}.tools[{i}]", f'expected {{"name": ..., "args": {{}}}}, got {call!r}')
-        args = call.get("args") or {}
+        args = call.get("args", {})
         if not isinstance(args, Mapping):
             raise _fail(f"{where}.tools[{i}].args", f"expected an object, got {args!r}")
         tools.append((call["name"], dict(args)))

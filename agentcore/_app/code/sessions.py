@@ -48,15 +48,17 @@ class Session:
 
 class SessionStore(Protocol):
     """A place for sessions. ``open`` and ``create`` return the journal ready to append;
-    ``latest`` is the newest session of a workspace; ``update`` saves changed info."""
+    ``update`` saves changed info; ``discard`` forgets a session."""
 
     def create(self, cwd: str, model: str) -> Session: ...
 
     def open(self, session_id: str) -> Session: ...
 
-    def latest(self, cwd: str) -> SessionInfo | None: ...
+    def latest(self, cwd: str) -> SessionInfo | None:
+        """The session of ``cwd`` used last."""
 
-    def list(self) -> list[SessionInfo]: ...
+    def list(self) -> list[SessionInfo]:
+        """Every session, oldest first."""
 
     def update(self, info: SessionInfo) -> None: ...
 
@@ -105,8 +107,11 @@ class JsonlSessions:
         return Session(self._info(session_id), JsonlJournal(path))
 
     def latest(self, cwd: str) -> SessionInfo | None:
+        """The session of ``cwd`` whose journal was written last."""
         mine = [info for info in self.list() if info.cwd == cwd]
-        return mine[-1] if mine else None
+        if not mine:
+            return None
+        return max(mine, key=lambda info: self._journal_path(info.id).stat().st_mtime_ns)
 
     def list(self) -> list[SessionInfo]:
         """Every session, oldest first."""

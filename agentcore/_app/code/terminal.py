@@ -290,18 +290,30 @@ async def run_lines(app: CodeApp, screen: LineScreen) -> None:
             loop.call_soon_threadsafe(lines.put_nowait, None)
 
     threading.Thread(target=read, name="agentcore-code-stdin", daemon=True).start()
+    ended = False
+
+    async def next_line() -> str | None:
+        nonlocal ended
+        line = None if ended else await lines.get()
+        ended = line is None
+        return line
+
     try:
         while not app.finished.is_set():
             while app.running:
-                if app.asking is not None:
-                    call = app.asking.call
-                    screen.print([(*call_line(call.tool_name, call.input),)])
-                    screen.console.print(f"  {app.asking.reason}\nAllow? [y/n/a] ", end="")
-                    answer = await lines.get()
-                    app.answer(None if answer is None else answer.strip().lower()[:1] or "n")
+                ask = app.asking
+                if ask is None:
+                    await asyncio.sleep(0.02)
                     continue
-                await asyncio.sleep(0.02)
-            line = await lines.get()
+                screen.print([call_line(ask.call.tool_name, ask.call.input)])
+                screen.console.print(f"  {ask.reason}", markup=False, highlight=False)
+                screen.console.print("Allow? [y/n/a] ", end="", markup=False)
+                answer = await next_line()
+                screen.console.print((answer or "").strip(), markup=False, highlight=False)
+                app.answer(None if answer is None else answer.strip().lower()[:1] or "n")
+                while app.asking is ask:  # until the app took the answer
+                    await asyncio.sleep(0.01)
+            line = await next_line()
             if line is None:
                 break
             app.submit(line)
