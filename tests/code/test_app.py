@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
+from agentcore import ModelPrice
 from agentcore._app.code.app import HELP, CodeApp
 from agentcore._app.code.script import load_script, script_driver
 from agentcore._app.code.sessions import JsonlSessions
 from agentcore._app.code.setup import approval_reason, open_agent
 from agentcore.events import ToolCallPart
 from agentcore.journal import read_jsonl
-from agentcore import ModelPrice
 
 FREE = ModelPrice(input=0.0, output=0.0)
 PUSH = "git push --force origin main"
@@ -86,7 +86,7 @@ def test_a_prompt_streams_its_reply_and_titles_the_session(tmp_path: pathlib.Pat
         app, screen = await start(tmp_path, [{"steps": [{"text": "Hello\nthere."}]}])
         app.submit("say hello\nplease")
         await settled(app)
-        assert screen.lines[-4:] == [" ", "› say hello", "  please", "Hello", "there."][-4:]
+        assert screen.lines[-4:] == [" ", "> say hello", "  please", "Hello", "there."][-4:]
         assert app.session.info.title == "say hello"
         assert app.store.list()[0].title == "say hello"
         activity, footer = app.status()
@@ -112,7 +112,7 @@ def test_a_line_typed_while_it_works_steers_it(tmp_path: pathlib.Path) -> None:
         await settled(app)
         assert app.queued() == []
         text = screen.text
-        assert text.index("a b c d e f g h i j k") < text.index("› do this instead")
+        assert text.index("a b c d e f g h i j k") < text.index("> do this instead")
         assert screen.lines[-1] == "Steered."
         await app.close()
 
@@ -284,7 +284,7 @@ def test_a_question_open_when_the_process_died_is_asked_again(tmp_path: pathlib.
 
     async def second() -> None:
         app, screen = await start(tmp_path, replies, resume=session_id)
-        assert "› push" in screen.lines and "(resumed session " + session_id + ")" in screen.text
+        assert "> push" in screen.lines and "(resumed session " + session_id + ")" in screen.text
         await until(lambda: app.asking is not None)
         assert app.asking is not None and app.asking.call.input == {"command": PUSH}
         app.answer("y")

@@ -103,7 +103,7 @@ def test_a_session_is_resumed_with_its_history_and_questions_are_lines(
     again = run(tmp_path, "--resume", stdin="push\nn\n")
     assert again.returncode == 0, again.stderr
     out = again.stdout
-    assert out.index("› hello") < out.index("Hello to you.") < out.index("(resumed session")
+    assert out.index("> hello") < out.index("Hello to you.") < out.index("(resumed session")
     assert "● bash  $ git push -f" in out and "destructive: git push -f without naming" in out
     assert "Allow? [y/n/a]" in out and "[rejected]" in out and "Not pushed." in out
 

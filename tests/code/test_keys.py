@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -93,7 +95,7 @@ FRAGMENTS = st.sampled_from(
     [
         b"a",
         b"Z",
-        " ".encode(),
+        b" ",
         "é".encode(),
         "€".encode(),
         "😀".encode(),
@@ -118,7 +120,7 @@ def split(draw: st.DrawFn, data: st.SearchStrategy[bytes]) -> tuple[bytes, list[
     whole = draw(data)
     cuts = sorted(draw(st.lists(st.integers(0, len(whole)), max_size=12)))
     bounds = [0, *cuts, len(whole)]
-    return whole, [whole[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
+    return whole, [whole[a:b] for a, b in itertools.pairwise(bounds)]
 
 
 def _decode_all(chunks: list[bytes]) -> tuple[Decoder, list[Key]]:

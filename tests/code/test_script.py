@@ -13,7 +13,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentcore import ModelRequest
-from agentcore.errors import ConfigurationError
 from agentcore._app.code.script import (
     DEMO_SCRIPT,
     NO_REPLY,
@@ -23,6 +22,7 @@ from agentcore._app.code.script import (
     script_driver,
 )
 from agentcore.agent import Agent
+from agentcore.errors import ConfigurationError
 from agentcore.events import AssistantMessage, UserMessage
 
 SCRIPT = load_script(
@@ -86,7 +86,7 @@ def test_script_files(tmp_path: pathlib.Path) -> None:
     with pytest.raises(ConfigurationError, match="cannot read it"):
         load_script(tmp_path / "missing.json")
     (tmp_path / "bad.json").write_text("{")
-    with pytest.raises(ConfigurationError, match="bad.json: not JSON"):
+    with pytest.raises(ConfigurationError, match=r"bad\.json: not JSON"):
         load_script(tmp_path / "bad.json")
     (tmp_path / "ok.json").write_text(json.dumps({"replies": [{"steps": [{"text": "hi"}]}]}))
     assert load_script(tmp_path / "ok.json").replies[0][1] == (Step("hi"),)

@@ -107,7 +107,7 @@ def test_a_scripted_model_fixes_the_failing_test_on_screen(
     tmux.type("please fix the failing test")
     tmux.send("Enter")
     screen = tmux.wait_for("Fixed: add adds now.")
-    assert "› please fix the failing test" in screen
+    assert "> please fix the failing test" in screen
     assert "● bash  $ " in screen and "FAILED (failures=1)" in screen
     assert "● read  calc.py" in screen and "⎿ 2 lines" in screen
     assert "2 -     return a - b" in screen and "2 +     return a + b" in screen
@@ -152,7 +152,7 @@ def test_steering_while_it_streams_then_an_approval_then_ctrl_c(
     assert "● bash  $ git push --force origin main" in screen
     assert "destructive: git push --force to main" in screen
     assert "one two three four five six seven eight nine ten eleven twelve. The end." in screen
-    assert screen.index("The end.") < screen.index("› then push it")
+    assert screen.index("The end.") < screen.index("> then push it")
     tmux.type("n")
     screen = tmux.wait_for("The push was refused; I left it.")
     assert "[rejected]" in screen and "The user rejected this call" in screen
@@ -210,8 +210,8 @@ def test_a_session_killed_mid_reply_resumes_where_it_stopped(
 
     tmux.start([AGENTCORE, "code", "--resume", "--cwd", str(repo)], env, name="again")
     screen = tmux.wait_for("done slowly.")
-    assert "› write a note" in screen and "● write  notes.txt (1 lines)" in screen
-    assert "Wrote the note." in screen and "› now slow" in screen
+    assert "> write a note" in screen and "● write  notes.txt (1 lines)" in screen
+    assert "Wrote the note." in screen and "> now slow" in screen
     assert "(resumed session" in screen
     tmux.type("one more line")
     tmux.send("Enter")

@@ -176,4 +176,10 @@ def test_parallel_results_each_sit_under_their_call_and_running_calls_are_kept()
         most = max(most, len(view.running))
     assert most == 2 and view.running == ()
     shown = plain(printed)
-    assert shown[-5:] == ['● echo  {"text": "one"}', "  ⎿ one", '● echo  {"text": "two"}', "  ⎿ two", "ok"]
+    assert shown[-5:] == [
+        '● echo  {"text": "one"}',
+        "  ⎿ one",
+        '● echo  {"text": "two"}',
+        "  ⎿ two",
+        "ok",
+    ]

@@ -115,6 +115,4 @@ class Tmux:
             time.sleep(0.05)
 
     def close(self) -> None:
-        subprocess.run(
-            [TMUX or "tmux", "-S", str(self.socket), "kill-server"], capture_output=True
-        )
+        subprocess.run([TMUX or "tmux", "-S", str(self.socket), "kill-server"], capture_output=True)

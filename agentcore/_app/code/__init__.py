@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
-import shutil
 import sys
 import tempfile
 import time
@@ -114,7 +114,10 @@ def _workspace(given: str | None, *, demo: bool) -> str:
     from .script import SAMPLE_PROJECT
 
     target = os.path.join(tempfile.mkdtemp(prefix="agentcore-demo-"), "calc")
-    shutil.copytree(SAMPLE_PROJECT, target)
+    os.mkdir(target)
+    for name, content in json.loads(SAMPLE_PROJECT.read_text(encoding="utf-8")).items():
+        with open(os.path.join(target, name), "w", encoding="utf-8") as file:
+            file.write(content)
     return target
 
 

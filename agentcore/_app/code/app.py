@@ -289,7 +289,7 @@ class CodeApp:
             )
         elif name == "/approval":
             if arg in APPROVAL_MODES:
-                self.approval = arg  # type: ignore[assignment]
+                self.approval = arg
                 self.always.clear()
             elif arg:
                 self._say(f"unknown approval mode {arg!r}; one of {', '.join(APPROVAL_MODES)}")

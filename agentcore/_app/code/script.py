@@ -39,7 +39,8 @@ __all__ = ["DEMO_SCRIPT", "SAMPLE_PROJECT", "Script", "Step", "load_script", "sc
 
 DATA = Path(__file__).resolve().parent / "data"
 DEMO_SCRIPT = DATA / "demo.json"
-SAMPLE_PROJECT = DATA / "sample"
+SAMPLE_PROJECT = DATA / "sample.json"
+"""The demo's sample project: ``{file name: content}``."""
 
 NO_REPLY = "(the script has no reply to this)"
 _STEP_KEYS = frozenset({"text", "thinking", "tools", "pause", "delay"})
@@ -84,7 +85,9 @@ def _step(data: Any, where: str) -> Step:
     tools = []
     for i, call in enumerate(data.get("tools") or ()):
         if not isinstance(call, Mapping) or not isinstance(call.get("name"), str):
-            raise _fail(f"{where}.tools[{i}]", f'expected {{"name": ..., "args": {{}}}}, got {call!r}')
+            raise _fail(
+                f"{where}.tools[{i}]", f'expected {{"name": ..., "args": {{}}}}, got {call!r}'
+            )
         args = call.get("args", {})
         if not isinstance(args, Mapping):
             raise _fail(f"{where}.tools[{i}].args", f"expected an object, got {args!r}")
@@ -177,8 +180,9 @@ def script_driver(script: Script) -> Any:
         model, message_id = "scripted", f"msg_{count + 1}"
         if step.tools:
             calls = [(f"call_{count + 1}_{i}", n, a) for i, (n, a) in enumerate(step.tools)]
-            events = tool_turn(calls, text=step.text, message_id=message_id, model=model)
-            events[-2] = attrs.evolve(events[-2], usage=usage)  # the message_delta
+            events = tool_turn(
+                calls, text=step.text, message_id=message_id, model=model, usage=usage
+            )
         else:
             thinking = step.thinking or None
             events = text_turn(

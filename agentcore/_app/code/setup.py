@@ -79,9 +79,7 @@ def approval_reason(mode: ApprovalMode, call: ToolCallPart) -> str | None:
 def coding_tools(cwd: str, store: TodoStore) -> list[Tool]:
     """The agent's tools for the workspace ``cwd`` (see the module docstring)."""
     tools = [t for t in create_all_tools(cwd, todo_store=store) if t.name != "websearch"]
-    return [
-        attrs.evolve(t, requires_approval=True) if t.name in GATED_TOOLS else t for t in tools
-    ]
+    return [attrs.evolve(t, requires_approval=True) if t.name in GATED_TOOLS else t for t in tools]
 
 
 def restore_todos(messages: Iterable[Any]) -> TodoStore:

@@ -200,7 +200,7 @@ def _input_line(editor: Editor) -> Any:
     from presenters.console import safe
 
     text, cursor = editor.text, editor.cursor
-    line = Text("› ", style="bold")
+    line = Text("> ", style="bold")
     line.append(safe(text[:cursor]).replace("\n", "\n  "))
     under = text[cursor : cursor + 1]
     line.append(" " if under in ("", "\n") else safe(under), style="reverse")

@@ -215,7 +215,7 @@ def result_lines(message: ToolResultMessage) -> list[Line]:
 
 
 def _user_lines(message: UserMessage) -> list[Line]:
-    return [((" ", ""),), *text_lines(_content_text(message.content), USER, "› ", "  ")]
+    return [((" ", ""),), *text_lines(_content_text(message.content), USER, "> ", "  ")]
 
 
 def _flush(view: View) -> tuple[View, list[Line]]:
@@ -223,7 +223,7 @@ def _flush(view: View) -> tuple[View, list[Line]]:
     if view.block is None:
         return view, []
     style = THINKING if view.block[0] == "thinking" else ""
-    lines = [((view.partial, style),)] if view.partial else []
+    lines: list[Line] = [((view.partial, style),)] if view.partial else []
     return view._replace(block=None, partial=""), lines
 
 
