@@ -295,3 +295,22 @@ def test_a_question_open_when_the_process_died_is_asked_again(tmp_path: pathlib.
         await app.close()
 
     asyncio.run(second())
+
+
+def test_ctrl_c_stops_a_running_command(tmp_path: pathlib.Path) -> None:
+    replies = [{"steps": [{"tools": [bash("sleep 30; echo never")]}, {"text": "after"}]}]
+
+    async def main() -> None:
+        app, screen = await start(tmp_path, replies)
+        app.submit("wait")
+        await until(lambda: app.view.running)
+        assert app.status()[0] == "running bash"
+        began = asyncio.get_running_loop().time()
+        app.interrupt()
+        await settled(app)
+        assert asyncio.get_running_loop().time() - began < 5
+        assert "⏹ interrupted" in screen.lines and "after" not in screen.lines
+        assert "never" not in screen.text and app.view.running == ()
+        await app.close()
+
+    asyncio.run(main())
