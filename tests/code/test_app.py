@@ -8,6 +8,7 @@ import pathlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import attrs
 import pytest
 
 from agentcore import ModelPrice
@@ -89,6 +90,10 @@ def test_a_prompt_streams_its_reply_and_titles_the_session(tmp_path: pathlib.Pat
         assert screen.lines[-4:] == [" ", "> say hello", "  please", "Hello", "there."][-4:]
         assert app.session.info.title == "say hello"
         assert app.store.list()[0].title == "say hello"
+        app.session = attrs.evolve(app.session, info=attrs.evolve(app.session.info, title=""))
+        app.submit("try sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123 please")
+        await settled(app)
+        assert app.store.list()[0].title == "try [REDACTED] please"  # as in the journal
         activity, footer = app.status()
         assert activity == "" and footer.startswith("script/test · ") and "$0.0000" in footer
         await app.close()

@@ -24,6 +24,7 @@ import attrs
 from ..._core.content import ToolCallPart, Usage
 from ..._core.errors import AgentError
 from ..._core.pricing import cost_of
+from ..._core.secrets import scrub
 from ..._runtime.agent import Agent
 from .sessions import Session, SessionStore
 from .setup import APPROVAL_MODES, ApprovalMode, approval_reason
@@ -263,8 +264,8 @@ class CodeApp:
 
     def _title(self, text: str) -> None:
         info = self.session.info
-        if not info.title:
-            info = attrs.evolve(info, title=text.split("\n")[0][:80])
+        if not info.title:  # scrubbed as the journal is: a key pasted in stays out
+            info = attrs.evolve(info, title=scrub(text.split("\n")[0])[:80])
             self.session = attrs.evolve(self.session, info=info)
             self.store.update(info)
 
