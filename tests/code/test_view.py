@@ -17,7 +17,8 @@ from agentcore._app.code.view import (
     result_lines,
 )
 from agentcore.agent import Agent
-from agentcore.events import TextDelta, ThinkingDelta, ToolResultMessage
+from agentcore.events import ErrorMessage, TextDelta, ThinkingDelta, ToolResultMessage
+from agentcore.loop import AgentEnd, ModelCallRetry
 from agentcore.tools import ToolOutput, tool
 from drivers.scripted import ScriptedDriver, text_turn, tool_turn
 
@@ -183,3 +184,17 @@ def test_parallel_results_each_sit_under_their_call_and_running_calls_are_kept()
         "  ⎿ two",
         "ok",
     ]
+
+
+def test_errors_interrupts_and_retries_are_shown() -> None:
+    view, lines = present(View(), TextDelta(text="half a li", index=0))
+    assert lines == [] and view.partial == "half a li"
+    view, lines = present(view, ErrorMessage("overloaded\ntry later", "PROVIDER_ERROR"))
+    assert plain(lines) == ["half a li", "✗ PROVIDER_ERROR: overloaded", "  try later"]
+    assert lines[1][1][1] == "red" and view.partial == ""
+    _, lines = present(view, AgentEnd("aborted", "ABORTED"))
+    assert plain(lines) == ["⏹ interrupted"]
+    _, lines = present(view, AgentEnd("completed"))
+    assert lines == []
+    _, lines = present(view, ModelCallRetry(2, 500, "OVERLOADED", "busy"))
+    assert plain(lines) == ["↻ OVERLOADED: retrying (attempt 2) in 500 ms"]
