@@ -315,7 +315,9 @@ def test_ctrl_c_stops_a_running_command(tmp_path: pathlib.Path) -> None:
         await settled(app)
         assert asyncio.get_running_loop().time() - began < 5
         assert "⏹ interrupted" in screen.lines and "after" not in screen.lines
-        assert "never" not in screen.text and app.view.running == ()
+        assert "  ⎿ The call was cancelled before it finished: the run was stopped." in screen.lines
+        assert "  ⎿ never" not in screen.lines and "    never" not in screen.lines
+        assert app.view.running == ()
         await app.close()
 
     asyncio.run(main())
