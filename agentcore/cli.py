@@ -1,4 +1,5 @@
-"""The ``agentcore`` command line (``agentcore replay|inspect|chat``); see docs/journal.md."""
+"""The ``agentcore`` command line (``agentcore replay|inspect|chat|code``); see docs/journal.md
+and docs/coding.md."""
 
 from ._app.cli import COMMAND_MODULES as COMMAND_MODULES
 from ._app.cli import Command as Command

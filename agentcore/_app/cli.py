@@ -42,7 +42,11 @@ from .state_view import render_state
 
 __all__ = ["COMMAND_MODULES", "Command", "build_parser", "describe", "main", "register_command"]
 
-COMMAND_MODULES: tuple[str, ...] = ("agentcore._app.chat", "agentcore._app.serve")
+COMMAND_MODULES: tuple[str, ...] = (
+    "agentcore._app.chat",
+    "agentcore._app.serve",
+    "agentcore._app.code",
+)
 """Modules that register more subcommands (e.g. ``chat``) when imported."""
 
 LAYER_NAMES = ("stream", "message", "state", "turn", "loop")

@@ -110,6 +110,7 @@ def create_read_tool(
             "additionalProperties": False,
         },
         read,
+        idempotent=True,
     )
 
 

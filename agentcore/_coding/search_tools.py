@@ -147,6 +147,7 @@ def create_grep_tool(cwd: str | Workspace, *, operations: SearchOperations | Non
             "additionalProperties": False,
         },
         grep,
+        idempotent=True,
     )
 
 
@@ -209,6 +210,7 @@ def create_find_tool(cwd: str | Workspace, *, operations: SearchOperations | Non
             "additionalProperties": False,
         },
         find,
+        idempotent=True,
     )
 
 
@@ -253,4 +255,5 @@ def create_ls_tool(cwd: str | Workspace, *, operations: ListOperations | None = 
             "additionalProperties": False,
         },
         ls,
+        idempotent=True,
     )

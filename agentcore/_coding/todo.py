@@ -74,6 +74,7 @@ def create_todo_read_tool(store: TodoStore) -> Tool:
         "Read your todo list: each item's content, status and priority.",
         {"type": "object", "properties": {}, "additionalProperties": False},
         todo_read,
+        idempotent=True,
     )
 
 
