@@ -19,7 +19,7 @@ Usage::
 
 from __future__ import annotations
 
-import contextlib
+import functools
 import os
 import secrets
 import shutil
@@ -29,7 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -72,13 +72,19 @@ def _free_port() -> int:
         return port
 
 
-def _die_with_parent() -> None:  # pragma: no cover - runs in the child before exec
-    """Ask Linux to send SIGTERM to the server when the process that started it dies."""
-    if sys.platform.startswith("linux"):
-        import ctypes
+def _parent_death_signal() -> Callable[[], None] | None:
+    """A function for the child to run before ``exec``: on Linux, ask for SIGTERM when the
+    process that started it dies (``prctl(PR_SET_PDEATHSIG)``). Looked up here, in the
+    parent: the child only calls it."""
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
 
-        with contextlib.suppress(Exception):
-            ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    try:
+        prctl = ctypes.CDLL(None).prctl
+    except (OSError, AttributeError):  # pragma: no cover - a libc without prctl
+        return None
+    return functools.partial(prctl, 1, int(signal.SIGTERM))
 
 
 class PostgresServer:
@@ -198,7 +204,7 @@ class PostgresServer:
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 cwd=self._dir,
-                preexec_fn=_die_with_parent,  # noqa: PLW1509 - no threads started here
+                preexec_fn=_parent_death_signal(),
                 **self._run_as(),
             )
         deadline = time.monotonic() + _READY_TIMEOUT
