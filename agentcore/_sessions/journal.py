@@ -52,7 +52,7 @@ def _check_batch(batch: int, fsync: FsyncPolicy) -> int:
     if fsync == "always" and batch != 1:
         raise ConfigurationError(
             f'fsync="always" makes every append durable before it returns; it cannot wait '
-            f"in a batch (got batch={batch}): use batch=1, or fsync=\"turn\""
+            f'in a batch (got batch={batch}): use batch=1, or fsync="turn"'
         )
     return batch
 

@@ -69,7 +69,7 @@ def _v2(dialect: Dialect) -> list[str]:
         "turns BIGINT NOT NULL DEFAULT 0, price TEXT)",
         "CREATE INDEX agentcore_sessions_last ON agentcore_sessions (last_ms)",
         "CREATE TABLE agentcore_calls (agent_id TEXT NOT NULL, seq BIGINT NOT NULL, "
-        "ts BIGINT NOT NULL, model TEXT NOT NULL, input_tokens BIGINT NOT NULL, "
+        "ts BIGINT, model TEXT NOT NULL, input_tokens BIGINT NOT NULL, "
         "output_tokens BIGINT NOT NULL, cache_read_tokens BIGINT NOT NULL, "
         "cache_write_tokens BIGINT NOT NULL, reasoning_tokens BIGINT NOT NULL, "
         f"cost {real}, PRIMARY KEY (agent_id, seq))",

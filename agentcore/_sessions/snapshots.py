@@ -26,7 +26,9 @@ class SqlSnapshots:
 
     def __init__(self, journal: SqlJournal, *, keep: int = 2) -> None:
         if not isinstance(journal, SqlJournal):
-            raise TypeError(f"SqlSnapshots needs a SqliteJournal or PostgresJournal, got {journal!r}")
+            raise TypeError(
+                f"SqlSnapshots needs a SqliteJournal or PostgresJournal, got {journal!r}"
+            )
         self._keep = _check_keep(keep)
         self._journal = journal
         self._closed = False
@@ -49,7 +51,9 @@ class SqlSnapshots:
         )
         with database.transaction(durable=True) as tx:
             tx.run(upsert, (agent_id, seq, state))
-            tx.run("DELETE FROM agentcore_snapshots WHERE agent_id = ? AND seq > ?", (agent_id, seq))
+            tx.run(
+                "DELETE FROM agentcore_snapshots WHERE agent_id = ? AND seq > ?", (agent_id, seq)
+            )
             kept = tx.run(
                 "SELECT seq FROM agentcore_snapshots WHERE agent_id = ? "
                 "ORDER BY seq DESC LIMIT 1 OFFSET ?",

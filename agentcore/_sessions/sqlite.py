@@ -144,4 +144,3 @@ class SqliteJournal(SqlJournal):
         database = self.database
         assert isinstance(database, SqliteDatabase)
         return database.path
-

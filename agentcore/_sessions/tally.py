@@ -43,7 +43,7 @@ class SessionRow(NamedTuple):
 
     agent_id: str
     created_ms: int | None
-    last_ms: int
+    last_ms: int | None
     entries: int
     turns: int
     price: str | None
@@ -54,7 +54,7 @@ class CallRow(NamedTuple):
 
     agent_id: str
     seq: int
-    ts: int
+    ts: int | None
     model: str
     input_tokens: int
     output_tokens: int
@@ -62,6 +62,19 @@ class CallRow(NamedTuple):
     cache_write_tokens: int
     reasoning_tokens: int
     cost: float | None
+
+
+_BIGINT = (1 << 63) - 1
+
+
+def _ms(timestamp: int) -> int | None:
+    """A timestamp the database's 64-bit integers hold (None for one out of range)."""
+    return timestamp if -_BIGINT <= timestamp <= _BIGINT else None
+
+
+def _count(tokens: int) -> int:
+    """A token count, capped at what a 64-bit integer holds."""
+    return min(tokens, _BIGINT)
 
 
 def price_from_json(text: str | None) -> ModelPrice | None:
@@ -79,11 +92,11 @@ def _price_json(config: Any) -> str:
 
 def _call_with(call: CallRow, usage: Usage, price: ModelPrice | None) -> CallRow:
     return call._replace(
-        input_tokens=usage.input_tokens,
-        output_tokens=usage.output_tokens,
-        cache_read_tokens=usage.cache_read_tokens,
-        cache_write_tokens=usage.cache_write_tokens,
-        reasoning_tokens=usage.reasoning_tokens,
+        input_tokens=_count(usage.input_tokens),
+        output_tokens=_count(usage.output_tokens),
+        cache_read_tokens=_count(usage.cache_read_tokens),
+        cache_write_tokens=_count(usage.cache_write_tokens),
+        reasoning_tokens=_count(usage.reasoning_tokens),
         cost=None if price is None else cost_of(usage, price),
     )
 
@@ -131,9 +144,10 @@ class Tally:
             row = sessions.get(agent)
             if row is None:
                 row = sessions[agent] = [None, 0, 0, 0, None]
+            timestamp = _ms(event.timestamp)
             if seq == 1:
-                row[0] = event.timestamp
-            row[1], row[2] = event.timestamp, seq
+                row[0] = timestamp
+            row[1], row[2] = timestamp, seq
             cls = type(event)
             if cls is AgentPrompt:
                 row[3] += 1
@@ -141,7 +155,7 @@ class Tally:
                 row[4] = _price_json(event.config)
                 prices[agent] = price_from_json(row[4])
             elif cls is MessageStart:
-                call = CallRow(agent, seq, event.timestamp, event.model, 0, 0, 0, 0, 0, None)
+                call = CallRow(agent, seq, timestamp, event.model, 0, 0, 0, 0, 0, None)
                 price = self._price(agent, prices)
                 call = _call_with(call, Usage(), price)
                 calls[(agent, seq)] = open_calls[agent] = call
