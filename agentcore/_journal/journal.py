@@ -125,6 +125,10 @@ class _Sequencer:
     def advance(self, agent_id: str, seq: int) -> None:
         self._last[agent_id] = seq
 
+    def forget(self, agent_id: str) -> None:
+        """Ask ``lookup`` again next time (the agent's entries changed behind us)."""
+        self._last.pop(agent_id, None)
+
     def observe(self, agent_id: str, seq: int) -> None:
         if seq > self._last.get(agent_id, 0):
             self._last[agent_id] = seq

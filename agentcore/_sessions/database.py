@@ -32,6 +32,10 @@ class Tx(Protocol):
         """Append ``(agent_id, seq, event JSON)`` rows to the entries, in this order."""
         ...
 
+    def copy_entries(self, source: str, target: str, at: int) -> None:
+        """Append ``source``'s entries up to ``seq`` ``at`` as ``target``'s, same seqs."""
+        ...
+
 
 class Database(Protocol):
     """A connection (or pool) to one database holding agentcore's tables."""

@@ -229,8 +229,9 @@ class SqlJournal:
     # -- for the session tools ------------------------------------------------------------
 
     def forget(self, agent_id: str) -> None:
-        """Forget what this object knows of an agent whose rows were deleted."""
-        self._seq.advance(agent_id, 0)
+        """Forget what this object knows of an agent whose rows were deleted or copied in
+        (``Sessions``): it is read from the database again when needed."""
+        self._seq.forget(agent_id)
         self._tally.forget(agent_id)
 
     @property

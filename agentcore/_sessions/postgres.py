@@ -79,6 +79,13 @@ class _PostgresTx:
             for row in rows:
                 write(row)
 
+    def copy_entries(self, source: str, target: str, at: int) -> None:
+        self._cur.execute(
+            "INSERT INTO agentcore_entries (agent_id, seq, event) SELECT %s, seq, event "
+            "FROM agentcore_entries WHERE agent_id = %s AND seq <= %s ORDER BY seq",
+            (target, source, at),
+        )
+
 
 def _public_name(conninfo: str) -> str:
     """``postgres:`` and the connection string without its password."""

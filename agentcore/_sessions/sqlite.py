@@ -49,6 +49,14 @@ class _SqliteTx:
             [(agent, seq, base + i, event) for i, (agent, seq, event) in enumerate(rows, 1)],
         )
 
+    def copy_entries(self, source: str, target: str, at: int) -> None:
+        (top,) = self._conn.execute("SELECT max(pos) FROM agentcore_entries").fetchone()
+        self._conn.execute(
+            "INSERT INTO agentcore_entries (agent_id, seq, pos, event) SELECT ?, seq, ? + seq, "
+            "event FROM agentcore_entries WHERE agent_id = ? AND seq <= ?",
+            (target, top or 0, source, at),
+        )
+
 
 def _connect(path: str) -> sqlite3.Connection:
     conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
