@@ -124,7 +124,7 @@ class Sessions:
             "LEFT JOIN agentcore_calls c ON c.agent_id = s.agent_id "
             + ("WHERE s.agent_name = ? " if agent_name is not None else "")
             + "GROUP BY s.agent_id, s.agent_name, s.created_ms, s.last_ms, s.entries, s.turns "
-            "ORDER BY s.last_ms DESC, s.agent_id"
+            "ORDER BY s.last_ms IS NULL, s.last_ms DESC, s.agent_id"
             + (" LIMIT ?" if limit is not None else "")
         )
         params = tuple(p for p in (agent_name, limit) if p is not None)
@@ -173,7 +173,9 @@ class Sessions:
         if not journal.closed:
             journal.flush()
         with journal.database.transaction(durable=True) as tx:
-            found = tx.run("SELECT count(*) FROM agentcore_sessions WHERE agent_id = ?", (session_id,))
+            found = tx.run(
+                "SELECT count(*) FROM agentcore_sessions WHERE agent_id = ?", (session_id,)
+            )
             for table in ("entries", "snapshots", "calls", "sessions"):
                 tx.run(f"DELETE FROM agentcore_{table} WHERE agent_id = ?", (session_id,))
         journal.forget(session_id)
@@ -250,9 +252,9 @@ class Sessions:
             params.append(until_ms)
         join = "JOIN agentcore_sessions s ON s.agent_id = c.agent_id " if by == "agent" else ""
         sql = (
-            f"SELECT {keys[by]} AS k, {_SUMS} FROM agentcore_calls c {join}"
+            f"SELECT {keys[by]}, {_SUMS} FROM agentcore_calls c {join}"
             + (f"WHERE {' AND '.join(where)} " if where else "")
-            + "GROUP BY k ORDER BY k"
+            + f"GROUP BY {keys[by]} ORDER BY {keys[by]} IS NULL, {keys[by]}"
         )
         return [UsageRow(row[0], *_usage_of(row[1:])) for row in self._query(sql, tuple(params))]
 
