@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 __all__ = ["PostgresDatabase", "PostgresJournal"]
 
 _COPY_ROWS = 32
-_CONNECT_TIMEOUT = 30.0
+_CONNECT_TIMEOUT = 30
 _SQL: dict[str, str] = {}
 
 
@@ -112,14 +112,11 @@ class PostgresDatabase:
             self._conninfo = source
             self._own = True
             try:
+                psycopg.connect(source, connect_timeout=_CONNECT_TIMEOUT).close()  # fail fast
                 pool = psycopg_pool.ConnectionPool(
                     source, min_size=1, max_size=max_connections, open=True, name="agentcore"
                 )
-                pool.wait(timeout=_CONNECT_TIMEOUT)
-            except (psycopg.Error, psycopg_pool.PoolTimeout) as exc:
-                with_pool = locals().get("pool")
-                if with_pool is not None:
-                    with_pool.close()
+            except psycopg.Error as exc:
                 raise JournalError(
                     f"cannot connect to {_public_name(source)}: {type(exc).__name__}: {exc}"
                 ) from exc

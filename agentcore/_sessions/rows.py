@@ -8,7 +8,7 @@ filled directly for classes that check nothing, the class's own checks otherwise
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from .._core.secrets import has_secret, scrub_bytes
@@ -41,9 +41,19 @@ def _wire(text: str) -> Any:
         return _load_bytes(text.encode("utf-8", "surrogatepass"))
 
 
-def decode_rows(rows: Iterable[tuple[str, int, str]], where: str) -> list[JournalEntry]:
+def decode_rows(rows: Iterable[tuple[str, int, str]], where: str) -> Iterator[JournalEntry]:
     """The entries of ``(agent_id, seq, event JSON)`` rows. A row whose event cannot be
-    read raises ``JournalError`` naming ``where``, the agent and the ``seq``."""
+    read raises ``JournalError`` naming ``where``, the agent and the ``seq``, after the
+    entries before it."""
+    entries, error = _decoded(rows, where)
+    yield from entries
+    if error is not None:
+        raise error
+
+
+def _decoded(
+    rows: Iterable[tuple[str, int, str]], where: str
+) -> tuple[list[JournalEntry], JournalError | None]:
     builders, getters = BUILDERS, VALUES
     entries: list[JournalEntry] = []
     append = entries.append
@@ -59,9 +69,11 @@ def decode_rows(rows: Iterable[tuple[str, int, str]], where: str) -> list[Journa
             except Exception:
                 event = from_dict(wire)
         except Exception as exc:  # whatever the row holds, it is reported as that row's
-            raise JournalError(
+            error = JournalError(
                 f"{where}: corrupt journal entry {seq} of agent {agent!r} "
                 f"({type(exc).__name__}: {exc})"
-            ) from exc
+            )
+            error.__cause__ = exc
+            return entries, error
         append(JournalEntry(agent, seq, event))
-    return entries
+    return entries, None
