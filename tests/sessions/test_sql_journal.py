@@ -210,9 +210,7 @@ def test_a_database_of_schema_v1_is_upgraded(sql_backend: Backend) -> None:
     conversation = _conversation()
     _v1_database(sql_backend, conversation)
     journal = _open(sql_backend)
-    applied = journal.database.query(
-        "SELECT version, name FROM agentcore_schema ORDER BY version"
-    )
+    applied = journal.database.query("SELECT version, name FROM agentcore_schema ORDER BY version")
     assert [tuple(r) for r in applied] == [
         (1, "entries and snapshots"),
         (2, "sessions and model calls"),
@@ -221,7 +219,12 @@ def test_a_database_of_schema_v1_is_upgraded(sql_backend: Backend) -> None:
     assert list(journal.entries()) == list(conversation.entries())
     sessions = Sessions(journal)
     (info,) = sessions.list()
-    assert (info.session_id, info.entries, info.turns, info.calls) == ("old", conversation.last_seq("old"), 2, 2)
+    assert (info.session_id, info.entries, info.turns, info.calls) == (
+        "old",
+        conversation.last_seq("old"),
+        2,
+        2,
+    )
     assert info.usage == Usage(200, 40)
     assert info.cost == pytest.approx((200 * 3 + 40 * 15) / 1e6)
 
