@@ -29,8 +29,6 @@ from agentcore.sessions import Session, Sessions
 from drivers.scripted import ScriptedDriver, text_turn
 from tests.sessions.conftest import Backend
 
-_ = Usage
-
 
 def _rows(backend: Backend, journal: SqlJournal) -> int:
     """The entries another connection sees."""
