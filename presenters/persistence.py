@@ -276,9 +276,9 @@ class PersistencePresenter:
             raise EngineClosedError("this PersistencePresenter is closed; make a new one")
         if self._filter(output):
             row = encode(agent_id, output)
-            if type(row) is MessageRow:
+            if isinstance(row, MessageRow):
                 self._messages.append(row)
-            elif row is not None:
+            elif isinstance(row, TurnRow):
                 self._turns.append(row)
         waiting = len(self._messages) + len(self._turns)
         if waiting and (isinstance(output, _TURN_END) or waiting >= self._max_buffered):
@@ -321,8 +321,8 @@ def rows_of(
     turns: list[TurnRow] = []
     for agent_id, output in outputs:
         row = encode(agent_id, output) if filter(output) else None
-        if type(row) is MessageRow:
+        if isinstance(row, MessageRow):
             messages.append(row)
-        elif row is not None:
+        elif isinstance(row, TurnRow):
             turns.append(row)
     return messages, turns

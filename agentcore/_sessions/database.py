@@ -40,9 +40,15 @@ class Tx(Protocol):
 class Database(Protocol):
     """A connection (or pool) to one database holding agentcore's tables."""
 
-    dialect: Dialect
-    name: str
-    """How messages name the database (never a password)."""
+    @property
+    def dialect(self) -> Dialect:
+        """Which SQL the database speaks."""
+        ...
+
+    @property
+    def name(self) -> str:
+        """How messages name the database (never a password)."""
+        ...
 
     def transaction(self, durable: bool = False) -> AbstractContextManager[Tx]:
         """One transaction, committed when the block ends without an exception, rolled

@@ -36,7 +36,7 @@ def encode_event(agent_id: str, event: Any) -> str:
 
 def _wire(text: str) -> Any:
     try:
-        return loads(text)
+        return loads(text)  # type: ignore[arg-type]  # orjson reads str too
     except ValueError:  # what orjson refuses and the stdlib reads (lone surrogates)
         return _load_bytes(text.encode("utf-8", "surrogatepass"))
 

@@ -50,9 +50,14 @@ class Session:
     """A conversation kept in ``journal`` under ``session_id`` (its agent's ``agent_id``),
     with ``snapshots`` to load it fast (optional)."""
 
-    journal: Journal = attrs.field(validator=attrs.validators.instance_of(Journal))
+    journal: Journal = attrs.field()
     session_id: str = attrs.field(validator=attrs.validators.instance_of(str))
     snapshots: SnapshotStore | None = None
+
+    @journal.validator
+    def _is_a_journal(self, _attribute: Any, value: Any) -> None:
+        if not isinstance(value, Journal):
+            raise TypeError(f"Session needs a Journal, got {value!r}")
 
 
 def open_session(

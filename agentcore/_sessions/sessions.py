@@ -9,6 +9,7 @@ way from there, while the old one is untouched (time travel that branches).
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Iterator
 from typing import Any, Literal
 
@@ -154,7 +155,7 @@ class Sessions:
         processor's; a fold from the newest snapshot)."""
         if not self.journal.last_seq(session_id):
             raise JournalError(f"{self.journal!r} holds no session {session_id!r}")
-        return load_conversation(  # type: ignore[no-any-return]
+        return load_conversation(
             self.journal,
             session_id,
             conversation_processor,
@@ -230,7 +231,7 @@ class Sessions:
         *,
         since_ms: int | None = None,
         until_ms: int | None = None,
-    ) -> list[UsageRow]:
+    ) -> builtins.list[UsageRow]:
         """Model calls, tokens and cost grouped ``by`` session, agent (name), model or UTC
         day, of the calls that started in ``[since_ms, until_ms)`` (all when None), sorted
         by key. Costs are at the price each agent was configured with (as ``max_cost``

@@ -81,7 +81,7 @@ def price_from_json(text: str | None) -> ModelPrice | None:
     """The ``ModelPrice`` a session's ``price`` column holds (None for none)."""
     if text is None:
         return None
-    value = loads(text)
+    value = loads(text.encode())
     return None if value is None else ModelPrice(**value)
 
 
