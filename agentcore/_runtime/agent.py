@@ -104,7 +104,9 @@ class Agent:
     Limits (``max_iterations``, ``max_tokens``, ``max_cost`` in USD, ``timeout`` in
     seconds) apply to every run and can be overridden per run. ``presenters`` get every
     output of every layer in order, each on its isolated lane. ``journal`` records every
-    input before it is folded; ``Agent.resume`` rebuilds an agent from it.
+    input before it is folded; ``Agent.resume`` rebuilds an agent from it. ``session``
+    (or ``journal`` with ``session_id``) continues the conversation the journal holds
+    under that id, or starts it (docs/sessions.md).
     ``processors`` (``{name: (processor, initial_state)}``) join the conversation
     processor: each sees every input and output; its outputs are delivered too.
     Raises ``ConfigurationError`` for bad options (naming the option and the value).
