@@ -147,9 +147,7 @@ def main() -> None:
             snapshots = SqlSnapshots(journal)
             at = journal.last_seq("long") - 500
             probe = _reopen(journal)
-            state = load_conversation(
-                _Upto(probe, at), "long", *_conversation_template()
-            )
+            state = load_conversation(_Upto(probe, at), "long", *_conversation_template())
             snapshots.save("long", at, dump_state(state))
             journal.close()
             messages = 2 * (inputs // 100)
@@ -181,8 +179,8 @@ def main() -> None:
             sessions = Sessions(journal)
             for s in range(0, sessions_count, 10):
                 sessions.name(f"s{s}", f"agent-{s % 7}")
-            figures = {by: _timed(lambda by=by: sessions.usage(by)) for by in _BY}
-            listed = _timed(lambda: sessions.list(limit=50))
+            figures = {by: _timed(lambda by=by, s=sessions: s.usage(by)) for by in _BY}
+            listed = _timed(lambda s=sessions: s.list(limit=50))
             journal.close()
             print(
                 f"  {kind:8} filled at {total / filled:,.0f} inputs/s; "
