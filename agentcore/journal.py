@@ -1,4 +1,5 @@
-"""The per-agent event log, replaying it, and snapshots for fast resume: see docs/journal.md."""
+"""The per-agent event log (memory, JSONL, SQLite, PostgreSQL), replaying it, and snapshots
+for fast resume: see docs/journal.md and docs/sessions.md."""
 
 from ._journal.journal import FsyncPolicy as FsyncPolicy
 from ._journal.journal import Journal as Journal
@@ -20,6 +21,11 @@ from ._journal.resume import load_state as load_state
 from ._journal.snapshots import FileSnapshots as FileSnapshots
 from ._journal.snapshots import MemorySnapshots as MemorySnapshots
 from ._journal.snapshots import SnapshotStore as SnapshotStore
+from ._sessions.journal import SqlJournal as SqlJournal
+from ._sessions.postgres import PostgresJournal as PostgresJournal
+from ._sessions.schema import SCHEMA_VERSION as SCHEMA_VERSION
+from ._sessions.snapshots import SqlSnapshots as SqlSnapshots
+from ._sessions.sqlite import SqliteJournal as SqliteJournal
 
 __all__ = [
     "FileSnapshots",
@@ -31,8 +37,13 @@ __all__ = [
     "JsonlJournal",
     "MemoryJournal",
     "MemorySnapshots",
+    "PostgresJournal",
     "ReplayMachine",
+    "SCHEMA_VERSION",
     "SnapshotStore",
+    "SqlJournal",
+    "SqlSnapshots",
+    "SqliteJournal",
     "dump_state",
     "entries_of",
     "load_state",

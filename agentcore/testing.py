@@ -10,6 +10,10 @@ Requires the ``testing`` extra (``pip install agentcore[testing]``). Example::
         check_processor(my_processor, my_initial_state(), stream.events)
 """
 
+from ._testing.journal_conformance import check_journal as check_journal
+from ._testing.journal_conformance import check_snapshot_store as check_snapshot_store
+from ._testing.postgres import PostgresServer as PostgresServer
+from ._testing.postgres import find_postgres_bin as find_postgres_bin
 from ._testing.replay_check import assert_replays as assert_replays
 from ._testing.strategies import AssistantStream as AssistantStream
 from ._testing.strategies import Turn as Turn
@@ -31,13 +35,17 @@ from ._testing.strategies import usages as usages
 
 __all__ = [
     "AssistantStream",
+    "PostgresServer",
     "Turn",
     "assert_replays",
     "assistant_streams",
     "broken_streams",
+    "check_journal",
     "check_processor",
+    "check_snapshot_store",
     "chunked",
     "events",
+    "find_postgres_bin",
     "garbage",
     "instances",
     "json_objects",

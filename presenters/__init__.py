@@ -9,6 +9,9 @@ from typing import TYPE_CHECKING, Any
 from ._base import Filter as Filter
 from .jsonl import JsonlPresenter as JsonlPresenter
 from .logging import LoggingPresenter as LoggingPresenter
+from .persistence import PersistencePresenter as PersistencePresenter
+from .persistence import PostgresRows as PostgresRows
+from .persistence import SqliteRows as SqliteRows
 from .recording import RecordingPresenter as RecordingPresenter
 
 if TYPE_CHECKING:
@@ -19,7 +22,10 @@ __all__ = [
     "Filter",
     "JsonlPresenter",
     "LoggingPresenter",
+    "PersistencePresenter",
+    "PostgresRows",
     "RecordingPresenter",
+    "SqliteRows",
 ]
 
 

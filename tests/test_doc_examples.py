@@ -20,6 +20,7 @@ DOCS = (
     ROOT / "docs" / "runtime.md",
     ROOT / "docs" / "loop.md",
     ROOT / "docs" / "middleware.md",
+    ROOT / "docs" / "sessions.md",
 )
 BLOCKS = [
     (doc, block)
@@ -69,6 +70,7 @@ RUNNERS = {
     "docs/runtime.md": "tests/test_doc_examples.py",
     "docs/loop.md": "tests/test_doc_examples.py",
     "docs/middleware.md": "tests/test_doc_examples.py",
+    "docs/sessions.md": "tests/test_doc_examples.py",
     "docs/events.md": "tests/core/test_core_docs.py",
     "docs/processors.md": "tests/core/test_core_docs.py",
     "docs/machine.md": "tests/core/test_machine.py",

@@ -20,7 +20,8 @@ fsync policy of ``JsonlJournal`` (``fsync=``):
   A crash of the process loses nothing; a crash of the machine (power, kernel) may lose
   what the OS had not yet written back.
 - ``"turn"``: as ``"never"``, plus an ``fsync`` on every ``sync()`` (the runtime calls it
-  when a message is done), so a machine crash loses at most the turn in progress.
+  when a run ends or pauses for approval), so a machine crash loses at most the turn in
+  progress.
 - ``"always"``: ``fsync`` after every entry; nothing acknowledged is ever lost, at the
   cost of one disk flush per event.
 
@@ -96,7 +97,7 @@ class Journal(Protocol):
         ...
 
     def sync(self) -> None:
-        """A durability point (the runtime calls it when a message is done): what was
+        """A durability point (the runtime calls it when a run ends or pauses): what was
         appended survives what the journal's policy promises. Idempotent; does nothing
         after ``close()``."""
         ...
@@ -124,6 +125,10 @@ class _Sequencer:
 
     def advance(self, agent_id: str, seq: int) -> None:
         self._last[agent_id] = seq
+
+    def forget(self, agent_id: str) -> None:
+        """Ask ``lookup`` again next time (the agent's entries changed behind us)."""
+        self._last.pop(agent_id, None)
 
     def observe(self, agent_id: str, seq: int) -> None:
         if seq > self._last.get(agent_id, 0):

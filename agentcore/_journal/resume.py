@@ -18,12 +18,15 @@ same state.
 
 from __future__ import annotations
 
+import io
 import pickle
 from collections.abc import Callable, Iterable, Iterator
 from operator import attrgetter
 from typing import Any, TypeAlias
 
+from .._core import assembler, state_events
 from .._core.agent_processor import agent_processor, appended_chunk, appending, with_appended
+from .._core.content import ZERO_USAGE
 from .._core.processor import AnyProcessor
 from .._loop.conversation import conversation_processor
 from .journal import Journal, JsonlJournal, record_blocks
@@ -38,7 +41,36 @@ __all__ = [
     "load_state",
 ]
 
-_FORMAT = 1
+_FORMAT = 2
+
+_SHARED: tuple[Any, ...] = tuple(
+    {
+        id(obj): obj
+        for obj in (
+            assembler.TEXT,
+            assembler.THINKING,
+            assembler.TOOL,
+            assembler.DONE,
+            state_events.THINKING,
+            state_events.RESPONDING,
+            ZERO_USAGE,
+        )
+    }.values()
+)
+"""Objects the processors compare by identity (``kind is TEXT``). Unpickling would make
+copies of them (equal, not identical, and the processor would take another path), so a
+snapshot refers to them instead of holding them: the pickler's memo starts with them,
+and loading puts these very objects in the unpickler's memo first (format 2; format 1
+snapshots held copies and are refused)."""
+
+_PREFIX = b"\x80\x05" + b"".join(b"K" + bytes([i]) + b"Q\x94" + b"0" for i in range(len(_SHARED)))
+"""Pickle opcodes that put ``_SHARED`` in the unpickler's memo: per object, its index
+(``BININT1``), ``BINPERSID`` (``persistent_load`` gives the object), ``MEMOIZE``, ``POP``."""
+
+
+class _Unpickler(pickle.Unpickler):
+    def persistent_load(self, pid: Any) -> Any:
+        return _SHARED[pid]
 
 
 Lens: TypeAlias = tuple[Callable[[Any], Any], Callable[[Any, Any], Any], bool]
@@ -105,14 +137,20 @@ def dump_state(state: Any) -> bytes:
     loop = state.loop
     parts = {name: getattr(state, name) for name in state._fields}
     parts["loop"] = loop.replace(config=None)
-    return pickle.dumps((_FORMAT, loop.config.to_wire(), parts), protocol=5)
+    buffer = io.BytesIO()
+    pickler = pickle.Pickler(buffer, protocol=5)
+    pickler.memo = {id(obj): (i, obj) for i, obj in enumerate(_SHARED)}
+    pickler.dump((_FORMAT, loop.config.to_wire(), parts))
+    return buffer.getvalue()
 
 
 def load_state(data: bytes, template: Any) -> Any:
     """The state ``dump_state`` wrote, shaped like ``template`` (a fresh state of the same
     processor, whose loop config supplies the hooks). Raises ``ValueError`` for bytes of
     another format or another shape of state."""
-    version, config, parts = pickle.loads(data)
+    if not data.startswith(b"\x80\x05"):
+        raise ValueError("a snapshot is a protocol 5 pickle of dump_state")
+    version, config, parts = _Unpickler(io.BytesIO(_PREFIX + data[2:])).load()
     if version != _FORMAT or set(parts) != set(template._fields):
         raise ValueError(
             f"snapshot of format {version} with parts {sorted(parts)} does not fit a state "

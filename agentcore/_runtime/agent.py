@@ -38,7 +38,6 @@ from .._core.pricing import ModelPrice
 from .._core.processor import AnyProcessor
 from .._core.state_machine import AgentState, StateChange
 from .._journal.journal import Journal
-from .._journal.resume import fold_state, journal_events, load_state
 from .._journal.snapshots import SnapshotStore
 from .._loop.conversation import AgentSnapshot, ConversationState, create_conversation, snapshot_of
 from .._loop.events import (
@@ -58,6 +57,13 @@ from .._loop.events import (
 )
 from .._loop.state import LoopConfig, QueueMode, SteeringPolicy, default_convert_to_llm
 from .._loop.tools import Tool, as_tool
+from .._sessions.session import (
+    Detached,
+    Session,
+    load_conversation,
+    open_session,
+    resumes_at_once,
+)
 from .actions import LoopEndAction, LoopEndReason, LoopStartAction, Middleware, through
 from .delivery import EngineFailure
 from .extensions import Extension, ExtensionAPI, Hooks
@@ -104,7 +110,9 @@ class Agent:
     Limits (``max_iterations``, ``max_tokens``, ``max_cost`` in USD, ``timeout`` in
     seconds) apply to every run and can be overridden per run. ``presenters`` get every
     output of every layer in order, each on its isolated lane. ``journal`` records every
-    input before it is folded; ``Agent.resume`` rebuilds an agent from it.
+    input before it is folded; ``Agent.resume`` rebuilds an agent from it. ``session``
+    (or ``journal`` with ``session_id``) continues the conversation the journal holds
+    under that id, or starts it (docs/sessions.md).
     ``processors`` (``{name: (processor, initial_state)}``) join the conversation
     processor: each sees every input and output; its outputs are delivered too.
     ``middleware``, ``extensions`` and the ``*_guardrails`` bend runs without forking the
@@ -141,6 +149,8 @@ class Agent:
         journal: Journal | None = None,
         snapshots: SnapshotStore | None = None,
         snapshot_every: int = 1000,
+        session: Session | None = None,
+        session_id: str | None = None,
         agent_id: str | None = None,
         clock: Callable[[], int] = ms_clock,
         id_factory: Callable[[], str] = new_id,
@@ -187,9 +197,14 @@ class Agent:
         self._transform = self._hooks.transform(transform_context)
         self._clock = clock
         self._new_id = id_factory
+        journal, snapshots, agent_id, continuing = open_session(
+            session, session_id, journal, snapshots, agent_id
+        )
+        if continuing and messages:
+            raise ConfigurationError(f"session {agent_id!r} has a history already: drop messages=")
         self.agent_id = agent_id or f"agent_{id_factory()}"
         self.created_at = clock()
-        if journal is not None and journal.last_seq(self.agent_id):
+        if journal is not None and not continuing and journal.last_seq(self.agent_id):
             raise ConfigurationError(
                 f"journal {journal!r} already holds agent {self.agent_id!r}'s conversation; "
                 "continue it with await Agent.resume(journal, ...)"
@@ -202,7 +217,7 @@ class Agent:
             self.initial_state(),
             agent_id=self.agent_id,
             clock=clock,
-            journal=journal,
+            journal=None if continuing else journal,
             outlet=outlet,
             perform=lambda effect: self._performer.perform(effect),
             report=outlet.report,
@@ -227,6 +242,7 @@ class Agent:
         """What tools get as ``ToolContext.deps`` (a run may pass its own: ``deps=``)."""
         self._stretch: asyncio.Future[None] | None = None
         self._last_pause: Finish | AwaitApproval | None = None
+        self._detached: Detached | None = None
         self._inbox = Inbox(self._receive_one, self._ready)
         self._ready_handlers: tuple[Callable[[Agent], object], ...] = ()
         self._destroy_handlers: tuple[Callable[[Agent], object], ...] = ()
@@ -234,6 +250,11 @@ class Agent:
         shell.feed(AgentConfigured(self.config.to_wire()))
         if messages:
             shell.feed(AgentReset(tuple(messages)))
+        if continuing:  # a session the journal holds: load it, resume a run it cut off
+            assert journal is not None
+            self._take_over(journal)
+            if resumes_at_once(shell.state):
+                shell.feed(AgentResume())
         for extension in extensions:
             self.use(extension)
 
@@ -271,23 +292,25 @@ class Agent:
         journaled and decides from now on.
         """
         agent_id = agent_id if agent_id is not None else only_agent(journal)
-        last = journal.last_seq(agent_id)
-        if not last:
+        if not journal.last_seq(agent_id):
             raise ConfigurationError(f"journal {journal!r} holds no entry of agent {agent_id!r}")
         agent = cls(agent_id=agent_id, snapshots=snapshots, **options)
-        state, after = agent.initial_state(), 0
-        found = None if snapshots is None else snapshots.latest(agent_id, at_most=last)
-        if found is not None:
-            after, data = found
-            state = load_state(data, state)
-        state = fold_state(agent.processor, state, journal_events(journal, agent_id, after))
-        shell = agent._shell
+        agent._take_over(journal)
+        agent._shell.feed(AgentResume())
+        return agent
+
+    def _take_over(self, journal: Journal) -> None:
+        """Continue the conversation ``journal`` holds for this agent: fold it (from the
+        newest snapshot), journal from now on, and journal this agent's configuration
+        when it differs from the journal's."""
+        shell = self._shell
+        state = load_conversation(
+            journal, self.agent_id, self.processor, self.initial_state(), shell.snapshots
+        )
         shell.state, shell.journal = state, journal
-        wire = agent.config.to_wire()
+        wire = self.config.to_wire()
         if state.loop.config.to_wire() != wire:
             shell.feed(AgentConfigured(wire))
-        shell.feed(AgentResume())
-        return agent
 
     # -- what the agent holds and does -----------------------------------------------------
 
@@ -445,17 +468,28 @@ class Agent:
     # -- runs -----------------------------------------------------------------------------
 
     async def prompt(
-        self, message: str | Any | Sequence[Any], *, deps: Any = None, **limits: Any
+        self,
+        message: str | Any | Sequence[Any],
+        *,
+        deps: Any = None,
+        skip_memory_save: bool = False,
+        **limits: Any,
     ) -> None:
         """Start a run with ``message`` and wait until it ends or pauses for approval.
 
         ``deps`` replaces the agent's ``deps`` as what this run's tools get in
-        ``ToolContext.deps``. Run errors do not raise here: they are in ``state.error``. Raises
-        ``AgentBusyError`` while a run is active (steer or follow up instead); waits for
-        an aborted run to wind down first. Cancelling the caller aborts the run and
+        ``ToolContext.deps``. ``skip_memory_save``: the run is not journaled, and once it
+        ends the agent is back where it was before it (docs/sessions.md). Run errors do
+        not raise here: they are in ``state.error``. Raises ``AgentBusyError`` while a run
+        is active (steer or follow up instead); waits for an aborted run to wind down
+        first. Cancelling the caller aborts the run and
         returns once the agent is idle.
         """
-        await self._run(AgentPrompt(self._messages(message), **self._limits(limits)), deps)
+        command = AgentPrompt(self._messages(message), **self._limits(limits))
+        try:
+            await self._run(command, deps, skip_memory_save)
+        finally:
+            self._end_unsaved()
 
     async def continue_(self, *, deps: Any = None, **limits: Any) -> None:
         """Run again from the history as it is (after an error, an abort, or with a
@@ -473,10 +507,12 @@ class Agent:
         on_complete: Callable[[AgentResult], None] | None = None,
         on_error: Callable[[AgentError], None] | None = None,
         deps: Any = None,
+        skip_memory_save: bool = False,
         **limits: Any,
     ) -> AgentResult:
         """Prompt, wait, and return an ``AgentResult``; raises the run's ``AgentError``
-        (after calling ``on_error``) when it ended with an error or was aborted."""
+        (after calling ``on_error``) when it ended with an error or was aborted.
+        ``skip_memory_save`` as for ``prompt``."""
 
         def relay(event: Any) -> None:
             if type(event) is TextDelta:
@@ -490,10 +526,11 @@ class Agent:
         command = AgentPrompt(self._messages(prompt), **self._limits(limits))
         unsubscribe = self.subscribe(relay)
         try:
-            _, result = await self._run(command, deps)
+            _, result = await self._run(command, deps, skip_memory_save)
+            error = self.state.error
         finally:
             unsubscribe()
-        error = self.state.error
+            self._end_unsaved()
         if error is not None:
             if on_error is not None:
                 on_error(error)
@@ -510,11 +547,17 @@ class Agent:
     async def approve(self, tool_call_id: str) -> None:
         """Approve a pending call; once every pending call is decided the run resumes.
         Raises ``ProtocolError`` for an id that awaits no decision."""
-        await self._run(ToolApproval(tool_call_id, True))
+        try:
+            await self._run(ToolApproval(tool_call_id, True))
+        finally:
+            self._end_unsaved()
 
     async def reject(self, tool_call_id: str, reason: str | None = None) -> None:
         """Reject a pending call: the model gets an error result saying so (and why)."""
-        await self._run(ToolApproval(tool_call_id, False, reason))
+        try:
+            await self._run(ToolApproval(tool_call_id, False, reason))
+        finally:
+            self._end_unsaved()
 
     async def wait(self) -> None:
         """Return once no run is active (at once when idle or paused for approval)."""
@@ -592,9 +635,7 @@ class Agent:
         await self._outlet.drain(self._close_timeout)
         self._outlet.cancel()
         self._call_handlers(self._destroy_handlers)
-        journal = self._shell.journal
-        if journal is not None:
-            journal.sync()
+        self._sync_journal()
         if isinstance(self._model, str) and self._driver is not None:
             await self._driver.aclose()
 
@@ -626,14 +667,16 @@ class Agent:
             raise error_from_code(rejection.message, rejection.code)
 
     async def _run(
-        self, event: Any, deps: Any = None
+        self, event: Any, deps: Any = None, unsaved: bool = False
     ) -> tuple[Finish | AwaitApproval | None, AgentResult]:
         """Feed a command that starts or resumes a run; wait until it ends or pauses, and
         return how (``None`` when the command started nothing, e.g. an approval that still
         waits for other decisions) and the ``AgentResult`` of what it added. A stopping
         run is waited for first. Cancelling the caller aborts the run and returns once
         the agent is idle. A prompt goes through the ``loop_start`` middleware and starts
-        the input guardrails; an ended run goes through the ``loop_end`` middleware."""
+        the input guardrails; an ended run goes through the ``loop_end`` middleware.
+        ``unsaved``: the run is not journaled (``skip_memory_save``; ``_end_unsaved``
+        forgets it once it ends)."""
         if self._stopping():
             await self.wait()
         performer = self._performer
@@ -643,7 +686,15 @@ class Agent:
         if type(event) is not ToolApproval:  # a run's tools get its deps, else the agent's
             performer.deps = self.deps if deps is None else deps
         start, began = len(self._shell.state.loop.messages), time.perf_counter()
-        self._command(event)
+        detached = Detached(self._shell) if unsaved and self._detached is None else None
+        try:
+            self._command(event)
+        except BaseException:
+            if detached is not None:
+                detached.restore(self._shell)
+            raise
+        if detached is not None:
+            self._detached = detached
         if type(event) is AgentPrompt and performer.guards.input:
             performer.check_input(event.messages)  # after the prompt: a trip ends its run
         try:
@@ -719,6 +770,24 @@ class Agent:
             self._stretch = stretch = asyncio.get_running_loop().create_future()
         await asyncio.shield(stretch)
 
+    def _sync_journal(self) -> None:
+        """A durability point of the journal (a run ended or paused, the agent closed); a
+        failure is reported, as every journal failure."""
+        journal = self._shell.journal
+        if journal is not None:
+            try:
+                journal.sync()
+            except Exception as exc:
+                self._outlet.report(EngineFailure("journal", repr(journal), exc, None))
+
+    def _end_unsaved(self) -> None:
+        """Forget a ``skip_memory_save`` run once it has ended (not while it waits for an
+        approval): journal, snapshots and state as they were before it."""
+        detached = self._detached
+        if detached is not None and self._shell.state.loop.phase == "idle":
+            self._detached = None
+            detached.restore(self._shell)
+
     def _running(self) -> bool:
         return self._shell.state.loop.phase not in ("idle", "approval")
 
@@ -728,6 +797,7 @@ class Agent:
 
     def _paused(self, effect: Finish | AwaitApproval) -> None:
         self._last_pause = effect
+        self._sync_journal()
         stretch = self._stretch
         if stretch is not None and not stretch.done():
             stretch.set_result(None)

@@ -1,0 +1,1 @@
+"""_sessions: journals and sessions in SQLite and PostgreSQL; see docs/sessions.md."""

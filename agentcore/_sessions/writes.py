@@ -1,0 +1,34 @@
+"""The statements that write what ``Tally.count`` worked out, in the caller's transaction."""
+
+from __future__ import annotations
+
+from .database import Tx
+from .tally import Counted
+
+__all__ = ["write_counted"]
+
+_UPSERT_SESSION = (
+    "INSERT INTO agentcore_sessions (agent_id, created_ms, last_ms, entries, turns, price) "
+    "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (agent_id) DO UPDATE SET "
+    "created_ms = coalesce(agentcore_sessions.created_ms, excluded.created_ms), "
+    "last_ms = excluded.last_ms, entries = excluded.entries, "
+    "turns = agentcore_sessions.turns + excluded.turns, "
+    "price = coalesce(excluded.price, agentcore_sessions.price)"
+)
+_UPSERT_CALL = (
+    "INSERT INTO agentcore_calls (agent_id, seq, ts, model, input_tokens, output_tokens, "
+    "cache_read_tokens, cache_write_tokens, reasoning_tokens, cost) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (agent_id, seq) DO UPDATE SET "
+    "input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens, "
+    "cache_read_tokens = excluded.cache_read_tokens, "
+    "cache_write_tokens = excluded.cache_write_tokens, "
+    "reasoning_tokens = excluded.reasoning_tokens, cost = excluded.cost"
+)
+
+
+def write_counted(tx: Tx, counted: Counted) -> None:
+    """Upsert the session rows and the model calls ``counted`` holds."""
+    if counted.sessions:
+        tx.many(_UPSERT_SESSION, counted.sessions)
+    if counted.calls:
+        tx.many(_UPSERT_CALL, counted.calls)

@@ -1,0 +1,192 @@
+"""Sessions on every backend: an agent continues a session another agent left, a run
+with skip_memory_save leaves no trace, a session cut off mid-run resumes when opened, and
+the seed's memory provider shape over a journal."""
+
+from __future__ import annotations
+
+import asyncio
+import pathlib
+
+import pytest
+
+from agentcore import Agent
+from agentcore.errors import ConfigurationError
+from agentcore.events import MessageStart, TextDelta, UserMessage
+from agentcore.journal import MemoryJournal, SqliteJournal
+from agentcore.loop import AgentConfigured, AgentPrompt, LoopConfig
+from agentcore.sessions import JournalMemory, Session
+from agentcore.testing import assert_replays
+from drivers.scripted import ScriptedDriver, text_turn
+from tests.sessions.conftest import Backend
+
+
+def _texts(messages: tuple[object, ...]) -> list[tuple[str, str]]:
+    return [
+        (m.type, getattr(m, "content", None) or getattr(m, "text", ""))  # type: ignore[attr-defined]
+        for m in messages
+    ]
+
+
+def test_a_session_goes_on_across_agents_and_processes(backend: Backend) -> None:
+    async def main() -> None:
+        journal, snapshots = backend.open()
+        first = Agent(
+            ScriptedDriver([text_turn("Hello!")]),
+            session=Session(journal, "s1", snapshots),
+            snapshot_every=3,
+        )
+        assert first.agent_id == "s1"
+        assert (await first.run("hi")).output == "Hello!"
+        await first.aclose()
+        journal.close()
+
+        journal, snapshots = backend.open()  # a new process, the same storage
+        second = Agent(
+            ScriptedDriver([text_turn("Again!")]),
+            journal=journal,
+            session_id="s1",
+            snapshots=snapshots,
+        )
+        assert _texts(second.state.messages) == [
+            ("user_message", "hi"),
+            ("assistant_message", "Hello!"),
+        ]
+        assert (await second.run("more")).output == "Again!"
+        await second.aclose()
+        assert _texts(second.state.messages)[2:] == [
+            ("user_message", "more"),
+            ("assistant_message", "Again!"),
+        ]
+        seqs = [e.seq for e in journal.entries("s1")]
+        assert seqs == list(range(1, len(seqs) + 1))
+        journal.close()
+
+    asyncio.run(main())
+
+
+def test_session_options_that_contradict_each_other_are_refused(tmp_path: pathlib.Path) -> None:
+    journal = MemoryJournal()
+    driver = ScriptedDriver([])
+    with pytest.raises(ConfigurationError, match="needs the journal"):
+        Agent(driver, session_id="s1")
+    with pytest.raises(ConfigurationError, match="contradicts the session's id"):
+        Agent(driver, journal=journal, session_id="s1", agent_id="other")
+    with pytest.raises(ConfigurationError, match="contradicts session="):
+        Agent(driver, session=Session(journal, "s1"), session_id="s2")
+    with pytest.raises(ConfigurationError, match="not both"):
+        Agent(driver, session=Session(journal, "s1"), journal=MemoryJournal())
+    with pytest.raises(ConfigurationError, match="session must be a Session"):
+        Agent(driver, session="s1")  # type: ignore[arg-type]
+    Agent(driver, journal=journal, session_id="s1", messages=[UserMessage("u0", "earlier")])
+    with pytest.raises(ConfigurationError, match="has a history already"):
+        Agent(driver, journal=journal, session_id="s1", messages=[UserMessage("u1", "x")])
+    with pytest.raises(ConfigurationError, match="already holds agent"):
+        Agent(driver, journal=journal, agent_id="s1")  # without session=: a mistake
+    again = Agent(driver, journal=journal, session_id="s1")
+    assert _texts(again.state.messages) == [("user_message", "earlier")]
+    journal.close()
+
+
+def test_a_run_with_skip_memory_save_leaves_no_trace(backend: Backend) -> None:
+    async def main() -> None:
+        journal, snapshots = backend.open()
+        driver = ScriptedDriver([text_turn("One"), text_turn("Secret"), text_turn("Two")])
+        agent = Agent(driver, session=Session(journal, "s1", snapshots))
+        await agent.run("first")
+        entries = list(journal.entries("s1"))
+        state = agent.conversation_state
+        result = await agent.run("forget me", skip_memory_save=True)
+        assert result.output == "Secret"
+        assert _texts(result.messages) == [
+            ("user_message", "forget me"),
+            ("assistant_message", "Secret"),
+        ]
+        assert list(journal.entries("s1")) == entries
+        assert agent.conversation_state == state
+        await agent.prompt("second")
+        assert [t for _, t in _texts(agent.state.messages)] == ["first", "One", "second", "Two"]
+        assert [t for _, t in _texts(driver.requests[2].messages)] == ["first", "One", "second"]
+        await agent.aclose()
+        journal.close()
+        journal, snapshots = backend.open()
+        again = Agent(ScriptedDriver([]), session=Session(journal, "s1", snapshots))
+        assert [t for _, t in _texts(again.state.messages)] == ["first", "One", "second", "Two"]
+        journal.close()
+
+    asyncio.run(main())
+
+
+def test_a_run_that_is_not_saved_still_replays_what_is(tmp_path: pathlib.Path) -> None:
+    async def main() -> None:
+        journal = SqliteJournal(tmp_path / "s.db")
+        delivered: list[object] = []
+        driver = ScriptedDriver([text_turn("One"), text_turn("Skipped"), text_turn("Two")])
+        agent = Agent(driver, journal=journal, session_id="s1")
+        agent.subscribe(delivered.append)
+        await agent.prompt("a")
+        mark = len(delivered)
+        await agent.prompt("b", skip_memory_save=True)
+        del delivered[mark:]  # the unsaved run's outputs are not in the journal
+        await agent.prompt("c")
+        assert_replays(agent, delivered)
+        await agent.aclose()
+
+    asyncio.run(main())
+
+
+def _cut_off(journal: object) -> None:
+    """A journal whose run stopped while the model was streaming (a killed process)."""
+    config = LoopConfig().to_wire()
+    for event in [
+        AgentConfigured(config, timestamp=1),
+        AgentPrompt((UserMessage("u1", "hi", timestamp=2),), timestamp=2),
+        MessageStart("m1", "scripted-model", timestamp=3),
+        TextDelta("Hal", 0, timestamp=4),
+    ]:
+        journal.append("s1", event)  # type: ignore[attr-defined]
+
+
+def test_a_session_cut_off_mid_run_resumes_when_opened(backend: Backend) -> None:
+    journal, snapshots = backend.open()
+    _cut_off(journal)
+    with pytest.raises(ConfigurationError, match="cut off in the middle of a run"):
+        Agent(ScriptedDriver([]), session=Session(journal, "s1", snapshots))
+
+    async def main() -> None:
+        agent = Agent(ScriptedDriver([text_turn("Hello")]), session=Session(journal, "s1"))
+        await agent.wait()
+        assert _texts(agent.state.messages) == [
+            ("user_message", "hi"),
+            ("assistant_message", "Hello"),
+        ]
+        await agent.aclose()
+
+    asyncio.run(main())
+    journal.close()
+
+
+def test_journal_memory_is_the_seeds_memory_provider(backend: Backend) -> None:
+    async def main() -> None:
+        journal, snapshots = backend.open()
+        memory = JournalMemory(journal, snapshots=snapshots, clock=lambda: 7)
+        assert await memory.load("s1") == []
+        await memory.clear("s1")  # nothing to clear: nothing journaled
+        assert journal.last_seq("s1") == 0
+        history = [UserMessage("u1", "remember me", timestamp=1)]
+        await memory.save("s1", history)
+        assert await memory.load("s1") == history
+        agent = Agent(ScriptedDriver([text_turn("I do")]), session=Session(journal, "s1"))
+        await agent.run("do you?")
+        await agent.aclose()
+        loaded = await memory.load("s1")
+        assert _texts(tuple(loaded)) == [
+            ("user_message", "remember me"),
+            ("user_message", "do you?"),
+            ("assistant_message", "I do"),
+        ]
+        await memory.clear("s1")
+        assert await memory.load("s1") == []
+        assert journal.last_seq("s1") > 2  # the past is still journaled
+        journal.close()
+
+    asyncio.run(main())
