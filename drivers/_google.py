@@ -41,7 +41,6 @@ __all__ = ["GoogleDriver", "classify_google_error"]
 _Chunk = Mapping[str, Any]
 _PLACEHOLDER = "set-by-get_api_key"
 _KEY_ENVS = ("GOOGLE_API_KEY", "GEMINI_API_KEY")
-_NO_RETRIES = {"attempts": 1}
 
 
 class _StreamError(Exception):
@@ -190,11 +189,12 @@ class GoogleDriver(StreamingDriver[GeminiState, _Chunk]):
         self, body: tuple[str, dict[str, Any]], key: str | None, attach: Callable[[Close], None]
     ) -> AsyncIterator[_Chunk]:
         """One attempt: the SDK's request (``key`` from ``get_api_key`` wins), its response."""
-        options: dict[str, Any] = {"retry_options": _NO_RETRIES}
-        if self.retry.timeout is not None:
-            options["timeout"] = max(1, round(self.retry.timeout * 1000))
-        if key is not None:
-            options["headers"] = {"x-goog-api-key": key}
+        timeout = self.retry.timeout
+        options = genai_types.HttpOptions(
+            retry_options=genai_types.HttpRetryOptions(attempts=1),
+            timeout=None if timeout is None else max(1, round(timeout * 1000)),
+            headers=None if key is None else {"x-goog-api-key": key},
+        )
         model, payload = body
         request = self._api._build_request("post", self._path(model), dict(payload), options)
         response = await self._api._async_request(request, options, stream=True)

@@ -68,8 +68,8 @@ _INFERRED = (
 def split_model(spec: str) -> tuple[str, str]:
     """``"provider/model"`` -> ``(provider, model)``.
 
-    A bare ``claude-*``, ``gpt-*`` or ``gemini-*`` id gets its vendor; anything else without a provider
-    is a ``ConfigurationError`` listing the known providers.
+    A bare ``claude-*``, ``gpt-*`` or ``gemini-*`` id gets its vendor; anything else
+    without a provider is a ``ConfigurationError`` listing the known providers.
     """
     provider, slash, model = spec.partition("/")
     if slash and provider and model:
