@@ -43,7 +43,7 @@ from .._loop.tools import Tool
 from .outlet import Outlet
 from .tool_runner import AbortSignal, ToolContext, run_tool
 
-__all__ = ["Performer"]
+__all__ = ["Performer", "close_stream", "driver_failure"]
 
 _TERMINAL = (MessageStop, ErrorReceived)
 
@@ -158,12 +158,12 @@ class Performer:
         except Exception as exc:  # a failing driver never takes the agent down
             last = None
             if not self._cancelling:
-                feed(_failure(exc, self._clock()))
+                feed(driver_failure(exc, self._clock()))
                 return
         finally:
             self._model = None
             if stream is not None:
-                await _close(stream)
+                await close_stream(stream)
         if self._cancelling:
             self._feed(Interrupt("abort", timestamp=self._clock()))
         elif type(last) not in _TERMINAL:
@@ -251,7 +251,7 @@ def _code(code: ErrorCode) -> dict[str, str]:
     return {"error_code": code.value}
 
 
-def _failure(exc: BaseException, timestamp: int) -> ErrorReceived:
+def driver_failure(exc: BaseException, timestamp: int) -> ErrorReceived:
     """The ``error_received`` for a driver that raised: its own code and retryability."""
     code = getattr(exc, "code", None)
     code_value = getattr(code, "value", code)
@@ -275,7 +275,7 @@ def _hook_failure(exc: Exception, timestamp: int) -> ErrorReceived:
     )
 
 
-async def _close(stream: Any) -> None:
+async def close_stream(stream: Any) -> None:
     """Close a driver's stream (an async generator) so its ``finally`` runs now."""
     aclose = getattr(stream, "aclose", None)
     if aclose is not None:
