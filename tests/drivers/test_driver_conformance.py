@@ -25,7 +25,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentcore import BaseDriver, Driver, ModelRequest, as_driver, create_agent
+from agentcore import BaseDriver, Driver, FallbackDriver, ModelRequest, as_driver, create_agent
 from agentcore.errors import AgentError
 from agentcore.events import (
     ErrorReceived,
@@ -215,6 +215,7 @@ LOCAL_DRIVERS: dict[str, Callable[[list[StreamEvent]], BaseDriver]] = {
     "async-function": lambda events: FunctionDriver(_async_reply(events)),
     "recording": lambda events: RecordingDriver(ScriptedDriver([events]), MemoryJournal()),
     "replay": lambda events: ReplayDriver(_recorded(events), agent_id="model"),
+    "fallback": lambda events: FallbackDriver([ScriptedDriver([events])]),
 }
 
 
