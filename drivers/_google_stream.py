@@ -121,8 +121,9 @@ class GeminiState(NamedTuple):
     ``message_id`` and ``model`` are fallbacks until the first chunk; ``blocks`` is the next
     block index; ``open_block``/``open_kind`` the text or thinking block later parts of the
     same kind join (``-1``/``None``: none); ``calls`` counts function calls;
-    ``finish_reason`` and ``blocked`` are Gemini's own values; ``ended`` says ``finish``
-    ran; ``held`` is the text held back per block (``drivers._guard``).
+    ``finish_reason`` and ``blocked`` are Gemini's own values; ``usage`` the latest
+    ``usageMetadata`` (read once, by ``finish``); ``ended`` says ``finish`` ran; ``held``
+    is the text held back per block (``drivers._guard``).
     """
 
     message_id: str
@@ -135,7 +136,7 @@ class GeminiState(NamedTuple):
     calls: int = 0
     finish_reason: str | None = None
     blocked: str | None = None
-    usage: Usage = Usage()
+    usage: Mapping[str, Any] | None = None
     ended: bool = False
     held: Held = ()
 
@@ -161,7 +162,7 @@ def step(state: GeminiState, chunk: Any, ts: int) -> tuple[GeminiState, Events]:
         out.append(_message_start(state, ts))
     meta = chunk.get("usageMetadata")
     if meta:
-        state = state._replace(usage=usage_from(meta))
+        state = state._replace(usage=meta)
     feedback = chunk.get("promptFeedback")
     if feedback and feedback.get("blockReason"):
         state = state._replace(blocked=feedback["blockReason"])
@@ -201,7 +202,8 @@ def finish(state: GeminiState, ts: int) -> tuple[GeminiState, Events]:
         out.append(ErrorReceived(message, ErrorCode.PROVIDER_ERROR.value, True, timestamp=ts))
         return state, out
     reason = stop_reason(state)
-    out.append(MessageDelta(stop_reason=reason, usage=state.usage, timestamp=ts))
+    usage = Usage() if state.usage is None else usage_from(state.usage)
+    out.append(MessageDelta(stop_reason=reason, usage=usage, timestamp=ts))
     out.append(MessageStop(stop_reason=reason, timestamp=ts))
     return state, out
 
