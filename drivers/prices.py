@@ -15,8 +15,9 @@ Sources (list prices, standard tier, no batch discount), read 2026-11-22:
 - OpenAI: https://platform.openai.com/docs/pricing ("Text tokens", Standard).
   ``cache_read`` is the "cached input" rate. OpenAI does not bill cache writes separately
   and never reports them, so ``cache_write`` is left unset (priced as input).
-- Google: https://ai.google.dev/gemini-api/docs/pricing (Paid tier, Standard). Models with
-  two tiers are priced at the lower one (prompts up to 200k tokens); longer prompts cost
+- Google: https://ai.google.dev/gemini-api/docs/pricing (paid tier, standard), as a 2026
+  summary of that page gives them: not read at the source. Models with two tiers are
+  priced at the lower one (prompts up to 200k tokens); longer prompts cost
   more and are not distinguished. ``cache_read`` is the context-caching rate (a tenth of
   input); cache storage is billed per hour and not counted. Thinking tokens are billed
   as output, as the Gemini driver reports them.
