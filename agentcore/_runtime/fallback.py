@@ -171,8 +171,8 @@ class FallbackDriver(BaseDriver):
     ``driver_factory`` resolves names (default: the ``agentcore.drivers`` entry points);
     ``clock`` (ms) stamps the errors this driver writes itself.
 
-    Raises ``ConfigurationError`` for an empty chain or an entry that is neither a name nor
-    a driver.
+    One call at a time, like the drivers it holds. Raises ``ConfigurationError`` for an
+    empty chain or an entry that is neither a name nor a driver.
     """
 
     def __init__(
