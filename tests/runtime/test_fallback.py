@@ -346,3 +346,61 @@ def test_agent_prices_each_turn_at_its_model_and_budgets_at_the_dearest() -> Non
     assert agent.config.price == ModelPrice(3.0, 15.0, 0.5, 3.75)
     with pytest.raises(ConfigurationError, match="max_cost needs a price"):
         Agent(["anthropic/claude-sonnet-4-5", "ollama/llama3"], max_cost=1.0)
+
+
+# -- the invariant, over any chain -----------------------------------------------------------
+
+OUTCOMES = st.one_of(
+    st.just(("answer",)),
+    st.tuples(
+        st.just("early"),
+        st.sampled_from(list(ErrorCode)),
+        st.booleans(),  # retryable
+        st.booleans(),  # after a message_start
+    ),
+    st.tuples(st.just("late"), st.booleans()),
+    st.tuples(st.just("raise"), st.booleans()),
+)
+
+
+def _script(outcome: tuple[Any, ...], n: int) -> list[Any]:
+    start = MessageStart(f"msg_{n}", f"model-{n}", timestamp=1)
+    if outcome[0] == "answer":
+        return text_turn(f"answer {n}", message_id=f"msg_{n}", model=f"model-{n}")
+    if outcome[0] == "early":
+        _, code, retryable, started = outcome
+        failure = ErrorReceived(f"early {n}", code.value, retryable, timestamp=1)
+        return [start, failure] if started else [failure]
+    if outcome[0] == "late":
+        return [start, TextDelta(f"part {n}", 0, timestamp=1), error(ErrorCode.OVERLOADED, True)]
+    busy = AgentError(f"raised {n}", code=ErrorCode.OVERLOADED)
+    busy.retryable = outcome[1]  # type: ignore[attr-defined]
+    return [busy]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(OUTCOMES, min_size=1, max_size=4))
+def test_the_engine_sees_exactly_one_attempt_never_a_mix(outcomes: list[Any]) -> None:
+    """The events are those of the first attempt that answered or failed in a way the rule
+    keeps (its error naming the failures before it), and no driver after it is asked."""
+    drivers = [ScriptedDriver([_script(o, n)], name=f"d{n}") for n, o in enumerate(outcomes)]
+    events = run(FallbackDriver(drivers))
+    check_stream(events)
+    deciding = next(
+        n
+        for n, o in enumerate(outcomes)
+        if n == len(outcomes) - 1
+        or (
+            not (o[0] == "early" and (o[2] or o[1] is ErrorCode.CONTEXT_OVERFLOW))
+            and not (o[0] == "raise" and o[1])
+        )
+    )
+    assert [len(d.requests) for d in drivers] == [1] * (deciding + 1) + [0] * (
+        len(drivers) - deciding - 1
+    )
+    starts = [e for e in events if isinstance(e, MessageStart)]
+    assert all(s.message_id == f"msg_{deciding}" for s in starts) and len(starts) <= 1
+    texts = text_of(events)
+    assert texts in ("", f"answer {deciding}", f"part {deciding}")
+    if isinstance(events[-1], ErrorReceived) and deciding:
+        assert "(fell back after d0: " in events[-1].message or outcomes[deciding][0] == "late"
