@@ -322,8 +322,9 @@ class FallbackDriver(BaseDriver):
                 try:
                     if call.interrupted:
                         return
-                    stream = driver.receive(self._request_for(request, position))
+                    stream: AsyncIterator[StreamEvent] | None = None
                     try:
+                        stream = driver.receive(self._request_for(request, position))
                         async for event in stream:
                             if answered:
                                 yield event
@@ -351,7 +352,8 @@ class FallbackDriver(BaseDriver):
                             return
                         error = failure
                     finally:
-                        await close_stream(stream)
+                        if stream is not None:
+                            await close_stream(stream)
                 finally:
                     call.driver = None
                     release()

@@ -404,3 +404,12 @@ def test_the_engine_sees_exactly_one_attempt_never_a_mix(outcomes: list[Any]) ->
     assert texts in ("", f"answer {deciding}", f"part {deciding}")
     if isinstance(events[-1], ErrorReceived) and deciding:
         assert "(fell back after d0: " in events[-1].message or outcomes[deciding][0] == "late"
+
+
+def test_a_driver_whose_receive_raises_at_once_is_passed_over_too() -> None:
+    spent = ScriptedDriver([], name="anthropic")  # receive raises ScriptExhaustedError
+    chain = FallbackDriver(
+        [spent, ScriptedDriver([answer("ok", "gpt")], name="openai")],
+        should_fall_back=lambda e: True,
+    )
+    assert text_of(run(chain)) == "ok"
