@@ -50,6 +50,9 @@ from ._loop.tools import tool as tool
 from ._runtime.agent import Agent as Agent
 from ._runtime.agent import AgentResult as AgentResult
 from ._runtime.agent import create_agent as create_agent
+from ._runtime.fallback import FallbackDriver as FallbackDriver
+from ._runtime.fallback import ProviderLimits as ProviderLimits
+from ._runtime.fallback import falls_back as falls_back
 from ._runtime.middleware import Reply as Reply
 from ._runtime.outlet import ms_clock as ms_clock
 from ._runtime.tool_runner import ToolContext as ToolContext
@@ -66,6 +69,7 @@ __all__ = [
     "BaseDriver",
     "Driver",
     "ErrorCode",
+    "FallbackDriver",
     "InitialState",
     "Journal",
     "JsonlJournal",
@@ -79,6 +83,7 @@ __all__ = [
     "ModelRequest",
     "Presenter",
     "Processor",
+    "ProviderLimits",
     "Reply",
     "Store",
     "THINKING_LEVELS",
@@ -93,6 +98,7 @@ __all__ = [
     "create_initial_agent_engine_state",
     "create_mealy_machine",
     "define_tool",
+    "falls_back",
     "from_dict",
     "loop_processor",
     "ms_clock",

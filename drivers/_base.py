@@ -3,7 +3,8 @@
 Vendor quirks stay in the vendor modules; what is here works from plain values (an HTTP
 status, headers, the JSON error body) so each driver only has to pull those out of its
 SDK's exceptions. Both ``{"error": {"type", "code", "message"}}`` bodies (Anthropic,
-OpenAI and most OpenAI-compatible servers) and bare ``{"type", "message"}`` dicts are read.
+OpenAI and most OpenAI-compatible servers), Google's ``{"error": {"code": 503, "status",
+"message"}}`` and bare ``{"type", "message"}`` dicts are read.
 """
 
 from __future__ import annotations
@@ -69,6 +70,13 @@ _BY_TYPE: dict[str, tuple[ErrorCode, bool]] = {
     "authentication_error": (ErrorCode.AUTHENTICATION_ERROR, False),
     "permission_error": (ErrorCode.AUTHENTICATION_ERROR, False),
     "invalid_api_key": (ErrorCode.AUTHENTICATION_ERROR, False),
+    # Google's canonical statuses (Gemini)
+    "RESOURCE_EXHAUSTED": (ErrorCode.RATE_LIMITED, True),
+    "UNAVAILABLE": (ErrorCode.OVERLOADED, True),
+    "INTERNAL": (ErrorCode.PROVIDER_ERROR, True),
+    "DEADLINE_EXCEEDED": (ErrorCode.PROVIDER_ERROR, True),
+    "UNAUTHENTICATED": (ErrorCode.AUTHENTICATION_ERROR, False),
+    "PERMISSION_DENIED": (ErrorCode.AUTHENTICATION_ERROR, False),
 }
 
 
@@ -101,7 +109,8 @@ def classify_status(
 
 
 def error_fields(body: object) -> tuple[str | None, str | None]:
-    """``(type, message)`` from a JSON error body; the type falls back to its ``code``."""
+    """``(type, message)`` from a JSON error body; the type falls back to its ``code``, then
+    (when the code is a number, as Google's is) to its ``status``."""
     if not isinstance(body, Mapping):
         return None, None
     inner = body.get("error", body)
@@ -109,6 +118,8 @@ def error_fields(body: object) -> tuple[str | None, str | None]:
         return None, str(inner) if inner else None
     kind = inner.get("code") if inner.get("code") == "context_length_exceeded" else None
     kind = kind or inner.get("type") or inner.get("code")
+    if not isinstance(kind, str):
+        kind = inner.get("status")
     message = inner.get("message")
     return (
         kind if isinstance(kind, str) else None,

@@ -35,7 +35,7 @@ class Provider:
     arguments for the driver (e.g. ``{"system_role": "developer"}``).
     """
 
-    driver: Literal["anthropic", "openai", "openai-responses"]
+    driver: Literal["anthropic", "google", "openai", "openai-responses"]
     api_key_env: str
     base_url: str | None = None
     options: Mapping[str, Any] = attrs.field(factory=dict)
@@ -43,6 +43,7 @@ class Provider:
 
 PROVIDERS: dict[str, Provider] = {
     "anthropic": Provider("anthropic", "ANTHROPIC_API_KEY"),
+    "google": Provider("google", "GEMINI_API_KEY"),
     "openai": Provider("openai", "OPENAI_API_KEY"),
     "openai-responses": Provider("openai-responses", "OPENAI_API_KEY"),
     "openrouter": Provider("openai", "OPENROUTER_API_KEY", "https://openrouter.ai/api/v1"),
@@ -56,14 +57,19 @@ PROVIDERS: dict[str, Provider] = {
 }
 """Provider name -> ``Provider``. For the local servers the key variable is optional."""
 
-_INFERRED = (("claude-", "anthropic"), ("gpt-", "openai"), ("chatgpt-", "openai"))
+_INFERRED = (
+    ("claude-", "anthropic"),
+    ("gpt-", "openai"),
+    ("chatgpt-", "openai"),
+    ("gemini-", "google"),
+)
 
 
 def split_model(spec: str) -> tuple[str, str]:
     """``"provider/model"`` -> ``(provider, model)``.
 
-    A bare ``claude-*`` or ``gpt-*`` id gets its vendor; anything else without a provider
-    is a ``ConfigurationError`` listing the known providers.
+    A bare ``claude-*``, ``gpt-*`` or ``gemini-*`` id gets its vendor; anything else
+    without a provider is a ``ConfigurationError`` listing the known providers.
     """
     provider, slash, model = spec.partition("/")
     if slash and provider and model:
@@ -109,6 +115,12 @@ def get_driver(
         except ImportError as exc:
             raise _missing("anthropic", exc) from exc
         return AnthropicDriver(model, base_url=url, **kwargs)
+    if provider.driver == "google":
+        try:
+            from .google import GoogleDriver
+        except ImportError as exc:
+            raise _missing("google", exc) from exc
+        return GoogleDriver(model, base_url=url, **kwargs)
     if provider.driver == "openai-responses":
         try:
             from .openai_responses import OpenAIResponsesDriver

@@ -29,8 +29,9 @@ __all__ = [
     "reply_sse",
 ]
 
-PROVIDER_FORMATS = ("anthropic", "openai", "openai-responses")
-"""The wire formats these helpers write (Chat Completions is ``openai``)."""
+PROVIDER_FORMATS = ("anthropic", "google", "openai", "openai-responses")
+"""The wire formats these helpers write (Chat Completions is ``openai``, Gemini's
+``streamGenerateContent`` is ``google``)."""
 
 
 @attrs.frozen(slots=True)
@@ -134,7 +135,42 @@ def _responses(blocks: Sequence[Block]) -> list[Any]:
     return out
 
 
-_RENDERERS = {"anthropic": _anthropic, "openai": _chat, "openai-responses": _responses}
+def _gemini_chunk(parts: list[Any], finish: str | None = None) -> dict[str, Any]:
+    candidate: dict[str, Any] = {"content": {"role": "model", "parts": parts}, "index": 0}
+    if finish:
+        candidate["finishReason"] = finish
+    return {"candidates": [candidate], "modelVersion": "gemini-reply", "responseId": "reply"}
+
+
+def _gemini(blocks: Sequence[Block]) -> list[Any]:
+    """Gemini streams text and thoughts in pieces, each call whole (its pieces joined and
+    parsed: they must make a JSON object); a thought block's last piece is signed."""
+    out: list[Any] = []
+    for block in blocks:
+        if isinstance(block, Called):
+            args = json.loads("".join(block.pieces) or "{}")
+            call = {"id": block.call_id, "name": block.name, "args": args}
+            out.append(_gemini_chunk([{"functionCall": call}]))
+            continue
+        for n, piece in enumerate(block.pieces, 1):
+            part: dict[str, Any] = {"text": piece}
+            if block.thinking:
+                part["thought"] = True
+                if n == len(block.pieces):
+                    part["thoughtSignature"] = "c2ln"
+            out.append(_gemini_chunk([part]))
+    last = _gemini_chunk([], "STOP")
+    last["usageMetadata"] = {"promptTokenCount": 3, "candidatesTokenCount": 9}
+    out.append(last)
+    return out
+
+
+_RENDERERS = {
+    "anthropic": _anthropic,
+    "google": _gemini,
+    "openai": _chat,
+    "openai-responses": _responses,
+}
 
 
 def reply_chunks(provider: str, blocks: Sequence[Block]) -> list[Any]:
@@ -158,7 +194,7 @@ def reply_sse(provider: str, chunks: Sequence[Any]) -> bytes:
     for chunk in chunks:
         if chunk == "[DONE]":
             events.append(b"data: [DONE]\n\n")
-        elif provider == "openai":
+        elif provider in ("openai", "google"):
             events.append(b"data: " + json.dumps(chunk).encode() + b"\n\n")
         else:
             kind = chunk["type"].encode()

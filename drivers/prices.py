@@ -1,4 +1,4 @@
-"""Prices of current Anthropic and OpenAI models, in US dollars per million tokens.
+"""Prices of current Anthropic, OpenAI and Google Gemini models, in US dollars per million tokens.
 
 The turn tracker looks a model up with ``agentcore.pricing.find_price(PRICES, model)``
 (exact id, then without a ``provider/`` prefix, then the longest key followed by ``-``,
@@ -15,6 +15,12 @@ Sources (list prices, standard tier, no batch discount), read 2026-11-22:
 - OpenAI: https://platform.openai.com/docs/pricing ("Text tokens", Standard).
   ``cache_read`` is the "cached input" rate. OpenAI does not bill cache writes separately
   and never reports them, so ``cache_write`` is left unset (priced as input).
+- Google: https://ai.google.dev/gemini-api/docs/pricing (paid tier, standard), as a 2026
+  summary of that page gives them: not read at the source. Models with two tiers are
+  priced at the lower one (prompts up to 200k tokens); longer prompts cost
+  more and are not distinguished. ``cache_read`` is the context-caching rate (a tenth of
+  input); cache storage is billed per hour and not counted. Thinking tokens are billed
+  as output, as the Gemini driver reports them.
 
 Prices change; override or extend the table by passing your own mapping to the turn
 tracker, e.g. ``{**PRICES, "my-model": ModelPrice(input=1.0, output=2.0)}``.
@@ -32,6 +38,11 @@ def _anthropic(input: float, output: float) -> ModelPrice:
     return ModelPrice(
         input=input, output=output, cache_read=round(input * 0.1, 6), cache_write=input * 1.25
     )
+
+
+def _google(input: float, output: float) -> ModelPrice:
+    """Gemini's context-cache reads cost a tenth of input; writes are billed as input."""
+    return ModelPrice(input=input, output=output, cache_read=round(input * 0.1, 6))
 
 
 _OPUS_45 = _anthropic(5.0, 25.0)
@@ -75,5 +86,16 @@ PRICES: dict[str, ModelPrice] = {
     "o1": ModelPrice(input=15.0, output=60.0, cache_read=7.50),
     "o1-mini": ModelPrice(input=1.10, output=4.40, cache_read=0.55),
     "o1-pro": ModelPrice(input=150.0, output=600.0),
+    # -- Google Gemini -----------------------------------------------------------------
+    "gemini-3.5-flash": _google(1.50, 9.0),
+    "gemini-3.1-pro": _google(2.0, 12.0),
+    "gemini-3.1-flash-lite": _google(0.25, 1.50),
+    "gemini-3-pro": _google(2.0, 12.0),
+    "gemini-3-flash": _google(0.50, 3.0),
+    "gemini-2.5-pro": _google(1.25, 10.0),
+    "gemini-2.5-flash": _google(0.30, 2.50),
+    "gemini-2.5-flash-lite": _google(0.10, 0.40),
+    "gemini-2.0-flash": _google(0.10, 0.40),
+    "gemini-2.0-flash-lite": _google(0.075, 0.30),
 }
 """Model id -> price; ids are the providers' own (no ``provider/`` prefix)."""

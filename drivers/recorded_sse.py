@@ -24,17 +24,19 @@ _PROBE = ModelRequest(messages=(UserMessage(message_id="recorded", content="(rec
 
 def sse_provider(data: bytes) -> str:
     """The provider whose wire format ``data`` is in: ``anthropic``, ``openai`` (Chat
-    Completions) or ``openai-responses`` (Responses API)."""
+    Completions), ``openai-responses`` (Responses API) or ``google`` (Gemini)."""
     if b"event: response.created" in data or b'"type":"response.created"' in data:
         return "openai-responses"
     if b"event: message_start" in data or b'"type":"message_start"' in data:
         return "anthropic"
     if b"chat.completion.chunk" in data or b'"choices"' in data:
         return "openai"
+    if b'"candidates"' in data or b'"promptFeedback"' in data:
+        return "google"
     raise ConfigurationError(
         "not a recognised provider SSE recording: expected Anthropic Messages events "
-        "(event: message_start ...), OpenAI chat.completion.chunk data lines or OpenAI "
-        "Responses events (event: response.created ...)"
+        "(event: message_start ...), OpenAI chat.completion.chunk data lines, OpenAI "
+        "Responses events (event: response.created ...) or Gemini chunks (candidates)"
     )
 
 

@@ -9,7 +9,8 @@ stamped, journaled, folded; outputs are delivered; effects performed (``Performe
 The agent decides nothing itself; a command the processor rejects raises here.
 
 ``model`` is a driver or a ``"provider/model"`` string, resolved on first use by
-``driver_factory`` (default: the ``agentcore.drivers`` entry points, see ``plugins``).
+``driver_factory`` (default: the ``agentcore.drivers`` entry points, see ``plugins``), or
+a list of them: a fallback chain (``FallbackDriver``, see ``fallback``).
 """
 
 from __future__ import annotations
@@ -122,7 +123,7 @@ class Agent:
 
     def __init__(
         self,
-        model: str | Driver | Any,
+        model: str | Driver | Sequence[str | Driver] | Any,
         *,
         system_prompt: str | None = None,
         tools: Sequence[Tool] = (),
@@ -168,7 +169,8 @@ class Agent:
             guardrails_of("output_guardrails", output_guardrails),
             guardrails_of("tool_guardrails", tool_guardrails),
         )
-        self._model = model if isinstance(model, str) else as_model_driver(model)
+        self._model = model if isinstance(model, str) else as_model_driver(model, driver_factory)
+        self._owns_driver = isinstance(model, str | list | tuple)
         self._driver_factory = driver_factory
         self._driver: Driver | None = None if isinstance(model, str) else self._model  # type: ignore[assignment]
         price, self.prices = prices_for(self._model, price)
@@ -623,8 +625,8 @@ class Agent:
         active run is aborted and wound down, async presenters get at most
         ``close_timeout`` seconds to finish (a stuck one is reported and dropped), destroy
         handlers run, the journal is synced, and a driver the agent resolved from a model
-        name is closed. Afterwards ``prompt``/``receive`` raise ``EngineClosedError``.
-        Alias: ``destroy``."""
+        name (or a fallback chain it built from a list) is closed. Afterwards
+        ``prompt``/``receive`` raise ``EngineClosedError``. Alias: ``destroy``."""
         if self._closed:
             return
         self._closed = True
@@ -636,7 +638,7 @@ class Agent:
         self._outlet.cancel()
         self._call_handlers(self._destroy_handlers)
         self._sync_journal()
-        if isinstance(self._model, str) and self._driver is not None:
+        if self._owns_driver and self._driver is not None:
             await self._driver.aclose()
 
     destroy = aclose

@@ -5,6 +5,7 @@ Every check raises ``ConfigurationError`` naming the option and the value it got
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .._core.driver import Driver, as_driver
@@ -12,6 +13,7 @@ from .._core.errors import ConfigurationError
 from .._core.pricing import ModelPrice
 from .._journal.journal import Journal, JsonlJournal, read_jsonl
 from .._loop.state import Limits
+from .fallback import FallbackDriver
 from .plugins import find_model_price
 
 __all__ = [
@@ -48,13 +50,28 @@ def positive_int(name: str, value: Any) -> int:
     return value
 
 
-def as_model_driver(model: Any) -> Driver:
+def as_model_driver(model: Any, driver_factory: Callable[[str], Driver] | None = None) -> Driver:
+    """``model`` as a driver; a list or tuple of names and drivers is a ``FallbackDriver``
+    whose names ``driver_factory`` resolves."""
+    if isinstance(model, list | tuple):
+        return FallbackDriver(model, driver_factory=driver_factory)
     try:
         return as_driver(model)
     except TypeError:
         raise ConfigurationError(
-            f"model must be a 'provider/model' string or a Driver, got {model!r}"
+            f"model must be a 'provider/model' string, a Driver, or a list of them (a "
+            f"fallback chain), got {model!r}"
         ) from None
+
+
+def _dearest(prices: Sequence[ModelPrice]) -> ModelPrice:
+    """Each rate at its highest among ``prices`` (a cache rate left unset is the input's)."""
+    return ModelPrice(
+        input=max(p.input for p in prices),
+        output=max(p.output for p in prices),
+        cache_read=max(p.input if p.cache_read is None else p.cache_read for p in prices),
+        cache_write=max(p.input if p.cache_write is None else p.cache_write for p in prices),
+    )
 
 
 def prices_for(
@@ -65,8 +82,17 @@ def prices_for(
     Without an explicit ``price``, the model is looked up in the price tables plugins
     register (``None`` when unknown): a ``"provider/model"`` string, or a driver's
     ``model`` attribute. The table keys the price by the model id, so turn costs follow
-    the loop's.
+    the loop's. For a ``FallbackDriver`` the table holds every model of the chain (each
+    turn is priced at the model that answered it) and the loop's price, which ``max_cost``
+    counts, is each rate at its dearest in the chain, so a fallback never overspends the
+    budget; it is ``None`` when a model of the chain has no price.
     """
+    if isinstance(model, FallbackDriver):
+        found = [prices_for(entry, None) for entry in model.models]
+        table = {key: value for _, part in found if part for key, value in part.items()}
+        if price is None and all(p is not None for p, _ in found):
+            price = _dearest([p for p, _ in found if p is not None])
+        return price, table or None
     if isinstance(model, str):
         key: object = model.rpartition("/")[2]
         if price is None:

@@ -61,7 +61,7 @@ from .guardrails import Guards, Verdict, judge
 from .outlet import Outlet
 from .tool_runner import AbortSignal, ToolContext, run_tool
 
-__all__ = ["Performer"]
+__all__ = ["Performer", "close_stream", "driver_failure"]
 
 _TERMINAL = (MessageStop, ErrorReceived)
 
@@ -214,12 +214,12 @@ class Performer:
         except Exception as exc:  # a failing driver never takes the agent down
             if self._cancelling:
                 return None
-            last = _failure(exc, self._clock())
+            last = driver_failure(exc, self._clock())
             feed(last)
             return last
         finally:
             if stream is not None:
-                await _close(stream)
+                await close_stream(stream)
         if self._cancelling:
             return None
         if type(last) not in _TERMINAL:
@@ -449,7 +449,7 @@ def _code(code: ErrorCode) -> dict[str, str]:
     return {"error_code": code.value}
 
 
-def _failure(exc: BaseException, timestamp: int) -> ErrorReceived:
+def driver_failure(exc: BaseException, timestamp: int) -> ErrorReceived:
     """The ``error_received`` for a driver that raised: its own code and retryability."""
     code = getattr(exc, "code", None)
     code_value = getattr(code, "value", code)
@@ -501,7 +501,7 @@ def _hook_failure(exc: Exception, timestamp: int) -> ErrorReceived:
     )
 
 
-async def _close(stream: Any) -> None:
+async def close_stream(stream: Any) -> None:
     """Close a driver's stream (an async generator) so its ``finally`` runs now."""
     aclose = getattr(stream, "aclose", None)
     if aclose is not None:

@@ -1,6 +1,6 @@
 """Every driver keeps the same promises, checked through the SDKs' real HTTP path.
 
-Each provider case runs against all three provider drivers through their SDKs and a local
+Each provider case runs against all four provider drivers through their SDKs and a local
 ReplayServer: an interrupt while the request is pending, during a retry backoff,
 mid-stream and from another thread ends ``receive`` promptly, never leaves the caller's
 task cancelled, and leaves the driver usable; a connection dropped after some events
@@ -25,7 +25,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentcore import BaseDriver, Driver, ModelRequest, as_driver, create_agent
+from agentcore import BaseDriver, Driver, FallbackDriver, ModelRequest, as_driver, create_agent
 from agentcore.errors import AgentError
 from agentcore.events import (
     ErrorReceived,
@@ -38,6 +38,7 @@ from agentcore.events import (
 )
 from agentcore.journal import MemoryJournal
 from drivers.anthropic import AnthropicDriver, RetryPolicy
+from drivers.google import GoogleDriver
 from drivers.openai import OpenAIDriver
 from drivers.openai_responses import OpenAIResponsesDriver
 from drivers.replay import RecordingDriver, ReplayDriver
@@ -62,6 +63,7 @@ BUSY = ScriptedResponse.json(503, {"error": {"type": "overloaded_error", "messag
 
 MAKERS: dict[str, Callable[..., Any]] = {
     "anthropic": lambda url, **kw: AnthropicDriver("claude-test", api_key="k", base_url=url, **kw),
+    "google": lambda url, **kw: GoogleDriver("gemini-test", api_key="k", base_url=url, **kw),
     "openai": lambda url, **kw: OpenAIDriver("gpt-4.1", api_key="k", base_url=url + "/v1", **kw),
     "openai-responses": lambda url, **kw: OpenAIResponsesDriver(
         "gpt-5", api_key="k", base_url=url + "/v1", **kw
@@ -158,7 +160,7 @@ def test_a_drop_after_events_streams_them_once_then_one_retryable_error(
     if errors:
         assert requests == 1 and "Hello, world!".startswith(streamed)
         assert errors == [events[-1]] and errors[0].retryable
-        assert "not retried" in errors[0].message and "/v1/" in errors[0].message
+        assert "not retried" in errors[0].message and "/v1" in errors[0].message
     else:  # the drop came after the whole reply had been read
         assert streamed == "Hello, world!"
 
@@ -213,6 +215,7 @@ LOCAL_DRIVERS: dict[str, Callable[[list[StreamEvent]], BaseDriver]] = {
     "async-function": lambda events: FunctionDriver(_async_reply(events)),
     "recording": lambda events: RecordingDriver(ScriptedDriver([events]), MemoryJournal()),
     "replay": lambda events: ReplayDriver(_recorded(events), agent_id="model"),
+    "fallback": lambda events: FallbackDriver([ScriptedDriver([events])]),
 }
 
 
@@ -263,6 +266,10 @@ def test_every_driver_implements_the_whole_protocol_and_async_with() -> None:
                     assert entered is driver
                 await driver.aclose()  # idempotent
                 client = getattr(driver, "_client", None)
+                if isinstance(driver, GoogleDriver):
+                    client = driver.client.aio._api_client._async_httpx_client
+                    seen.append((driver.name, client.is_closed))
+                    continue
                 seen.append((driver.name, client is None or client.is_closed()))
         return seen
 
@@ -335,6 +342,8 @@ def keyed(provider: str, url: str, **kwargs: Any) -> BaseDriver:
         return AnthropicDriver("claude-test", api_key=KEY, base_url=url, **kwargs)
     if provider == "openai":
         return OpenAIDriver("gpt-4.1", api_key=KEY, base_url=url + "/v1", **kwargs)
+    if provider == "google":
+        return GoogleDriver("gemini-test", api_key=KEY, base_url=url, **kwargs)
     return OpenAIResponsesDriver("gpt-5", api_key=KEY, base_url=url + "/v1", **kwargs)
 
 
@@ -359,6 +368,8 @@ def in_band_error(provider: str, message: str) -> dict[str, Any]:
         return {"type": "error", "error": {"type": "api_error", "message": message}}
     if provider == "openai":
         return {"error": {"type": "server_error", "message": message}}
+    if provider == "google":
+        return {"error": {"code": 500, "message": message, "status": "INTERNAL"}}
     return {"type": "error", "code": "server_error", "message": message}
 
 
@@ -386,7 +397,7 @@ def test_a_key_from_get_api_key_is_scrubbed_too(provider: str) -> None:
 def test_a_key_echoed_in_a_mid_stream_error_event_is_scrubbed(provider: str, shape: str) -> None:
     message = f"upstream rejected Bearer {KEY}" if shape == "bearer" else f"bad key {KEY}"
     chunks = reply_chunks(provider, [Said(("Hi", " there"))])
-    opening = 2 if provider == "openai" else 3  # up to and including the "Hi" delta
+    opening = {"openai": 2, "google": 1}.get(provider, 3)  # up to and including the "Hi" delta
     cut = [*chunks[:opening], in_band_error(provider, message)]
     events = run_keyed(provider, [sse_response(reply_sse(provider, cut))])
     check_stream(events)
@@ -435,13 +446,11 @@ def test_a_connection_failure_names_the_url_and_how_many_attempts_were_made(prov
     assert len(events) == 1 and isinstance(events[0], ErrorReceived)
     error = events[0]
     assert error.code == "CONNECTION_ERROR" and error.retryable
-    path = (
-        "/v1/messages"
-        if provider == "anthropic"
-        else "/v1/chat/completions"
-        if provider == "openai"
-        else "/v1/responses"
-    )
+    path = {
+        "anthropic": "/v1/messages",
+        "google": "/v1/models/gemini-test:streamGenerateContent",
+        "openai": "/v1/chat/completions",
+    }.get(provider, "/v1/responses")
     assert f"POST {url}{path}" in error.message and "gave up after 3 attempts" in error.message
 
 

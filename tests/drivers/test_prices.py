@@ -23,6 +23,11 @@ from drivers.prices import PRICES
         ("o3-mini", "o3-mini"),
         ("o4-mini-2025-04-16", "o4-mini"),
         ("gpt-5-mini", "gpt-5-mini"),
+        ("google/gemini-2.5-flash", "gemini-2.5-flash"),
+        ("gemini-2.5-flash-lite", "gemini-2.5-flash-lite"),
+        ("gemini-2.5-flash-preview-09-2025", "gemini-2.5-flash"),
+        ("gemini-3-pro-preview", "gemini-3-pro"),
+        ("gemini-3.1-pro-preview", "gemini-3.1-pro"),
     ],
 )
 def test_known_models_find_their_own_row(model: str, key: str) -> None:
@@ -30,7 +35,7 @@ def test_known_models_find_their_own_row(model: str, key: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "model", ["llama3.1:8b", "openrouter/meta/llama-4", "claude-opus-4-9", "gpt-9"]
+    "model", ["llama3.1:8b", "openrouter/meta/llama-4", "claude-opus-4-9", "gpt-9", "gemini-9-pro"]
 )
 def test_unknown_models_have_no_price(model: str) -> None:
     assert find_price(PRICES, model) is None
