@@ -25,6 +25,9 @@ from ._core.errors import (
     LimitExceededError as LimitExceededError,
 )
 from ._core.errors import (
+    MCPServerError as MCPServerError,
+)
+from ._core.errors import (
     MessageRejectedError as MessageRejectedError,
 )
 from ._core.errors import (
@@ -52,6 +55,7 @@ __all__ = [
     "ErrorCode",
     "InvalidEventError",
     "LimitExceededError",
+    "MCPServerError",
     "MessageRejectedError",
     "OutputParseError",
     "ProtocolError",
