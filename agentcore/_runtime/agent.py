@@ -1,7 +1,8 @@
 """``Agent``: the one runtime. A model, tools and limits behind both vocabularies.
 
 The agent vocabulary (``prompt``, ``run``, ``stream``, ``steer``, ``follow_up``,
-``approve``, ``reject``, ``abort``, ``continue_``, ``subscribe``, ``aclose``) and the
+``approve``, ``reject``, ``answer_elicitation``, ``abort``, ``continue_``, ``subscribe``,
+``aclose``) and the
 engine vocabulary of the seed (``receive``, ``on``, ``react``, ``on_state_change``,
 ``on_ready``, ``on_destroy``, ``use``, ``intercept``, ``interrupt``, ``destroy``,
 ``message_queue``) drive one conversation processor through one ``Shell``: every input is
@@ -48,12 +49,15 @@ from .._loop.events import (
     AgentResume,
     AgentSteer,
     AwaitApproval,
+    AwaitElicitation,
+    ElicitationAction,
+    ElicitationAnswer,
     Finish,
     ToolApproval,
     ToolExecutionEnd,
     ToolExecutionStart,
 )
-from .._loop.state import LoopConfig, QueueMode, SteeringPolicy, default_convert_to_llm
+from .._loop.state import AT_REST, LoopConfig, QueueMode, SteeringPolicy, default_convert_to_llm
 from .._loop.tools import Tool, as_tool
 from .delivery import EngineFailure
 from .inbox import Inbox
@@ -77,12 +81,18 @@ from .subscriptions import Handler, Unsubscribe, react_map
 
 __all__ = ["Agent", "AgentResult", "create_agent"]
 
+_STATUS: Mapping[type[Any], str] = {
+    AwaitApproval: "awaiting_approval",
+    AwaitElicitation: "awaiting_elicitation",
+}
+"""``AgentResult.status`` of a run that paused, by the effect that paused it."""
+
 
 @attrs.frozen(slots=True)
 class AgentResult:
     """What ``Agent.run`` returns: the final text, the messages the run added, the tool
     calls the model made, summed usage, wall time in seconds, and ``status``
-    (``completed`` or ``awaiting_approval``)."""
+    (``completed``, ``awaiting_approval`` or ``awaiting_elicitation``)."""
 
     output: str
     messages: tuple[Any, ...]
@@ -201,7 +211,7 @@ class Agent:
         self.deps = deps
         """What tools get as ``ToolContext.deps`` (a run may pass its own: ``deps=``)."""
         self._stretch: asyncio.Future[None] | None = None
-        self._last_pause: Finish | AwaitApproval | None = None
+        self._last_pause: Finish | AwaitApproval | AwaitElicitation | None = None
         self._inbox = Inbox(self._receive_one, self._ready)
         self._ready_handlers: tuple[Callable[[Agent], object], ...] = ()
         self._destroy_handlers: tuple[Callable[[Agent], object], ...] = ()
@@ -418,7 +428,7 @@ class Agent:
             tuple(c for m in replies for c in m.tool_calls),
             sum((m.usage for m in replies), Usage()),
             time.perf_counter() - began,
-            "awaiting_approval" if isinstance(end, AwaitApproval) else "completed",
+            _STATUS.get(type(end), "completed"),
         )
         if on_complete is not None:
             on_complete(result)
@@ -426,7 +436,8 @@ class Agent:
 
     def stream(self, prompt: str | Any, **limits: Any) -> RunStream:
         """The events of a run started with ``prompt``, ending with ``agent_end`` (or
-        ``tool_approval_required``). Leaving the loop early aborts the run."""
+        ``tool_approval_required`` / ``elicitation_request`` when it pauses). Leaving the
+        loop early aborts the run."""
         return RunStream(lambda: self.prompt(prompt, **limits), self.subscribe, self.abort)
 
     async def approve(self, tool_call_id: str) -> None:
@@ -437,6 +448,19 @@ class Agent:
     async def reject(self, tool_call_id: str, reason: str | None = None) -> None:
         """Reject a pending call: the model gets an error result saying so (and why)."""
         await self._run(ToolApproval(tool_call_id, False, reason))
+
+    async def answer_elicitation(
+        self,
+        elicitation_id: str,
+        action: ElicitationAction = "accept",
+        content: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Answer a question a running tool asked (``state.pending_elicitations``):
+        ``accept`` with ``content`` (the form's fields), ``decline`` or ``cancel``; once
+        none waits the run goes on, and this returns when it ends or pauses again.
+        Raises ``ProtocolError`` for an id nothing waits for, or content that does not
+        fit the form (naming what is wrong); ``InvalidEventError`` for an unknown action."""
+        await self._run(ElicitationAnswer(action, content, elicitation_id))
 
     async def wait(self) -> None:
         """Return once no run is active (at once when idle or paused for approval)."""
@@ -547,7 +571,9 @@ class Agent:
             rejection = collected[0]
             raise error_from_code(rejection.message, rejection.code)
 
-    async def _run(self, event: Any, deps: Any = None) -> Finish | AwaitApproval | None:
+    async def _run(
+        self, event: Any, deps: Any = None
+    ) -> Finish | AwaitApproval | AwaitElicitation | None:
         """Feed a command that starts or resumes a run; wait until it ends or pauses, and
         return how (``None`` when the command started nothing, e.g. an approval that still
         waits for other decisions). A stopping run is waited for first. Cancelling the
@@ -555,7 +581,7 @@ class Agent:
         if self._stopping():
             await self.wait()
         self._last_pause = None
-        if type(event) is not ToolApproval:  # a run's tools get its deps, else the agent's
+        if type(event) in (AgentPrompt, AgentContinue):  # its tools get its deps, else the agent's
             self._performer.deps = self.deps if deps is None else deps
         self._command(event)
         try:
@@ -584,13 +610,13 @@ class Agent:
         await asyncio.shield(stretch)
 
     def _running(self) -> bool:
-        return self._shell.state.loop.phase not in ("idle", "approval")
+        return self._shell.state.loop.phase not in AT_REST
 
     def _stopping(self) -> bool:
         run = self._shell.state.loop.run
         return run is not None and run.stopping is not None
 
-    def _paused(self, effect: Finish | AwaitApproval) -> None:
+    def _paused(self, effect: Finish | AwaitApproval | AwaitElicitation) -> None:
         self._last_pause = effect
         stretch = self._stretch
         if stretch is not None and not stretch.done():

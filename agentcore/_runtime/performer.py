@@ -16,7 +16,12 @@ input through ``feed``, so the journal holds it and a replay reproduces what fol
 - ``CancelTools``: each call is answered at once with an ``ABORTED`` result and its task
   cancelled and abandoned, so a tool that ignores cancellation never holds the run.
 - ``SetTimer``: a ``clock_tick`` is fed at the given time (one timer at a time).
-- ``AwaitApproval`` / ``Finish``: nothing is in flight; ``on_pause(effect)`` is told.
+- ``AwaitApproval`` / ``AwaitElicitation`` / ``Finish``: the run pauses or ends;
+  ``on_pause(effect)`` is told.
+- ``AnswerElicitation``: the answer goes to the tool call waiting in ``ctx.elicit``.
+  A call that asks feeds its ``elicitation_request`` (with a fresh id and its call id);
+  one that stops waiting before the answer (a timeout, a cancellation) feeds a
+  ``cancel`` answer, so every question is closed in the journal too.
 """
 
 from __future__ import annotations
@@ -25,22 +30,28 @@ import asyncio
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import attrs
+
 from .._core.driver import Driver
 from .._core.errors import ErrorCode
 from .._core.events import ErrorReceived, Interrupt, MessageStop, ToolResult
 from .._loop.events import (
+    AnswerElicitation,
     AwaitApproval,
+    AwaitElicitation,
     CallModel,
     CancelModel,
     CancelTools,
     ClockTick,
+    ElicitationAnswer,
+    ElicitationRequest,
     ExecuteTools,
     Finish,
     SetTimer,
     ToolProgress,
 )
 from .._loop.tools import Tool
-from .outlet import Outlet
+from .outlet import Outlet, new_id
 from .tool_runner import AbortSignal, ToolContext, run_tool
 
 __all__ = ["Performer"]
@@ -53,7 +64,8 @@ class Performer:
 
     ``messages()`` gives the conversation so far (for ``ToolContext``); ``deps`` is the
     object handed to tools as ``ToolContext.deps`` (the agent's, or the current run's);
-    ``on_pause(effect)`` is called with each ``AwaitApproval``/``Finish``.
+    ``on_pause(effect)`` is called with each ``AwaitApproval``/``AwaitElicitation``/
+    ``Finish``.
     """
 
     def __init__(
@@ -78,6 +90,7 @@ class Performer:
         self._cancelling = False
         self._calls: dict[str, tuple[asyncio.Task[None], AbortSignal]] = {}
         self._timer: asyncio.Task[None] | None = None
+        self._asked: dict[str, asyncio.Future[ElicitationAnswer]] = {}
 
     @property
     def in_flight(self) -> bool:
@@ -99,7 +112,11 @@ class Performer:
         elif cls is SetTimer:
             self._cancel_timer()
             self._timer = asyncio.get_running_loop().create_task(self._tick_at(effect.at_ms))
-        elif cls in (AwaitApproval, Finish):
+        elif cls is AnswerElicitation:
+            waiting = self._asked.pop(effect.answer.elicitation_id, None)
+            if waiting is not None and not waiting.done():
+                waiting.set_result(effect.answer)
+        elif cls in (AwaitApproval, AwaitElicitation, Finish):
             self._cancel_timer()
             self._on_pause(effect)
         else:
@@ -197,6 +214,7 @@ class Performer:
             self._messages(),
             lambda progress: self._progress(call_id, progress),
             deps=self.deps,
+            elicit=lambda request: self._elicit(call_id, request),
         )
         try:
             outcome = await run_tool(tool, call.input, ctx)
@@ -211,6 +229,28 @@ class Performer:
             call_id, outcome.content, outcome.is_error, outcome.details, timestamp=self._clock()
         )
         self._answer(call_id, result)
+
+    async def _elicit(self, call_id: str, request: ElicitationRequest) -> ElicitationAnswer:
+        """Ask the user for call ``call_id`` and wait for the answer (module docstring)."""
+        if type(request) is not ElicitationRequest:
+            raise TypeError(f"ctx.elicit() takes an ElicitationRequest, got {request!r}")
+        elicitation_id = f"elicit_{new_id()}"
+        waiting: asyncio.Future[ElicitationAnswer] = asyncio.get_running_loop().create_future()
+        self._asked[elicitation_id] = waiting
+        try:
+            self._feed(
+                attrs.evolve(
+                    request,
+                    elicitation_id=elicitation_id,
+                    tool_call_id=call_id,
+                    timestamp=self._clock(),
+                )
+            )
+            return await waiting
+        finally:
+            if self._asked.pop(elicitation_id, None) is not None:  # gave up unanswered
+                cancel = ElicitationAnswer("cancel", None, elicitation_id, timestamp=self._clock())
+                self._feed(cancel)
 
     def _answer(self, call_id: str, result: ToolResult) -> None:
         if self._calls.pop(call_id, None) is not None:  # not answered by a cancel already
