@@ -12,9 +12,9 @@ except ImportError as exc:  # pragma: no cover - depends on the installation
 
 from ._core.errors import FailureKind as FailureKind
 from ._core.errors import MCPServerError as MCPServerError
-from ._mcp.callbacks import ElicitationAnswer as ElicitationAnswer
+from ._loop.events import ElicitationAnswer as ElicitationAnswer
+from ._loop.events import ElicitationRequest as ElicitationRequest
 from ._mcp.callbacks import ElicitationHandler as ElicitationHandler
-from ._mcp.callbacks import ElicitationRequest as ElicitationRequest
 from ._mcp.config import HttpParams as HttpParams
 from ._mcp.config import ServerParams as ServerParams
 from ._mcp.config import StdioParams as StdioParams
