@@ -283,6 +283,8 @@ class Connection:
         )
         self._failure = failure
         self._up = False
+        if failure.kind == "lost":
+            log.warning("%s; reconnecting on next use", failure.message)
         if not self._connected.done():
             self._connected.set_exception(failure)
             self._connected.exception()  # retrieved: a connect nobody awaited is no error
@@ -395,7 +397,6 @@ class Connection:
 
     def _hung(self) -> None:
         settings = self._settings
-        log.warning("MCP server %r stopped answering; reconnecting on next use", settings.name)
         message = (
             f"MCP server {settings.name!r} stopped answering "
             f"(no answer to a probe within {settings.probe_timeout:g} s)"

@@ -35,6 +35,7 @@ from .._core.content import Content, JSONValue
 from .._core.driver import Driver, as_driver
 from .._core.errors import ConfigurationError, ErrorCode
 from .._loop.tools import Tool, ToolOutput
+from .._runtime.toolsets import Toolset
 from .callbacks import ElicitationHandler, sampling_callback
 from .config import HttpParams, ServerParams, StdioParams, Transport, read_mcp_config
 from .connection import Aborted, Connection, Op, Settings, Stale
@@ -63,7 +64,7 @@ MAX_PAGES = 1000
 so a faulty paginator cannot hang the client."""
 
 
-class MCPServer:
+class MCPServer(Toolset):
     """The tools, resources and prompts of one MCP server (see the module docstring).
 
     ``params`` says where the server is (``StdioParams``/``HttpParams``; or use

@@ -78,6 +78,7 @@ from .plugins import resolve_model
 from .run_stream import RunStream
 from .shell import Shell
 from .subscriptions import Handler, Unsubscribe, react_map
+from .toolsets import AgentToolsets, Toolset
 
 __all__ = ["Agent", "AgentResult", "create_agent"]
 
@@ -111,6 +112,9 @@ class Agent:
     input before it is folded; ``Agent.resume`` rebuilds an agent from it.
     ``processors`` (``{name: (processor, initial_state)}``) join the conversation
     processor: each sees every input and output; its outputs are delivered too.
+    ``toolsets`` (MCP servers, or other ``Toolset``s) add their tools to ``tools``; the
+    agent owns them: entered before the first run, listed before each run and when they
+    announce a change, left in ``aclose`` (see ``_runtime.toolsets``).
     Raises ``ConfigurationError`` for bad options (naming the option and the value).
     """
 
@@ -120,6 +124,7 @@ class Agent:
         *,
         system_prompt: str | None = None,
         tools: Sequence[Tool] = (),
+        toolsets: Sequence[Toolset] = (),
         processors: Mapping[str, tuple[AnyProcessor, Callable[[], Any]]] | None = None,
         max_iterations: int | None = 10,
         max_tokens: int | None = None,
@@ -208,6 +213,10 @@ class Agent:
             lambda: shell.state.loop.messages,
             self._paused,
         )
+        self._toolsets = None
+        if toolsets:
+            self._toolsets = AgentToolsets(toolsets, tool_list, self._use_tools, outlet.report)
+            self._performer.settle = self._toolsets.settled
         self.deps = deps
         """What tools get as ``ToolContext.deps`` (a run may pass its own: ``deps=``)."""
         self._stretch: asyncio.Future[None] | None = None
@@ -526,7 +535,8 @@ class Agent:
         active run is aborted and wound down, async presenters get at most
         ``close_timeout`` seconds to finish (a stuck one is reported and dropped), destroy
         handlers run, the journal is synced, and a driver the agent resolved from a model
-        name is closed. Afterwards ``prompt``/``receive`` raise ``EngineClosedError``.
+        name is closed; its toolsets are left (an MCP server closes when its last user
+        leaves). Afterwards ``prompt``/``receive`` raise ``EngineClosedError``.
         Alias: ``destroy``."""
         if self._closed:
             return
@@ -534,6 +544,8 @@ class Agent:
         self._inbox.close(self.agent_id)
         self.abort("closed")
         await self._performer.aclose()
+        if self._toolsets is not None:
+            await self._toolsets.aclose()
         await self._inbox.wait()
         await self._outlet.drain(self._close_timeout)
         self._outlet.cancel()
@@ -583,6 +595,8 @@ class Agent:
         self._last_pause = None
         if type(event) in (AgentPrompt, AgentContinue):  # its tools get its deps, else the agent's
             self._performer.deps = self.deps if deps is None else deps
+            if self._toolsets is not None:
+                await self._toolsets.refresh()
         self._command(event)
         try:
             while self._running():
@@ -625,6 +639,12 @@ class Agent:
             self._ready()
 
     # -- helpers --------------------------------------------------------------------------
+
+    def _use_tools(self, tools: tuple[Tool, ...]) -> None:
+        """Run with ``tools`` from now on (the toolsets' list changed); journaled."""
+        self.config = attrs.evolve(self.config, tools=tools)
+        self._performer.tools = {t.name: t for t in tools}
+        self._shell.feed(AgentConfigured(self.config.to_wire()))
 
     def _resolve_driver(self) -> Driver:
         if self._driver is None:

@@ -31,7 +31,9 @@ __all__ = ["EngineFailure", "FailureSource", "PresenterLane", "Reporter"]
 
 logger = logging.getLogger("agentcore.engine")
 
-FailureSource = Literal["presenter", "handler", "interceptor", "error_handler", "journal"]
+FailureSource = Literal[
+    "presenter", "handler", "interceptor", "error_handler", "journal", "toolset"
+]
 
 
 @attrs.frozen(slots=True)

@@ -27,7 +27,7 @@ input through ``feed``, so the journal holds it and a replay reproduces what fol
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import attrs
@@ -86,6 +86,9 @@ class Performer:
         self._messages = messages
         self._on_pause = on_pause
         self.deps: Any = None
+        self.settle: Callable[[], Awaitable[None]] | None = None
+        """Awaited before a tool's result is fed (an agent with toolsets: a list change
+        the call caused reaches the next model call)."""
         self._model: asyncio.Task[None] | None = None
         self._cancelling = False
         self._calls: dict[str, tuple[asyncio.Task[None], AbortSignal]] = {}
@@ -225,6 +228,8 @@ class Performer:
             outcome_event = ToolResult(call_id, text, True, _code(ErrorCode.TOOL_EXECUTION_ERROR))
             self._answer(call_id, outcome_event)
             return
+        if self.settle is not None:
+            await self.settle()
         result = ToolResult(
             call_id, outcome.content, outcome.is_error, outcome.details, timestamp=self._clock()
         )
