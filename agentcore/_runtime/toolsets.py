@@ -99,13 +99,15 @@ class AgentToolsets:
         self._pending: asyncio.Task[None] | None = None
         self._unwatch = [t.watch(self._changed) for t in self._sets]
 
-    async def refresh(self) -> None:
-        """Enter the toolsets not entered yet and list every one, side by side; give the
-        agent the tools when they changed. Never raises for a toolset's failure."""
+    async def refresh(self, *, enter: bool = True) -> None:
+        """List every toolset (entering those not entered yet, unless ``enter`` is false:
+        then only those), side by side; give the agent the tools when they changed.
+        Never raises for a toolset's failure."""
         async with self._lock:
             if self._closed:
                 return
-            await asyncio.gather(*(self._list(i) for i in range(len(self._sets))))
+            indexes = [i for i in range(len(self._sets)) if enter or self._entered[i]]
+            await asyncio.gather(*(self._list(i) for i in indexes))
             tools, clashes = self._combined()
             if [id(t) for t in tools] != [id(t) for t in self._current]:
                 for toolset, clash in clashes:
@@ -149,7 +151,7 @@ class AgentToolsets:
         if self._closed or (self._pending is not None and not self._pending.done()):
             return
         try:
-            self._pending = asyncio.get_running_loop().create_task(self.refresh())
+            self._pending = asyncio.get_running_loop().create_task(self.refresh(enter=False))
         except RuntimeError:  # no running loop: the next run lists anyway
             return
 
