@@ -100,8 +100,8 @@ def elicitation_callback(
         if handler is None:
             return _refuse(
                 f"nobody can answer MCP server {server!r}'s question: no call in flight can "
-                "ask the user (or several can, on a 2025 session) and no on_elicitation "
-                "handler is set",
+                "ask the user, or several can and the session (2025, over stdio) does not "
+                "say which; and no on_elicitation handler is set",
                 redact,
             )
         try:

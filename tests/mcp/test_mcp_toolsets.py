@@ -310,3 +310,41 @@ def test_an_agent_never_closed_leaves_no_session_behind_its_event_loop() -> None
 
     asyncio.run(main())
     assert not server.connected
+
+
+@pytest.mark.parametrize(
+    ("transport", "protocol"),
+    [("http", "auto"), ("http", "legacy"), ("stdio", "auto"), ("stdio", "legacy")],
+)
+def test_questions_of_calls_side_by_side_reach_the_calls_that_caused_them(
+    transport: str, protocol: str, stdio: Callable[..., MCPServer], http_server: Any
+) -> None:
+    """Each question names the call that caused it: inside the call on 2026-07-28
+    sessions, by the HTTP request it came with on 2025 ones. A 2025 stdio session does not
+    say which call asked: with two in flight, the server is answered with an error."""
+    make = http_server.server if transport == "http" else stdio
+    calls = [(f"t{i}", "greet_someone", {"question": f"Q{i}?"}) for i in range(2)]
+
+    async def main() -> tuple[Agent, list[ElicitationRequest]]:
+        server = make(protocol=protocol)
+        async with Agent(
+            ScriptedDriver([tool_turn(calls), text_turn("ok")]), toolsets=[server]
+        ) as a:
+            result = await a.run("go")
+            while result.status == "awaiting_elicitation" and len(a.state.pending_elicitations) < 2:
+                await asyncio.sleep(0.05)  # the second question is on its way
+            asked = list(a.state.pending_elicitations)
+            for question in asked:
+                await a.answer_elicitation(
+                    question.elicitation_id, "accept", {"name": question.message}
+                )
+            return a, asked
+
+    agent, asked = asyncio.run(main())
+    results = _results(agent)
+    if (transport, protocol) == ("stdio", "legacy"):
+        assert asked == [] and all(r.is_error for r in results)
+        assert "nobody can answer" in str(results[0].result)
+        return
+    assert sorted((q.tool_call_id, q.message) for q in asked) == [("t0", "Q0?"), ("t1", "Q1?")]
+    assert [r.result for r in results] == ["hello Q0?", "hello Q1?"]
