@@ -22,10 +22,11 @@ Failures, and what callers see:
 
 A server's elicitation is answered by the request that caused it: its ``Op.elicit`` (an
 agent's tool call asks through its run's pause), found through a context variable set
-in the request's task (2026-07-28 servers ask inside the request), or, on a 2025 session
-where the question arrives apart from the request, by the one request in flight that can
-ask; otherwise by the server's ``on_elicitation``. The request's deadline stops while
-the user answers.
+in the request's task. 2026-07-28 servers ask inside the request; on a 2025 HTTP session
+the SDK handles the question in the context of the request whose response carried it;
+a 2025 stdio session does not say which request asked, so the one request in flight that
+can ask is taken (none or several: nobody). Without one, the server's ``on_elicitation``
+answers. The request's deadline stops while the user answers.
 
 Teardown (the SDK's shielded, bounded shutdown of the subprocess or HTTP session) runs
 in the owner task, never in a caller's.
