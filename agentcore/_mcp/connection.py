@@ -145,8 +145,9 @@ class Op:
         may take longer than a server should)."""
         deadline = self.deadline
         loop = asyncio.get_running_loop()
-        if self.asking == 0 and deadline is not None and deadline.when() is not None:
-            self.left = deadline.when() - loop.time()  # type: ignore[operator]
+        when = None if deadline is None or self.asking else deadline.when()
+        if deadline is not None and when is not None:
+            self.left = when - loop.time()
             deadline.reschedule(None)
         self.asking += 1
         try:

@@ -100,14 +100,22 @@ class AgentToolsets:
         self._unwatch = [t.watch(self._changed) for t in self._sets]
 
     async def refresh(self, *, enter: bool = True) -> None:
-        """List every toolset (entering those not entered yet, unless ``enter`` is false:
-        then only those), side by side; give the agent the tools when they changed.
-        Never raises for a toolset's failure."""
+        """List every toolset entered (one after the other: a listing that did not change
+        needs no I/O), and enter and list the others side by side unless ``enter`` is
+        false; give the agent the tools when they changed. Never raises for a toolset's
+        failure."""
         async with self._lock:
             if self._closed:
                 return
-            indexes = [i for i in range(len(self._sets)) if enter or self._entered[i]]
-            await asyncio.gather(*(self._list(i) for i in indexes))
+            starting = [] if not enter else [i for i, e in enumerate(self._entered) if not e]
+            changed = False
+            for index, entered in enumerate(self._entered):
+                if entered:
+                    changed |= await self._list(index)
+            if starting:
+                changed |= any(await asyncio.gather(*(self._list(i) for i in starting)))
+            if not changed:
+                return
             tools, clashes = self._combined()
             if [id(t) for t in tools] != [id(t) for t in self._current]:
                 for toolset, clash in clashes:
@@ -115,15 +123,22 @@ class AgentToolsets:
                 self._current = tools
                 self._use(tools)
 
-    async def _list(self, index: int) -> None:
+    async def _list(self, index: int) -> bool:
+        """Enter toolset ``index`` if needed and list it; whether its tools changed."""
         toolset = self._sets[index]
         try:
             if not self._entered[index]:
                 await toolset.__aenter__()
                 self._entered[index] = True
-            self._listed[index] = tuple(await toolset.tools())
+            listed = tuple(await toolset.tools())
         except Exception as exc:  # a toolset that fails never fails the run
             self._fail(toolset, exc)
+            return False
+        before = self._listed[index]
+        self._listed[index] = listed
+        if len(listed) != len(before):
+            return True
+        return any(a is not b for a, b in zip(listed, before, strict=True))
 
     def _combined(self) -> tuple[tuple[Tool, ...], list[tuple[Toolset, Exception]]]:
         """The agent's own tools, then each toolset's, the first owner of a name kept;
