@@ -44,7 +44,7 @@ from drivers.scripted import ScriptedDriver, text_turn, tool_turn
 
 SERVER = str(pathlib.Path(__file__).parents[1] / "tests" / "mcp" / "servers" / "everything.py")
 CALLS = 200
-BLOCKS = 5
+BLOCKS = 9
 CONNECTS = 3
 RUNS = 100
 TURN_CALLS = 50
@@ -101,17 +101,19 @@ async def _transport(label: str, target: str | StdioServerParameters, server: MC
 async def _agent_figures(label: str, make: Callable[[], MCPServer]) -> None:
     """A run's cost of owning a server, and the per-call cost of a turn through an agent."""
     texts = [text_turn("ok", message_id=f"m{i}") for i in range(RUNS * BLOCKS + 1)]
-    run_times = []
-    for toolsets in ([], [make()]):
-        async with Agent(ScriptedDriver(texts), toolsets=toolsets) as agent:
+    alone = Agent(ScriptedDriver(texts))
+    owning = Agent(ScriptedDriver(texts), toolsets=[make()])
+    blocks: dict[Agent, list[float]] = {alone: [], owning: []}
+    async with alone, owning:
+        for agent in blocks:
             await agent.run("warm up")
-            blocks = []
-            for _ in range(BLOCKS):
+        for _ in range(BLOCKS):  # alternate, so drift on a shared machine hits both
+            for agent, times in blocks.items():
                 began = time.perf_counter()
                 for _ in range(RUNS):
                     await agent.run("hi")
-                blocks.append((time.perf_counter() - began) / RUNS)
-            run_times.append(statistics.median(blocks))
+                times.append((time.perf_counter() - began) / RUNS)
+    run_times = [statistics.median(blocks[alone]), statistics.median(blocks[owning])]
     calls = [(f"c{i}", "add", ARGS) for i in range(TURN_CALLS)]
     per_call = []
     for toolsets, tools in (([make()], []), ([], [add])):
