@@ -6,6 +6,7 @@ closing, many calls at once, and no token in the journal."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import pathlib
 import sys
@@ -19,7 +20,7 @@ from agentcore import Agent
 from agentcore.events import ToolResultMessage
 from agentcore.journal import JsonlJournal, replay
 from agentcore.loop import ElicitationRequest
-from agentcore.mcp import MCPServer, MCPServerError
+from agentcore.mcp import MCPServer, MCPServerError, load_mcp_servers
 from drivers.scripted import ScriptedDriver, text_turn, tool_turn
 from presenters.recording import RecordingPresenter
 
@@ -348,3 +349,37 @@ def test_questions_of_calls_side_by_side_reach_the_calls_that_caused_them(
         return
     assert sorted((q.tool_call_id, q.message) for q in asked) == [("t0", "Q0?"), ("t1", "Q1?")]
     assert [r.result for r in results] == ["hello Q0?", "hello Q1?"]
+
+
+def test_servers_from_a_configuration_file_serve_an_agent_with_approval(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An ``mcpServers`` file (its ``${VAR}`` from the environment) gives the agent its
+    servers; a tool that needs approval pauses the run as any other does."""
+    script = pathlib.Path(__file__).parent / "servers" / "everything.py"
+    config = tmp_path / "mcp.json"
+    entry = {
+        "command": "${PYTHON}",
+        "args": [str(script)],
+        "env": {"AGENTCORE_TEST_VALUE": "${SECRET_VALUE}"},
+    }
+    config.write_text(json.dumps({"mcpServers": {"ev": entry}}))
+    monkeypatch.setenv("PYTHON", sys.executable)
+    monkeypatch.setenv("SECRET_VALUE", "from-the-config-42")
+    servers = load_mcp_servers(config, prefix_with_name=True, requires_approval=["env"])
+    turns = [
+        tool_turn([("t1", "ev_env", {"name": "AGENTCORE_TEST_VALUE"})]),
+        text_turn("read it"),
+    ]
+
+    async def main() -> tuple[Any, Agent]:
+        async with Agent(ScriptedDriver(turns), toolsets=list(servers.values())) as agent:
+            paused = await agent.run("read the value")
+            assert [c.tool_call_id for c in agent.state.pending_approvals] == ["t1"]
+            await agent.approve("t1")
+            return paused, agent
+
+    paused, agent = asyncio.run(main())
+    assert paused.status == "awaiting_approval"
+    assert [m.result for m in _results(agent)] == ["from-the-config-42"]
+    assert agent.state.messages[-1].text == "read it"
