@@ -28,6 +28,9 @@ from ._core.errors import (
     LimitExceededError as LimitExceededError,
 )
 from ._core.errors import (
+    MCPServerError as MCPServerError,
+)
+from ._core.errors import (
     MessageRejectedError as MessageRejectedError,
 )
 from ._core.errors import (
@@ -56,6 +59,7 @@ __all__ = [
     "GuardrailTrippedError",
     "InvalidEventError",
     "LimitExceededError",
+    "MCPServerError",
     "MessageRejectedError",
     "OutputParseError",
     "ProtocolError",

@@ -25,13 +25,17 @@ from ._loop.events import AgentReset as AgentReset
 from ._loop.events import AgentResume as AgentResume
 from ._loop.events import AgentStart as AgentStart
 from ._loop.events import AgentSteer as AgentSteer
+from ._loop.events import AnswerElicitation as AnswerElicitation
 from ._loop.events import AwaitApproval as AwaitApproval
+from ._loop.events import AwaitElicitation as AwaitElicitation
 from ._loop.events import CallModel as CallModel
 from ._loop.events import CancelModel as CancelModel
 from ._loop.events import CancelTools as CancelTools
 from ._loop.events import CheckOutput as CheckOutput
 from ._loop.events import ClockTick as ClockTick
 from ._loop.events import Effect as Effect
+from ._loop.events import ElicitationAnswer as ElicitationAnswer
+from ._loop.events import ElicitationRequest as ElicitationRequest
 from ._loop.events import ExecuteTools as ExecuteTools
 from ._loop.events import Finish as Finish
 from ._loop.events import GuardrailTripped as GuardrailTripped
@@ -69,7 +73,9 @@ __all__ = [
     "AgentResume",
     "AgentStart",
     "AgentSteer",
+    "AnswerElicitation",
     "AwaitApproval",
+    "AwaitElicitation",
     "CallModel",
     "CancelModel",
     "CancelTools",
@@ -77,6 +83,8 @@ __all__ = [
     "ClockTick",
     "EFFECTS",
     "Effect",
+    "ElicitationAnswer",
+    "ElicitationRequest",
     "ExecuteTools",
     "Finish",
     "GuardrailTripped",

@@ -10,9 +10,11 @@ except ImportError as exc:  # pragma: no cover - depends on the installation
         "agentcore.mcp needs the official MCP SDK: pip install 'agentcore[mcp]'"
     ) from exc
 
-from ._mcp.callbacks import ElicitationAnswer as ElicitationAnswer
+from ._core.errors import FailureKind as FailureKind
+from ._core.errors import MCPServerError as MCPServerError
+from ._loop.events import ElicitationAnswer as ElicitationAnswer
+from ._loop.events import ElicitationRequest as ElicitationRequest
 from ._mcp.callbacks import ElicitationHandler as ElicitationHandler
-from ._mcp.callbacks import ElicitationRequest as ElicitationRequest
 from ._mcp.config import HttpParams as HttpParams
 from ._mcp.config import ServerParams as ServerParams
 from ._mcp.config import StdioParams as StdioParams
@@ -22,8 +24,6 @@ from ._mcp.convert import MCPPrompt as MCPPrompt
 from ._mcp.convert import MCPResource as MCPResource
 from ._mcp.convert import PromptArgument as PromptArgument
 from ._mcp.convert import PromptMessage as PromptMessage
-from ._mcp.errors import FailureKind as FailureKind
-from ._mcp.errors import MCPServerError as MCPServerError
 from ._mcp.server import MCPServer as MCPServer
 from ._mcp.server import load_mcp_servers as load_mcp_servers
 

@@ -1,4 +1,5 @@
-"""Tools for the agent loop: ``define_tool``, ``@tool``, ``as_tool``, results, the running context.
+"""Tools for the agent loop: ``define_tool``, ``@tool``, ``as_tool``, results, the running
+context, toolsets.
 
 See docs/tools.md.
 """
@@ -15,6 +16,7 @@ from ._runtime.tool_runner import AbortSignal as AbortSignal
 from ._runtime.tool_runner import ToolContext as ToolContext
 from ._runtime.tool_runner import ToolRunOutcome as ToolRunOutcome
 from ._runtime.tool_runner import run_tool as run_tool
+from ._runtime.toolsets import Toolset as Toolset
 
 __all__ = [
     "AbortSignal",
@@ -23,6 +25,7 @@ __all__ = [
     "ToolFunction",
     "ToolOutput",
     "ToolRunOutcome",
+    "Toolset",
     "as_tool",
     "define_tool",
     "run_tool",

@@ -16,6 +16,12 @@ CPU time (the client's own work; the server runs in another process):
 
 Connect time (spawn, import, handshake for stdio; handshake for HTTP) is the median of
 ``CONNECTS`` connections.
+
+Through an agent (``Agent(toolsets=[server])``, a scripted model): what owning a server
+adds to a run that calls no tool (listing the server's tools from its cache before the
+run), per run, against the same agent without toolsets (the median of ``BLOCKS`` blocks
+of ``RUNS`` runs); and a turn of ``TURN_CALLS`` calls to ``add``, per call, through the
+server and as a direct function tool.
 """
 
 from __future__ import annotations
@@ -31,13 +37,18 @@ from typing import Any
 
 from mcp import Client, StdioServerParameters
 
+from agentcore import Agent
 from agentcore.mcp import MCPServer
 from agentcore.tools import AbortSignal, ToolContext, run_tool, tool
+from drivers.scripted import ScriptedDriver, text_turn, tool_turn
 
 SERVER = str(pathlib.Path(__file__).parents[1] / "tests" / "mcp" / "servers" / "everything.py")
 CALLS = 200
-BLOCKS = 5
+BLOCKS = 9
 CONNECTS = 3
+RUNS = 100
+TURN_CALLS = 50
+TURNS = 5
 ARGS = {"a": 2, "b": 3}
 
 
@@ -87,6 +98,42 @@ async def _transport(label: str, target: str | StdioServerParameters, server: MC
     )
 
 
+async def _agent_figures(label: str, make: Callable[[], MCPServer]) -> None:
+    """A run's cost of owning a server, and the per-call cost of a turn through an agent."""
+    texts = [text_turn("ok", message_id=f"m{i}") for i in range(RUNS * BLOCKS + 1)]
+    alone = Agent(ScriptedDriver(texts))
+    owning = Agent(ScriptedDriver(texts), toolsets=[make()])
+    blocks: dict[Agent, list[float]] = {alone: [], owning: []}
+    async with alone, owning:
+        for agent in blocks:
+            await agent.run("warm up")
+        for _ in range(BLOCKS):  # alternate, so drift on a shared machine hits both
+            for agent, times in blocks.items():
+                began = time.perf_counter()
+                for _ in range(RUNS):
+                    await agent.run("hi")
+                times.append((time.perf_counter() - began) / RUNS)
+    run_times = [statistics.median(blocks[alone]), statistics.median(blocks[owning])]
+    calls = [(f"c{i}", "add", ARGS) for i in range(TURN_CALLS)]
+    per_call = []
+    for toolsets, tools in (([make()], []), ([], [add])):
+        turns = [t for i in range(TURNS + 1) for t in (tool_turn(calls), text_turn("ok"))]
+        async with Agent(ScriptedDriver(turns), tools=tools, toolsets=toolsets) as agent:
+            await agent.run("warm up")
+            walls = []
+            for _ in range(TURNS):
+                began = time.perf_counter()
+                await agent.run("add")
+                walls.append((time.perf_counter() - began) / TURN_CALLS)
+            per_call.append(statistics.median(walls))
+    print(
+        f"{label} through an agent: a run without tool calls {_us(run_times[0])} alone, "
+        f"{_us(run_times[1])} owning the server ({(run_times[1] - run_times[0]) * 1e6:+,.0f} "
+        f"µs per run); a turn of {TURN_CALLS} calls {_us(per_call[0])} per MCP call, "
+        f"{_us(per_call[1])} per direct function call"
+    )
+
+
 async def _nothing(client: Client) -> None:
     return None
 
@@ -115,6 +162,8 @@ async def _run(url: str) -> None:
         f"streamable HTTP {http * 1e3:,.0f} ms (handshake with a running server); "
         f"median of {CONNECTS}"
     )
+    await _agent_figures("stdio", lambda: MCPServer.stdio(sys.executable, [SERVER]))
+    await _agent_figures("streamable HTTP", lambda: MCPServer.http(url))
 
 
 def main() -> None:

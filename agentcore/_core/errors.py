@@ -16,18 +16,24 @@
     ├── ToolError                    TOOL_VALIDATION_ERROR, TOOL_EXECUTION_ERROR, TOOL_NOT_FOUND,
     │                                TOOL_SKIPPED, TOOL_REJECTED, INTERRUPTED (a tool result's
     │                                ``details["error_code"]``; never a run's error)
+    ├── MCPServerError               an MCP server failed (remote fault): MCP_CONNECT_FAILED,
+    │                                MCP_CONNECTION_LOST, MCP_TIMEOUT, MCP_REJECTED,
+    │                                MCP_PROTOCOL_ERROR; or the caller used a closed one:
+    │                                MCP_SERVER_CLOSED; ``.server``, ``.kind``
     ├── OutputParseError             ValueError: OUTPUT_PARSE_ERROR (structured output)
     └── GuardrailTrippedError        GUARDRAIL_TRIPPED: a guardrail stopped the run
 
 Whose fault it is decides the branch: ``ValueError``/``RuntimeError`` subclasses are
-the caller's mistakes; ``ProviderError`` is the remote side's. The same codes appear in
-``error_received`` / ``error_message`` / ``error_occurred`` events, so an error that was
-turned into events can be turned back into the matching exception (``error_from_code``).
+the caller's mistakes; ``ProviderError`` and ``MCPServerError`` are the remote side's.
+The same codes appear in ``error_received`` / ``error_message`` / ``error_occurred``
+events, so an error that was turned into events can be turned back into the matching
+exception (``error_from_code``).
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Literal, TypeAlias
 
 __all__ = [
     "AbortedError",
@@ -36,9 +42,11 @@ __all__ = [
     "ConfigurationError",
     "EngineClosedError",
     "ErrorCode",
+    "FailureKind",
     "GuardrailTrippedError",
     "InvalidEventError",
     "LimitExceededError",
+    "MCPServerError",
     "MessageRejectedError",
     "OutputParseError",
     "ProtocolError",
@@ -83,6 +91,13 @@ class ErrorCode(StrEnum):
     INTERRUPTED = "INTERRUPTED"
     OUTPUT_PARSE_ERROR = "OUTPUT_PARSE_ERROR"
     GUARDRAIL_TRIPPED = "GUARDRAIL_TRIPPED"
+    # MCP servers (agentcore.mcp): a tool result's ``details["error_code"]`` too
+    MCP_CONNECT_FAILED = "MCP_CONNECT_FAILED"
+    MCP_CONNECTION_LOST = "MCP_CONNECTION_LOST"
+    MCP_TIMEOUT = "MCP_TIMEOUT"
+    MCP_REJECTED = "MCP_REJECTED"
+    MCP_PROTOCOL_ERROR = "MCP_PROTOCOL_ERROR"
+    MCP_SERVER_CLOSED = "MCP_SERVER_CLOSED"
 
 
 class AgentError(Exception):
@@ -188,6 +203,50 @@ class GuardrailTrippedError(AgentError):
     default_code = ErrorCode.GUARDRAIL_TRIPPED
 
 
+FailureKind: TypeAlias = Literal["connect", "lost", "timeout", "rejected", "protocol", "closed"]
+"""How an MCP server failed. ``connect``: could not start or handshake; ``lost``: the
+connection died; ``timeout``: no answer in time; ``rejected``: the server answered with
+a JSON-RPC error; ``protocol``: an answer the client could not use; ``closed``: the
+server was closed with ``aclose()``."""
+
+_MCP_CODES: dict[FailureKind, ErrorCode] = {
+    "connect": ErrorCode.MCP_CONNECT_FAILED,
+    "lost": ErrorCode.MCP_CONNECTION_LOST,
+    "timeout": ErrorCode.MCP_TIMEOUT,
+    "rejected": ErrorCode.MCP_REJECTED,
+    "protocol": ErrorCode.MCP_PROTOCOL_ERROR,
+    "closed": ErrorCode.MCP_SERVER_CLOSED,
+}
+_MCP_KINDS: dict[ErrorCode, FailureKind] = {code: kind for kind, code in _MCP_CODES.items()}
+
+
+class MCPServerError(AgentError):
+    """An MCP server failed; ``server`` names it and ``kind`` says how (``FailureKind``,
+    one per code). Its message never holds a configured secret (``agentcore.mcp``
+    redacts every text that reaches it)."""
+
+    default_code = ErrorCode.MCP_CONNECTION_LOST
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        server: str = "",
+        kind: FailureKind | None = None,
+        code: ErrorCode | str | None = None,
+        details: object = None,
+    ) -> None:
+        if kind is not None:
+            code = _MCP_CODES[kind]
+        super().__init__(message, code=code, details=details)
+        if self.code not in _MCP_KINDS:
+            raise ValueError(f"{self.code.value} is not an MCP server error code")
+        self.server = server
+        self.kind: FailureKind = _MCP_KINDS[self.code]
+        if details is None:
+            self.details = {"server": server, "kind": self.kind}
+
+
 _BY_CODE: dict[ErrorCode, type[AgentError]] = {
     ErrorCode.INVALID_EVENT: InvalidEventError,
     ErrorCode.PROTOCOL_ERROR: ProtocolError,
@@ -208,6 +267,7 @@ _BY_CODE: dict[ErrorCode, type[AgentError]] = {
     ErrorCode.INTERRUPTED: ToolError,
     ErrorCode.OUTPUT_PARSE_ERROR: OutputParseError,
     ErrorCode.GUARDRAIL_TRIPPED: GuardrailTrippedError,
+    **{code: MCPServerError for code in _MCP_KINDS},
 }
 
 

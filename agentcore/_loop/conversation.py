@@ -18,7 +18,8 @@ Routing (every decision about who sees what lives here, none in the runtime):
   loop; the core's ``assistant_message`` is fed to the loop as soon as it is assembled,
   so the loop decides on the whole reply before it sees the event that completed it (a
   failure's flushed partial reply before the failure);
-- commands (``agent_prompt``, ``agent_steer``, ``tool_approval``, ``clock_tick``...) go to
+- commands (``agent_prompt``, ``agent_steer``, ``tool_approval``, ``clock_tick``,
+  ``elicitation_request``, ``elicitation_answer``...) go to
   the loop only; so does anything unknown, which the loop rejects by name;
 - what the loop lets into the conversation is fed to the core: the ``user_message`` of a
   prompt or a queued message, the ``interrupt`` that flushes a reply cut off by a process
@@ -75,11 +76,13 @@ from .events import (
     AgentResume,
     AgentSteer,
     ClockTick,
+    ElicitationAnswer,
+    ElicitationRequest,
     ToolApproval,
     ToolProgress,
 )
 from .policy import loop_processor
-from .state import LoopConfig, LoopState, initial_loop_state
+from .state import AT_REST, LoopConfig, LoopState, initial_loop_state
 
 __all__ = [
     "AgentSnapshot",
@@ -124,6 +127,8 @@ COMMANDS: tuple[type[Any], ...] = (
     ToolApproval,
     ToolProgress,
     ClockTick,
+    ElicitationRequest,
+    ElicitationAnswer,
 )
 
 ROUTES: Mapping[type[Any], tuple[str, ...]] = {
@@ -231,11 +236,12 @@ class AgentSnapshot:
     """What an agent is doing and holds, read from its conversation state.
 
     ``activity`` is the ``AgentState`` (idle, thinking, responding...); ``messages`` the
-    history; ``is_streaming`` whether a run is active (not paused for approval);
-    ``pending_tool_calls`` the calls running; ``pending_approvals`` the calls still
-    waiting for a decision; ``steering``/``follow_ups`` the queued messages; ``error``
-    the last run's error (``None`` after a clean run); ``iterations`` and ``turn`` the
-    current run's model calls and turn number.
+    history; ``is_streaming`` whether a run is active (not paused for approval or
+    elicitation); ``pending_tool_calls`` the calls running; ``pending_approvals`` the
+    calls still waiting for a decision; ``steering``/``follow_ups`` the queued messages;
+    ``error`` the last run's error (``None`` after a clean run); ``iterations`` and
+    ``turn`` the current run's model calls and turn number; ``pending_elicitations`` the
+    ``ElicitationRequest``s waiting for the user's answer.
     """
 
     activity: AgentState
@@ -248,6 +254,7 @@ class AgentSnapshot:
     error: AgentError | None
     iterations: int = 0
     turn: int = 0
+    pending_elicitations: tuple[ElicitationRequest, ...] = ()
 
 
 def snapshot_of(state: ConversationState) -> AgentSnapshot:
@@ -270,7 +277,7 @@ def snapshot_of(state: ConversationState) -> AgentSnapshot:
     return AgentSnapshot(
         activity_of(state.core),
         tuple(loop.messages),
-        loop.phase not in ("idle", "approval"),
+        loop.phase not in AT_REST,
         running,
         approvals,
         loop.steering,
@@ -278,6 +285,7 @@ def snapshot_of(state: ConversationState) -> AgentSnapshot:
         error,
         0 if run is None else run.iterations,
         0 if run is None else run.turn,
+        () if run is None else run.elicitations,
     )
 
 

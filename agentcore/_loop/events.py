@@ -10,8 +10,9 @@ unique across layers. They cover every message that enters the conversation (pro
 steering, follow-up, assistant, tool result), not only the model's.
 
 Effect requests (``CallModel``, ``CancelModel``, ``ExecuteTools``, ``CancelTools``,
-``SetTimer``, ``CheckOutput``, ``AwaitApproval``, ``Finish``) are outputs for the runtime,
-not events: they are never journaled or presented, because replaying the inputs produces them again.
+``SetTimer``, ``CheckOutput``, ``AwaitApproval``, ``AwaitElicitation``,
+``AnswerElicitation``, ``Finish``) are outputs for the runtime, not events: they are
+never journaled or presented, because replaying the inputs produces them again.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any, ClassVar, Literal, TypeAlias
 
 import attrs
 
+from .._core.checks import checked
 from .._core.content import JSONValue, ToolCallPart, to_tool_call
 from .._core.driver import ModelRequest
 from .._core.events import EVENT_TYPES, event_type, is_event
@@ -39,7 +41,9 @@ __all__ = [
     "AgentResume",
     "AgentStart",
     "AgentSteer",
+    "AnswerElicitation",
     "AwaitApproval",
+    "AwaitElicitation",
     "CallModel",
     "CancelModel",
     "CancelTools",
@@ -47,6 +51,10 @@ __all__ = [
     "ClockTick",
     "EFFECTS",
     "Effect",
+    "ElicitationAction",
+    "ElicitationAnswer",
+    "ElicitationMode",
+    "ElicitationRequest",
     "ExecuteTools",
     "Finish",
     "GuardrailTripped",
@@ -65,6 +73,8 @@ __all__ = [
 ]
 
 RunEndReason: TypeAlias = Literal["completed", "aborted", "error"]
+ElicitationMode: TypeAlias = Literal["form", "url"]
+ElicitationAction: TypeAlias = Literal["accept", "decline", "cancel"]
 
 
 def _ts() -> Any:
@@ -213,6 +223,47 @@ class AgentConfigured:
 
     type: ClassVar[str] = "agent_configured"
     config: Mapping[str, JSONValue] = attrs.field(converter=_json_mapping)
+    timestamp: int = _ts()
+
+
+@event_type("elicitation_request", "loop")
+@attrs.frozen(slots=True)
+@checked
+class ElicitationRequest:
+    """A running tool call asks the user something: an MCP server's
+    ``elicitation/create``, or a tool's ``ctx.elicit``. The run pauses (phase
+    ``elicitation``) until the application answers it.
+
+    ``source`` names who asks (the MCP server, or the tool). ``mode="form"``: ``schema`` is
+    a flat JSON Schema object of the fields wanted; ``mode="url"``: the user should visit
+    ``url`` (``schema`` is ``None``). The runtime feeds it with ``elicitation_id`` and the
+    asking ``tool_call_id`` filled in; the loop delivers it when it accepts it.
+    """
+
+    type: ClassVar[str] = "elicitation_request"
+    source: str
+    message: str
+    mode: ElicitationMode = "form"
+    schema: JSONValue = None
+    url: str | None = None
+    elicitation_id: str = ""
+    tool_call_id: str = ""
+    timestamp: int = _ts()
+
+
+@event_type("elicitation_answer", "loop")
+@attrs.frozen(slots=True)
+@checked
+class ElicitationAnswer:
+    """The user's answer to elicitation ``elicitation_id``: ``accept`` (with ``content``, a
+    mapping of the form's fields, for a form), ``decline`` or ``cancel``. Fed by
+    ``Agent.answer_elicitation`` (or by the runtime: ``cancel`` when the asking call ended
+    first); delivered when the loop accepts it."""
+
+    type: ClassVar[str] = "elicitation_answer"
+    action: ElicitationAction
+    content: JSONValue = None
+    elicitation_id: str = ""
     timestamp: int = _ts()
 
 
@@ -467,6 +518,21 @@ class AwaitApproval:
 
 
 @attrs.frozen(slots=True)
+class AwaitElicitation:
+    """The run is paused until these elicitations are answered; the tool calls that asked
+    are still running (they wait for the answers)."""
+
+    elicitations: tuple[ElicitationRequest, ...]
+
+
+@attrs.frozen(slots=True)
+class AnswerElicitation:
+    """Hand ``answer`` to the tool call waiting for it (nothing, when none waits)."""
+
+    answer: ElicitationAnswer
+
+
+@attrs.frozen(slots=True)
 class Finish:
     """The run is over and nothing is in flight."""
 
@@ -483,11 +549,23 @@ Effect: TypeAlias = (
     | SetTimer
     | CheckOutput
     | AwaitApproval
+    | AwaitElicitation
+    | AnswerElicitation
     | Finish
 )
 
 EFFECTS: frozenset[type[Any]] = frozenset(
-    {CallModel, CancelModel, ExecuteTools, CancelTools, SetTimer, CheckOutput}
-    | {AwaitApproval, Finish}
+    (
+        CallModel,
+        CancelModel,
+        ExecuteTools,
+        CancelTools,
+        SetTimer,
+        CheckOutput,
+        AwaitApproval,
+        AwaitElicitation,
+        AnswerElicitation,
+        Finish,
+    )
 )
 """The effect request classes (exact classes: the loop builds them)."""

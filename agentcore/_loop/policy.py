@@ -52,7 +52,7 @@ from .._core.events import (
     UserMessage,
 )
 from .._core.pricing import cost_of
-from . import tool_calls
+from . import elicitations, tool_calls
 from .events import (
     AgentAbort,
     AgentConfigured,
@@ -72,6 +72,8 @@ from .events import (
     CancelTools,
     CheckOutput,
     ClockTick,
+    ElicitationAnswer,
+    ElicitationRequest,
     Finish,
     GuardrailTripped,
     ModelCallRetry,
@@ -94,6 +96,8 @@ _DELTAS = frozenset(
     (TextDelta, ThinkingDelta, ToolUseStart, InputJsonDelta, ToolUseStop, MessageDelta, MessageStop)
 )
 _INTERRUPTED = ErrorCode.INTERRUPTED.value
+_PAUSES = ("approval", "elicitation")
+"""Phases whose time does not count towards the run's deadline."""
 
 
 def loop_processor(state: LoopState, event: Any) -> tuple[LoopState, tuple[Any, ...]]:
@@ -160,6 +164,9 @@ def _busy(s: LoopState, e: Any) -> Any:
         batch = s.batch
         waiting = [] if batch is None else [i for i in batch.pending if i not in batch.decisions]
         what = f"waiting for tool approval: approve() or reject() {waiting}, or abort()"
+    elif s.phase == "elicitation" and s.run is not None:
+        waiting = [p.elicitation_id for p in s.run.elicitations]
+        what = f"waiting for the user: answer_elicitation() {waiting}, or abort()"
     else:
         what = (
             "running: use steer(msg) to redirect it now, or follow_up(msg) to queue a "
@@ -447,7 +454,7 @@ def _arm(s: LoopState, out: Out) -> None:
     if run is None:
         return
     times = [
-        t for t in (run.retry_at, None if s.phase == "approval" else run.deadline) if t is not None
+        t for t in (run.retry_at, None if s.phase in _PAUSES else run.deadline) if t is not None
     ]
     if times:
         out.append(SetTimer(min(times)))
@@ -479,7 +486,7 @@ def _on_tick(s: LoopState, e: ClockTick, ts: int, out: Out) -> LoopState:
         s = _call_again(s, out)
         _arm(s, out)
         return s
-    if run.deadline is None or ts < run.deadline or s.phase == "approval":
+    if run.deadline is None or ts < run.deadline or s.phase in _PAUSES:
         return s
     limit = run.limits.timeout_ms
     return _stop(s, ErrorCode.TIMEOUT.value, f"the run took longer than {limit} ms", ts, out)
@@ -491,6 +498,9 @@ def _stop(s: LoopState, code: str, message: str, ts: int, out: Out) -> LoopState
     if run is None or run.stopping is not None:
         return s
     reason: RunEndReason = "aborted" if code == ErrorCode.ABORTED else "error"
+    s = elicitations.cancel_all(s, ts, out)
+    run = s.run
+    assert run is not None
     if s.phase == "model" and not run.awaiting_error:
         out.append(CancelModel())
     elif s.phase == "tools" and s.batch is not None and s.batch.running:
@@ -557,6 +567,7 @@ def _on_resume(s: LoopState, e: AgentResume, ts: int, out: Out) -> LoopState:
     run = s.run
     if run is None:
         return s
+    s = elicitations.cancel_all(s, ts, out)  # nobody waits for an answer any more
     if s.phase == "model":
         if run.streaming:  # the core holds the open reply: flush it
             out.append(Interrupt(e.reason, timestamp=ts))
@@ -614,11 +625,19 @@ def _on_tool_result(s: LoopState, e: ToolResult, ts: int, out: Out) -> LoopState
         return s  # not part of a run: the core records it
     if e.tool_call_id in run.discarded:  # the answer to a dropped reply's call: recorded
         return s.with_run(run.replace(discarded=run.discarded - {e.tool_call_id}))
+    if run.elicitations:  # the call ended: what it asked needs no answer any more
+        s = elicitations.cancel_for(s, e.tool_call_id, ts, out)
     return _after_tools(tool_calls.on_tool_result(s, e, ts, out), ts, out)
 
 
 def _on_approval(s: LoopState, e: ToolApproval, ts: int, out: Out) -> LoopState:
     return _after_tools(tool_calls.on_approval(s, e, ts, out), ts, out)
+
+
+def _on_elicitation_answer(s: LoopState, e: ElicitationAnswer, ts: int, out: Out) -> LoopState:
+    paused = s.phase == "elicitation"
+    s = elicitations.on_answer(s, e, ts, out)
+    return _after_tools(s, ts, out) if paused and s.phase == "tools" else s
 
 
 def _on_progress(s: LoopState, e: ToolProgress, ts: int, out: Out) -> LoopState:
@@ -640,6 +659,8 @@ _HANDLERS: dict[type[Any], _Handler] = {
     ClockTick: _on_tick,
     ToolApproval: _on_approval,
     ToolProgress: _on_progress,
+    ElicitationRequest: elicitations.on_request,
+    ElicitationAnswer: _on_elicitation_answer,
     ToolResult: _on_tool_result,
     MessageStart: _on_message_start,
     AssistantMessage: _on_assistant,

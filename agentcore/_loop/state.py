@@ -28,6 +28,7 @@ from .._core.pricing import ModelPrice
 from .tools import Tool
 
 __all__ = [
+    "AT_REST",
     "Batch",
     "Limits",
     "LoopConfig",
@@ -45,9 +46,16 @@ SteeringPolicy: TypeAlias = Literal["skip", "run"]
 """What happens to tool calls not yet started when a steering message is queued:
 ``skip`` answers them with an error result saying they were skipped; ``run`` runs them."""
 ToolExecution: TypeAlias = Literal["parallel", "sequential"]
-Phase: TypeAlias = Literal["idle", "model", "waiting", "tools", "approval", "checking"]
+Phase: TypeAlias = Literal[
+    "idle", "model", "waiting", "tools", "approval", "elicitation", "checking"
+]
 """``model``: a model call is in flight; ``waiting``: a failed call waits to be retried;
-``tools``: tool calls run; ``approval``: paused until calls are approved or rejected."""
+``tools``: tool calls run; ``approval``: paused until calls are approved or rejected;
+``elicitation``: paused until the questions running calls asked the user are answered
+(those calls still run)."""
+
+AT_REST: frozenset[str] = frozenset(("idle", "approval", "elicitation"))
+"""Phases in which no run is active: it is over, or waits for the application."""
 
 
 _PROVIDER_KINDS = (UserMessage, AssistantMessage, ToolResultMessage)
@@ -373,7 +381,8 @@ class Run:
     a reply dropped for a retry or a resume, until their answers (made by the loop, so
     every layer sees them closed) come back. ``stopping`` is ``(reason, code,
     message, retryable)``, how the run will end,
-    once an abort or timeout is under way.
+    once an abort or timeout is under way. ``paused_at`` is when a pause for approval or
+    elicitation began; ``elicitations`` the ``ElicitationRequest``s awaiting an answer.
     """
 
     limits: Limits
@@ -394,6 +403,7 @@ class Run:
     discarded: frozenset[str] = frozenset()
     stopping: tuple[str, str, str, bool] | None = None
     paused_at: int | None = None
+    elicitations: tuple[Any, ...] = ()
 
     def replace(self, **changes: Any) -> Run:
         """This run with ``changes`` (same as ``attrs.evolve``, cheaper)."""

@@ -127,7 +127,8 @@ def _grouped(s: LoopState) -> LoopState:
     groups: list[tuple[ToolCallPart, ...]] = []
     current: list[ToolCallPart] = []
     for call in batch.runnable:
-        if sequential_all or tools[call.tool_name].sequential:
+        tool = tools.get(call.tool_name)  # gone when a toolset's list changed meanwhile
+        if sequential_all or (tool is not None and tool.sequential):
             if current:
                 groups.append(tuple(current))
                 current = []

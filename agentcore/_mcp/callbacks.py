@@ -2,10 +2,11 @@
 
 A server may ask the client to run its model (``sampling/createMessage``) or to ask the
 user something (``elicitation/create``). Both are off unless the application opts in:
-sampling by giving the ``MCPServer`` a driver, elicitation by giving it an
-``on_elicitation`` handler (the runtime wires that seam to its approval mechanism).
-A failing driver or handler answers the server with an error; it never reaches the
-session that carries the request.
+sampling by giving the ``MCPServer`` a driver; elicitation by using the server in an
+agent (``Agent(toolsets=[server])``: the tool call that caused the question asks through
+the run's pause) or by giving it an ``on_elicitation`` handler. A failing driver or
+handler answers the server with an error; it never reaches the session that carries the
+request.
 """
 
 from __future__ import annotations
@@ -13,57 +14,25 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, Literal, TypeAlias
+from typing import TypeAlias
 
-import attrs
 import mcp_types as mt
 from mcp.client.session import ClientRequestContext, ElicitationFnT, SamplingFnT
 
 from .._core.driver import Driver
 from .._core.events import ErrorReceived, MessageStart, MessageStop, TextDelta
+from .._loop.events import ElicitationAnswer, ElicitationRequest
 from .convert import sampling_request, sampling_stop_reason
 from .errors import Redactor
 
-__all__ = [
-    "ElicitationAnswer",
-    "ElicitationHandler",
-    "ElicitationRequest",
-    "elicitation_callback",
-    "sampling_callback",
-]
+__all__ = ["ElicitationHandler", "elicitation_callback", "sampling_callback"]
 
 log = logging.getLogger("agentcore.mcp")
 
 
-@attrs.frozen(slots=True)
-class ElicitationRequest:
-    """A server asks the user for input.
-
-    ``mode="form"``: ``schema`` is a flat JSON Schema object of the fields wanted;
-    ``mode="url"``: the user should visit ``url`` (and ``schema`` is ``None``).
-    """
-
-    server: str
-    message: str
-    mode: Literal["form", "url"] = "form"
-    schema: Mapping[str, Any] | None = None
-    url: str | None = None
-
-
-ElicitationValue: TypeAlias = str | int | float | bool | list[str] | None
-
-
-@attrs.frozen(slots=True)
-class ElicitationAnswer:
-    """The user's answer: ``accept`` (with ``content`` for a form), ``decline`` or
-    ``cancel``."""
-
-    action: Literal["accept", "decline", "cancel"]
-    content: Mapping[str, ElicitationValue] | None = None
-
-
 ElicitationHandler: TypeAlias = Callable[[ElicitationRequest], Awaitable[ElicitationAnswer]]
-"""``async handler(request) -> ElicitationAnswer``; it may take as long as the user does."""
+"""``async handler(request) -> ElicitationAnswer``; it may take as long as the user does
+(``ToolContext.elicit`` is one)."""
 
 
 def sampling_callback(driver: Driver, server: str, redact: Redactor) -> SamplingFnT:
@@ -115,21 +84,34 @@ def _refuse(message: str, redact: Redactor) -> mt.ErrorData:
 
 
 def elicitation_callback(
-    handler: ElicitationHandler, server: str, redact: Redactor
+    route: Callable[[], ElicitationHandler | None], server: str, redact: Redactor
 ) -> ElicitationFnT:
-    """The SDK callback that answers ``elicitation/create`` with ``handler``'s answer.
+    """The SDK callback that answers ``elicitation/create`` with the answer of the handler
+    ``route()`` picks for it.
 
-    A raising handler, or one returning something other than an ``ElicitationAnswer``,
-    answers the server with an error.
+    No handler, a raising one, or one returning something other than an
+    ``ElicitationAnswer`` answers the server with an error.
     """
 
     async def answer(
         context: ClientRequestContext, params: mt.ElicitRequestParams
     ) -> mt.ElicitResult | mt.ErrorData:
-        if isinstance(params, mt.ElicitRequestURLParams):
-            request = ElicitationRequest(server, params.message, "url", None, params.url)
-        else:
-            request = ElicitationRequest(server, params.message, "form", params.requested_schema)
+        handler = route()
+        if handler is None:
+            return _refuse(
+                f"nobody can answer MCP server {server!r}'s question: no call in flight can "
+                "ask the user, or several can and the session (2025, over stdio) does not "
+                "say which; and no on_elicitation handler is set",
+                redact,
+            )
+        try:
+            if isinstance(params, mt.ElicitRequestURLParams):
+                request = ElicitationRequest(server, params.message, "url", None, params.url)
+            else:
+                schema = params.requested_schema
+                request = ElicitationRequest(server, params.message, "form", schema)
+        except ValueError as exc:  # a schema that is not JSON
+            return mt.ErrorData(code=mt.INVALID_PARAMS, message=redact(str(exc)))
         try:
             reply = await handler(request)
         except Exception as exc:
@@ -143,7 +125,12 @@ def elicitation_callback(
                 "not an ElicitationAnswer",
                 redact,
             )
-        content = None if reply.content is None else dict(reply.content)
-        return mt.ElicitResult(action=reply.action, content=content)
+        content = reply.content
+        try:
+            return mt.ElicitResult(
+                action=reply.action, content=dict(content) if isinstance(content, Mapping) else None
+            )
+        except ValueError as exc:  # content MCP cannot carry (nested objects...)
+            return _refuse(f"the user's answer cannot be sent: {exc}", redact)
 
     return answer

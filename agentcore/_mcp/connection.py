@@ -20,6 +20,14 @@ Failures, and what callers see:
 - a caller is cancelled (abort, its own timeout): its request's scope is cancelled, so
   the server is told to cancel it; other requests are untouched.
 
+A server's elicitation is answered by the request that caused it: its ``Op.elicit`` (an
+agent's tool call asks through its run's pause), found through a context variable set
+in the request's task. 2026-07-28 servers ask inside the request; on a 2025 HTTP session
+the SDK handles the question in the context of the request whose response carried it;
+a 2025 stdio session does not say which request asked, so the one request in flight that
+can ask is taken (none or several: nobody). Without one, the server's ``on_elicitation``
+answers. The request's deadline stops while the user answers.
+
 Teardown (the SDK's shielded, bounded shutdown of the subprocess or HTTP session) runs
 in the owner task, never in a caller's.
 """
@@ -27,6 +35,7 @@ in the owner task, never in a caller's.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import math
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -38,13 +47,15 @@ import attrs
 import httpx2
 import mcp_types as mt
 from mcp import Client, StdioServerParameters
-from mcp.client.session import ElicitationFnT, IncomingMessage, SamplingFnT
+from mcp.client.session import IncomingMessage, SamplingFnT
 from mcp.client.sse import sse_client
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from .._loop.events import ElicitationRequest
+from .callbacks import ElicitationHandler, elicitation_callback
 from .config import HttpParams, ServerParams, StdioParams
 from .errors import MCPServerError, Redactor
 
@@ -74,20 +85,44 @@ class Settings:
     redact: Redactor
     on_tools_changed: Callable[[], None]
     sampling: SamplingFnT | None = None
-    elicitation: ElicitationFnT | None = None
+    asks: bool = False
+    """Whether to declare the elicitation capability (someone can answer)."""
+    on_elicitation: ElicitationHandler | None = None
 
 
 class Op:
-    """One request: ``run(client)`` with a deadline; its outcome lands in ``future``."""
+    """One request: ``run(client)`` with a deadline; its outcome lands in ``future``.
+    ``elicit`` answers the elicitations it causes (``None``: the server's handler)."""
 
-    __slots__ = ("cancelled", "future", "run", "task", "timeout", "what")
+    __slots__ = (
+        "asking",
+        "cancelled",
+        "deadline",
+        "elicit",
+        "future",
+        "left",
+        "run",
+        "task",
+        "timeout",
+        "what",
+    )
 
-    def __init__(self, run: Run, timeout: float | None, what: str) -> None:
+    def __init__(
+        self,
+        run: Run,
+        timeout: float | None,
+        what: str,
+        elicit: ElicitationHandler | None = None,
+    ) -> None:
         self.run = run
         self.timeout = timeout
         self.what = what
+        self.elicit = elicit
         self.future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self.task: asyncio.Task[None] | None = None
+        self.deadline: asyncio.Timeout | None = None
+        self.asking = 0
+        self.left: float | None = None
         self.cancelled = False
 
     def cancel(self) -> None:
@@ -104,6 +139,24 @@ class Op:
         self.cancelled = True
         if self.task is not None:
             self.task.cancel()
+
+    async def ask(self, handler: ElicitationHandler, request: ElicitationRequest) -> Any:
+        """``handler(request)`` with this request's deadline stopped meanwhile (a person
+        may take longer than a server should)."""
+        deadline = self.deadline
+        loop = asyncio.get_running_loop()
+        when = None if deadline is None or self.asking else deadline.when()
+        if deadline is not None and when is not None:
+            self.left = when - loop.time()
+            deadline.reschedule(None)
+        self.asking += 1
+        try:
+            return await handler(request)
+        finally:
+            self.asking -= 1
+            if self.asking == 0 and self.left is not None and deadline is not None:
+                deadline.reschedule(loop.time() + max(self.left, 0.0))
+                self.left = None
 
     def settle(self, result: Any = None, error: BaseException | None = None) -> None:
         if self.future.done():  # the caller gave up and cancelled its future
@@ -194,13 +247,16 @@ class Connection:
         settings = self._settings
         deadline = anyio.current_time() + settings.connect_timeout
         with anyio.CancelScope(deadline=deadline) as connecting:
+            elicitation = None
+            if settings.asks:
+                elicitation = elicitation_callback(self._asker, settings.name, settings.redact)
             client = Client(
                 self._transport(),
                 mode=settings.protocol,
                 cache=None,
                 client_info=mt.Implementation(name="agentcore", version="0.1.0"),
                 sampling_callback=settings.sampling,
-                elicitation_callback=settings.elicitation,
+                elicitation_callback=elicitation,
                 message_handler=self._on_message,
             )
             async with client:
@@ -229,6 +285,8 @@ class Connection:
         )
         self._failure = failure
         self._up = False
+        if failure.kind == "lost":
+            log.warning("%s; reconnecting on next use", failure.message)
         if not self._connected.done():
             self._connected.set_exception(failure)
             self._connected.exception()  # retrieved: a connect nobody awaited is no error
@@ -264,11 +322,24 @@ class Connection:
         if children:
             await asyncio.wait(children)
 
+    def _asker(self) -> ElicitationHandler | None:
+        """Who answers the elicitation being received (module docstring), or ``None``."""
+        op = CURRENT_OP.get()
+        if op is None:  # a 2025 session: the question came apart from its request
+            askers = [o for o in self._inflight if o.elicit is not None]
+            op = askers[0] if len(askers) == 1 else None
+        handler = self._settings.on_elicitation if op is None or op.elicit is None else op.elicit
+        if handler is None or op is None:
+            return handler
+        return lambda request: op.ask(handler, request)
+
     async def _perform(self, client: Client, op: Op) -> None:
         """Run one request under its deadline and settle its future, whatever happens."""
         settings = self._settings
+        CURRENT_OP.set(op)  # this task's own context: the elicitations it causes see it
         try:
             async with asyncio.timeout(op.timeout) as deadline:
+                op.deadline = deadline
                 op.settle(await op.run(client))
         except asyncio.CancelledError:
             if not op.cancelled:  # the session is ending, not the caller giving up
@@ -328,7 +399,6 @@ class Connection:
 
     def _hung(self) -> None:
         settings = self._settings
-        log.warning("MCP server %r stopped answering; reconnecting on next use", settings.name)
         message = (
             f"MCP server {settings.name!r} stopped answering "
             f"(no answer to a probe within {settings.probe_timeout:g} s)"
@@ -371,6 +441,12 @@ class Connection:
         return MCPServerError(
             f"MCP server {name!r}: could not connect ({detail})", server=name, kind="connect"
         )
+
+
+CURRENT_OP: contextvars.ContextVar[Op | None] = contextvars.ContextVar(
+    "agentcore_mcp_op", default=None
+)
+"""The request a session's child task performs (``None`` elsewhere)."""
 
 
 def _announces_tool_changes(client: Client) -> bool:

@@ -1,9 +1,10 @@
-"""The one exception of the MCP client, and the kinds of failure it reports.
+"""Keeping secrets out of what the MCP client says: the ``Redactor`` and the transport
+loggers' filter.
 
-``MCPServerError`` is the remote side's fault (a server that would not start, died,
-stopped answering or rejected a request) except for ``closed``, which says the caller
-used a server after ``aclose()``. Its message never holds a header value, an
-environment value or a token: every text that reaches it went through ``Redactor``.
+``MCPServerError`` (``agentcore.errors``) is the remote side's fault (a server that would
+not start, died, stopped answering or rejected a request) except for ``closed``, which
+says the caller used a server after ``aclose()``. Its message never holds a header value,
+an environment value or a token: every text that reaches it went through ``Redactor``.
 """
 
 from __future__ import annotations
@@ -11,37 +12,11 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Iterable
-from typing import Literal, TypeAlias
 
-from .._core.errors import AgentError, ErrorCode
+from .._core.errors import FailureKind, MCPServerError
 from .._core.secrets import REDACTED, scrub
 
 __all__ = ["FailureKind", "MCPServerError", "Redactor", "guard_transport_logs"]
-
-FailureKind: TypeAlias = Literal["connect", "lost", "timeout", "rejected", "protocol", "closed"]
-"""``connect``: could not start or handshake; ``lost``: the connection died; ``timeout``:
-no answer in time; ``rejected``: the server answered with a JSON-RPC error; ``protocol``:
-an answer the client could not use; ``closed``: the server was closed with ``aclose()``."""
-
-_CODES: dict[str, ErrorCode] = {
-    "connect": ErrorCode.CONNECTION_ERROR,
-    "lost": ErrorCode.CONNECTION_ERROR,
-    "timeout": ErrorCode.TOOL_EXECUTION_ERROR,
-    "rejected": ErrorCode.TOOL_EXECUTION_ERROR,
-    "protocol": ErrorCode.PROVIDER_ERROR,
-    "closed": ErrorCode.ENGINE_CLOSED,
-}
-
-
-class MCPServerError(AgentError):
-    """An MCP server failed; ``server`` names it and ``kind`` says how (``FailureKind``)."""
-
-    default_code = ErrorCode.CONNECTION_ERROR
-
-    def __init__(self, message: str, *, server: str, kind: FailureKind) -> None:
-        super().__init__(message, code=_CODES[kind], details={"server": server, "kind": kind})
-        self.server = server
-        self.kind: FailureKind = kind
 
 
 MIN_SECRET_LENGTH = 6

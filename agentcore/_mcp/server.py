@@ -9,8 +9,13 @@ replaced. Each tool's ``execute`` calls the server through the session's owner t
 Lifecycle: the session starts on first use (or on ``connect()``/``async with``);
 ``aclose()`` ends it and is idempotent; a dead or hung session is replaced on the next
 request. After ``aclose()``, requests fail with ``kind="closed"`` until ``connect()`` or
-``async with`` opens the server again. Nothing here raises for a server's own failure
-inside a tool call: the model gets an error result naming the server and what failed.
+``async with`` opens the server again. ``async with`` counts its users: the server
+closes when the last one leaves, so agents (``Agent(toolsets=[server])``) and the
+application can share it. Nothing here raises for a server's own failure inside a tool
+call: the model gets an error result naming the server and what failed.
+
+A server is a toolset (``agentcore.tools.Toolset``): ``tools()``, ``watch(on_change)``
+to hear of list changes, and ``async with``.
 """
 
 from __future__ import annotations
@@ -30,7 +35,8 @@ from .._core.content import Content, JSONValue
 from .._core.driver import Driver, as_driver
 from .._core.errors import ConfigurationError, ErrorCode
 from .._loop.tools import Tool, ToolOutput
-from .callbacks import ElicitationHandler, elicitation_callback, sampling_callback
+from .._runtime.toolsets import Toolset
+from .callbacks import ElicitationHandler, sampling_callback
 from .config import HttpParams, ServerParams, StdioParams, Transport, read_mcp_config
 from .connection import Aborted, Connection, Op, Settings, Stale
 from .convert import (
@@ -58,7 +64,7 @@ MAX_PAGES = 1000
 so a faulty paginator cannot hang the client."""
 
 
-class MCPServer:
+class MCPServer(Toolset):
     """The tools, resources and prompts of one MCP server (see the module docstring).
 
     ``params`` says where the server is (``StdioParams``/``HttpParams``; or use
@@ -69,11 +75,15 @@ class MCPServer:
     ``connect_timeout`` the start and handshake, ``probe_timeout`` the liveness check
     after a timeout, ``close_timeout`` a graceful close before teardown is forced.
     ``sampling`` is the driver that answers the server's sampling requests (``None``:
-    refused, and not advertised); ``on_elicitation`` answers its elicitation requests
-    (read when a session starts). ``resource_tools``/``prompt_tools`` add tools to list
-    and read resources and to fill prompts. ``protocol`` is the SDK's connect mode:
-    ``"auto"`` (the newest both sides speak), ``"legacy"`` (the 2025 handshake) or a
-    version. Raises ``ConfigurationError`` for bad options.
+    refused, and not advertised). Elicitation requests are answered by the agent whose
+    tool call caused them (its run pauses, see docs/mcp.md), else by ``on_elicitation``;
+    the capability is declared when a session starts if either can answer (an agent
+    watches the server, or ``on_elicitation`` is set). ``guard(name, args)`` sees each
+    call the model makes (the server's tool name) and returns why to refuse it, or
+    ``None``. ``resource_tools``/``prompt_tools`` add tools to list and read resources and
+    to fill prompts. ``protocol`` is the SDK's connect mode: ``"auto"`` (the newest both
+    sides speak), ``"legacy"`` (the 2025 handshake) or a version. Raises
+    ``ConfigurationError`` for bad options.
     """
 
     def __init__(
@@ -91,6 +101,7 @@ class MCPServer:
         close_timeout: float = 5.0,
         sampling: Driver | None = None,
         on_elicitation: ElicitationHandler | None = None,
+        guard: Callable[[str, Mapping[str, Any]], str | None] | None = None,
         resource_tools: bool = False,
         prompt_tools: bool = False,
         protocol: str = "auto",
@@ -129,6 +140,7 @@ class MCPServer:
         self.close_timeout = close_timeout
         self.sampling = None if sampling is None else as_driver(sampling)
         self.on_elicitation = on_elicitation
+        self.guard = guard
         self.resource_tools = resource_tools
         self.prompt_tools = prompt_tools
         self.protocol = protocol
@@ -140,6 +152,8 @@ class MCPServer:
         self._generation = 0
         self._tools: list[Tool] | None = None
         self._tools_generation = -1
+        self._users = 0
+        self._watchers: tuple[Callable[[], None], ...] = ()
 
     @classmethod
     def stdio(
@@ -179,8 +193,10 @@ class MCPServer:
 
     async def aclose(self) -> None:
         """End the session and wait for its teardown (the subprocess is stopped, the HTTP
-        session deleted). Requests in flight fail with ``kind="closed"``. Idempotent."""
+        session deleted), whoever else uses the server. Requests in flight fail with
+        ``kind="closed"``. Idempotent."""
         self._closed = True
+        self._users = 0
         loop = asyncio.get_running_loop()
         sessions = [c for c in (self._conn, *self._retired) if c is not None and c.loop is loop]
         self._conn = None
@@ -193,11 +209,28 @@ class MCPServer:
             await conn.closed(self.close_timeout)
 
     async def __aenter__(self) -> Self:
+        """Connect (raises ``MCPServerError(kind="connect")``) and count one more user."""
         await self.connect()
+        self._users += 1
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
-        await self.aclose()
+        """One user fewer; the last one closes the server."""
+        self._users = max(self._users - 1, 0)
+        if self._users == 0:
+            await self.aclose()
+
+    def watch(self, on_change: Callable[[], None]) -> Callable[[], None]:
+        """Call ``on_change()`` when the tool list may have changed (the server announced
+        it, or a new session replaced the old one); returns an idempotent unwatch. A
+        watched server declares the elicitation capability in the sessions it starts
+        from then on (a watching agent answers)."""
+        self._watchers = (*self._watchers, on_change)
+
+        def unwatch() -> None:
+            self._watchers = tuple(w for w in self._watchers if w is not on_change)
+
+        return unwatch
 
     @property
     def connected(self) -> bool:
@@ -227,7 +260,7 @@ class MCPServer:
         conn = self._conn
         if conn is None or not conn.alive or conn.loop is not loop:
             if conn is not None:
-                self._generation += 1  # a new session may serve other tools
+                self._tools_changed()  # a new session may serve other tools
                 if conn.loop is loop:  # (a session of a finished loop ended with it)
                     self._retire(conn)
             conn = self._conn = Connection(self.params, self._settings())
@@ -240,11 +273,9 @@ class MCPServer:
         conn.closing.add_done_callback(lambda _: self._retired.discard(conn))
 
     def _settings(self) -> Settings:
-        sampling = elicitation = None
+        sampling = None
         if self.sampling is not None:
             sampling = sampling_callback(self.sampling, self.name, self._redact)
-        if self.on_elicitation is not None:
-            elicitation = elicitation_callback(self.on_elicitation, self.name, self._redact)
         return Settings(
             self.name,
             self.protocol,
@@ -253,16 +284,26 @@ class MCPServer:
             self._redact,
             self._tools_changed,
             sampling,
-            elicitation,
+            asks=self.on_elicitation is not None or bool(self._watchers),
+            on_elicitation=self.on_elicitation,
         )
 
     def _tools_changed(self) -> None:
         self._generation += 1
+        for watcher in self._watchers:
+            try:
+                watcher()
+            except Exception:  # a watcher's bug never reaches the session
+                log.exception("MCP server %r: a tools watcher raised", self.name)
 
     # -- requests -------------------------------------------------------------------------
 
     async def _request(
-        self, run: Callable[[Client], Awaitable[T]], what: str, signal: Any = None
+        self,
+        run: Callable[[Client], Awaitable[T]],
+        what: str,
+        signal: Any = None,
+        elicit: ElicitationHandler | None = None,
     ) -> T:
         """Run ``run(client)`` in the session owner; retried once on a fresh session when
         the request was never sent. Raises ``MCPServerError`` or ``Aborted``."""
@@ -270,7 +311,7 @@ class MCPServer:
             conn = self._conn
             if conn is None or not conn.ready or conn.loop is not asyncio.get_running_loop():
                 conn = await self._connection()
-            op = Op(run, self.timeout, what)
+            op = Op(run, self.timeout, what, elicit)
             try:
                 conn.submit(op)
                 if signal is None:
@@ -296,13 +337,16 @@ class MCPServer:
         *,
         signal: Any = None,
         on_progress: Callable[[JSONValue], None] | None = None,
+        elicit: ElicitationHandler | None = None,
     ) -> ToolOutput:
         """Call the server's tool ``name`` (its own name, not the prefixed one).
 
         Never raises for the server's failures: a tool error (``isError``), a lost
         connection, a timeout or an abort (``signal``, an ``AbortSignal``) all come back
         as an error ``ToolOutput``. ``on_progress`` receives the server's progress
-        notifications as ``{"progress", "total", "message"}``.
+        notifications as ``{"progress", "total", "message"}``; ``elicit`` answers the
+        questions the call makes the server ask (``ToolContext.elicit``; ``None``: the
+        server's ``on_elicitation``), the call's deadline stopped meanwhile.
         """
         if signal is not None and signal.aborted:
             return _aborted(name)
@@ -313,7 +357,7 @@ class MCPServer:
             return await client.call_tool(name, dict(arguments or {}), progress_callback=callback)
 
         try:
-            result = await self._request(run, f"tool {name!r}", signal)
+            result = await self._request(run, f"tool {name!r}", signal, elicit)
         except MCPServerError as exc:
             return error_output(exc)
         except Aborted:

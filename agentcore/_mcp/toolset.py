@@ -2,8 +2,10 @@
 over resources and prompts.
 
 Each MCP tool becomes a ``Tool`` named ``tool_name(name, prefix)`` whose ``execute``
-calls the server through ``MCPServer.call_tool`` with the tool context's abort signal
-and progress sink. A tool the listing cannot turn into a valid agentcore tool (a schema
+asks the server's ``guard`` (a refused call is a ``TOOL_REJECTED`` error result that never
+reaches the server), then calls the server through ``MCPServer.call_tool`` with the tool
+context's abort signal, progress sink and ``elicit`` (so the server's questions pause
+the agent's run). A tool the listing cannot turn into a valid agentcore tool (a schema
 ``jsonschema`` rejects, a name that collides after renaming) is skipped with a warning on
 the ``agentcore.mcp`` logger: one faulty tool never hides the others.
 """
@@ -16,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import mcp_types as mt
 
+from .._core.errors import ErrorCode
 from .._loop.tools import Tool, ToolOutput, define_tool
 from .convert import as_text, error_output, listing, object_schema, selected, tool_name
 from .errors import MCPServerError
@@ -81,9 +84,30 @@ def _needs_approval(server: MCPServer, name: str) -> bool:
 
 def _executor(server: MCPServer, remote: str) -> Callable[[Any, Any], Awaitable[ToolOutput]]:
     async def execute(args: Any, ctx: Any) -> ToolOutput:
-        return await server.call_tool(remote, args, signal=ctx.signal, on_progress=ctx.on_update)
+        if server.guard is not None:
+            refusal = _refusal(server, remote, args)
+            if refusal is not None:
+                return refusal
+        return await server.call_tool(
+            remote, args, signal=ctx.signal, on_progress=ctx.on_update, elicit=ctx.elicit
+        )
 
     return execute
+
+
+def _refusal(server: MCPServer, remote: str, args: Mapping[str, Any]) -> ToolOutput | None:
+    """The error result of a call ``server.guard`` refuses (a raising guard refuses too:
+    a check that failed is no permission)."""
+    assert server.guard is not None
+    try:
+        reason = server.guard(remote, args)
+    except Exception as exc:
+        reason = f"the guard failed ({type(exc).__name__}: {exc})"
+    if reason is None:
+        return None
+    text = f"Call to {remote!r} of MCP server {server.name!r} refused: {reason}. It was not run."
+    details = {"error_code": ErrorCode.TOOL_REJECTED.value, "server": server.name}
+    return ToolOutput(text, details, True)
 
 
 def _extra_tools(server: MCPServer) -> list[Tool]:

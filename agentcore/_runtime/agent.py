@@ -1,7 +1,8 @@
 """``Agent``: the one runtime. A model, tools and limits behind both vocabularies.
 
 The agent vocabulary (``prompt``, ``run``, ``stream``, ``steer``, ``follow_up``,
-``approve``, ``reject``, ``abort``, ``continue_``, ``subscribe``, ``aclose``) and the
+``approve``, ``reject``, ``answer_elicitation``, ``abort``, ``continue_``, ``subscribe``,
+``aclose``) and the
 engine vocabulary of the seed (``receive``, ``on``, ``react``, ``on_state_change``,
 ``on_ready``, ``on_destroy``, ``use``, ``intercept``, ``interrupt``, ``destroy``,
 ``message_queue``) drive one conversation processor through one ``Shell``: every input is
@@ -51,12 +52,15 @@ from .._loop.events import (
     AgentResume,
     AgentSteer,
     AwaitApproval,
+    AwaitElicitation,
+    ElicitationAction,
+    ElicitationAnswer,
     Finish,
     ToolApproval,
     ToolExecutionEnd,
     ToolExecutionStart,
 )
-from .._loop.state import LoopConfig, QueueMode, SteeringPolicy, default_convert_to_llm
+from .._loop.state import AT_REST, LoopConfig, QueueMode, SteeringPolicy, default_convert_to_llm
 from .._loop.tools import Tool, as_tool
 from .._sessions.session import (
     Detached,
@@ -87,15 +91,22 @@ from .plugins import resolve_model
 from .run_stream import RunStream
 from .shell import Shell
 from .subscriptions import Handler, Unsubscribe, react_map
+from .toolsets import AgentToolsets, Toolset
 
 __all__ = ["Agent", "AgentResult", "create_agent"]
+
+_STATUS: Mapping[type[Any], str] = {
+    AwaitApproval: "awaiting_approval",
+    AwaitElicitation: "awaiting_elicitation",
+}
+"""``AgentResult.status`` of a run that paused, by the effect that paused it."""
 
 
 @attrs.frozen(slots=True)
 class AgentResult:
     """What ``Agent.run`` returns: the final text, the messages the run added, the tool
     calls the model made, summed usage, wall time in seconds, and ``status``
-    (``completed`` or ``awaiting_approval``)."""
+    (``completed``, ``awaiting_approval`` or ``awaiting_elicitation``)."""
 
     output: str
     messages: tuple[Any, ...]
@@ -117,7 +128,10 @@ class Agent:
     ``processors`` (``{name: (processor, initial_state)}``) join the conversation
     processor: each sees every input and output; its outputs are delivered too.
     ``middleware``, ``extensions`` and the ``*_guardrails`` bend runs without forking the
-    loop (docs/middleware.md). Raises ``ConfigurationError`` for bad options (naming the
+    loop (docs/middleware.md). ``toolsets`` (MCP servers, or other ``Toolset``s) add
+    their tools to ``tools``; the agent owns them: entered before the first run, listed
+    before each run and when they announce a change, left in ``aclose`` (see
+    ``_runtime.toolsets``). Raises ``ConfigurationError`` for bad options (naming the
     option and the value).
     """
 
@@ -127,6 +141,7 @@ class Agent:
         *,
         system_prompt: str | None = None,
         tools: Sequence[Tool] = (),
+        toolsets: Sequence[Toolset] = (),
         processors: Mapping[str, tuple[AnyProcessor, Callable[[], Any]]] | None = None,
         max_iterations: int | None = 10,
         max_tokens: int | None = None,
@@ -240,10 +255,14 @@ class Agent:
         )
         self._performer.hooks, self._performer.guards = self._hooks, guards
         self._performer.middleware = tuple(self._middleware_checked(m) for m in middleware)
+        self._toolsets = None
+        if toolsets:
+            self._toolsets = AgentToolsets(toolsets, tool_list, self._use_tools, outlet.report)
+            self._performer.settle = self._toolsets.settled
         self.deps = deps
         """What tools get as ``ToolContext.deps`` (a run may pass its own: ``deps=``)."""
         self._stretch: asyncio.Future[None] | None = None
-        self._last_pause: Finish | AwaitApproval | None = None
+        self._last_pause: Finish | AwaitApproval | AwaitElicitation | None = None
         self._detached: Detached | None = None
         self._inbox = Inbox(self._receive_one, self._ready)
         self._ready_handlers: tuple[Callable[[Agent], object], ...] = ()
@@ -543,7 +562,8 @@ class Agent:
 
     def stream(self, prompt: str | Any, **limits: Any) -> RunStream:
         """The events of a run started with ``prompt``, ending with ``agent_end`` (or
-        ``tool_approval_required``). Leaving the loop early aborts the run."""
+        ``tool_approval_required`` / ``elicitation_request`` when it pauses). Leaving the
+        loop early aborts the run."""
         return RunStream(lambda: self.prompt(prompt, **limits), self.subscribe, self.abort)
 
     async def approve(self, tool_call_id: str) -> None:
@@ -560,6 +580,19 @@ class Agent:
             await self._run(ToolApproval(tool_call_id, False, reason))
         finally:
             self._end_unsaved()
+
+    async def answer_elicitation(
+        self,
+        elicitation_id: str,
+        action: ElicitationAction = "accept",
+        content: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Answer a question a running tool asked (``state.pending_elicitations``):
+        ``accept`` with ``content`` (the form's fields), ``decline`` or ``cancel``; once
+        none waits the run goes on, and this returns when it ends or pauses again.
+        Raises ``ProtocolError`` for an id nothing waits for, or content that does not
+        fit the form (naming what is wrong); ``InvalidEventError`` for an unknown action."""
+        await self._run(ElicitationAnswer(action, content, elicitation_id))
 
     async def wait(self) -> None:
         """Return once no run is active (at once when idle or paused for approval)."""
@@ -625,14 +658,17 @@ class Agent:
         active run is aborted and wound down, async presenters get at most
         ``close_timeout`` seconds to finish (a stuck one is reported and dropped), destroy
         handlers run, the journal is synced, and a driver the agent resolved from a model
-        name (or a fallback chain it built from a list) is closed. Afterwards
-        ``prompt``/``receive`` raise ``EngineClosedError``. Alias: ``destroy``."""
+        name (or a fallback chain it built from a list) is closed; its toolsets are left
+        (an MCP server closes when its last user leaves). Afterwards ``prompt``/``receive``
+        raise ``EngineClosedError``. Alias: ``destroy``."""
         if self._closed:
             return
         self._closed = True
         self._inbox.close(self.agent_id)
         self.abort("closed")
         await self._performer.aclose()
+        if self._toolsets is not None:
+            await self._toolsets.aclose()
         await self._inbox.wait()
         await self._outlet.drain(self._close_timeout)
         self._outlet.cancel()
@@ -670,7 +706,7 @@ class Agent:
 
     async def _run(
         self, event: Any, deps: Any = None, unsaved: bool = False
-    ) -> tuple[Finish | AwaitApproval | None, AgentResult]:
+    ) -> tuple[Finish | AwaitApproval | AwaitElicitation | None, AgentResult]:
         """Feed a command that starts or resumes a run; wait until it ends or pauses, and
         return how (``None`` when the command started nothing, e.g. an approval that still
         waits for other decisions) and the ``AgentResult`` of what it added. A stopping
@@ -685,8 +721,10 @@ class Agent:
         if type(event) is AgentPrompt and performer.middleware:
             event = await self._loop_start(event)
         self._last_pause = None
-        if type(event) is not ToolApproval:  # a run's tools get its deps, else the agent's
+        if type(event) in (AgentPrompt, AgentContinue):  # its tools get its deps, else the agent's
             performer.deps = self.deps if deps is None else deps
+            if self._toolsets is not None:
+                await self._toolsets.refresh()
         start, began = len(self._shell.state.loop.messages), time.perf_counter()
         detached = Detached(self._shell) if unsaved and self._detached is None else None
         try:
@@ -707,7 +745,7 @@ class Agent:
                 self.abort("cancelled")
                 await self._wound_down()
             raise
-        end: Finish | AwaitApproval | None = self._last_pause
+        end: Finish | AwaitApproval | AwaitElicitation | None = self._last_pause
         result = self._result(start, time.perf_counter() - began, end)
         if type(end) is Finish and performer.middleware:
             ended = LoopEndAction(result, _end_reason(end))
@@ -743,7 +781,7 @@ class Agent:
         return AgentPrompt(tuple(self._message(m) for m in action.messages), **dict(action.options))
 
     def _result(
-        self, start: int, duration: float, end: Finish | AwaitApproval | None
+        self, start: int, duration: float, end: Finish | AwaitApproval | AwaitElicitation | None
     ) -> AgentResult:
         """What the run added since history index ``start``."""
         added = tuple(self._shell.state.loop.messages[start:])
@@ -754,7 +792,7 @@ class Agent:
             tuple(c for m in replies for c in m.tool_calls),
             sum((m.usage for m in replies), Usage()),
             duration,
-            "awaiting_approval" if isinstance(end, AwaitApproval) else "completed",
+            _STATUS.get(type(end), "completed"),
         )
 
     async def _wound_down(self) -> None:
@@ -791,13 +829,13 @@ class Agent:
             detached.restore(self._shell)
 
     def _running(self) -> bool:
-        return self._shell.state.loop.phase not in ("idle", "approval")
+        return self._shell.state.loop.phase not in AT_REST
 
     def _stopping(self) -> bool:
         run = self._shell.state.loop.run
         return run is not None and run.stopping is not None
 
-    def _paused(self, effect: Finish | AwaitApproval) -> None:
+    def _paused(self, effect: Finish | AwaitApproval | AwaitElicitation) -> None:
         self._last_pause = effect
         self._sync_journal()
         stretch = self._stretch
@@ -807,6 +845,12 @@ class Agent:
             self._ready()
 
     # -- helpers --------------------------------------------------------------------------
+
+    def _use_tools(self, tools: tuple[Tool, ...]) -> None:
+        """Run with ``tools`` from now on (the toolsets' list changed); journaled."""
+        self.config = attrs.evolve(self.config, tools=tools)
+        self._performer.tools = {t.name: t for t in tools}
+        self._shell.feed(AgentConfigured(self.config.to_wire()))
 
     def _resolve_driver(self) -> Driver:
         if self._driver is None:

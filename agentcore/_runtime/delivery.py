@@ -40,6 +40,7 @@ FailureSource = Literal[
     "middleware",
     "extension",
     "guardrail",
+    "toolset",
 ]
 
 

@@ -16,27 +16,38 @@ input through ``feed``, so the journal holds it and a replay reproduces what fol
 - ``CancelTools``: each call is answered at once with an ``ABORTED`` result and its task
   cancelled and abandoned, so a tool that ignores cancellation never holds the run.
 - ``SetTimer``: a ``clock_tick`` is fed at the given time (one timer at a time).
-- ``AwaitApproval`` / ``Finish``: nothing is in flight; ``on_pause(effect)`` is told.
+- ``AwaitApproval`` / ``AwaitElicitation`` / ``Finish``: the run pauses or ends;
+  ``on_pause(effect)`` is told.
+- ``AnswerElicitation``: the answer goes to the tool call waiting in ``ctx.elicit``.
+  A call that asks feeds its ``elicitation_request`` (with a fresh id and its call id);
+  one that stops waiting before the answer (a timeout, a cancellation) feeds a
+  ``cancel`` answer, so every question is closed in the journal too.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
+
+import attrs
 
 from .._core.content import ToolCallPart
 from .._core.driver import Driver, ModelRequest
 from .._core.errors import ErrorCode
 from .._core.events import AssistantMessage, ErrorReceived, Interrupt, MessageStop, ToolResult
 from .._loop.events import (
+    AnswerElicitation,
     AwaitApproval,
+    AwaitElicitation,
     CallModel,
     CancelModel,
     CancelTools,
     CheckOutput,
     ClockTick,
+    ElicitationAnswer,
+    ElicitationRequest,
     ExecuteTools,
     Finish,
     GuardrailTripped,
@@ -58,7 +69,7 @@ from .actions import (
 from .delivery import EngineFailure, FailureSource
 from .extensions import Block, Hooks
 from .guardrails import Guards, Verdict, judge
-from .outlet import Outlet
+from .outlet import Outlet, new_id
 from .tool_runner import AbortSignal, ToolContext, run_tool
 
 __all__ = ["Performer", "close_stream", "driver_failure"]
@@ -71,9 +82,10 @@ class Performer:
 
     ``messages()`` gives the conversation so far (for ``ToolContext``); ``deps`` is the
     object handed to tools as ``ToolContext.deps`` (the agent's, or the current run's);
-    ``on_pause(effect)`` is called with each ``AwaitApproval``/``Finish``. ``hooks``,
-    ``middleware`` and ``guards`` bend model and tool calls (docs/middleware.md);
-    ``collect()``/``stop_collecting(list)`` watch delivered outputs (for middleware).
+    ``on_pause(effect)`` is called with each ``AwaitApproval``/``AwaitElicitation``/
+    ``Finish``. ``hooks``, ``middleware`` and ``guards`` bend model and tool calls
+    (docs/middleware.md); ``collect()``/``stop_collecting(list)`` watch delivered
+    outputs (for middleware).
     """
 
     def __init__(
@@ -102,11 +114,15 @@ class Performer:
         self._messages = messages
         self._on_pause = on_pause
         self.deps: Any = None
+        self.settle: Callable[[], Awaitable[None]] | None = None
+        """Awaited before a tool's result is fed (an agent with toolsets: a list change
+        the call caused reaches the next model call)."""
         self._model: asyncio.Task[None] | None = None
         self._cancelling = False
         self._streaming = False
         self._calls: dict[str, tuple[asyncio.Task[None], AbortSignal]] = {}
         self._timer: asyncio.Task[None] | None = None
+        self._asked: dict[str, asyncio.Future[ElicitationAnswer]] = {}
 
     @property
     def in_flight(self) -> bool:
@@ -130,7 +146,11 @@ class Performer:
             self._timer = asyncio.get_running_loop().create_task(self._tick_at(effect.at_ms))
         elif cls is CheckOutput:
             self._check = asyncio.get_running_loop().create_task(self._check_output(effect))
-        elif cls in (AwaitApproval, Finish):
+        elif cls is AnswerElicitation:
+            waiting = self._asked.pop(effect.answer.elicitation_id, None)
+            if waiting is not None and not waiting.done():
+                waiting.set_result(effect.answer)
+        elif cls in (AwaitApproval, AwaitElicitation, Finish):
             self._cancel_timer()
             if cls is Finish:
                 self._end_checks()
@@ -368,6 +388,7 @@ class Performer:
             self._messages(),
             lambda progress: self._progress(call_id, progress),
             deps=self.deps,
+            elicit=lambda request: self._elicit(call_id, request),
         )
         try:
             outcome = await run_tool(tool, call.input, ctx)
@@ -376,9 +397,33 @@ class Performer:
         except Exception as exc:  # a bug while running a tool still answers its call
             text = f"Tool {call.tool_name!r} failed: {type(exc).__name__}: {exc}"
             return ToolResult(call_id, text, True, _code(ErrorCode.TOOL_EXECUTION_ERROR))
+        if self.settle is not None:
+            await self.settle()
         return ToolResult(
             call_id, outcome.content, outcome.is_error, outcome.details, timestamp=self._clock()
         )
+
+    async def _elicit(self, call_id: str, request: ElicitationRequest) -> ElicitationAnswer:
+        """Ask the user for call ``call_id`` and wait for the answer (module docstring)."""
+        if type(request) is not ElicitationRequest:
+            raise TypeError(f"ctx.elicit() takes an ElicitationRequest, got {request!r}")
+        elicitation_id = f"elicit_{new_id()}"
+        waiting: asyncio.Future[ElicitationAnswer] = asyncio.get_running_loop().create_future()
+        self._asked[elicitation_id] = waiting
+        try:
+            self._feed(
+                attrs.evolve(
+                    request,
+                    elicitation_id=elicitation_id,
+                    tool_call_id=call_id,
+                    timestamp=self._clock(),
+                )
+            )
+            return await waiting
+        finally:
+            if self._asked.pop(elicitation_id, None) is not None:  # gave up unanswered
+                cancel = ElicitationAnswer("cancel", None, elicitation_id, timestamp=self._clock())
+                self._feed(cancel)
 
     def _answer(self, call_id: str, result: ToolResult) -> None:
         if self._calls.pop(call_id, None) is not None:  # not answered by a cancel already

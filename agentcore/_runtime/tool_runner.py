@@ -30,13 +30,14 @@ import contextvars
 import functools
 import inspect
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import attrs
 
 from .._core.content import Content, JSONValue
 from .._core.errors import ErrorCode
+from .._loop.events import ElicitationAnswer, ElicitationRequest
 from .._loop.tool_json import NotJSONError, to_json_value
 from .._loop.tool_schema import ContextParameter, argument_errors
 from .._loop.tools import Tool, ToolOutput, to_result_content
@@ -85,6 +86,10 @@ class ToolContext(ContextParameter, Generic[Deps]):
     ``on_update(progress)`` reports progress, emitted as ``tool_execution_update``
     (progress must be JSON, else it raises ``TypeError``; it may be called from a worker
     thread; it is never sent to the model, and dropped once the call is answered).
+    ``elicit(request)`` asks the user (an ``ElicitationRequest``) and waits for the
+    ``ElicitationAnswer``: the run pauses until the application answers
+    (``Agent.answer_elicitation``), and the answer is ``cancel`` if the run stops first.
+    It is ``None`` where nobody can answer (a tool run outside an agent).
     """
 
     tool_call_id: str
@@ -93,6 +98,9 @@ class ToolContext(ContextParameter, Generic[Deps]):
     messages: Sequence[Any]
     on_update: Callable[[JSONValue], None]
     deps: Deps = attrs.field(default=None, kw_only=True)
+    elicit: Callable[[ElicitationRequest], Awaitable[ElicitationAnswer]] | None = attrs.field(
+        default=None, kw_only=True, repr=False
+    )
 
     def _reporting_to(self, on_update: Callable[[JSONValue], None]) -> ToolContext[Deps]:
         """This context with another ``on_update`` (``attrs.evolve`` costs 3x more)."""
@@ -103,6 +111,7 @@ class ToolContext(ContextParameter, Generic[Deps]):
             self.messages,
             on_update,
             deps=self.deps,
+            elicit=self.elicit,
         )
 
 

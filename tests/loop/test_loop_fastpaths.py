@@ -252,6 +252,7 @@ _FIELD_VALUES: dict[str, Any] = {
     "discarded": frozenset({"q"}),
     "stopping": ("aborted", "ABORTED", "stop", False),
     "paused_at": 4,
+    "elicitations": (),
     # Batch
     "calls": (ToolCallPart("z", "t", {}),),
     "results": pvector([None]),

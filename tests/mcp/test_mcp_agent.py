@@ -1,5 +1,6 @@
-"""Agents with MCP tools, end to end: a scripted model calls real MCP servers through the
-current ``Agent`` API (``tools=await server.tools()``)."""
+"""Agents given an MCP server's tools (``tools=await server.tools()``, the server used on
+its own), end to end against real servers; agents that own their servers
+(``toolsets=[server]``) are in test_mcp_toolsets.py."""
 
 from __future__ import annotations
 

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from agentcore._mcp.callbacks import sampling_callback
 from agentcore._mcp.convert import (
+    error_output,
     object_schema,
     sampling_request,
     selected,
@@ -23,7 +24,13 @@ from agentcore._mcp.convert import (
 )
 from agentcore._mcp.errors import REDACTED, Redactor
 from agentcore._mcp.toolset import build_tools
-from agentcore.errors import ConfigurationError
+from agentcore.errors import (
+    AgentError,
+    ConfigurationError,
+    ErrorCode,
+    MCPServerError,
+    error_from_code,
+)
 from agentcore.events import AssistantMessage, ErrorReceived, ImageContent, TextContent
 from agentcore.mcp import MCPServer
 from agentcore.tools import define_tool
@@ -225,3 +232,24 @@ def test_bad_options_are_configuration_errors(options: dict[str, Any], message: 
 def test_params_must_say_where_the_server_is() -> None:
     with pytest.raises(ConfigurationError, match=r"MCPServer.stdio\(...\)"):
         MCPServer("python server.py")  # type: ignore[arg-type]
+
+
+_kinds = st.sampled_from(["connect", "lost", "timeout", "rejected", "protocol", "closed"])
+
+
+@given(_kinds, st.text(max_size=12), st.text(max_size=20))
+def test_an_mcp_error_keeps_its_kind_through_its_code(kind: Any, server: str, text: str) -> None:
+    """Each failure kind has its own code, so an error turned into a tool result's
+    ``error_code`` (or an error event) comes back as the same ``MCPServerError`` kind."""
+    error = MCPServerError(text, server=server, kind=kind)
+    assert isinstance(error, AgentError) and error.code.value.startswith("MCP_")
+    assert error.details == {"server": server, "kind": kind}
+    output = error_output(error)
+    assert output.is_error and output.details["error_code"] == error.code.value
+    again = error_from_code(text, output.details["error_code"])
+    assert type(again) is MCPServerError and again.kind == kind and again.code == error.code
+
+
+def test_mcp_codes_are_mcp_errors_only() -> None:
+    with pytest.raises(ValueError, match="TIMEOUT is not an MCP server error code"):
+        MCPServerError("x", code=ErrorCode.TIMEOUT)

@@ -258,5 +258,5 @@ def test_elicitation_goes_through_the_on_elicitation_seam(http_server: Any) -> N
 
     assert asyncio.run(main()).content == "hello Ada"
     (request,) = asked
-    assert (request.server, request.message, request.mode) == ("people", "Who are you?", "form")
+    assert (request.source, request.message, request.mode) == ("people", "Who are you?", "form")
     assert request.schema is not None and request.schema["required"] == ["name"]
