@@ -270,6 +270,8 @@ def load_definitions(path: str | pathlib.Path) -> list[AgentDefinition]:
     path = pathlib.Path(path)
     try:
         data = _read(path)
+    except ConfigurationError:
+        raise
     except OSError as exc:
         raise ConfigurationError(f"cannot read agent definitions from {path}: {exc}") from None
     except ValueError as exc:  # JSON, TOML and YAML parse errors are all ValueErrors
