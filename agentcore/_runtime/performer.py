@@ -123,7 +123,16 @@ class Performer:
 
     def _call_model(self, effect: CallModel) -> None:
         self._cancelling = False
-        self._model = asyncio.get_running_loop().create_task(self._stream(effect))
+        self._model = task = asyncio.get_running_loop().create_task(self._stream(effect))
+        task.add_done_callback(self._never_started)
+
+    def _never_started(self, task: asyncio.Task[None]) -> None:
+        """A model task cancelled before it ran (an abort right after the call was asked
+        for) never reaches ``_stream``'s ``finally``: end the call here as it would."""
+        if self._model is task:
+            self._model = None
+            if self._cancelling:
+                self._feed(Interrupt("abort", timestamp=self._clock()))
 
     def _cancel_model(self) -> None:
         self._cancelling = True

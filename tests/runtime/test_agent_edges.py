@@ -254,3 +254,19 @@ def test_a_key_a_driver_echoes_reaches_no_presenter_log_or_error(
     assert key not in caplog.text
     assert all(key not in repr(o) for o in recorder.outputs())
     assert agent.state.error is not None and key not in str(agent.state.error)
+
+
+def test_an_abort_before_the_model_call_started_ends_the_run() -> None:
+    """The model task is cancelled before its first step (an abort right after the
+    prompt): the run still ends, aborted, instead of waiting for the call forever."""
+
+    async def main() -> tuple[bool, str]:
+        agent = Agent(ScriptedDriver([text_turn("hello")]))
+        run = asyncio.create_task(agent.prompt("hi"))
+        await asyncio.sleep(0)  # the call is asked for; its task has not run yet
+        agent.abort()
+        done, _ = await asyncio.wait([run], timeout=5)
+        error = agent.state.error
+        return bool(done), "" if error is None else error.code
+
+    assert asyncio.run(main()) == (True, "ABORTED")
