@@ -24,7 +24,7 @@ from agentcore.journal import read_jsonl
 from agentcore.loop import history_problems
 
 CHILD = pathlib.Path(__file__).with_name("tree_child.py")
-KILLS = 36
+KILLS = 28
 
 
 def _child(mode: str, journal: pathlib.Path) -> subprocess.Popen[str]:

@@ -33,6 +33,7 @@ from agentcore.events import (
     to_dict,
 )
 from agentcore.journal import JsonlJournal
+from agentcore.loop import create_conversation_machine
 
 
 class Model(BaseDriver):
@@ -130,20 +131,29 @@ REGISTRY = AgentRegistry(
 )
 
 
-def _print(agent: Any) -> None:
+def _print(agent: Any, journal: JsonlJournal) -> None:
+    """Every lane's history: the agents in memory, and those the resumed tree did not need
+    (children that had finished before the kill) folded from the journal."""
     histories = {
         node.agent.agent_id: [to_dict(m) for m in node.agent.state.messages]
         for node in node_of(agent).walk()
     }
+    machine = create_conversation_machine()
+    for entry in journal.entries():
+        if entry.agent_id not in histories:
+            machine.process(entry.agent_id, entry.event)
+    for lane in {e.agent_id for e in journal.entries()} - set(histories):
+        histories[lane] = [to_dict(m) for m in machine.state_of(lane).loop.messages]
     print(json.dumps(histories), flush=True)
 
 
 async def run(path: str) -> None:
-    agent = REGISTRY.create("planner", journal=JsonlJournal(path), agent_id="root")
+    journal = JsonlJournal(path)
+    agent = REGISTRY.create("planner", journal=journal, agent_id="root")
     print("ready", flush=True)
     await agent.prompt("plan it")
     await node_of(agent).wait()
-    _print(agent)
+    _print(agent, journal)
 
 
 async def resume(path: str) -> None:
@@ -153,7 +163,7 @@ async def resume(path: str) -> None:
         return
     agent = await REGISTRY.resume("planner", journal, agent_id="root")
     await node_of(agent).wait()
-    _print(agent)
+    _print(agent, journal)
 
 
 if __name__ == "__main__":
