@@ -109,7 +109,7 @@ def _check_input_schema(value: Mapping[str, Any] | None) -> None:
 def _positive(name: str, value: Any, kinds: tuple[type, ...] = (int,)) -> None:
     if value is None:
         return
-    if isinstance(value, bool) or not isinstance(value, kinds) or not value > 0:
+    if isinstance(value, bool) or not isinstance(value, kinds) or not value > 0:  # type: ignore[operator]
         raise ConfigurationError(f"{name} must be a number > 0 or None, got {value!r}")
 
 
@@ -235,7 +235,9 @@ def _import(reference: str, source: str) -> Callable[..., Any]:
     try:
         found = getattr(importlib.import_module(module), name)
     except (ImportError, AttributeError) as exc:
-        raise ConfigurationError(f"{source}: cannot import handle_steps {reference!r}: {exc}")
+        raise ConfigurationError(
+            f"{source}: cannot import handle_steps {reference!r}: {exc}"
+        ) from None
     if not callable(found):
         raise ConfigurationError(f"{source}: handle_steps {reference!r} is not a function")
     result: Callable[..., Any] = found

@@ -112,9 +112,7 @@ def output_of(definition: AgentDefinition, messages: Sequence[Any]) -> tuple[Any
 
 
 def _structured(definition: AgentDefinition, messages: Sequence[Any]) -> tuple[Any, str | None]:
-    failed = {
-        m.tool_call_id for m in messages if isinstance(m, ToolResultMessage) and m.is_error
-    }
+    failed = {m.tool_call_id for m in messages if isinstance(m, ToolResultMessage) and m.is_error}
     found = None
     for m in messages:
         if isinstance(m, AssistantMessage):

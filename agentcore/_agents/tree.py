@@ -42,10 +42,10 @@ import attrs
 from .._core.driver import Driver
 from .._core.errors import AgentError, ConfigurationError, ErrorCode
 from .._core.events import AssistantMessage, UserMessage
+from .._core.pricing import cost_of
 from .._journal.journal import Journal
 from .._journal.snapshots import SnapshotStore
 from .._loop.events import AgentPrompt
-from .._core.pricing import cost_of
 from .._loop.lineage import (
     Lineage,
     SubagentEvent,
@@ -193,9 +193,7 @@ class AgentNode:
     """One agent of a tree: its ``agent``, ``definition``, ``lineage`` (``None`` for the
     root), ``parent`` and ``children`` (by task id). See the module docstring."""
 
-    def __init__(
-        self, tree: _Tree, definition: AgentDefinition, parent: AgentNode | None
-    ) -> None:
+    def __init__(self, tree: _Tree, definition: AgentDefinition, parent: AgentNode | None) -> None:
         self.tree = tree
         self.definition = definition
         self.parent = parent
@@ -489,14 +487,22 @@ class AgentNode:
         definition = self.definition
         if lineage is None or lineage.tool_call_id != call_id:
             if agent.state.is_streaming:
-                return SpawnOutcome(task_id, definition.id, "refused", error=(
-                    f"task {task_id!r} is still running; wait for its result"
-                ))
+                return SpawnOutcome(
+                    task_id,
+                    definition.id,
+                    "refused",
+                    error=(f"task {task_id!r} is still running; wait for its result"),
+                )
             if tree.running >= tree.limits.max_running:
-                return SpawnOutcome(task_id, definition.id, "refused", error=(
-                    f"{tree.running} sub-agents are running "
-                    f"(TreeLimits.max_running={tree.limits.max_running}); try again later"
-                ))
+                return SpawnOutcome(
+                    task_id,
+                    definition.id,
+                    "refused",
+                    error=(
+                        f"{tree.running} sub-agents are running "
+                        f"(TreeLimits.max_running={tree.limits.max_running}); try again later"
+                    ),
+                )
             lineage = self._new_lineage(task_id, call_id)
             messages = [lineage, UserMessage(tree.id_factory(), _prompt_text(prompt, params))]
             if definition.instructions_prompt:
@@ -559,15 +565,26 @@ class AgentNode:
         agent, definition = self.agent, self.definition
         messages = spawn_messages(agent.state.messages, lineage)
         used = tree_usage(messages, agent.config.price)
-        ids = {"agent_id": agent.agent_id, "run_id": lineage.run_id, "usage": used}
         error = agent.state.error
+        output, problem = None, None
         if error is not None:
-            status = "aborted" if error.code == ErrorCode.ABORTED else "error"
-            return SpawnOutcome(task_id, definition.id, status, error=error.message, **ids)
-        output, problem = output_of(definition, messages)
-        if problem is not None:
-            return SpawnOutcome(task_id, definition.id, "error", error=problem, **ids)
-        return SpawnOutcome(task_id, definition.id, "completed", output, **ids)
+            status, problem = (
+                ("aborted" if error.code == ErrorCode.ABORTED else "error"),
+                error.message,
+            )
+        else:
+            output, problem = output_of(definition, messages)
+            status = "completed" if problem is None else "error"
+        return SpawnOutcome(
+            task_id,
+            definition.id,
+            status,
+            output,
+            problem,
+            agent_id=agent.agent_id,
+            run_id=lineage.run_id,
+            usage=used,
+        )
 
 
 def _outlet(agent: Agent) -> Any:

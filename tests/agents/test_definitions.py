@@ -11,7 +11,6 @@ from agentcore import tool
 from agentcore.agents import AgentDefinition, AgentRegistry, load_definitions
 from agentcore.errors import ConfigurationError
 
-
 FULL = {
     "id": "editor",
     "displayName": "Editor",
@@ -123,7 +122,12 @@ maxIterations: 5
             "output_schema needs output_mode='structured_output'",
         ),
         (
-            {"id": "a", "model": "p/m", "outputMode": "structured_output", "outputSchema": {"type": 3}},
+            {
+                "id": "a",
+                "model": "p/m",
+                "outputMode": "structured_output",
+                "outputSchema": {"type": 3},
+            },
             "output_schema is not a valid JSON Schema",
         ),
         (
@@ -177,7 +181,9 @@ def test_the_registry_resolves_ids_and_names_what_is_missing() -> None:
         tools=[read],
     )
     assert registry.get("finder").tools == ("read", "grep")
-    with pytest.raises(ConfigurationError, match=r"no agent 'nope' is registered; known: \['finder'"):
+    with pytest.raises(
+        ConfigurationError, match=r"no agent 'nope' is registered; known: \['finder'"
+    ):
         registry.get("nope")
     with pytest.raises(ConfigurationError, match=r"names tool\(s\) \['grep'\]"):
         registry.check("planner")

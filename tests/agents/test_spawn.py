@@ -7,8 +7,6 @@ import asyncio
 import json
 from typing import Any
 
-import pytest
-
 from agentcore import ModelRequest, tool
 from agentcore.agents import (
     AgentNode,
@@ -90,7 +88,7 @@ async def test_two_children_in_parallel_tagged_interleaved_and_usage_rolled_up(t
     assert finder.ancestor_run_ids == (root_run,) and finder.depth == 1
     assert finder.run_id == "root/call1.0#1" and finder.tool_call_id == "call1"
     assert all(o.lineage is by_lane[o.agent_id] for o in tagged)  # one lineage per run
-    assert [o.event.type for o in tagged if o.agent_id == "root/call1.0"][0] == "agent_start"
+    assert next(o.event.type for o in tagged if o.agent_id == "root/call1.0") == "agent_start"
     assert [o.event.type for o in tagged if o.agent_id == "root/call1.0"][-1] == "agent_end"
 
     spawn = next(m for m in agent.state.messages if isinstance(m, ToolResultMessage))
@@ -101,7 +99,7 @@ async def test_two_children_in_parallel_tagged_interleaved_and_usage_rolled_up(t
     rolled = spawn.details["subagents"]
     assert rolled["usage"]["input_tokens"] == 17 and rolled["usage"]["output_tokens"] == 10
     assert [a["run_id"] for a in rolled["agents"]] == ["root/call1.0#1", "root/call1.1#1"]
-    turn_end = [o for o in outputs if o.type == "turn_end" and o.tool_results][0]
+    turn_end = next(o for o in outputs if o.type == "turn_end" and o.tool_results)
     assert turn_end.tool_results[0].details == spawn.details  # the parent's turn holds it
     assert node_of(agent).usage().usage.input_tokens == 17  # the scripted planner used none
     _histories_valid(node_of(agent))
@@ -284,7 +282,9 @@ async def test_limits_per_child_and_per_tree(team, helpers):
     child = node_of(agent).children["d.0"]
     assert child.agent.state.error is not None
     assert child.agent.state.error.code == "MAX_ITERATIONS_EXCEEDED"  # its own limit
-    refused = [m for m in child.children["again.0"].agent.state.messages if m.type == "tool_result_message"]
+    refused = [
+        m for m in child.children["again.0"].agent.state.messages if m.type == "tool_result_message"
+    ]
     assert refused and all("may nest 2 deep" in m.result for m in refused)
     _histories_valid(node_of(agent))
 
@@ -344,7 +344,13 @@ async def test_a_tree_over_its_token_budget_is_stopped(team, helpers):
 
 
 async def test_prompts_history_and_step_prompt(team, helpers):
-    one = [("c", "spawn_agents", {"agents": [{"agent_type": "helper", "prompt": "look", "params": {"path": "a.py"}}]})]
+    one = [
+        (
+            "c",
+            "spawn_agents",
+            {"agents": [{"agent_type": "helper", "prompt": "look", "params": {"path": "a.py"}}]},
+        )
+    ]
     registry = team.registry(
         [
             helpers.define("boss", spawnable_agents=["helper"], system_prompt="You plan."),
@@ -354,7 +360,9 @@ async def test_prompts_history_and_step_prompt(team, helpers):
                 include_message_history=True,
                 instructions_prompt="Answer in one line.",
                 step_prompt="Remember: one line.",
-                input_schema={"params": {"type": "object", "properties": {"path": {"type": "string"}}}},
+                input_schema={
+                    "params": {"type": "object", "properties": {"path": {"type": "string"}}}
+                },
             ),
         ],
         {"boss": helpers.spawner(one), "helper": helpers.talker("a.py is short")},
@@ -409,7 +417,9 @@ async def test_output_modes_and_bad_input(team, helpers):
                     "properties": {"answer": {"type": "string"}},
                     "required": ["answer"],
                 },
-                input_schema={"params": {"type": "object", "properties": {"n": {"type": "integer"}}}},
+                input_schema={
+                    "params": {"type": "object", "properties": {"n": {"type": "integer"}}}
+                },
             ),
             helpers.define("forgetful", output_mode="structured_output"),
             helpers.define("chatty", output_mode="all_messages"),
@@ -433,7 +443,9 @@ async def test_output_modes_and_bad_input(team, helpers):
     assert journal.last_seq("b/c.3") == 0  # a refused child gets no lane
 
 
-async def test_grandchildren_carry_their_whole_lineage_and_replay_from_a_file(team, helpers, tmp_path):
+async def test_grandchildren_carry_their_whole_lineage_and_replay_from_a_file(
+    team, helpers, tmp_path
+):
     down = [("g", "spawn_agents", {"agents": [{"agent_type": "leaf", "prompt": "deepest"}]})]
     top = [("p", "spawn_agents", {"agents": [{"agent_type": "middle", "prompt": "mid"}]})]
     registry = team.registry(
@@ -442,13 +454,19 @@ async def test_grandchildren_carry_their_whole_lineage_and_replay_from_a_file(te
             helpers.define("middle", spawnable_agents=["leaf"]),
             helpers.define("leaf"),
         ],
-        {"top": helpers.spawner(top), "middle": helpers.spawner(down, "mid done"), "leaf": helpers.talker("leaf done")},
+        {
+            "top": helpers.spawner(top),
+            "middle": helpers.spawner(down, "mid done"),
+            "leaf": helpers.talker("leaf done"),
+        },
     )
     presenter = RecordingPresenter()
     journal = JsonlJournal(tmp_path / "tree.jsonl")
     agent = registry.create("top", journal=journal, presenters=[presenter], agent_id="t")
     await agent.prompt("go")
-    leaf = [o for o in presenter.outputs() if isinstance(o, SubagentEvent) and o.agent_id == "t/p.0/g.0"]
+    leaf = [
+        o for o in presenter.outputs() if isinstance(o, SubagentEvent) and o.agent_id == "t/p.0/g.0"
+    ]
     assert leaf, "the grandchild's events reach the root"
     lineage = leaf[0].lineage
     middle = node_of(agent).children["p.0"].lineage

@@ -16,7 +16,9 @@ from agentcore.loop import history_problems
 from drivers.scripted import text_turn, tool_turn
 from presenters.recording import RecordingPresenter
 
-TASK = [("t1", "task", {"description": "d", "prompt": "read and sum up", "subagent_type": "worker"})]
+TASK = [
+    ("t1", "task", {"description": "d", "prompt": "read and sum up", "subagent_type": "worker"})
+]
 SCHEMA = {"type": "object", "properties": {"summary": {"type": "string"}}, "required": ["summary"]}
 
 

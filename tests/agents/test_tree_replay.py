@@ -58,7 +58,9 @@ def _child_model(plan: dict[str, Any], label: str) -> Any:
             args = {"agents": [{"agent_type": "leaf", "prompt": "below"}]}
             return tool_turn([(f"g_{label}", "spawn_agents", args)], message_id=f"g_{label}")
         if done <= int(plan["grandchild"]) and plan["tool"] is not None:
-            return tool_turn([(f"w_{label}", "wait", {"seconds": plan["tool"]})], message_id=f"w_{label}")
+            return tool_turn(
+                [(f"w_{label}", "wait", {"seconds": plan["tool"]})], message_id=f"w_{label}"
+            )
         return _reply(plan["chunks"], label)
 
     return model

@@ -89,7 +89,9 @@ def _trial(seed: int, directory: pathlib.Path, reference: dict[str, list[Any]]) 
         interrupted |= {
             r.tool_call_id
             for r in results
-            if r.is_error and isinstance(r.details, dict) and r.details.get("error_code") == "INTERRUPTED"
+            if r.is_error
+            and isinstance(r.details, dict)
+            and r.details.get("error_code") == "INTERRUPTED"
         }
     for agent, history in histories.items():
         assert _shape(history, interrupted) == _shape(reference[agent], interrupted), agent

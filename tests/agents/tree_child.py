@@ -121,7 +121,12 @@ async def charge(amount: int) -> str:
 
 REGISTRY = AgentRegistry(
     [
-        AgentDefinition("planner", "t/planner", spawnable_agents=["finder", "editor"], tools=["spawn_agents", "task"]),
+        AgentDefinition(
+            "planner",
+            "t/planner",
+            spawnable_agents=["finder", "editor"],
+            tools=["spawn_agents", "task"],
+        ),
         AgentDefinition("finder", "t/finder", tools=["lookup", "charge"]),
         AgentDefinition("editor", "t/editor", spawnable_agents=["checker"]),
         AgentDefinition("checker", "t/checker", tools=["lookup"]),
