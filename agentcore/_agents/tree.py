@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -177,8 +178,9 @@ class _Forward:
         return outlet.relieve() if outlet.congested else None
 
 
-_NODES: dict[int, AgentNode] = {}
-"""Agent (by id()) -> its node, for ``node_of``; entries leave with their tree's close."""
+_NODES: weakref.WeakValueDictionary[int, AgentNode] = weakref.WeakValueDictionary()
+"""Agent (by ``id``) -> its node, for ``node_of``; an entry leaves with its node, which
+lives as long as its agent (whose tools hold it)."""
 
 
 def node_of(agent: Agent) -> AgentNode:

@@ -99,12 +99,18 @@ class SubagentEvent:
     """
 
     type: ClassVar[str] = "subagent_event"
-    lineage: Lineage = attrs.field(converter=to_message)
-    event: Any = attrs.field(converter=to_message)
+    lineage: Lineage
+    event: Any
     timestamp: int = _ts()
 
     def __attrs_post_init__(self) -> None:
+        """Built once per event of every child: no converters; the wire form's dicts are
+        turned into events here, only when they come (``from_dict``)."""
+        if type(self.event) is dict:
+            object.__setattr__(self, "event", to_message(self.event))
         if not (type(self.lineage) is Lineage and type(self.timestamp) is int):
+            if type(self.lineage) is dict:
+                object.__setattr__(self, "lineage", to_message(self.lineage))
             check_fields(self)
 
     @property
