@@ -109,8 +109,9 @@ class SubagentEvent:
         if type(self.event) is dict:
             object.__setattr__(self, "event", to_message(self.event))
         if not (type(self.lineage) is Lineage and type(self.timestamp) is int):
-            if type(self.lineage) is dict:
-                object.__setattr__(self, "lineage", to_message(self.lineage))
+            lineage: Any = self.lineage
+            if type(lineage) is dict:
+                object.__setattr__(self, "lineage", to_message(lineage))
             check_fields(self)
 
     @property
