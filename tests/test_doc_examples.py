@@ -75,6 +75,7 @@ RUNNERS = {
     "docs/presenters.md": "tests/presenters/test_presenters_recording.py",
     "docs/coding.md": "tests/coding/test_coding_docs.py",
     "docs/mcp.md": "tests/mcp/test_mcp_docs.py",
+    "docs/subagents.md": "tests/agents/test_subagents_docs.py",
 }
 
 
