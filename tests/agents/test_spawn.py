@@ -478,3 +478,62 @@ async def test_grandchildren_carry_their_whole_lineage_and_replay_from_a_file(
     assert [o for _, o in replay_tree(tmp_path / "tree.jsonl", "t")] == presenter.outputs()
     nested = agent.state.messages[-2].details["subagents"]["agents"][0]
     assert nested["agent_id"] == "t/p.0" and nested["status"] == "completed"
+
+
+async def test_a_child_waiting_for_approval_holds_its_spawn_until_decided(team, helpers):
+    @tool(requires_approval=True)
+    async def deploy(target: str) -> str:
+        """Deploy somewhere."""
+        return f"deployed to {target}"
+
+    def child(request: ModelRequest) -> Any:
+        if request.messages[-1].type == "user_message":
+            return tool_turn([("d1", "deploy", {"target": "prod"})])
+        return text_turn(f"result: {request.messages[-1].result}")
+
+    one = [("c", "spawn_agents", {"agents": [{"agent_type": "deployer", "prompt": "ship"}]})]
+    registry = team.registry(
+        [
+            helpers.define("boss", spawnable_agents=["deployer"]),
+            helpers.define("deployer", tools=["deploy"]),
+        ],
+        {"boss": helpers.spawner(one), "deployer": child},
+        tools=[deploy],
+    )
+    asked: list[SubagentEvent] = []
+    agent = registry.create("boss", agent_id="b")
+    agent.on(
+        "subagent_event",
+        lambda e: asked.append(e) if e.event.type == "tool_approval_required" else None,
+    )
+    run = asyncio.create_task(agent.prompt("go"))
+    while not asked:
+        await asyncio.sleep(0.002)
+    assert agent.state.is_streaming  # the parent waits for its child
+    await node_of(agent).children[asked[0].lineage.task_id].agent.approve("d1")
+    await asyncio.wait_for(run, 5)
+    assert "deployed to prod" in agent.state.messages[-2].result
+
+
+async def test_a_slow_async_presenter_slows_the_children_and_misses_nothing(team, helpers):
+    class Slow:
+        def __init__(self) -> None:
+            self.seen: list[Any] = []
+
+        async def present(self, agent_id: str, output: Any) -> None:
+            await asyncio.sleep(0)
+            self.seen.append(output)
+
+    spawn = [
+        ("c", "spawn_agents", {"agents": [{"agent_type": "w", "prompt": str(i)} for i in range(4)]})
+    ]
+    registry = team.registry(
+        [helpers.define("boss", spawnable_agents=["w"]), helpers.define("w")],
+        {"boss": helpers.spawner(spawn), "w": helpers.talker("word " * 60)},
+    )
+    slow, journal = Slow(), MemoryJournal()
+    agent = registry.create("boss", agent_id="b", journal=journal, presenters=[slow], max_pending=3)
+    await agent.prompt("go")
+    await agent.drain()
+    assert slow.seen == [o for _, o in replay_tree(journal, "b")]
+    assert sum(isinstance(o, SubagentEvent) for o in slow.seen) > 4 * 60

@@ -270,3 +270,24 @@ def test_an_abort_before_the_model_call_started_ends_the_run() -> None:
         return bool(done), "" if error is None else error.code
 
     assert asyncio.run(main()) == (True, "ABORTED")
+
+
+def test_many_tasks_may_wait_for_one_slow_presenter_lane() -> None:
+    """Several tasks waiting below one lane's backpressure mark at once (children of one
+    parent do) all wake once it drains; none waits on an event nobody sets."""
+    from agentcore._runtime.delivery import PresenterLane
+
+    class Slow:
+        async def present(self, agent_id: str, output: Any) -> None:
+            await asyncio.sleep(0.001)
+
+    async def main() -> bool:
+        lane = PresenterLane(Slow(), lambda failure: None, max_pending=2)
+        for i in range(10):
+            lane.deliver("a", i)
+        waiters = [asyncio.ensure_future(lane.wait_below_mark()) for _ in range(3)]
+        done, _ = await asyncio.wait(waiters, timeout=5)
+        await lane.drain()
+        return len(done) == 3
+
+    assert asyncio.run(main())
