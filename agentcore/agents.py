@@ -4,6 +4,7 @@ tags their events carry, and programmatic steps. See docs/subagents.md."""
 from ._agents.definition import AgentDefinition as AgentDefinition
 from ._agents.definition import OutputMode as OutputMode
 from ._agents.definition import load_definitions as load_definitions
+from ._agents.limits import TreeLimits as TreeLimits
 from ._agents.registry import AgentRegistry as AgentRegistry
 from ._agents.replay import replay_tree as replay_tree
 from ._agents.results import SpawnOutcome as SpawnOutcome
@@ -13,7 +14,6 @@ from ._agents.steps import StepContext as StepContext
 from ._agents.steps import StepResult as StepResult
 from ._agents.steps import ToolCall as ToolCall
 from ._agents.tree import AgentNode as AgentNode
-from ._agents.tree import TreeLimits as TreeLimits
 from ._agents.tree import node_of as node_of
 from ._loop.lineage import Lineage as Lineage
 from ._loop.lineage import SubagentEvent as SubagentEvent

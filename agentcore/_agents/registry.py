@@ -23,7 +23,8 @@ from .._runtime.agent import Agent
 from .._runtime.options import only_agent
 from .._runtime.outlet import ms_clock, new_id
 from .definition import AgentDefinition, load_definitions
-from .tree import BUILT_IN_TOOLS, AgentNode, TreeLimits, _Tree
+from .limits import Tree, TreeLimits
+from .tree import BUILT_IN_TOOLS, AgentNode
 
 __all__ = ["AgentRegistry"]
 
@@ -185,7 +186,7 @@ class AgentRegistry:
         clock: Callable[[], int],
         id_factory: Callable[[], str],
     ) -> tuple[AgentNode, Callable[[Agent], Agent]]:
-        tree = _Tree(self, journal, snapshots, clock, id_factory)
+        tree = Tree(self, journal, snapshots, clock, id_factory)
         node = tree.root = AgentNode(tree, self.get(agent_type), None)
 
         def bind(agent: Agent) -> Agent:

@@ -35,18 +35,14 @@ from __future__ import annotations
 import asyncio
 import json
 import weakref
-from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
-
-import attrs
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from .._core.driver import Driver
-from .._core.errors import AgentError, ConfigurationError, ErrorCode
+from .._core.errors import AgentError, ErrorCode
 from .._core.events import AssistantMessage, UserMessage
 from .._core.pricing import cost_of
 from .._journal.journal import Journal
-from .._journal.snapshots import SnapshotStore
-from .._loop.events import AgentPrompt
 from .._loop.lineage import (
     Lineage,
     SubagentEvent,
@@ -55,12 +51,12 @@ from .._loop.lineage import (
     root_run_id,
     tree_usage,
 )
-from .._loop.state import default_convert_to_llm
-from .._loop.tool_schema import StrictValidator
 from .._loop.tools import Tool, ToolOutput, define_tool
 from .._runtime.agent import Agent
 from .._runtime.tool_runner import ToolContext
 from .definition import AgentDefinition
+from .inputs import StepPrompt, inherited, input_problems, last_lineage, prompt_text
+from .limits import Refused, Tree
 from .results import (
     SET_OUTPUT,
     SpawnOutcome,
@@ -73,87 +69,11 @@ from .results import (
 )
 from .steps import LazyDriver, StepsDriver
 
-if TYPE_CHECKING:
-    from .registry import AgentRegistry
-
-__all__ = ["AgentNode", "TreeLimits", "node_of"]
+__all__ = ["BUILT_IN_TOOLS", "AgentNode", "node_of"]
 
 SPAWN_TOOLS = ("spawn_agents", "task")
 BUILT_IN_TOOLS = (*SPAWN_TOOLS, SET_OUTPUT)
 CONTINUE = "Continue."
-
-
-def _at_least_one(_: object, attribute: attrs.Attribute[Any], value: Any) -> None:
-    if value is None and attribute.name in ("max_tokens", "max_cost"):
-        return
-    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
-        raise ConfigurationError(f"TreeLimits.{attribute.name} must be > 0, got {value!r}")
-
-
-@attrs.frozen(slots=True)
-class TreeLimits:
-    """Limits of a whole tree of agents (a child's own run limits are its definition's).
-
-    ``max_depth``: how deep children may nest (1: the root's children only);
-    ``max_agents``: children created in the tree by this process (continuing a task is
-    not creating one); ``max_running``: children running at once (a spawn beyond it is
-    refused, never queued: a queue could wait on its own ancestors); ``max_tokens`` and
-    ``max_cost`` (USD): the whole tree's use, beyond which the root is aborted.
-    """
-
-    max_depth: int = attrs.field(default=3, validator=_at_least_one)
-    max_agents: int = attrs.field(default=50, validator=_at_least_one)
-    max_running: int = attrs.field(default=16, validator=_at_least_one)
-    max_tokens: int | None = attrs.field(default=None, validator=_at_least_one)
-    max_cost: float | None = attrs.field(default=None, validator=_at_least_one)
-
-
-class _Refused(Exception):
-    """A child that cannot start; the message says why (the parent's model reads it)."""
-
-
-class _Tree:
-    """What every node of one tree shares."""
-
-    def __init__(
-        self,
-        registry: AgentRegistry,
-        journal: Journal | None,
-        snapshots: SnapshotStore | None,
-        clock: Callable[[], int],
-        id_factory: Callable[[], str],
-    ) -> None:
-        self.registry = registry
-        self.limits: TreeLimits = registry.limits
-        self.journal = journal
-        self.snapshots = snapshots
-        self.clock = clock
-        self.id_factory = id_factory
-        self.created = 0
-        self.running = 0
-        self.used = TreeUsage()
-        self.stopped: str | None = None
-        self.root: AgentNode | None = None
-        self.closing: set[asyncio.Task[None]] = set()
-
-    def count(self, message: AssistantMessage, node: AgentNode) -> None:
-        """Add a reply's use to the tree's; past the tree's budget, stop the tree."""
-        limits = self.limits
-        if self.stopped is not None or (limits.max_tokens is None and limits.max_cost is None):
-            return
-        self.used += TreeUsage(message.usage, node.cost_of(message))
-        over = None
-        if limits.max_tokens is not None and self.used.usage.total_tokens > limits.max_tokens:
-            over = f"the tree of agents used {self.used.usage.total_tokens} tokens "
-            over += f"(max_tokens={limits.max_tokens})"
-        cost = self.used.cost
-        if limits.max_cost is not None and cost is not None and cost > limits.max_cost:
-            over = f"the tree of agents spent ${cost:.6f} (max_cost=${limits.max_cost})"
-        if over is not None:
-            self.stopped = over
-            root = self.root
-            if root is not None:  # never inside this delivery: on the next loop iteration
-                asyncio.get_running_loop().call_soon(root.agent.abort, over)
 
 
 class _Forward:
@@ -195,7 +115,7 @@ class AgentNode:
     """One agent of a tree: its ``agent``, ``definition``, ``lineage`` (``None`` for the
     root), ``parent`` and ``children`` (by task id). See the module docstring."""
 
-    def __init__(self, tree: _Tree, definition: AgentDefinition, parent: AgentNode | None) -> None:
+    def __init__(self, tree: Tree, definition: AgentDefinition, parent: AgentNode | None) -> None:
         self.tree = tree
         self.definition = definition
         self.parent = parent
@@ -317,7 +237,7 @@ class AgentNode:
         if tree.snapshots is not None:
             options["snapshots"] = tree.snapshots
         if d.step_prompt is not None:
-            options["transform_context"] = _StepPrompt(d.step_prompt)
+            options["transform_context"] = StepPrompt(d.step_prompt)
         if self.parent is not None:
             options["max_pending"] = 1  # the parent's backpressure reaches this child's stream
         return options
@@ -398,7 +318,7 @@ class AgentNode:
         try:
             definition = self._spawnable(agent_type, prompt, params)
             child = await self._child(definition, task_id, continuing, ctx.messages)
-        except _Refused as exc:
+        except Refused as exc:
             return SpawnOutcome(task_id, agent_type, "refused", error=str(exc))
         return await child._perform(prompt, params, ctx.tool_call_id, task_id)
 
@@ -406,21 +326,23 @@ class AgentNode:
         self, agent_type: str, prompt: str, params: Mapping[str, Any] | None
     ) -> AgentDefinition:
         if agent_type not in self.definition.spawnable_agents:
-            raise _Refused(
+            raise Refused(
                 f"agent {self.definition.id!r} may not spawn {agent_type!r}; it may spawn "
                 f"{list(self.definition.spawnable_agents)}"
             )
         if self.tree.stopped is not None:
-            raise _Refused(f"no sub-agent starts any more: {self.tree.stopped}")
+            raise Refused(f"no sub-agent starts any more: {self.tree.stopped}")
         definition = self.tree.registry.get(agent_type)
         schema = definition.input_schema or {}
         problems = []
         if "prompt" in schema:
-            problems += _problems(schema["prompt"], prompt, "prompt")
+            problems += input_problems(schema["prompt"], prompt, "prompt")
         if params is not None or "params" in schema:
-            problems += _problems(schema.get("params", {"type": "object"}), params or {}, "params")
+            problems += input_problems(
+                schema.get("params", {"type": "object"}), params or {}, "params"
+            )
         if problems:
-            raise _Refused(f"bad input for {agent_type!r}: " + "; ".join(problems))
+            raise Refused(f"bad input for {agent_type!r}: " + "; ".join(problems))
         return definition
 
     async def _child(
@@ -434,7 +356,7 @@ class AgentNode:
         found = self.children.get(task_id)
         if found is not None:
             if found.definition.id != definition.id:
-                raise _Refused(f"task {task_id!r} is a {found.definition.id!r} agent")
+                raise Refused(f"task {task_id!r} is a {found.definition.id!r} agent")
             return found
         tree = self.tree
         agent_id = f"{self.agent.agent_id}/{task_id}"
@@ -443,24 +365,24 @@ class AgentNode:
             child = AgentNode(tree, definition, self)
             await child._resume(agent_id, journal)
         elif continuing:
-            raise _Refused(f"there is no task {task_id!r} to continue")
+            raise Refused(f"there is no task {task_id!r} to continue")
         else:
             if self.depth + 1 > tree.limits.max_depth:
-                raise _Refused(
+                raise Refused(
                     f"sub-agents may nest {tree.limits.max_depth} deep (TreeLimits.max_depth)"
                 )
             if tree.created >= tree.limits.max_agents:
-                raise _Refused(
+                raise Refused(
                     f"this tree has created {tree.created} sub-agents "
                     f"(TreeLimits.max_agents={tree.limits.max_agents})"
                 )
             tree.created += 1
             child = AgentNode(tree, definition, self)
-            inherited = _inherited(history) if definition.include_message_history else ()
+            start = inherited(history) if definition.include_message_history else ()
             agent = Agent(
                 **child.options(agent_id),
                 journal=journal,
-                messages=inherited,
+                messages=start,
                 presenters=[child.forward],
             )
             child._bind(agent)
@@ -468,9 +390,9 @@ class AgentNode:
         return child
 
     async def _resume(self, agent_id: str, journal: Journal) -> None:
-        lineage = _last_lineage(journal, agent_id)
+        lineage = last_lineage(journal, agent_id)
         if lineage is not None and lineage.agent_type != self.definition.id:
-            raise _Refused(f"task {lineage.task_id!r} is a {lineage.agent_type!r} agent")
+            raise Refused(f"task {lineage.task_id!r} is a {lineage.agent_type!r} agent")
         self.lineage = lineage
         assert self.forward is not None
         self.forward.lineage = lineage
@@ -506,7 +428,7 @@ class AgentNode:
                     ),
                 )
             lineage = self._new_lineage(task_id, call_id)
-            messages = [lineage, UserMessage(tree.id_factory(), _prompt_text(prompt, params))]
+            messages = [lineage, UserMessage(tree.id_factory(), prompt_text(prompt, params))]
             if definition.instructions_prompt:
                 messages.append(UserMessage(tree.id_factory(), definition.instructions_prompt))
             if self.steps is not None:
@@ -598,46 +520,3 @@ def _outlet(agent: Agent) -> Any:
 def _run_start(agent: Agent) -> int | None:
     run = agent.conversation_state.loop.run
     return None if run is None else int(run.started_at)
-
-
-@attrs.frozen(slots=True)
-class _StepPrompt:
-    """``transform_context`` adding a definition's step prompt to every model call."""
-
-    text: str
-
-    def __call__(self, messages: tuple[Any, ...]) -> tuple[Any, ...]:
-        return (*messages, UserMessage("step_prompt", self.text))
-
-
-def _problems(schema: Mapping[str, Any], value: Any, what: str) -> list[str]:
-    validator = StrictValidator(dict(schema))
-    return [f"{what}: {e.message}" for e in validator.iter_errors(value)]
-
-
-def _prompt_text(prompt: str, params: Mapping[str, Any] | None) -> str:
-    if not params:
-        return prompt
-    shown = json.dumps(dict(params), ensure_ascii=False, sort_keys=True)
-    return f"{prompt}\n\nParameters (JSON): {shown}" if prompt else f"Parameters (JSON): {shown}"
-
-
-def _inherited(history: Sequence[Any]) -> tuple[Any, ...]:
-    """The parent's history a child starts from: up to the reply asking for the spawn
-    (whose calls are still open), provider messages only."""
-    messages = list(history)
-    while messages and not isinstance(messages[-1], AssistantMessage):
-        messages.pop()
-    if messages:
-        messages.pop()  # the reply holding this call, unanswered until the children end
-    return tuple(default_convert_to_llm(messages))
-
-
-def _last_lineage(journal: Journal, agent_id: str) -> Lineage | None:
-    """The lineage of the last spawn journaled in ``agent_id``'s lane."""
-    found = None
-    for entry in journal.entries(agent_id):
-        event = entry.event
-        if type(event) is AgentPrompt and event.messages and type(event.messages[0]) is Lineage:
-            found = event.messages[0]
-    return found
