@@ -113,9 +113,6 @@ class StepResult:
 
 _Mode = Literal["idle", "start", "tools", "step", "all", "restart", "done"]
 _DONE: Final = object()
-_ADOPT: Final = object()
-"""``_run`` of a resumed agent's driver: the run in progress is taken as the current one,
-with the generator done."""
 
 
 class _Generator:
@@ -185,8 +182,9 @@ class StepsDriver(BaseDriver):
     """The driver of an agent with ``handle_steps`` (module docstring): asks the generator
     what to do at each model call, and hands ``STEP``/``STEP_ALL`` to ``model()``.
 
-    ``state()`` reads the agent's state, ``run_start()`` identifies its current run (the
-    generator starts with each new run, unless a ``STEP`` carries it over), ``new_id()``
+    ``state()`` reads the agent's state; ``run_started()`` must be called at each
+    ``agent_start`` of the agent (the generator starts with each new run, unless a
+    ``STEP`` carries it over); ``new_id()``
     names the calls and messages it makes. ``prepare(prompt, params)`` gives the next run's
     generator its context (by default the prompt is the history's last user message).
     ``needs_run`` is true when the generator waits for a new run (a ``STEP`` yielded after
@@ -199,7 +197,6 @@ class StepsDriver(BaseDriver):
         handle_steps: Callable[[StepContext], Any],
         model: LazyDriver,
         state: Callable[[], AgentSnapshot],
-        run_start: Callable[[], int | None],
         new_id: Callable[[], str],
         model_name: str = "",
         *,
@@ -208,13 +205,15 @@ class StepsDriver(BaseDriver):
         self._handle_steps = handle_steps
         self._model = model
         self._state = state
-        self._run_start = run_start
         self._new_id = new_id
         self.model = model_name
         """The model id of the real driver (prices are looked up by it)."""
         self._gen: _Generator | None = None
         self._mode: _Mode = "done" if resumed else "idle"
-        self._run: object = _ADOPT if resumed else None
+        self._runs = 0
+        """Runs the agent started (``run_started``)."""
+        self._begun = 0
+        """The value of ``_runs`` when the generator in use began its run."""
         self._context: tuple[str, Mapping[str, Any] | None] | None = None
         self._calls: tuple[str, ...] = ()
         self._pending: Any = None
@@ -227,6 +226,10 @@ class StepsDriver(BaseDriver):
     @property
     def needs_run(self) -> bool:
         return self._mode == "restart"
+
+    def run_started(self) -> None:
+        """The agent started a run (its ``agent_start``)."""
+        self._runs += 1
 
     def prepare(self, prompt: str, params: Mapping[str, Any] | None) -> None:
         """The context the generator of the next run starts from."""
@@ -253,12 +256,10 @@ class StepsDriver(BaseDriver):
 
     async def _call(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         self._interrupted = False
-        run = self._run_start()
-        if self._run is _ADOPT:  # resumed: what the generator had done is lost with it
-            self._run = run
+        run = self._runs
         if self._mode == "restart":
             action = self._pending
-        elif run != self._run:
+        elif run != self._begun:
             await self._begin()
             action = await self._send(None)
         elif self._mode == "all":
@@ -271,7 +272,7 @@ class StepsDriver(BaseDriver):
             async for event in self._model().receive(request):
                 yield event
             return
-        self._run = run
+        self._begun = run
         async for event in self._act(action, request):
             yield event
 

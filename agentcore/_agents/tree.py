@@ -138,6 +138,9 @@ class AgentNode:
         self._agent = agent
         _NODES[id(agent)] = self
         agent.on_ready(lambda _: self._ended.set())
+        steps = self.steps
+        if steps is not None:
+            agent.subscribe("agent_start", lambda _: steps.run_started())
         if self.parent is None and (self.tree.limits.max_tokens or self.tree.limits.max_cost):
             agent.subscribe("assistant_message", lambda m: self.tree.count(m, self))
         self._ready.set()
@@ -218,7 +221,6 @@ class AgentNode:
                 d.handle_steps,
                 LazyDriver(d.model, registry.driver_factory),
                 lambda: self.agent.state,
-                lambda: _run_start(self.agent),
                 tree.id_factory,
                 d.model.rpartition("/")[2],
                 resumed=resumed,
