@@ -65,7 +65,7 @@ def _trial(seed: int, directory: pathlib.Path, reference: dict[str, list[Any]]) 
     writer = _child("run", journal)
     assert writer.stdout is not None
     assert writer.stdout.readline().strip() == "ready"
-    time.sleep(rng.uniform(0.0, 0.45))
+    time.sleep(0.45 * rng.random() ** 2)  # early phases are short: more kills land there
     writer.send_signal(signal.SIGKILL)
     writer.wait()
     before = list(read_jsonl(journal)) if journal.exists() else []
@@ -95,9 +95,27 @@ def _trial(seed: int, directory: pathlib.Path, reference: dict[str, list[Any]]) 
         }
     for agent, history in histories.items():
         assert _shape(history, interrupted) == _shape(reference[agent], interrupted), agent
+    return "interrupted charge" if interrupted else _phase(before)
+
+
+def _phase(before: list[Any]) -> str:
+    """Where the kill landed, read from what had been journaled."""
     lanes = {e.agent_id for e in before}
-    kinds = sorted(lane.count("/") for lane in lanes)
-    return "interrupted charge" if interrupted else f"resumed with lanes at depths {kinds}"
+    root_replies = sum(1 for e in before if e.agent_id == "root" and e.event.type == "message_stop")
+    continued = sum(
+        1
+        for e in before
+        if e.agent_id == "root/spawn.0"
+        and e.event.type == "agent_prompt"
+        and e.event.messages[0].type == "subagent_lineage"
+    )
+    if root_replies >= 3:
+        return "after the last reply"
+    if continued >= 2:
+        return "while the finder's task was continued"
+    if len(lanes) > 1:
+        return f"while {len(lanes) - 1} sub-agent lane(s) ran"
+    return "before any sub-agent"
 
 
 def test_a_tree_killed_anywhere_resumes_to_the_same_conversations(tmp_path: pathlib.Path) -> None:
@@ -109,4 +127,4 @@ def test_a_tree_killed_anywhere_resumes_to_the_same_conversations(tmp_path: path
     with ThreadPoolExecutor(max_workers=4) as pool:
         outcomes = list(pool.map(lambda s: _trial(s, tmp_path, reference), range(KILLS)))
     # the kills landed in different phases: before the children, among them, after them
-    assert len(set(outcomes)) >= 4, outcomes
+    assert len(set(outcomes)) >= 4, sorted(set(outcomes))
