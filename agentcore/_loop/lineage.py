@@ -30,8 +30,9 @@ from typing import Any, ClassVar
 
 import attrs
 
-from .._core.checks import check_fields, checked
+from .._core.checks import checked, shown
 from .._core.content import Usage
+from .._core.errors import InvalidEventError
 from .._core.events import AssistantMessage, ToolResultMessage, event_type
 from .._core.pricing import ModelPrice, cost_of
 from .events import to_message
@@ -89,13 +90,13 @@ class Lineage:
 
 @event_type("subagent_event", "subagent")
 @attrs.frozen(slots=True)
-@checked
 class SubagentEvent:
     """An output of a sub-agent, as its ancestors' presenters and subscribers get it.
 
-    ``event`` is the child's output unchanged; ``lineage`` says which run of which child
-    produced it (the same object for every event of that run). ``timestamp`` is the
-    event's own.
+    ``event`` is the child's output unchanged (any output: a user's processor may emit
+    objects that are no registered event, which then have no wire form); ``lineage``
+    says which run of which child produced it (the same object for every event of that
+    run). ``timestamp`` is the event's own.
     """
 
     type: ClassVar[str] = "subagent_event"
@@ -108,11 +109,21 @@ class SubagentEvent:
         turned into events here, only when they come (``from_dict``)."""
         if type(self.event) is dict:
             object.__setattr__(self, "event", to_message(self.event))
-        if not (type(self.lineage) is Lineage and type(self.timestamp) is int):
+        if type(self.lineage) is not Lineage:
             lineage: Any = self.lineage
             if type(lineage) is dict:
-                object.__setattr__(self, "lineage", to_message(lineage))
-            check_fields(self)
+                lineage = to_message(lineage)
+                object.__setattr__(self, "lineage", lineage)
+            if type(lineage) is not Lineage:
+                raise InvalidEventError(
+                    f"SubagentEvent (subagent_event): field 'lineage' must be a Lineage, "
+                    f"got {shown(lineage)}"
+                )
+        if type(self.timestamp) is not int:
+            raise InvalidEventError(
+                f"SubagentEvent (subagent_event): field 'timestamp' must be an int, "
+                f"got {shown(self.timestamp)}"
+            )
 
     @property
     def agent_id(self) -> str:
