@@ -40,6 +40,7 @@ from ._journal.journal import MemoryJournal as MemoryJournal
 from ._journal.replay import replay as replay
 from ._journal.replay import state_at as state_at
 from ._loop.conversation import AgentSnapshot as AgentSnapshot
+from ._loop.lineage import SubagentEvent as SubagentEvent
 from ._loop.policy import loop_processor as loop_processor
 from ._loop.state import Limits as Limits
 from ._loop.state import LoopConfig as LoopConfig
@@ -86,6 +87,7 @@ __all__ = [
     "ProviderLimits",
     "Reply",
     "Store",
+    "SubagentEvent",
     "THINKING_LEVELS",
     "ThinkingLevel",
     "Tool",

@@ -80,6 +80,7 @@ RUNNERS = {
     "docs/coding.md": "tests/coding/test_coding_docs.py",
     "docs/mcp.md": "tests/mcp/test_mcp_docs.py",
     "docs/serve.md": "tests/serve/test_serve_docs.py",
+    "docs/subagents.md": "tests/agents/test_subagents_docs.py",
 }
 
 

@@ -117,11 +117,16 @@ class PresenterLane:
                 self._drained.set()
 
     async def wait_below_mark(self) -> None:
-        """Return once at most ``max_pending`` awaitables are waiting."""
+        """Return once at most ``max_pending`` awaitables are waiting. Any number of tasks
+        may wait at once (sub-agents streaming into one parent's presenters do): they
+        share one event."""
         while len(self._pending) > self.max_pending and self._task is not None:
-            self._drained = asyncio.Event()
-            await self._drained.wait()
-            self._drained = None
+            drained = self._drained
+            if drained is None:
+                drained = self._drained = asyncio.Event()
+            await drained.wait()
+            if self._drained is drained:
+                self._drained = None
 
     async def drain(self) -> None:
         """Return once every handed-over awaitable has finished."""

@@ -254,3 +254,40 @@ def test_a_key_a_driver_echoes_reaches_no_presenter_log_or_error(
     assert key not in caplog.text
     assert all(key not in repr(o) for o in recorder.outputs())
     assert agent.state.error is not None and key not in str(agent.state.error)
+
+
+def test_an_abort_before_the_model_call_started_ends_the_run() -> None:
+    """The model task is cancelled before its first step (an abort right after the
+    prompt): the run still ends, aborted, instead of waiting for the call forever."""
+
+    async def main() -> tuple[bool, str]:
+        agent = Agent(ScriptedDriver([text_turn("hello")]))
+        run = asyncio.create_task(agent.prompt("hi"))
+        await asyncio.sleep(0)  # the call is asked for; its task has not run yet
+        agent.abort()
+        done, _ = await asyncio.wait([run], timeout=5)
+        error = agent.state.error
+        return bool(done), "" if error is None else error.code
+
+    assert asyncio.run(main()) == (True, "ABORTED")
+
+
+def test_many_tasks_may_wait_for_one_slow_presenter_lane() -> None:
+    """Several tasks waiting below one lane's backpressure mark at once (children of one
+    parent do) all wake once it drains; none waits on an event nobody sets."""
+    from agentcore._runtime.delivery import PresenterLane
+
+    class Slow:
+        async def present(self, agent_id: str, output: Any) -> None:
+            await asyncio.sleep(0.001)
+
+    async def main() -> bool:
+        lane = PresenterLane(Slow(), lambda failure: None, max_pending=2)
+        for i in range(10):
+            lane.deliver("a", i)
+        waiters = [asyncio.ensure_future(lane.wait_below_mark()) for _ in range(3)]
+        done, _ = await asyncio.wait(waiters, timeout=5)
+        await lane.drain()
+        return len(done) == 3
+
+    assert asyncio.run(main())

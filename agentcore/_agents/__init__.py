@@ -1,0 +1,1 @@
+"""Sub-agents: agent definitions, their registry, spawning, and programmatic steps."""
