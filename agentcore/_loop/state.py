@@ -20,8 +20,8 @@ from typing import Any, Literal, TypeAlias, TypeVar
 import attrs
 from pyrsistent import PVector, pvector
 
-from .._core.content import Usage
-from .._core.driver import Message, ThinkingLevel, ToolSpec
+from .._core.content import JSONValue, Usage
+from .._core.driver import Message, OutputSpec, ThinkingLevel, ToolSpec
 from .._core.errors import ConfigurationError
 from .._core.events import AssistantMessage, ToolResultMessage, UserMessage
 from .._core.pricing import ModelPrice
@@ -369,7 +369,10 @@ class Run:
     a reply dropped for a retry or a resume, until their answers (made by the loop, so
     every layer sees them closed) come back. ``stopping`` is ``(reason, code,
     message, retryable)``, how the run will end,
-    once an abort or timeout is under way.
+    once an abort or timeout is under way. ``output`` is the structured answer the run
+    must end with (``None``: any text), ``output_retries`` how many answers failed its
+    schema so far, ``output_value`` the valid answer once a call to the final-answer
+    tool gave it (the run ends when that call's turn closes).
     """
 
     limits: Limits
@@ -390,6 +393,9 @@ class Run:
     discarded: frozenset[str] = frozenset()
     stopping: tuple[str, str, str, bool] | None = None
     paused_at: int | None = None
+    output: OutputSpec | None = None
+    output_retries: int = 0
+    output_value: JSONValue = None
 
     def replace(self, **changes: Any) -> Run:
         """This run with ``changes`` (same as ``attrs.evolve``, cheaper)."""

@@ -17,13 +17,13 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, Self
+from typing import Any, Generic, Self, TypeVar, overload
 
 import attrs
 
 from .._core.agent_processor import activity_of
 from .._core.content import ToolCallPart, Usage
-from .._core.driver import Driver, ThinkingLevel
+from .._core.driver import Driver, OutputSpec, ThinkingLevel
 from .._core.errors import (
     AgentError,
     ConfigurationError,
@@ -53,6 +53,7 @@ from .._loop.events import (
     ToolExecutionEnd,
     ToolExecutionStart,
 )
+from .._loop.output import answer_in, output_spec
 from .._loop.state import LoopConfig, QueueMode, SteeringPolicy, default_convert_to_llm
 from .._loop.tools import Tool, as_tool
 from .delivery import EngineFailure
@@ -69,6 +70,7 @@ from .options import (
     seconds_to_ms,
 )
 from .outlet import Outlet, ms_clock, new_id, stamp_message
+from .output_stream import OutputStream, build_output
 from .performer import Performer
 from .plugins import resolve_model
 from .run_stream import RunStream
@@ -78,18 +80,23 @@ from .subscriptions import Handler, Unsubscribe, react_map
 __all__ = ["Agent", "AgentResult", "create_agent"]
 
 
-@attrs.frozen(slots=True)
-class AgentResult:
-    """What ``Agent.run`` returns: the final text, the messages the run added, the tool
-    calls the model made, summed usage, wall time in seconds, and ``status``
-    (``completed`` or ``awaiting_approval``)."""
+OutputT = TypeVar("OutputT")
 
-    output: str
+
+@attrs.frozen(slots=True)
+class AgentResult(Generic[OutputT]):
+    """What ``Agent.run`` returns: the answer (``output``: the final text, or with
+    ``output_type`` the typed answer, ``None`` while paused for approval), the messages
+    the run added, the tool calls the model made, summed usage, wall time in seconds,
+    ``status`` (``completed`` or ``awaiting_approval``) and the final reply's ``text``."""
+
+    output: OutputT
     messages: tuple[Any, ...]
     tool_calls: tuple[ToolCallPart, ...]
     usage: Usage
     duration: float
     status: str = "completed"
+    text: str = ""
 
 
 class Agent:
@@ -377,16 +384,25 @@ class Agent:
         self,
         prompt: str | Any,
         *,
+        output_type: Any = None,
+        output_mode: str = "auto",
+        output_retries: int = 1,
         on_token: Callable[[str], None] | None = None,
         on_tool_call: Callable[[ToolExecutionStart], None] | None = None,
         on_tool_result: Callable[[Any], None] | None = None,
-        on_complete: Callable[[AgentResult], None] | None = None,
+        on_complete: Callable[[AgentResult[Any]], None] | None = None,
         on_error: Callable[[AgentError], None] | None = None,
         deps: Any = None,
         **limits: Any,
-    ) -> AgentResult:
+    ) -> AgentResult[Any]:
         """Prompt, wait, and return an ``AgentResult``; raises the run's ``AgentError``
-        (after calling ``on_error``) when it ended with an error or was aborted."""
+        (after calling ``on_error``) when it ended with an error or was aborted.
+
+        With ``output_type`` (a JSON Schema dict, dataclass, attrs class, TypedDict or
+        pydantic model) the answer must match it: ``output`` is the typed answer, and a
+        run whose answers fail ``output_retries + 1`` times raises ``OutputParseError``.
+        ``output_mode`` is ``auto`` (the driver's best), ``native``, ``tool`` or
+        ``prompted``: see docs/structured-output.md."""
 
         def relay(event: Any) -> None:
             if type(event) is TextDelta:
@@ -397,7 +413,8 @@ class Agent:
             elif on_tool_result is not None and type(event) is ToolExecutionEnd:
                 on_tool_result(event.result)
 
-        command = AgentPrompt(self._messages(prompt), **self._limits(limits))
+        spec, build = self._output(output_type, output_mode, output_retries)
+        command = AgentPrompt(self._messages(prompt), **self._limits(limits), output=spec)
         start = len(self._shell.state.loop.messages)
         began = time.perf_counter()
         unsubscribe = self.subscribe(relay)
@@ -412,22 +429,67 @@ class Agent:
             raise error
         added = tuple(self._shell.state.loop.messages[start:])
         replies = [m for m in added if isinstance(m, AssistantMessage)]
-        result = AgentResult(
-            replies[-1].text if replies else "",
+        text = replies[-1].text if replies else ""
+        output: Any = text
+        if spec is not None and build is not None:  # no answer while paused for approval
+            answered = isinstance(end, Finish)
+            output = build_output(build, answer_in(spec, replies[-1])) if answered else None
+        result: AgentResult[Any] = AgentResult(
+            output,
             added,
             tuple(c for m in replies for c in m.tool_calls),
             sum((m.usage for m in replies), Usage()),
             time.perf_counter() - began,
             "awaiting_approval" if isinstance(end, AwaitApproval) else "completed",
+            text,
         )
         if on_complete is not None:
             on_complete(result)
         return result
 
-    def stream(self, prompt: str | Any, **limits: Any) -> RunStream:
+    @overload
+    def stream(
+        self, prompt: str | Any, *, output_type: None = None, **limits: Any
+    ) -> RunStream: ...
+
+    @overload
+    def stream(
+        self,
+        prompt: str | Any,
+        *,
+        output_type: Any,
+        output_mode: str = "auto",
+        output_retries: int = 1,
+        **limits: Any,
+    ) -> OutputStream: ...
+
+    def stream(
+        self,
+        prompt: str | Any,
+        *,
+        output_type: Any = None,
+        output_mode: str = "auto",
+        output_retries: int = 1,
+        **limits: Any,
+    ) -> RunStream | OutputStream:
         """The events of a run started with ``prompt``, ending with ``agent_end`` (or
-        ``tool_approval_required``). Leaving the loop early aborts the run."""
-        return RunStream(lambda: self.prompt(prompt, **limits), self.subscribe, self.abort)
+        ``tool_approval_required``). Leaving the loop early aborts the run.
+
+        With ``output_type`` (see ``run``): an ``OutputStream`` of the answer parsed so
+        far, each partial a JSON value that shows more than the one before, the last the
+        validated answer; its ``output`` is then the typed answer."""
+        spec, build = self._output(output_type, output_mode, output_retries)
+        if spec is None:
+            return RunStream(lambda: self.prompt(prompt, **limits), self.subscribe, self.abort)
+        assert build is not None
+
+        async def start() -> None:
+            await self._run(
+                AgentPrompt(self._messages(prompt), **self._limits(limits), output=spec)
+            )
+
+        events = RunStream(start, self.subscribe, self.abort)
+        return OutputStream(events, spec, build, lambda: self.state.error)
 
     async def approve(self, tool_call_id: str) -> None:
         """Approve a pending call; once every pending call is decided the run resumes.
@@ -606,6 +668,20 @@ class Agent:
             factory = self._driver_factory or resolve_model
             self._driver = as_model_driver(factory(self._model))
         return self._driver
+
+    def _output(
+        self, output_type: Any, mode: str, retries: int
+    ) -> tuple[OutputSpec | None, Callable[[Any], Any] | None]:
+        """The output spec a run asks for, and the builder of its typed answer."""
+        if output_type is None:
+            return None, None
+        return output_spec(
+            output_type,
+            mode=mode,
+            retries=retries,
+            modes=self._resolve_driver().output_modes,
+            tool_names=self.config.tools_by_name,
+        )
 
     def _limits(self, values: dict[str, Any]) -> dict[str, Any]:
         return run_options(values, self.config.price, self._model)
