@@ -397,7 +397,7 @@ def _final_answer_text(
         )
     s, attempt = retried
     text = output.retry_message(spec, errors, attempt)
-    message = UserMessage(f"{reply.message_id}:output-retry", text, timestamp=ts)
+    message = UserMessage(f"{reply.message_id}:output-retry-{attempt}", text, timestamp=ts)
     _enter(message, ts, out)
     return _call_model(s.replace(messages=s.messages.append(message)), "steer", ts, out)
 
