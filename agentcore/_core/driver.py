@@ -24,6 +24,7 @@ from collections.abc import AsyncIterator, Mapping
 from typing import Any, Literal, Protocol, Self, TypeAlias, runtime_checkable
 
 import attrs
+import jsonschema
 
 from .errors import ConfigurationError
 from .events import AssistantMessage, StreamEvent, ToolResultMessage, UserMessage
@@ -80,6 +81,11 @@ def _object_schema(_: object, attribute: attrs.Attribute[Any], value: Any) -> No
             'an output schema must describe a JSON object ({"type": "object", ...}); wrap '
             f"another value in an object with one property, got {_short(value)}"
         )
+    try:
+        jsonschema.Draft202012Validator.check_schema(value)
+    except jsonschema.SchemaError as exc:
+        message = f"the output schema is not a valid JSON Schema: {exc.message}"
+        raise ConfigurationError(message) from None
 
 
 def _short(value: Any) -> str:
@@ -108,7 +114,7 @@ class OutputSpec:
     ``retries`` bounds how many times an answer that fails validation is sent back to
     the model before the run ends with ``OUTPUT_PARSE_ERROR``. Plain JSON data, so a
     journaled prompt holds it. Raises ``ConfigurationError`` for a schema that is not an object
-    schema, an unknown mode or a negative ``retries``.
+    schema (or not a valid JSON Schema), an unknown mode or a negative ``retries``.
     """
 
     schema: Mapping[str, Any] = attrs.field(validator=_object_schema)

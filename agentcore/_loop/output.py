@@ -92,11 +92,6 @@ def output_spec(
     build: Callable[[JSONValue], Any]
     if isinstance(output_type, Mapping):
         schema, build = dict(output_type), _as_is
-        try:
-            StrictValidator.check_schema(schema)
-        except jsonschema.SchemaError as exc:
-            message = f"output_type is not a valid JSON Schema: {exc.message}"
-            raise ConfigurationError(message) from None
         name = schema.get("title") if isinstance(schema.get("title"), str) else None
     else:
         schema, build = class_arguments(output_type)
@@ -198,19 +193,26 @@ def answer_in(spec: OutputSpec, reply: AssistantMessage) -> JSONValue:
 
 
 def schema_errors(spec: OutputSpec, value: JSONValue) -> list[str]:
-    """One line per schema violation (``at $.path: message``), sorted; empty if valid."""
-    validator = _validator(spec.schema)
-    if validator.is_valid(value):
-        return []
-    return _lines(validator.iter_errors(value))
+    """One line per schema violation (``at $.path: message``), sorted; empty if valid.
+
+    A schema ``jsonschema`` cannot apply (a ``$ref`` to nothing) gives one line saying so.
+    """
+    return _errors(spec, value, lenient=False)
 
 
 def lenient_errors(spec: OutputSpec, value: JSONValue) -> list[str]:
     """``schema_errors`` of a partial answer, without those more of it could fix."""
+    return _errors(spec, value, lenient=True)
+
+
+def _errors(spec: OutputSpec, value: JSONValue, *, lenient: bool) -> list[str]:
     validator = _validator(spec.schema)
-    if validator.is_valid(value):
-        return []
-    return _lines(e for e in validator.iter_errors(value) if not _forgiven(e))
+    try:
+        if validator.is_valid(value):
+            return []
+        return _lines(e for e in validator.iter_errors(value) if not (lenient and _forgiven(e)))
+    except Exception as exc:  # referencing's Unresolvable and kin: the schema is at fault
+        return [f"the output schema cannot be applied: {type(exc).__name__}: {exc}"]
 
 
 def _forgiven(error: jsonschema.ValidationError) -> bool:
