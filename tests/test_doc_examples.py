@@ -19,6 +19,7 @@ DOCS = (
     ROOT / "docs" / "agent.md",
     ROOT / "docs" / "runtime.md",
     ROOT / "docs" / "loop.md",
+    ROOT / "docs" / "structured-output.md",
 )
 BLOCKS = [
     (doc, block)
@@ -67,6 +68,7 @@ RUNNERS = {
     "docs/agent.md": "tests/test_doc_examples.py",
     "docs/runtime.md": "tests/test_doc_examples.py",
     "docs/loop.md": "tests/test_doc_examples.py",
+    "docs/structured-output.md": "tests/test_doc_examples.py",
     "docs/events.md": "tests/core/test_core_docs.py",
     "docs/processors.md": "tests/core/test_core_docs.py",
     "docs/machine.md": "tests/core/test_machine.py",
