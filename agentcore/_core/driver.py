@@ -19,6 +19,7 @@ field (OpenAI's ``response_format``, Anthropic's ``output_config``). ``tool`` an
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, Literal, Protocol, Self, TypeAlias, runtime_checkable
@@ -81,11 +82,20 @@ def _object_schema(_: object, attribute: attrs.Attribute[Any], value: Any) -> No
             'an output schema must describe a JSON object ({"type": "object", ...}); wrap '
             f"another value in an object with one property, got {_short(value)}"
         )
+    problem = _schema_problem(json.dumps(value, sort_keys=True, default=repr))
+    if problem is not None:
+        raise ConfigurationError(f"the output schema is not a valid JSON Schema: {problem}")
+
+
+@functools.lru_cache(maxsize=128)
+def _schema_problem(schema_text: str) -> str | None:
+    """Why the schema (as JSON text) is not a valid JSON Schema, ``None`` when it is.
+    Checking against the metaschema takes milliseconds: once per distinct schema."""
     try:
-        jsonschema.Draft202012Validator.check_schema(value)
+        jsonschema.Draft202012Validator.check_schema(json.loads(schema_text))
     except jsonschema.SchemaError as exc:
-        message = f"the output schema is not a valid JSON Schema: {exc.message}"
-        raise ConfigurationError(message) from None
+        return exc.message
+    return None
 
 
 def _short(value: Any) -> str:

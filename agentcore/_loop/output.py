@@ -94,7 +94,7 @@ def output_spec(
         schema, build = dict(output_type), _as_is
         name = schema.get("title") if isinstance(schema.get("title"), str) else None
     else:
-        schema, build = class_arguments(output_type)
+        schema, build = _derived(output_type)
         name = getattr(output_type, "__name__", None)
     if mode == "auto":
         mode = modes[0]
@@ -121,6 +121,12 @@ def output_spec(
             "tools; give the output type another name (a schema's title)"
         )
     return spec, build
+
+
+@functools.lru_cache(maxsize=128)
+def _derived(cls: type[Any]) -> tuple[dict[str, Any], Callable[[Any], Any]]:
+    """``class_arguments(cls)``, derived once per class (reading annotations is slow)."""
+    return class_arguments(cls)
 
 
 def _as_is(value: JSONValue) -> JSONValue:
