@@ -9,8 +9,7 @@ chunk, and tool-argument previews per delta.
 - the preview processor per ``input_json_delta`` (a 2 KB argument in 8-character chunks).
 
 Targets: < 300 µs per structured run (mostly jsonschema validating the answer); partial
-parsing < 5 µs per chunk whatever the
-length.
+parsing < 5 µs per chunk whatever the length.
 """
 
 from __future__ import annotations
