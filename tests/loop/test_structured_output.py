@@ -40,7 +40,7 @@ from agentcore.loop import (
 )
 from agentcore.testing import assert_replays, chunked
 from agentcore.tools import tool
-from drivers.scripted import FunctionDriver, ScriptedDriver, text_turn, tool_turn
+from drivers.scripted import FunctionDriver, Pause, ScriptedDriver, text_turn, tool_turn
 
 
 @dataclasses.dataclass
@@ -376,3 +376,89 @@ def test_a_model_that_decides_from_the_request_sees_the_schema() -> None:
 
     result, _ = _run(Agent(FunctionDriver(model)), output_type=CityModel)
     assert result.output == CityModel(name="Paris", population=2102650)
+
+
+# -- the decision, as a property --------------------------------------------------------------
+
+_ANSWERS = st.sampled_from(
+    [
+        ("valid", PARIS),
+        ("wrong type", {"name": "Paris", "population": "many"}),
+        ("missing key", {"name": "Paris"}),
+        ("extra key", {**PARIS, "mayor": "?"}),
+        ("not json", "Paris, of course"),
+    ]
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(_ANSWERS, min_size=1, max_size=5),
+    st.integers(0, 3),
+    st.sampled_from(["native", "tool", "prompted"]),
+)
+def test_the_run_ends_with_the_first_valid_answer_within_the_retries(
+    answers: list[tuple[str, Any]], retries: int, mode: str
+) -> None:
+    script = answers + [("not json", "no idea")] * (retries + 1)  # never runs out
+
+    def turn(i: int, answer: Any) -> list[Any]:
+        if isinstance(answer, str):
+            return text_turn(answer, message_id=f"m{i}")
+        if mode == "tool":
+            return tool_turn([(f"c{i}", "city", answer)], message_id=f"m{i}")
+        return text_turn(json.dumps(answer), message_id=f"m{i}")
+
+    driver = ScriptedDriver([turn(i, a) for i, (_, a) in enumerate(script)])
+    agent = Agent(driver, journal=MemoryJournal())
+    delivered: list[Any] = []
+    agent.subscribe(delivered.append)
+    valid = next((i for i, (kind, _) in enumerate(script[: retries + 1]) if kind == "valid"), None)
+
+    async def main() -> Any:
+        options = {"output_type": CITY_SCHEMA, "output_mode": mode, "output_retries": retries}
+        return await agent.run("Which city?", **options)
+
+    if valid is not None:
+        assert asyncio.run(main()).output == PARIS
+        calls = valid + 1
+    else:
+        with pytest.raises(OutputParseError):
+            asyncio.run(main())
+        calls = retries + 1
+    assert len(driver.requests) == calls
+    assert [o.attempt for o in delivered if type(o) is OutputRetry] == list(range(1, calls))
+    assert [o.output for o in delivered if type(o) is AgentOutput] == (
+        [] if valid is None else [PARIS]
+    )
+    assert history_problems(agent.state.messages) == []
+    assert_replays(agent, delivered)
+
+
+def test_a_resumed_agent_goes_on_with_the_structured_run() -> None:
+    journal = MemoryJournal()
+    stalled = [*text_turn('{"na')[:2], Pause(5)]
+
+    async def first_process() -> None:
+        driver = ScriptedDriver([_text_answer('{"name": "Paris"}'), stalled])
+        agent = Agent(driver, journal=journal, agent_id="a")
+        retried = asyncio.Event()
+        agent.subscribe("output_retry", lambda _: retried.set())
+        task = asyncio.create_task(agent.run("Which city?", output_type=City))
+        await retried.wait()
+        await asyncio.sleep(0.05)  # the second call streams, then the process dies
+        task.cancel()
+        agent._shell.journal = None  # nothing after the death reaches the journal
+
+    asyncio.run(first_process())
+
+    async def second_process() -> tuple[Agent, list[Any]]:
+        agent = await Agent.resume(journal, model=ScriptedDriver([_text_answer(PARIS_TEXT)]))
+        outputs: list[Any] = []
+        agent.subscribe("agent_output", outputs.append)
+        await agent.wait()
+        return agent, outputs
+
+    agent, outputs = asyncio.run(second_process())
+    assert [o.output for o in outputs] == [PARIS]  # the spec came back from the journal
+    assert agent.state.error is None and history_problems(agent.state.messages) == []
