@@ -12,7 +12,8 @@ might become ``123``). The value shown once the text is complete is the complete
 Parsing the whole text again at every chunk would cost time in proportion to the square
 of its length; ``PartialJson`` re-parses a text shorter than ``EAGER_CHARS`` at every
 chunk and a longer one only once it has grown by an eighth, so the total cost stays in
-proportion to the length (previews of a long text come less often).
+proportion to the length (previews of a long text come less often, and its last chunks
+may not be parsed yet: ``settled`` parses them).
 
 ``json_in_text`` finds the JSON object in a model's final text (a code fence or a
 sentence around it is tolerated) and parses it strictly.
@@ -126,7 +127,7 @@ class PartialJson:
 
     ``value`` is what the text showed when it was last parsed (``None``: nothing yet);
     ``extend`` returns the accumulator with one more chunk, parsed again when due (see
-    the module docstring). ``text`` joins the chunks.
+    the module docstring); ``settled`` with every chunk parsed. ``text`` joins the chunks.
     """
 
     chunks: PVector[str] = attrs.field(factory=pvector)
@@ -144,3 +145,9 @@ class PartialJson:
         if size >= EAGER_CHARS and size - self.parsed < size >> 3:
             return PartialJson(chunks, size, self.parsed, self.value)
         return PartialJson(chunks, size, size, parse_partial("".join(chunks)))
+
+    def settled(self) -> PartialJson:
+        """This text with every chunk parsed: ``value`` is what the whole text shows."""
+        if self.parsed == self.size:
+            return self
+        return PartialJson(self.chunks, self.size, self.size, parse_partial(self.text))

@@ -3,8 +3,9 @@
 ``tool_previews()`` is a processor to add to an agent (``Agent(...,
 processors={"previews": tool_previews()})``): it watches the stream, parses each tool
 call's arguments so far with ``PartialJson`` and emits a ``tool_execution_update`` with
-``args`` set (``progress`` is ``None``) each time they show more, before the call's
-``tool_execution_start``. A UI can draw a file being written or a command being typed.
+``args`` set (``progress`` is ``None``) each time they show more, the last with the
+whole arguments, before the call's ``tool_execution_start``. A UI can draw a file being
+written or a command being typed.
 
 It is opt-in because it costs time on every event (a watcher sees them all, and the
 arguments are parsed again as they grow: see ``partial_json`` for the bound), and most
@@ -49,7 +50,15 @@ def preview_processor(state: PreviewState, event: Any) -> tuple[PreviewState, tu
     if cls is ToolUseStart:
         return {**state, event.index: (event.tool_call_id, event.tool_name, PartialJson())}, ()
     if cls is ToolUseStop:
-        return {k: v for k, v in state.items() if k != event.index}, ()
+        closed = state.get(event.index)
+        rest = {k: v for k, v in state.items() if k != event.index}
+        if closed is None:
+            return rest, ()
+        call_id, name, before = closed
+        last = before.settled().value  # a long text's last chunks may not be parsed yet
+        if last is None or last == before.value:
+            return rest, ()
+        return rest, (ToolExecutionUpdate(call_id, name, args=last, timestamp=event.timestamp),)
     if cls is MessageStart and state:
         return _EMPTY, ()
     return state, ()

@@ -55,6 +55,16 @@ def test_previews_of_any_chunking_are_prefixes_ending_with_the_arguments(
         assert all(is_prefix(x, y) and x != y for x, y in itertools.pairwise(previews))
 
 
+def test_the_last_preview_of_long_arguments_is_the_whole_of_them() -> None:
+    args = {"path": "big.txt", "content": "x" * 5000}
+    text = json.dumps(args)
+    chunks = [text[i : i + 8] for i in range(0, len(text), 8)]
+    processor, initial = tool_previews()
+    _, outputs = check_processor(processor, initial(), _call_events("c0", 0, chunks))
+    assert outputs[-1].args == args  # parsed at the stop though the throttle skipped it
+    assert len(outputs) < len(chunks) // 4  # a long text is not parsed at every chunk
+
+
 def test_a_new_message_forgets_calls_left_open() -> None:
     processor, initial = tool_previews()
     state, _ = processor(initial(), ToolUseStart("c0", "write", 0))
