@@ -21,6 +21,7 @@ DOCS = (
     ROOT / "docs" / "loop.md",
     ROOT / "docs" / "middleware.md",
     ROOT / "docs" / "sessions.md",
+    ROOT / "docs" / "structured-output.md",
 )
 BLOCKS = [
     (doc, block)
@@ -71,6 +72,7 @@ RUNNERS = {
     "docs/loop.md": "tests/test_doc_examples.py",
     "docs/middleware.md": "tests/test_doc_examples.py",
     "docs/sessions.md": "tests/test_doc_examples.py",
+    "docs/structured-output.md": "tests/test_doc_examples.py",
     "docs/events.md": "tests/core/test_core_docs.py",
     "docs/processors.md": "tests/core/test_core_docs.py",
     "docs/machine.md": "tests/core/test_machine.py",

@@ -20,8 +20,8 @@ from typing import Any, Literal, TypeAlias, TypeVar
 import attrs
 from pyrsistent import PVector, pvector
 
-from .._core.content import Usage
-from .._core.driver import Message, ThinkingLevel, ToolSpec
+from .._core.content import JSONValue, Usage
+from .._core.driver import Message, OutputSpec, ThinkingLevel, ToolSpec
 from .._core.errors import ConfigurationError
 from .._core.events import AssistantMessage, ToolResultMessage, UserMessage
 from .._core.pricing import ModelPrice
@@ -383,6 +383,10 @@ class Run:
     message, retryable)``, how the run will end,
     once an abort or timeout is under way. ``paused_at`` is when a pause for approval or
     elicitation began; ``elicitations`` the ``ElicitationRequest``s awaiting an answer.
+    ``output`` is the structured answer the run must end with (``None``: any text),
+    ``output_retries`` how many answers failed its schema so far, ``output_value`` the
+    valid answer once a call to the final-answer tool gave it (the run ends when that
+    call's turn closes).
     """
 
     limits: Limits
@@ -404,6 +408,9 @@ class Run:
     stopping: tuple[str, str, str, bool] | None = None
     paused_at: int | None = None
     elicitations: tuple[Any, ...] = ()
+    output: OutputSpec | None = None
+    output_retries: int = 0
+    output_value: JSONValue = None
 
     def replace(self, **changes: Any) -> Run:
         """This run with ``changes`` (same as ``attrs.evolve``, cheaper)."""
