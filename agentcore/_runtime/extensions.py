@@ -174,10 +174,6 @@ class ExtensionAPI:
         snapshot: AgentSnapshot = self._agent.state
         return snapshot
 
-    @property
-    def agent_id(self) -> str:
-        return str(self._agent.agent_id)
-
     def on(self, name: HookName, hook: Callable[..., Any]) -> Unsubscribe:
         """Add ``hook`` for ``name`` (``transform_context``, ``before_tool_call``,
         ``after_tool_result`` or ``event``); returns its own remover too."""

@@ -24,11 +24,7 @@ __all__ = ["bash_guard", "context_info", "tool_logger"]
 _log = logging.getLogger("agentcore.tools")
 
 
-def tool_logger(
-    on_log: Callable[[Mapping[str, Any]], object] | None = None,
-    *,
-    clock: Callable[[], int] | None = None,
-) -> Extension:
+def tool_logger(on_log: Callable[[Mapping[str, Any]], object] | None = None) -> Extension:
     """Log each tool call's start (name, id, arguments) and end (error flag, duration in
     ms, from the events' timestamps). ``on_log(entry)`` gets each entry as a dict;
     by default entries go to the ``agentcore.tools`` logger at INFO."""
