@@ -38,6 +38,10 @@ from ._journal.journal import JsonlJournal as JsonlJournal
 from ._journal.journal import MemoryJournal as MemoryJournal
 from ._journal.replay import replay as replay
 from ._journal.replay import state_at as state_at
+from ._loop.compaction import ClearToolResults as ClearToolResults
+from ._loop.compaction import Compaction as Compaction
+from ._loop.compaction import KeepLastTurns as KeepLastTurns
+from ._loop.compaction import Summarise as Summarise
 from ._loop.conversation import AgentSnapshot as AgentSnapshot
 from ._loop.policy import loop_processor as loop_processor
 from ._loop.state import Limits as Limits
@@ -63,11 +67,14 @@ __all__ = [
     "AgentState",
     "AgentStateMachine",
     "BaseDriver",
+    "ClearToolResults",
+    "Compaction",
     "Driver",
     "ErrorCode",
     "InitialState",
     "Journal",
     "JsonlJournal",
+    "KeepLastTurns",
     "Limits",
     "LoopConfig",
     "MealyMachine",
@@ -80,6 +87,7 @@ __all__ = [
     "Processor",
     "Reply",
     "Store",
+    "Summarise",
     "THINKING_LEVELS",
     "ThinkingLevel",
     "Tool",

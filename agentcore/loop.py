@@ -4,6 +4,15 @@ See docs/loop.md. ``loop_processor`` decides; ``conversation_processor`` compose
 the core processors; ``agentcore.agent`` runs it.
 """
 
+from ._loop.compaction import ClearToolResults as ClearToolResults
+from ._loop.compaction import Compaction as Compaction
+from ._loop.compaction import ContextView as ContextView
+from ._loop.compaction import KeepLastTurns as KeepLastTurns
+from ._loop.compaction import Summarise as Summarise
+from ._loop.compaction import context_tokens as context_tokens
+from ._loop.compaction import estimate_tokens as estimate_tokens
+from ._loop.compaction import render_view as render_view
+from ._loop.compaction import turn_starts as turn_starts
 from ._loop.conversation import STREAM_INPUTS as STREAM_INPUTS
 from ._loop.conversation import conversation_processor as conversation_processor
 from ._loop.conversation import create_conversation as create_conversation
@@ -30,11 +39,15 @@ from ._loop.events import CallModel as CallModel
 from ._loop.events import CancelModel as CancelModel
 from ._loop.events import CancelTools as CancelTools
 from ._loop.events import ClockTick as ClockTick
+from ._loop.events import ContextCompacted as ContextCompacted
+from ._loop.events import ContextSummary as ContextSummary
 from ._loop.events import Effect as Effect
 from ._loop.events import ExecuteTools as ExecuteTools
 from ._loop.events import Finish as Finish
 from ._loop.events import ModelCallRetry as ModelCallRetry
+from ._loop.events import ModelUsage as ModelUsage
 from ._loop.events import SetTimer as SetTimer
+from ._loop.events import SummariseContext as SummariseContext
 from ._loop.events import ToolApproval as ToolApproval
 from ._loop.events import ToolApprovalRequired as ToolApprovalRequired
 from ._loop.events import ToolExecutionEnd as ToolExecutionEnd
@@ -48,6 +61,7 @@ from ._loop.policy import loop_processor as loop_processor
 from ._loop.state import Limits as Limits
 from ._loop.state import LoopConfig as LoopConfig
 from ._loop.state import LoopState as LoopState
+from ._loop.state import PendingSummary as PendingSummary
 from ._loop.state import QueueMode as QueueMode
 from ._loop.state import SteeringPolicy as SteeringPolicy
 from ._loop.state import default_convert_to_llm as default_convert_to_llm
@@ -70,19 +84,29 @@ __all__ = [
     "CallModel",
     "CancelModel",
     "CancelTools",
+    "ClearToolResults",
     "ClockTick",
+    "Compaction",
+    "ContextCompacted",
+    "ContextSummary",
+    "ContextView",
     "EFFECTS",
     "Effect",
     "ExecuteTools",
     "Finish",
+    "KeepLastTurns",
     "Limits",
     "LoopConfig",
     "LoopState",
     "ModelCallRetry",
+    "ModelUsage",
+    "PendingSummary",
     "QueueMode",
     "STREAM_INPUTS",
     "SetTimer",
     "SteeringPolicy",
+    "Summarise",
+    "SummariseContext",
     "ToolApproval",
     "ToolApprovalRequired",
     "ToolExecutionEnd",
@@ -91,13 +115,17 @@ __all__ = [
     "ToolProgress",
     "TurnEnd",
     "TurnStart",
+    "context_tokens",
     "conversation_processor",
     "create_conversation",
     "create_conversation_machine",
     "create_initial_conversation_state",
     "default_convert_to_llm",
+    "estimate_tokens",
     "history_problems",
     "initial_loop_state",
     "loop_processor",
+    "render_view",
     "snapshot_of",
+    "turn_starts",
 ]

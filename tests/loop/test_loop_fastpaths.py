@@ -38,6 +38,7 @@ from agentcore.events import (
 from agentcore.loop import (
     AgentAbort,
     AgentPrompt,
+    ContextView,
     Limits,
     LoopConfig,
     LoopState,
@@ -233,6 +234,7 @@ _FIELD_VALUES: dict[str, Any] = {
     "run": None,
     "batch": None,
     "error": None,
+    "context": ContextView(start=1, summary="before"),
     # Run
     "limits": Limits(max_iterations=2),
     "started_at": 11,
@@ -252,6 +254,10 @@ _FIELD_VALUES: dict[str, Any] = {
     "discarded": frozenset({"q"}),
     "stopping": ("aborted", "ABORTED", "stop", False),
     "paused_at": 4,
+    "step_usage": Usage(output_tokens=3),
+    "step_cost": 0.25,
+    "overflowed": True,
+    "summary": None,
     # Batch
     "calls": (ToolCallPart("z", "t", {}),),
     "results": pvector([None]),
