@@ -292,35 +292,36 @@ def context_tokens(view: ContextView | None, messages: Sequence[Any], extra: Seq
 # -- where cuts may go ----------------------------------------------------------------------
 
 
-def _ids(message: Any) -> Iterable[str]:
-    cls = type(message)
-    if cls is AssistantMessage:
-        return [c.tool_call_id for c in message.tool_calls]
-    if cls is ToolResultMessage:
-        return (message.tool_call_id,)
-    return ()
+def _pairs(messages: Sequence[Any], lo: int) -> Iterable[tuple[int, int]]:
+    """``(call, result)`` index pairs in ``messages[lo:]``: each result answers the latest
+    call with its id before it that is not answered yet (the way providers pair them)."""
+    open_calls: dict[str, int] = {}
+    for i in range(lo, len(messages)):
+        m = messages[i]
+        cls = type(m)
+        if cls is AssistantMessage:
+            for call in m.tool_calls:
+                open_calls[call.tool_call_id] = i
+        elif cls is ToolResultMessage:
+            asked = open_calls.pop(m.tool_call_id, None)
+            if asked is not None:
+                yield asked, i
 
 
 def turn_starts(messages: Sequence[Any], lo: int = 0) -> list[int]:
     """The indices in ``[lo, len(messages))`` where a turn starts and a cut is safe.
 
     A turn starts at ``lo``, and at any message that is not a tool result and follows an
-    assistant message or a tool result. A cut is safe where no tool call id (of a call or
-    a result) occurs both before and after it, in any history, well-formed or not.
+    assistant message or a tool result. A cut is safe where it parts no tool call from
+    its result (``_pairs``), in any history, well-formed or not: a call or a result
+    without its other half stays so on whichever side it falls.
     """
     n = len(messages)
-    first: dict[str, int] = {}
-    last: dict[str, int] = {}
-    for i in range(lo, n):
-        for call_id in _ids(messages[i]):
-            first.setdefault(call_id, i)
-            last[call_id] = i
-    spans = [0] * (n - lo + 1)  # +1 where a call's span opens, -1 where it closes
-    for call_id, opened in first.items():
-        closed = last[call_id]
-        if closed > opened:
-            spans[opened + 1 - lo] += 1
-            spans[closed + 1 - lo] -= 1
+    spans = [0] * (n - lo + 1)  # +1 past a call that is answered later, -1 past its answer
+    for asked, answered in _pairs(messages, lo):
+        if answered > asked:
+            spans[asked + 1 - lo] += 1
+            spans[answered + 1 - lo] -= 1
     starts: list[int] = []
     depth = 0
     previous: type[Any] = AssistantMessage

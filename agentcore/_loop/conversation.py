@@ -40,7 +40,7 @@ import attrs
 
 from .._core.agent_processor import activity_of, agent_processor, create_initial_agent_engine_state
 from .._core.combinators import combine_initial_states
-from .._core.content import ToolCallPart
+from .._core.content import ToolCallPart, Usage
 from .._core.errors import AgentError, ConfigurationError, ErrorCode, error_from_code
 from .._core.events import (
     AssistantMessage,
@@ -75,6 +75,7 @@ from .events import (
     AgentResume,
     AgentSteer,
     ClockTick,
+    ContextSummary,
     ToolApproval,
     ToolProgress,
 )
@@ -124,6 +125,7 @@ COMMANDS: tuple[type[Any], ...] = (
     ToolApproval,
     ToolProgress,
     ClockTick,
+    ContextSummary,
 )
 
 ROUTES: Mapping[type[Any], tuple[str, ...]] = {
@@ -235,7 +237,8 @@ class AgentSnapshot:
     ``pending_tool_calls`` the calls running; ``pending_approvals`` the calls still
     waiting for a decision; ``steering``/``follow_ups`` the queued messages; ``error``
     the last run's error (``None`` after a clean run); ``iterations`` and ``turn`` the
-    current run's model calls and turn number.
+    current run's model calls and turn number; ``usage`` and ``cost`` what every model
+    call of the session used and cost (``cost`` is ``None`` without a price).
     """
 
     activity: AgentState
@@ -248,6 +251,8 @@ class AgentSnapshot:
     error: AgentError | None
     iterations: int = 0
     turn: int = 0
+    usage: Usage = attrs.field(factory=Usage)
+    cost: float | None = None
 
 
 def snapshot_of(state: ConversationState) -> AgentSnapshot:
@@ -278,6 +283,8 @@ def snapshot_of(state: ConversationState) -> AgentSnapshot:
         error,
         0 if run is None else run.iterations,
         0 if run is None else run.turn,
+        loop.usage,
+        None if loop.config.price is None else loop.cost,
     )
 
 

@@ -37,6 +37,7 @@ from .._core.state_machine import AgentState, StateChange
 from .._journal.journal import Journal
 from .._journal.resume import fold_state, journal_events, load_state
 from .._journal.snapshots import SnapshotStore
+from .._loop.compaction import Compaction, Strategy
 from .._loop.conversation import AgentSnapshot, ConversationState, create_conversation, snapshot_of
 from .._loop.events import (
     AgentAbort,
@@ -81,8 +82,10 @@ __all__ = ["Agent", "AgentResult", "create_agent"]
 @attrs.frozen(slots=True)
 class AgentResult:
     """What ``Agent.run`` returns: the final text, the messages the run added, the tool
-    calls the model made, summed usage, wall time in seconds, and ``status``
-    (``completed`` or ``awaiting_approval``)."""
+    calls the model made, the usage of every model call of the run (retried and
+    summarising calls included), wall time in seconds, ``status`` (``completed`` or
+    ``awaiting_approval``), and the run's ``cost`` in US dollars (``None`` without a
+    price). The session's totals are ``agent.state.usage`` and ``agent.state.cost``."""
 
     output: str
     messages: tuple[Any, ...]
@@ -90,6 +93,7 @@ class AgentResult:
     usage: Usage
     duration: float
     status: str = "completed"
+    cost: float | None = None
 
 
 class Agent:
@@ -125,6 +129,7 @@ class Agent:
         max_output_tokens: int | None = None,
         temperature: float | None = None,
         price: ModelPrice | None = None,
+        compaction: Compaction | Strategy | Sequence[Strategy] | None = None,
         model_retries: int = 0,
         retry_delay: float = 1.0,
         messages: Sequence[Any] = (),
@@ -161,6 +166,7 @@ class Agent:
             max_output_tokens=max_output_tokens,
             temperature=temperature,
             price=price,
+            compaction=compaction,
             model_retries=model_retries,
             retry_delay_ms=seconds_to_ms("retry_delay", retry_delay, allow_zero=True) or 0,
         )
@@ -416,9 +422,10 @@ class Agent:
             replies[-1].text if replies else "",
             added,
             tuple(c for m in replies for c in m.tool_calls),
-            sum((m.usage for m in replies), Usage()),
+            Usage() if end is None else end.usage,
             time.perf_counter() - began,
             "awaiting_approval" if isinstance(end, AwaitApproval) else "completed",
+            None if end is None else end.cost,
         )
         if on_complete is not None:
             on_complete(result)

@@ -9,8 +9,12 @@ input through ``feed``, so the journal holds it and a replay reproduces what fol
   ``error_received`` (retryable ``CONNECTION_ERROR`` for a cut stream; the exception's
   own ``code`` and ``retryable`` otherwise). Feeding pauses while an async presenter is
   over its backpressure mark.
-- ``CancelModel``: the driver is told to stop and its task cancelled; once the stream
-  has ended, an ``interrupt`` is fed (the processor flushes the partial reply).
+- ``SummariseContext``: the driver is called the same way, but its stream events are
+  read here and never fed (they would enter the conversation): one ``context_summary``
+  is fed with the text, usage and model, or with the error the call ended with.
+- ``CancelModel``: the driver is told to stop and its task cancelled (a summary's too);
+  once the stream has ended, an ``interrupt`` is fed (the processor flushes the partial
+  reply).
 - ``ExecuteTools``: one task per call (``run_tool``: timeouts that fire even for a tool
   that swallows cancellation); each result is fed as a ``tool_result``.
 - ``CancelTools``: each call is answered at once with an ``ABORTED`` result and its task
@@ -25,18 +29,29 @@ import asyncio
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from .._core.content import Usage
 from .._core.driver import Driver
 from .._core.errors import ErrorCode
-from .._core.events import ErrorReceived, Interrupt, MessageStop, ToolResult
+from .._core.events import (
+    ErrorReceived,
+    Interrupt,
+    MessageDelta,
+    MessageStart,
+    MessageStop,
+    TextDelta,
+    ToolResult,
+)
 from .._loop.events import (
     AwaitApproval,
     CallModel,
     CancelModel,
     CancelTools,
     ClockTick,
+    ContextSummary,
     ExecuteTools,
     Finish,
     SetTimer,
+    SummariseContext,
     ToolProgress,
 )
 from .._loop.tools import Tool
@@ -86,7 +101,7 @@ class Performer:
 
     def perform(self, effect: Any) -> None:
         cls = type(effect)
-        if cls is CallModel:
+        if cls is CallModel or cls is SummariseContext:
             self._call_model(effect)
         elif cls is ExecuteTools:
             for call in effect.tool_calls:
@@ -123,7 +138,8 @@ class Performer:
 
     def _call_model(self, effect: CallModel) -> None:
         self._cancelling = False
-        self._model = asyncio.get_running_loop().create_task(self._stream(effect))
+        work = self._summary(effect) if type(effect) is SummariseContext else self._stream(effect)
+        self._model = asyncio.get_running_loop().create_task(work)
 
     def _cancel_model(self) -> None:
         self._cancelling = True
@@ -167,12 +183,59 @@ class Performer:
         if self._cancelling:
             self._feed(Interrupt("abort", timestamp=self._clock()))
         elif type(last) not in _TERMINAL:
+            self._feed(_cut(self._clock()))
+
+    async def _summary(self, effect: SummariseContext) -> None:
+        """Read a summary call's stream here; feed its ``context_summary``."""
+        stream = None
+        texts: list[str] = []
+        usage, model = Usage(), ""
+        failure: ErrorReceived | None = None
+        stopped = False
+        try:
+            try:
+                request = effect.request
+            except Exception as exc:
+                failure = _hook_failure(exc, self._clock())
+            else:
+                stream = self._driver().receive(request)
+                async for event in stream:
+                    if isinstance(event, TextDelta):
+                        texts.append(event.text)
+                    elif isinstance(event, MessageDelta):
+                        usage = event.usage
+                    elif isinstance(event, MessageStart):
+                        model = event.model
+                    elif isinstance(event, MessageStop):
+                        stopped = True
+                    elif isinstance(event, ErrorReceived):
+                        failure = event
+                    if stopped or failure is not None or self._cancelling:
+                        break
+        except asyncio.CancelledError:
+            pass
+        except Exception as exc:  # a failing driver never takes the agent down
+            failure = _failure(exc, self._clock())
+        finally:
+            self._model = None
+            if stream is not None:
+                await _close(stream)
+        now = self._clock()
+        if self._cancelling:
+            self._feed(Interrupt("abort", timestamp=now))
+        elif failure is None and stopped:
+            self._feed(ContextSummary("".join(texts), usage, model, timestamp=now))
+        else:
+            failure = failure or _cut(now)
             self._feed(
-                ErrorReceived(
-                    "the model stream ended before message_stop",
-                    ErrorCode.CONNECTION_ERROR.value,
-                    retryable=True,
-                    timestamp=self._clock(),
+                ContextSummary(
+                    "",
+                    usage,
+                    model,
+                    failure.code,
+                    failure.message,
+                    failure.retryable,
+                    timestamp=now,
                 )
             )
 
@@ -260,6 +323,16 @@ def _failure(exc: BaseException, timestamp: int) -> ErrorReceived:
         f"{type(exc).__name__}: {exc}",
         code_value if isinstance(code_value, str) and code_value else ErrorCode.DRIVER_ERROR.value,
         retryable=retryable if isinstance(retryable, bool) else False,
+        timestamp=timestamp,
+    )
+
+
+def _cut(timestamp: int) -> ErrorReceived:
+    """The ``error_received`` for a model stream that ended before ``message_stop``."""
+    return ErrorReceived(
+        "the model stream ended before message_stop",
+        ErrorCode.CONNECTION_ERROR.value,
+        retryable=True,
         timestamp=timestamp,
     )
 
