@@ -311,8 +311,8 @@ def _pairs(messages: Sequence[Any], lo: int) -> Iterable[tuple[int, int]]:
 def turn_starts(messages: Sequence[Any], lo: int = 0) -> list[int]:
     """The indices in ``[lo, len(messages))`` where a turn starts and a cut is safe.
 
-    A turn starts at ``lo``, and at any message that is not a tool result and follows an
-    assistant message or a tool result. A cut is safe where it parts no tool call from
+    A turn starts at any message that is not a tool result and is the first (from
+    ``lo``) or follows an assistant message or a tool result. A cut is safe where it parts no tool call from
     its result (``_pairs``), in any history, well-formed or not: a call or a result
     without its other half stays so on whichever side it falls.
     """
