@@ -60,7 +60,7 @@ def _summary_request(s: LoopState) -> ModelRequest:
     assert run is not None and run.summary is not None
     pending, cfg = run.summary, s.config
     return summary_request(
-        s.context,
+        pending.view,
         s.messages,
         pending.cut,
         pending.strategy,
