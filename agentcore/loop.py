@@ -4,6 +4,8 @@ See docs/loop.md. ``loop_processor`` decides; ``conversation_processor`` compose
 the core processors; ``agentcore.agent`` runs it.
 """
 
+from ._loop.compaction import SUMMARY_INSTRUCTIONS as SUMMARY_INSTRUCTIONS
+from ._loop.compaction import SUMMARY_SYSTEM_PROMPT as SUMMARY_SYSTEM_PROMPT
 from ._loop.compaction import ClearToolResults as ClearToolResults
 from ._loop.compaction import Compaction as Compaction
 from ._loop.compaction import ContextView as ContextView
@@ -103,6 +105,8 @@ __all__ = [
     "PendingSummary",
     "QueueMode",
     "STREAM_INPUTS",
+    "SUMMARY_INSTRUCTIONS",
+    "SUMMARY_SYSTEM_PROMPT",
     "SetTimer",
     "SteeringPolicy",
     "Summarise",

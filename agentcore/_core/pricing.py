@@ -2,8 +2,9 @@
 
 A price table maps model ids (or id prefixes) to ``ModelPrice`` values in US dollars per
 million tokens, with the model's context window when the table knows it (compaction
-measures the context against it). The turn tracker looks prices up with ``find_price`` and turns usage into
-dollars with ``cost_of``; an unknown model has no price, and its cost is ``None``, never 0.
+measures the context against it). The turn tracker looks prices up with ``find_price``
+and turns usage into dollars with ``cost_of``; an unknown model has no price, and its
+cost is ``None``, never 0.
 
 Usage counts follow ``Usage``: ``input_tokens`` excludes cache reads and writes (they are
 priced separately), and ``reasoning_tokens`` are already part of ``output_tokens`` (they

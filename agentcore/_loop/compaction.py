@@ -45,6 +45,10 @@ from .._core.errors import ConfigurationError
 from .._core.events import AssistantMessage, ToolResultMessage, UserMessage
 
 __all__ = [
+    "PLACEHOLDER",
+    "SUMMARY_INSTRUCTIONS",
+    "SUMMARY_LEAD",
+    "SUMMARY_SYSTEM_PROMPT",
     "ClearToolResults",
     "Compaction",
     "ContextView",
@@ -64,6 +68,7 @@ SUMMARY_SYSTEM_PROMPT = (
     "You condense long conversations between a user and an AI assistant into the working "
     "notes the assistant needs to carry on. You never continue the conversation yourself."
 )
+"""The system prompt of every summary call (a model double can tell them by it)."""
 
 SUMMARY_INSTRUCTIONS = (
     "The conversation above is about to be replaced by your summary of it. Write that "
@@ -312,9 +317,9 @@ def turn_starts(messages: Sequence[Any], lo: int = 0) -> list[int]:
     """The indices in ``[lo, len(messages))`` where a turn starts and a cut is safe.
 
     A turn starts at any message that is not a tool result and is the first (from
-    ``lo``) or follows an assistant message or a tool result. A cut is safe where it parts no tool call from
-    its result (``_pairs``), in any history, well-formed or not: a call or a result
-    without its other half stays so on whichever side it falls.
+    ``lo``) or follows an assistant message or a tool result. A cut is safe where it
+    parts no tool call from its result (``_pairs``), in any history, well-formed or not:
+    a call or a result without its other half stays so on whichever side it falls.
     """
     n = len(messages)
     spans = [0] * (n - lo + 1)  # +1 past a call that is answered later, -1 past its answer

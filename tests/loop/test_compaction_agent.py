@@ -19,11 +19,11 @@ from agentcore import (
     Summarise,
     tool,
 )
-from agentcore._loop.compaction import SUMMARY_SYSTEM_PROMPT
 from agentcore.errors import ProviderError
 from agentcore.events import AssistantMessage, ErrorReceived, TextPart, Usage, UserMessage
 from agentcore.journal import MemoryJournal, replay
 from agentcore.loop import (
+    SUMMARY_SYSTEM_PROMPT,
     ContextCompacted,
     ModelUsage,
     TurnEnd,

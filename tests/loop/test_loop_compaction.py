@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 
 from agentcore import ClearToolResults, KeepLastTurns, ModelPrice, Summarise
-from agentcore._loop.compaction import SUMMARY_SYSTEM_PROMPT
 from agentcore.events import (
     AssistantMessage,
     ErrorReceived,
@@ -21,6 +20,7 @@ from agentcore.events import (
     UserMessage,
 )
 from agentcore.loop import (
+    SUMMARY_SYSTEM_PROMPT,
     AgentAbort,
     AgentEnd,
     AgentPrompt,
