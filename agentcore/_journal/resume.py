@@ -38,7 +38,7 @@ __all__ = [
     "load_state",
 ]
 
-_FORMAT = 1
+_FORMAT = 2  # 2: the loop state holds the context view and the usage totals
 
 
 Lens: TypeAlias = tuple[Callable[[Any], Any], Callable[[Any, Any], Any], bool]

@@ -33,7 +33,6 @@ of everything sent.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, ClassVar, TypeAlias
 
@@ -261,7 +260,7 @@ def estimate_tokens(message: Any) -> int:
             if kind is TextPart or kind is ThinkingPart:
                 chars += len(part.text)
             elif kind is ToolCallPart:
-                raw = part.raw_input or json.dumps(part.input)
+                raw = part.raw_input or repr(part.input)
                 chars += len(part.tool_name) + len(raw)
     elif cls is ToolResultMessage:
         chars, images = _content_chars(message.result)
