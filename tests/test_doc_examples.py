@@ -1,5 +1,5 @@
-"""The Python examples of the README, the tutorial and docs/journal.md run and print what
-they say they print."""
+"""The Python examples of the README, the tutorial and the pages in DOCS run and print
+what they say they print."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ DOCS = (
     ROOT / "docs" / "agent.md",
     ROOT / "docs" / "runtime.md",
     ROOT / "docs" / "loop.md",
+    ROOT / "docs" / "compaction.md",
 )
 BLOCKS = [
     (doc, block)
@@ -67,6 +68,7 @@ RUNNERS = {
     "docs/agent.md": "tests/test_doc_examples.py",
     "docs/runtime.md": "tests/test_doc_examples.py",
     "docs/loop.md": "tests/test_doc_examples.py",
+    "docs/compaction.md": "tests/test_doc_examples.py",
     "docs/events.md": "tests/core/test_core_docs.py",
     "docs/processors.md": "tests/core/test_core_docs.py",
     "docs/machine.md": "tests/core/test_machine.py",
