@@ -8,7 +8,8 @@ The hooks inside the config run inside the pure processor, so they must be pure 
 of their argument: ``convert_to_llm(history) -> provider messages`` (default: keep user,
 assistant and tool-result messages, drop custom kinds) and then
 ``transform_context(provider messages) -> provider messages`` (pruning/injection for this
-call only; the result is never written back to the history).
+call only; the result is never written back to the history). With ``compaction`` set,
+the history they get is what the state's context view sends (``compaction``).
 """
 
 from __future__ import annotations

@@ -105,6 +105,8 @@ class Agent:
     input before it is folded; ``Agent.resume`` rebuilds an agent from it.
     ``processors`` (``{name: (processor, initial_state)}``) join the conversation
     processor: each sees every input and output; its outputs are delivered too.
+    ``compaction`` keeps what each request sends under the model's context window
+    (docs/compaction.md).
     Raises ``ConfigurationError`` for bad options (naming the option and the value).
     """
 
