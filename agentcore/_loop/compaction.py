@@ -439,8 +439,8 @@ def plan_compaction(
                 for m in messages[max(new.cleared, new.start) : cut]
                 if type(m) is ToolResultMessage
             ]
-            cleared = [_cleared(m, strategy.placeholder) for m in old]
-            tokens -= _estimate_all(old) - _estimate_all(cleared)
+            each = estimate_tokens(ToolResultMessage("", "", strategy.placeholder))
+            tokens -= _estimate_all(old) - each * len(old)
             new = attrs.evolve(new, cleared=cut, placeholder=strategy.placeholder)
         elif cut is not None and cut > new.start:
             if isinstance(strategy, Summarise):
