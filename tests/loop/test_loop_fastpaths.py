@@ -38,6 +38,7 @@ from agentcore.events import (
 from agentcore.loop import (
     AgentAbort,
     AgentPrompt,
+    ContextView,
     Limits,
     LoopConfig,
     LoopState,
@@ -233,6 +234,7 @@ _FIELD_VALUES: dict[str, Any] = {
     "run": None,
     "batch": None,
     "error": None,
+    "context": ContextView(start=1, summary="before"),
     # Run
     "limits": Limits(max_iterations=2),
     "started_at": 11,
@@ -253,6 +255,10 @@ _FIELD_VALUES: dict[str, Any] = {
     "stopping": ("aborted", "ABORTED", "stop", False),
     "paused_at": 4,
     "elicitations": (),
+    "step_usage": Usage(output_tokens=3),
+    "step_cost": 0.25,
+    "overflowed": True,
+    "summary": None,
     # Batch
     "calls": (ToolCallPart("z", "t", {}),),
     "results": pvector([None]),
