@@ -12,11 +12,14 @@ from ._core.agent_processor import agent_processor as agent_processor
 from ._core.agent_processor import (
     create_initial_agent_engine_state as create_initial_agent_engine_state,
 )
+from ._core.driver import OUTPUT_MODES as OUTPUT_MODES
 from ._core.driver import THINKING_LEVELS as THINKING_LEVELS
 from ._core.driver import BaseDriver as BaseDriver
 from ._core.driver import Driver as Driver
 from ._core.driver import Message as Message
 from ._core.driver import ModelRequest as ModelRequest
+from ._core.driver import OutputMode as OutputMode
+from ._core.driver import OutputSpec as OutputSpec
 from ._core.driver import ThinkingLevel as ThinkingLevel
 from ._core.driver import ToolSpec as ToolSpec
 from ._core.driver import as_driver as as_driver
@@ -89,6 +92,9 @@ __all__ = [
     "Message",
     "ModelPrice",
     "ModelRequest",
+    "OUTPUT_MODES",
+    "OutputMode",
+    "OutputSpec",
     "Presenter",
     "Processor",
     "ProviderLimits",

@@ -31,6 +31,7 @@ from ._loop.events import AgentEnd as AgentEnd
 from ._loop.events import AgentFollowUp as AgentFollowUp
 from ._loop.events import AgentMessageEnd as AgentMessageEnd
 from ._loop.events import AgentMessageStart as AgentMessageStart
+from ._loop.events import AgentOutput as AgentOutput
 from ._loop.events import AgentPrompt as AgentPrompt
 from ._loop.events import AgentReset as AgentReset
 from ._loop.events import AgentResume as AgentResume
@@ -55,6 +56,7 @@ from ._loop.events import GuardrailTripped as GuardrailTripped
 from ._loop.events import ModelCallRetry as ModelCallRetry
 from ._loop.events import ModelUsage as ModelUsage
 from ._loop.events import OutputPassed as OutputPassed
+from ._loop.events import OutputRetry as OutputRetry
 from ._loop.events import SetTimer as SetTimer
 from ._loop.events import SummariseContext as SummariseContext
 from ._loop.events import ToolApproval as ToolApproval
@@ -66,7 +68,16 @@ from ._loop.events import ToolProgress as ToolProgress
 from ._loop.events import TurnEnd as TurnEnd
 from ._loop.events import TurnStart as TurnStart
 from ._loop.history_check import history_problems as history_problems
+from ._loop.output import lenient_errors as lenient_errors
+from ._loop.output import output_spec as output_spec
+from ._loop.output import schema_errors as schema_errors
+from ._loop.partial_json import PartialJson as PartialJson
+from ._loop.partial_json import is_prefix as is_prefix
+from ._loop.partial_json import json_in_text as json_in_text
+from ._loop.partial_json import parse_partial as parse_partial
 from ._loop.policy import loop_processor as loop_processor
+from ._loop.previews import preview_processor as preview_processor
+from ._loop.previews import tool_previews as tool_previews
 from ._loop.state import Limits as Limits
 from ._loop.state import LoopConfig as LoopConfig
 from ._loop.state import LoopState as LoopState
@@ -84,6 +95,7 @@ __all__ = [
     "AgentFollowUp",
     "AgentMessageEnd",
     "AgentMessageStart",
+    "AgentOutput",
     "AgentPrompt",
     "AgentReset",
     "AgentResume",
@@ -117,6 +129,8 @@ __all__ = [
     "OutputPassed",
     "ModelUsage",
     "PendingSummary",
+    "OutputRetry",
+    "PartialJson",
     "QueueMode",
     "STREAM_INPUTS",
     "SUMMARY_INSTRUCTIONS",
@@ -142,8 +156,16 @@ __all__ = [
     "estimate_tokens",
     "history_problems",
     "initial_loop_state",
+    "is_prefix",
+    "json_in_text",
+    "lenient_errors",
     "loop_processor",
     "render_view",
     "snapshot_of",
     "turn_starts",
+    "output_spec",
+    "parse_partial",
+    "preview_processor",
+    "schema_errors",
+    "tool_previews",
 ]

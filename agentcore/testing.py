@@ -26,6 +26,7 @@ from ._testing.strategies import garbage as garbage
 from ._testing.strategies import instances as instances
 from ._testing.strategies import json_objects as json_objects
 from ._testing.strategies import json_values as json_values
+from ._testing.strategies import output_specs as output_specs
 from ._testing.strategies import rechunked as rechunked
 from ._testing.strategies import registered_events as registered_events
 from ._testing.strategies import stream_events as stream_events
@@ -50,6 +51,7 @@ __all__ = [
     "instances",
     "json_objects",
     "json_values",
+    "output_specs",
     "rechunked",
     "registered_events",
     "stream_events",

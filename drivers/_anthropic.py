@@ -19,7 +19,7 @@ from typing import Any
 import anthropic
 import httpx2
 
-from agentcore import ModelRequest, ThinkingLevel, ms_clock
+from agentcore import OUTPUT_MODES, ModelRequest, OutputMode, ThinkingLevel, ms_clock
 from agentcore.errors import ConfigurationError, ErrorCode
 
 from ._anthropic_request import build_params
@@ -151,6 +151,11 @@ class AnthropicDriver(StreamingDriver[AnthropicState, _Event]):
         self.model = model
         self.max_tokens = max_tokens
         self.thinking_level: ThinkingLevel = thinking_level
+
+    @property
+    def output_modes(self) -> tuple[OutputMode, ...]:
+        """Native structured output first (``output_config`` / ``text.format``)."""
+        return OUTPUT_MODES
 
     def prepare(self, request: ModelRequest) -> dict[str, Any]:
         """The ``messages.create`` arguments for ``request`` (see ``build_params``)."""

@@ -16,7 +16,9 @@ Thinking levels map to ``thinking={"type": "enabled", "budget_tokens": N}`` with
 budgets of ``drivers._base.THINKING_BUDGETS``; ``max_tokens`` then counts the answer only,
 and the budget is added to it (the API requires ``max_tokens > budget_tokens``).
 ``temperature`` is not sent while thinking is on (the API rejects it); otherwise it goes in
-the body as an extra field, since recent SDKs no longer take it as an argument.
+the body as an extra field, since recent SDKs no longer take it as an argument. A
+``native`` structured-output request becomes ``output_config.format`` (see
+``drivers._output``).
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ from ._history import (
     normalize_tool_call_ids,
     thinking_to_text,
 )
+from ._output import anthropic_output_config
 
 __all__ = ["build_messages", "build_params"]
 
@@ -71,6 +74,8 @@ def build_params(
         params["system"] = request.system_prompt
     if request.tools:
         params["tools"] = [_tool(t) for t in request.tools]
+    if request.output is not None and request.output.mode == "native":
+        params["output_config"] = anthropic_output_config(request.output)
     extra: JSON = {}
     if budget is not None:
         params["thinking"] = {"type": "enabled", "budget_tokens": budget}

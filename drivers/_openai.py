@@ -26,7 +26,7 @@ import asyncio
 import json
 import os
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -34,7 +34,7 @@ import httpx2
 import openai
 from openai._streaming import ServerSentEvent
 
-from agentcore import ModelRequest, ThinkingLevel, ms_clock
+from agentcore import OUTPUT_MODES, ModelRequest, OutputMode, ThinkingLevel, ms_clock
 from agentcore.errors import ConfigurationError, ErrorCode
 
 from ._base import ApiKeySource, Failure, failure_from_status
@@ -132,7 +132,10 @@ class OpenAIDriver(StreamingDriver[ChatState, object]):
     limit is sent as ``max_completion_tokens`` and ``xhigh`` effort is passed through,
     elsewhere ``max_tokens`` and ``high``. ``system_role="developer"`` sends the system
     prompt with the newer role. ``include_usage=False`` drops ``stream_options`` for
-    servers that reject it (usage then stays zero). ``clock`` (ms) stamps events and
+    servers that reject it (usage then stays zero). ``output_modes`` are the
+    structured-output modes the server supports, best first (default: all for
+    ``"openai"``; ``tool`` and ``prompted`` elsewhere, since not every compatible server
+    takes ``response_format`` with a JSON schema). ``clock`` (ms) stamps events and
     ``sleep`` waits between retries; both are there for tests.
 
     Raises ``ConfigurationError`` at construction when no key can be found for a remote
@@ -158,6 +161,7 @@ class OpenAIDriver(StreamingDriver[ChatState, object]):
         system_role: str = "system",
         supports_xhigh: bool | None = None,
         include_usage: bool = True,
+        output_modes: Sequence[OutputMode] | None = None,
         clock: Callable[[], int] = ms_clock,
         sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
     ) -> None:
@@ -187,6 +191,18 @@ class OpenAIDriver(StreamingDriver[ChatState, object]):
             "include_usage": include_usage,
         }
         self.base_url = str(client.base_url)
+        if output_modes is None:
+            output_modes = OUTPUT_MODES if provider == "openai" else ("tool", "prompted")
+        unknown = [m for m in output_modes if m not in OUTPUT_MODES]
+        if unknown or not output_modes:
+            raise ConfigurationError(
+                f"output_modes must be a non-empty subset of {OUTPUT_MODES}, got {output_modes!r}"
+            )
+        self._output_modes = tuple(output_modes)
+
+    @property
+    def output_modes(self) -> tuple[OutputMode, ...]:
+        return self._output_modes
 
     def build_body(self, request: ModelRequest) -> dict[str, Any]:
         """The JSON body this driver posts for ``request`` (useful to inspect or log)."""

@@ -16,6 +16,9 @@ What the conversation becomes:
   text only, so images a tool returned go into one ``user`` message right after the run of
   tool messages (placing it earlier would split the results from their call).
 
+A ``native`` structured-output request becomes ``response_format`` (``json_schema``, see
+``drivers._output``).
+
 Before that the history is normalised (``drivers._history``): empty assistant messages
 dropped, orphaned tool calls closed, tool-call ids mapped to ``[A-Za-z0-9_-]{1,40}``.
 """
@@ -39,6 +42,7 @@ from agentcore.events import (
     UserMessage,
 )
 from drivers._history import group_tool_results, normalize_history, normalize_tool_call_ids
+from drivers._output import openai_json_schema
 
 __all__ = ["REASONING_EFFORT", "build_body", "reasoning_effort"]
 
@@ -106,6 +110,11 @@ def build_body(
     )
     if effort is not None:
         body["reasoning_effort"] = effort
+    if request.output is not None and request.output.mode == "native":
+        body["response_format"] = {
+            "type": "json_schema",
+            "json_schema": openai_json_schema(request.output),
+        }
     body.update(_plain(request.options))
     return body
 

@@ -40,7 +40,7 @@ from typing import Any
 
 import openai
 
-from agentcore import ModelRequest, ThinkingLevel, ms_clock
+from agentcore import OUTPUT_MODES, ModelRequest, OutputMode, ThinkingLevel, ms_clock
 from agentcore.errors import ConfigurationError
 
 from ._base import ApiKeySource, Failure
@@ -129,6 +129,11 @@ class OpenAIResponsesDriver(StreamingDriver[ResponsesState, object]):
         self.thinking_level: ThinkingLevel = thinking_level
         self.max_tokens = max_tokens
         self.supports_xhigh = supports_xhigh
+
+    @property
+    def output_modes(self) -> tuple[OutputMode, ...]:
+        """Native structured output first (``output_config`` / ``text.format``)."""
+        return OUTPUT_MODES
 
     def build_body(self, request: ModelRequest) -> dict[str, Any]:
         """The JSON body this driver posts for ``request`` (to inspect or log)."""

@@ -23,7 +23,8 @@ orphaned tool calls closed with an error result, tool-call ids mapped to
 ``[A-Za-z0-9_-]{1,64}``. The body always has ``stream: true`` and ``store: false`` (the
 driver keeps the conversation, OpenAI need not); with reasoning on it asks for
 ``reasoning: {"effort", "summary": "auto"}`` and ``include:
-["reasoning.encrypted_content"]`` so reasoning can be sent back statelessly.
+["reasoning.encrypted_content"]`` so reasoning can be sent back statelessly. A ``native``
+structured-output request becomes ``text.format`` (``json_schema``, see ``drivers._output``).
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ from agentcore.events import (
 from ._history import normalize_history, normalize_tool_call_ids, thinking_to_text
 from ._openai_request import _plain, reasoning_effort
 from ._openai_responses_stream import REASONING_PREFIX
+from ._output import openai_json_schema
 
 __all__ = ["build_body", "build_input", "model_family", "tool_definition"]
 
@@ -98,6 +100,8 @@ def build_body(
     if effort is not None:
         body["reasoning"] = {"effort": effort, "summary": "auto"}
         body["include"] = [ENCRYPTED_REASONING]
+    if request.output is not None and request.output.mode == "native":
+        body["text"] = {"format": {"type": "json_schema", **openai_json_schema(request.output)}}
     body.update(_plain(request.options))
     return body
 

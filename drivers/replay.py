@@ -17,7 +17,7 @@ from typing import Any
 
 import attrs
 
-from agentcore import BaseDriver, Driver, Journal, ModelRequest, as_driver, ms_clock
+from agentcore import BaseDriver, Driver, Journal, ModelRequest, OutputMode, as_driver, ms_clock
 from agentcore.events import (
     LAYERS,
     ErrorReceived,
@@ -90,9 +90,9 @@ class RecordingDriver(BaseDriver):
     """Wraps ``driver``; appends each yielded event to ``journal`` before passing it on.
 
     ``driver`` is any driver (an object with only ``receive`` is adapted by
-    ``agentcore.as_driver``). ``name`` is the wrapped driver's; ``interrupt`` and
-    ``aclose`` are forwarded, and ``async with`` closes the wrapped driver. A failure the
-    wrapped driver raises is re-raised unchanged (the runtime records it as
+    ``agentcore.as_driver``). ``name`` and ``output_modes`` are the wrapped driver's;
+    ``interrupt`` and ``aclose`` are forwarded, and ``async with`` closes the wrapped
+    driver. A failure the wrapped driver raises is re-raised unchanged (the runtime records it as
     ``error_received``).
     """
 
@@ -104,6 +104,10 @@ class RecordingDriver(BaseDriver):
     @property
     def name(self) -> str:
         return self.driver.name
+
+    @property
+    def output_modes(self) -> tuple[OutputMode, ...]:
+        return self.driver.output_modes
 
     async def _record(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         async for event in self.driver.receive(request):

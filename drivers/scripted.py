@@ -39,7 +39,7 @@ from typing import Any, TypeAlias
 
 import attrs
 
-from agentcore import BaseDriver, ModelRequest, ms_clock
+from agentcore import OUTPUT_MODES, BaseDriver, ModelRequest, OutputMode, ms_clock
 from agentcore.events import (
     InputJsonDelta,
     MessageDelta,
@@ -109,6 +109,11 @@ class _Player(BaseDriver):
     @property
     def name(self) -> str:
         return self._name
+
+    @property
+    def output_modes(self) -> tuple[OutputMode, ...]:
+        """Every mode: what a scripted reply holds is the script's to decide."""
+        return OUTPUT_MODES
 
     def interrupt(self) -> None:
         """Stop the current stream at the next event boundary; idempotent."""

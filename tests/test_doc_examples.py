@@ -22,6 +22,7 @@ DOCS = (
     ROOT / "docs" / "middleware.md",
     ROOT / "docs" / "sessions.md",
     ROOT / "docs" / "compaction.md",
+    ROOT / "docs" / "structured-output.md",
 )
 BLOCKS = [
     (doc, block)
@@ -73,6 +74,7 @@ RUNNERS = {
     "docs/middleware.md": "tests/test_doc_examples.py",
     "docs/sessions.md": "tests/test_doc_examples.py",
     "docs/compaction.md": "tests/test_doc_examples.py",
+    "docs/structured-output.md": "tests/test_doc_examples.py",
     "docs/events.md": "tests/core/test_core_docs.py",
     "docs/processors.md": "tests/core/test_core_docs.py",
     "docs/machine.md": "tests/core/test_machine.py",

@@ -7,28 +7,42 @@ Drivers are shell code: they may read clocks and do I/O, and they stamp each eve
 live in the top-level ``drivers`` package.
 
 Only ``receive`` is required. ``BaseDriver`` gives the optional parts their no-op
-defaults (``name``, ``interrupt``, ``aclose``, ``async with``); ``as_driver`` adapts any
-object with a ``receive`` method once, so callers never probe with ``getattr``.
+defaults (``name``, ``output_modes``, ``interrupt``, ``aclose``, ``async with``);
+``as_driver`` adapts any object with a ``receive`` method once, so callers never probe
+with ``getattr``.
+
+A request may ask for structured output (``ModelRequest.output``, an ``OutputSpec``): the
+loop validates the answer; a driver only maps a ``native`` request to its provider's own
+field (OpenAI's ``response_format``, Anthropic's ``output_config``). ``tool`` and
+``prompted`` requests are already shaped by the loop (an extra tool, a system prompt).
 """
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, Literal, Protocol, Self, TypeAlias, runtime_checkable
 
 import attrs
+import jsonschema
 
+from .errors import ConfigurationError
 from .events import AssistantMessage, StreamEvent, ToolResultMessage, UserMessage
 
 __all__ = [
+    "OUTPUT_MODES",
     "THINKING_LEVELS",
     "BaseDriver",
     "Driver",
     "Message",
     "ModelRequest",
+    "OutputMode",
+    "OutputSpec",
     "ThinkingLevel",
     "ToolSpec",
     "as_driver",
+    "as_output_spec",
 ]
 
 Message: TypeAlias = UserMessage | AssistantMessage | ToolResultMessage
@@ -49,12 +63,93 @@ class ToolSpec:
     )
 
 
+OutputMode: TypeAlias = Literal["native", "tool", "prompted"]
+"""How structured output is asked for: the provider's own JSON-schema output
+(``native``), a final-answer tool the model calls (``tool``), or JSON asked for in the
+system prompt (``prompted``)."""
+
+OUTPUT_MODES: tuple[OutputMode, ...] = ("native", "tool", "prompted")
+
+
+def _output_mode(_: object, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if value not in OUTPUT_MODES:
+        raise ConfigurationError(f"output mode must be one of {OUTPUT_MODES}, got {value!r}")
+
+
+def _object_schema(_: object, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if not isinstance(value, Mapping) or value.get("type") != "object":
+        raise ConfigurationError(
+            'an output schema must describe a JSON object ({"type": "object", ...}); wrap '
+            f"another value in an object with one property, got {_short(value)}"
+        )
+    problem = _schema_problem(json.dumps(value, sort_keys=True, default=repr))
+    if problem is not None:
+        raise ConfigurationError(f"the output schema is not a valid JSON Schema: {problem}")
+
+
+@functools.lru_cache(maxsize=128)
+def _schema_problem(schema_text: str) -> str | None:
+    """Why the schema (as JSON text) is not a valid JSON Schema, ``None`` when it is.
+    Checking against the metaschema takes milliseconds: once per distinct schema."""
+    try:
+        jsonschema.Draft202012Validator.check_schema(json.loads(schema_text))
+    except jsonschema.SchemaError as exc:
+        return exc.message
+    return None
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, default=repr)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _retries(_: object, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ConfigurationError(f"output retries must be an int >= 0, got {value!r}")
+
+
+def _text(_: object, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if not isinstance(value, str) or (attribute.name == "name" and not value):
+        raise ConfigurationError(
+            f"output {attribute.name} must be a non-empty string, got {value!r}"
+        )
+
+
+@attrs.frozen(slots=True)
+class OutputSpec:
+    """What the final answer of a run must be: a JSON object matching ``schema``.
+
+    ``name`` and ``description`` name it to the model (the final-answer tool's name, the
+    schema's name in OpenAI's ``response_format``); ``mode`` says how it is asked for;
+    ``retries`` bounds how many times an answer that fails validation is sent back to
+    the model before the run ends with ``OUTPUT_PARSE_ERROR``. Plain JSON data, so a
+    journaled prompt holds it. Raises ``ConfigurationError`` for a schema that is not an object
+    schema (or not a valid JSON Schema), an unknown mode or a negative ``retries``.
+    """
+
+    schema: Mapping[str, Any] = attrs.field(validator=_object_schema)
+    name: str = attrs.field(default="final_result", validator=_text)
+    description: str = attrs.field(default="", validator=_text)
+    mode: OutputMode = attrs.field(default="native", validator=_output_mode)
+    retries: int = attrs.field(default=1, validator=_retries)
+
+
+def as_output_spec(value: Any) -> OutputSpec | None:
+    """An ``OutputSpec`` from itself or its wire form (a mapping); ``None`` stays ``None``."""
+    if value is None or isinstance(value, OutputSpec):
+        return value
+    if isinstance(value, Mapping):
+        return OutputSpec(**value)
+    raise TypeError(f"output must be an OutputSpec or its wire form, got {_short(value)}")
+
+
 @attrs.frozen(slots=True)
 class ModelRequest:
     """One model call: history, system prompt, tools and options.
 
     ``model`` and ``thinking_level`` override the driver's defaults when set; ``options``
-    carries provider-specific extras the driver documents.
+    carries provider-specific extras the driver documents; ``output`` asks for a
+    structured final answer (see ``OutputSpec``; a driver maps only ``mode="native"``).
     """
 
     messages: tuple[Message, ...]
@@ -65,6 +160,7 @@ class ModelRequest:
     max_tokens: int | None = None
     temperature: float | None = None
     options: Mapping[str, Any] = attrs.field(factory=dict)
+    output: OutputSpec | None = None
 
 
 @runtime_checkable
@@ -78,10 +174,15 @@ class Driver(Protocol):
     ``error_received`` too). ``interrupt`` asks the current call to stop as soon as
     possible; it is idempotent, a no-op when idle, and may be called from any thread.
     ``aclose`` releases what the driver owns (an HTTP client it built); it is idempotent.
+    ``output_modes`` lists the structured-output modes it supports, best first: what
+    ``output_mode="auto"`` picks from.
     """
 
     @property
     def name(self) -> str: ...
+
+    @property
+    def output_modes(self) -> tuple[OutputMode, ...]: ...
 
     def receive(self, request: ModelRequest) -> AsyncIterator[StreamEvent]: ...
 
@@ -93,13 +194,18 @@ class Driver(Protocol):
 class BaseDriver:
     """No-op defaults for a driver's optional parts; subclass it and write ``receive``.
 
-    ``name`` defaults to the class name; ``interrupt`` and ``aclose`` do nothing;
+    ``name`` defaults to the class name; ``output_modes`` to ``("tool", "prompted")``
+    (what any model that calls tools can do); ``interrupt`` and ``aclose`` do nothing;
     ``async with driver:`` closes it on exit.
     """
 
     @property
     def name(self) -> str:
         return type(self).__name__
+
+    @property
+    def output_modes(self) -> tuple[OutputMode, ...]:
+        return ("tool", "prompted")
 
     def receive(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         raise NotImplementedError(f"{type(self).__name__} must implement receive(request)")
@@ -129,6 +235,13 @@ class _Adapted(BaseDriver):
     def name(self) -> str:
         name = getattr(self._inner, "name", None)
         return name if isinstance(name, str) else type(self._inner).__name__
+
+    @property
+    def output_modes(self) -> tuple[OutputMode, ...]:
+        modes = getattr(self._inner, "output_modes", None)
+        if isinstance(modes, tuple) and modes and all(m in OUTPUT_MODES for m in modes):
+            return modes
+        return super().output_modes
 
     def receive(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         stream: AsyncIterator[StreamEvent] = self._inner.receive(request)

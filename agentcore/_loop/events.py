@@ -29,7 +29,7 @@ import attrs
 
 from .._core.checks import checked
 from .._core.content import JSONValue, ToolCallPart, Usage, to_tool_call, to_usage
-from .._core.driver import ModelRequest
+from .._core.driver import ModelRequest, OutputSpec, as_output_spec
 from .._core.events import EVENT_TYPES, event_type, is_event
 from .._core.wire import from_dict
 
@@ -41,6 +41,7 @@ __all__ = [
     "AgentFollowUp",
     "AgentMessageEnd",
     "AgentMessageStart",
+    "AgentOutput",
     "AgentPrompt",
     "AgentReset",
     "AgentResume",
@@ -68,6 +69,7 @@ __all__ = [
     "ModelCallRetry",
     "OutputPassed",
     "ModelUsage",
+    "OutputRetry",
     "RunEndReason",
     "SetTimer",
     "SummariseContext",
@@ -113,6 +115,10 @@ def _messages(value: Any) -> tuple[Any, ...]:
     return tuple(to_message(v) for v in value)
 
 
+def _strings(value: Any) -> tuple[str, ...]:
+    return tuple(value)
+
+
 def _calls(value: Any) -> tuple[ToolCallPart, ...]:
     return tuple(to_tool_call(v) for v in value)
 
@@ -123,7 +129,9 @@ def _calls(value: Any) -> tuple[ToolCallPart, ...]:
 @event_type("agent_prompt", "loop")
 @attrs.frozen(slots=True)
 class AgentPrompt:
-    """Start a run with these messages; limits set here override the agent's for this run."""
+    """Start a run with these messages; limits set here override the agent's for this run.
+    ``output`` asks for a structured answer (see ``OutputSpec``): the run ends with an
+    ``agent_output`` carrying it, or with ``OUTPUT_PARSE_ERROR``."""
 
     type: ClassVar[str] = "agent_prompt"
     messages: tuple[Any, ...] = attrs.field(converter=_messages)
@@ -131,6 +139,7 @@ class AgentPrompt:
     max_tokens: int | None = None
     max_cost: float | None = None
     timeout_ms: int | None = None
+    output: OutputSpec | None = attrs.field(default=None, converter=as_output_spec)
     timestamp: int = _ts()
 
 
@@ -448,12 +457,15 @@ class ToolExecutionStart:
 @event_type("tool_execution_update", "loop")
 @attrs.frozen(slots=True)
 class ToolExecutionUpdate:
-    """Progress of a running tool call."""
+    """Progress of a running tool call; or, from ``tool_previews``, its arguments as the
+    model streams them (``args``, a prefix of the final arguments; ``progress`` is then
+    ``None``)."""
 
     type: ClassVar[str] = "tool_execution_update"
     tool_call_id: str
     tool_name: str
     progress: JSONValue = None
+    args: JSONValue = None
     timestamp: int = _ts()
 
 
@@ -483,6 +495,29 @@ class ModelCallRetry:
     delay_ms: int
     code: str
     message: str
+    timestamp: int = _ts()
+
+
+@event_type("output_retry", "loop")
+@attrs.frozen(slots=True)
+class OutputRetry:
+    """The model's answer did not match the run's output schema (``errors``, one line
+    each); it is asked again (attempt ``attempt`` of the spec's ``retries``)."""
+
+    type: ClassVar[str] = "output_retry"
+    attempt: int
+    errors: tuple[str, ...] = attrs.field(converter=_strings)
+    timestamp: int = _ts()
+
+
+@event_type("agent_output", "loop")
+@attrs.frozen(slots=True)
+class AgentOutput:
+    """The run's structured answer, valid against its output schema (JSON); delivered
+    right before the ``agent_end`` of a run that completed."""
+
+    type: ClassVar[str] = "agent_output"
+    output: JSONValue
     timestamp: int = _ts()
 
 

@@ -17,13 +17,18 @@ the core's to assemble and report, and the loop ignores it. Inside a run, an inp
 does not fit the phase is rejected with one ``error_message`` (``AGENT_BUSY`` or
 ``PROTOCOL_ERROR``).
 
+A run that asks for structured output (``AgentPrompt.output``) ends only with an answer
+valid against its schema: an invalid one goes back to the model (a user message, or the
+error result of the final-answer tool) at most ``retries`` times, then the run ends with
+``OUTPUT_PARSE_ERROR`` (``output``).
+
 Emits: ``agent_start``, ``turn_start``, ``agent_message_start/end``, ``model_usage``,
 ``tool_execution_start/update/end``, ``tool_approval_required``, ``model_call_retry``,
-``context_compacted``, ``turn_end``, ``agent_end``, ``error_message``; the stream events
-it lets into the conversation (``user_message`` for prompts and queued messages,
-``tool_result`` for calls it answers itself, ``interrupt`` to flush a reply cut off by a
-process stop), which the conversation processor feeds to the core; and the effect
-requests of ``events``.
+``output_retry``, ``context_compacted``, ``turn_end``, ``agent_output``, ``agent_end``,
+``error_message``; the stream events it lets into the conversation (``user_message`` for
+prompts, queued messages and output retries, ``tool_result`` for calls it answers
+itself, ``interrupt`` to flush a reply cut off by a process stop), which the
+conversation processor feeds to the core; and the effect requests of ``events``.
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ from typing import Any, TypeAlias
 from pyrsistent import pvector
 
 from .._core.content import Usage
-from .._core.driver import ModelRequest
+from .._core.driver import ModelRequest, OutputSpec
 from .._core.errors import ErrorCode
 from .._core.events import (
     AssistantMessage,
@@ -54,7 +59,7 @@ from .._core.events import (
     UserMessage,
 )
 from .._core.pricing import cost_of
-from . import elicitations, tool_calls
+from . import elicitations, output, tool_calls
 from .compacting import adopt_summary, compact, summarise
 from .compaction import render_view
 from .events import (
@@ -65,6 +70,7 @@ from .events import (
     AgentFollowUp,
     AgentMessageEnd,
     AgentMessageStart,
+    AgentOutput,
     AgentPrompt,
     AgentReset,
     AgentResume,
@@ -84,9 +90,11 @@ from .events import (
     ModelCallRetry,
     ModelUsage,
     OutputPassed,
+    OutputRetry,
     RunEndReason,
     SetTimer,
     ToolApproval,
+    ToolExecutionStart,
     ToolProgress,
     TurnStart,
 )
@@ -193,7 +201,8 @@ def _start_run(s: LoopState, e: AgentPrompt | AgentContinue, ts: int, out: Out) 
     out.append(AgentStart(timestamp=ts))
     if deadline is not None:
         out.append(SetTimer(deadline))
-    return s.replace(run=Run(limits, ts, deadline), error=None)
+    spec = e.output if type(e) is AgentPrompt else None
+    return s.replace(run=Run(limits, ts, deadline, output=spec), error=None)
 
 
 def _role(message: Any) -> str:
@@ -273,7 +282,7 @@ def _request(s: LoopState) -> ModelRequest:
     context = tuple(cfg.convert_to_llm([*history, *(m for _, m in run.inflight)]))
     if cfg.transform_context is not None:
         context = tuple(cfg.transform_context(context))
-    return ModelRequest(
+    request = ModelRequest(
         context,
         cfg.system_prompt,
         cfg.tool_specs,
@@ -282,6 +291,7 @@ def _request(s: LoopState) -> ModelRequest:
         cfg.max_output_tokens,
         cfg.temperature,
     )
+    return request if run.output is None else output.shaped_request(request, run.output)
 
 
 def _call_again(s: LoopState, out: Out) -> LoopState:
@@ -336,10 +346,16 @@ def _on_assistant(s: LoopState, e: AssistantMessage, ts: int, out: Out) -> LoopS
         message = f"spent ${run.cost:.6f} (max_cost=${limits.max_cost})"
         return _finish(s, "error", ErrorCode.MAX_COST_EXCEEDED, message, ts, out)
     if s.batch is not None:
+        if run.output is not None and run.output.mode == "tool":
+            answered = _final_answer_call(s, run.output, ts, out)
+            if answered is not None:
+                return answered
         s = tool_calls.plan(s, s.batch.calls, ts, out)
         return _after_tools(s, ts, out)
     out.append(turn_end(s, run, (), ts))
     s = s.with_run(run.replace(turn_open=False))
+    if run.output is not None and not s.steering and not s.follow_ups:
+        return _final_answer_text(s, run.output, e, ts, out)
     return _next_call_or_finish(s, ts, out)
 
 
@@ -426,8 +442,92 @@ def _after_tools(s: LoopState, ts: int, out: Out) -> LoopState:
     if run.stopping is not None:
         return s if s.batch is not None and s.batch.running else _end(s, ts, out)
     if s.batch is None and s.phase == "tools":
+        if run.output_value is not None:  # the final-answer tool gave a valid answer
+            return _finish_with_output(s, run.output_value, ts, out)
         return _call_model(s, "steer", ts, out)
     return s
+
+
+# -- structured output -----------------------------------------------------------------------
+
+
+def _final_answer_text(
+    s: LoopState, spec: OutputSpec, reply: AssistantMessage, ts: int, out: Out
+) -> LoopState:
+    """The run would end with ``reply``: end it with the answer its text holds, or ask
+    again (``tool`` mode: a reply without a call to the final-answer tool is no answer)."""
+    if spec.mode == "tool":
+        value, errors = None, [f"the reply did not call the {spec.name!r} tool"]
+    else:
+        value, errors = output.check_text(spec, reply.text)
+    if not errors:
+        return _finish_with_output(s, value, ts, out)
+    retried = _retry_output(s, spec, errors, ts, out)
+    if retried is None:
+        return _finish(
+            s, "error", ErrorCode.OUTPUT_PARSE_ERROR, output.failure_message(spec, errors), ts, out
+        )
+    s, attempt = retried
+    text = output.retry_message(spec, errors, attempt)
+    message = UserMessage(f"{reply.message_id}:output-retry-{attempt}", text, timestamp=ts)
+    _enter(message, ts, out)
+    return _call_model(s.replace(messages=s.messages.append(message)), "steer", ts, out)
+
+
+def _final_answer_call(s: LoopState, spec: OutputSpec, ts: int, out: Out) -> LoopState | None:
+    """A reply that calls the final-answer tool: a valid answer ends the run once every
+    call of the reply is answered (the others are not run); an invalid one is answered
+    with its errors and the model is asked again. ``None`` when no call is to that tool."""
+    batch = s.batch
+    assert batch is not None
+    call = next((c for c in batch.calls if c.tool_name == spec.name), None)
+    if call is None:
+        return None
+    value, errors = output.check_call(spec, call)
+    answer, code = "Final answer received.", None
+    if errors:
+        retried = _retry_output(s, spec, errors, ts, out)
+        if retried is None:
+            message = output.failure_message(spec, errors)
+            return _finish(s, "error", ErrorCode.OUTPUT_PARSE_ERROR, message, ts, out)
+        s, attempt = retried
+        answer = output.invalid_call_text(spec, errors, attempt)
+        code = ErrorCode.TOOL_VALIDATION_ERROR.value
+    what = "was invalid" if errors else "was given"
+    skipped = f"Not run: the final answer {what} in the same reply."
+    for other in batch.calls:
+        text, failed = (answer, code) if other is call else (skipped, ErrorCode.TOOL_SKIPPED.value)
+        args = dict(other.input)
+        out.append(ToolExecutionStart(other.tool_call_id, other.tool_name, args, timestamp=ts))
+        details = None if failed is None else {"error_code": failed}
+        out.append(ToolResult(other.tool_call_id, text, failed is not None, details, timestamp=ts))
+    run = s.run
+    assert run is not None
+    running = frozenset(c.tool_call_id for c in batch.calls)
+    return s.replace(
+        phase="tools",
+        batch=batch.replace(running=running),
+        run=run.replace(output_value=None if errors else value),
+    )
+
+
+def _retry_output(
+    s: LoopState, spec: OutputSpec, errors: list[str], ts: int, out: Out
+) -> tuple[LoopState, int] | None:
+    """Count one more failed answer and say so (``output_retry``); ``None`` when no retry
+    is left."""
+    run = s.run
+    assert run is not None
+    if run.output_retries >= spec.retries:
+        return None
+    attempt = run.output_retries + 1
+    out.append(OutputRetry(attempt, tuple(errors), timestamp=ts))
+    return s.with_run(run.replace(output_retries=attempt)), attempt
+
+
+def _finish_with_output(s: LoopState, value: Any, ts: int, out: Out) -> LoopState:
+    out.append(AgentOutput(value, timestamp=ts))
+    return _finish(s, "completed", None, None, ts, out)
 
 
 def _on_error(s: LoopState, e: ErrorReceived, ts: int, out: Out) -> LoopState:

@@ -21,8 +21,8 @@ from typing import Any, Literal, TypeAlias, TypeVar
 import attrs
 from pyrsistent import PVector, pvector
 
-from .._core.content import Usage
-from .._core.driver import Message, ThinkingLevel, ToolSpec
+from .._core.content import JSONValue, Usage
+from .._core.driver import Message, OutputSpec, ThinkingLevel, ToolSpec
 from .._core.errors import ConfigurationError
 from .._core.events import AssistantMessage, ToolResultMessage, UserMessage
 from .._core.pricing import ModelPrice
@@ -416,7 +416,10 @@ class Run:
     ``usage``/``cost`` sum the run's model calls, ``step_usage``/``step_cost`` those of
     the current turn. ``overflowed`` is true once the current model call was refused with
     ``CONTEXT_OVERFLOW`` and compacted (it is retried once); ``summary`` is the compaction
-    waiting for its summary (phase ``compacting``).
+    waiting for its summary (phase ``compacting``). ``output`` is the structured
+    answer the run must end with (``None``: any text), ``output_retries`` how many answers
+    failed its schema so far, ``output_value`` the valid answer once a call to the
+    final-answer tool gave it (the run ends when that call's turn closes).
     """
 
     limits: Limits
@@ -442,6 +445,9 @@ class Run:
     step_cost: float = 0.0
     overflowed: bool = False
     summary: PendingSummary | None = None
+    output: OutputSpec | None = None
+    output_retries: int = 0
+    output_value: JSONValue = None
 
     def replace(self, **changes: Any) -> Run:
         """This run with ``changes`` (same as ``attrs.evolve``, cheaper)."""

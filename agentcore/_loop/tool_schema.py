@@ -258,8 +258,11 @@ class _Deriver:
         )
 
     def is_documented(self, cls: type[Any]) -> bool:
-        """Dataclasses and attrs classes; a TypedDict's and pydantic's docs are their own."""
-        return dataclasses.is_dataclass(cls) or attrs.has(cls)
+        """Dataclasses and attrs classes; a TypedDict's and pydantic's docs are their own,
+        and a dataclass without a docstring has a generated one (its signature)."""
+        if dataclasses.is_dataclass(cls):
+            return not (cls.__doc__ or "").startswith(f"{cls.__name__}(")
+        return attrs.has(cls)
 
     def shape(self, annotation: Any) -> tuple[dict[str, Any], Convert]:
         if annotation is Any:

@@ -20,13 +20,13 @@ import asyncio
 import inspect
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, Self
+from typing import Any, Generic, Self, TypeVar, overload
 
 import attrs
 
 from .._core.agent_processor import activity_of
 from .._core.content import ToolCallPart, Usage
-from .._core.driver import Driver, ThinkingLevel
+from .._core.driver import Driver, OutputSpec, ThinkingLevel
 from .._core.errors import (
     AgentError,
     ConfigurationError,
@@ -61,6 +61,7 @@ from .._loop.events import (
     ToolExecutionEnd,
     ToolExecutionStart,
 )
+from .._loop.output import answer_in, output_spec
 from .._loop.state import AT_REST, LoopConfig, QueueMode, SteeringPolicy, default_convert_to_llm
 from .._loop.tools import Tool, as_tool
 from .._sessions.session import (
@@ -87,6 +88,7 @@ from .options import (
     seconds_to_ms,
 )
 from .outlet import Outlet, ms_clock, new_id, stamp_message
+from .output_stream import OutputStream, build_output
 from .performer import Performer
 from .plugins import resolve_model
 from .run_stream import RunStream
@@ -103,21 +105,26 @@ _STATUS: Mapping[type[Any], str] = {
 """``AgentResult.status`` of a run that paused, by the effect that paused it."""
 
 
-@attrs.frozen(slots=True)
-class AgentResult:
-    """What ``Agent.run`` returns: the final text, the messages the run added, the tool
-    calls the model made, the usage of every model call of the run (retried and
-    summarising calls included), wall time in seconds, ``status`` (``completed``,
-    ``awaiting_approval`` or ``awaiting_elicitation``), and the run's ``cost`` in US
-    dollars (``None`` without a price). The session's totals are ``agent.state.usage``
-    and ``agent.state.cost``."""
+OutputT = TypeVar("OutputT")
 
-    output: str
+
+@attrs.frozen(slots=True)
+class AgentResult(Generic[OutputT]):
+    """What ``Agent.run`` returns: the answer (``output``: the final text, or with
+    ``output_type`` the typed answer, ``None`` while paused for approval), the messages
+    the run added, the tool calls the model made, the usage of every model call of the
+    run (retried and summarising calls included), wall time in seconds, ``status``
+    (``completed``, ``awaiting_approval`` or ``awaiting_elicitation``), the final reply's
+    ``text`` and the run's ``cost`` in US dollars (``None`` without a price). The
+    session's totals are ``agent.state.usage`` and ``agent.state.cost``."""
+
+    output: OutputT
     messages: tuple[Any, ...]
     tool_calls: tuple[ToolCallPart, ...]
     usage: Usage
     duration: float
     status: str = "completed"
+    text: str = ""
     cost: float | None = None
 
 
@@ -530,18 +537,27 @@ class Agent:
         self,
         prompt: str | Any,
         *,
+        output_type: Any = None,
+        output_mode: str = "auto",
+        output_retries: int = 1,
         on_token: Callable[[str], None] | None = None,
         on_tool_call: Callable[[ToolExecutionStart], None] | None = None,
         on_tool_result: Callable[[Any], None] | None = None,
-        on_complete: Callable[[AgentResult], None] | None = None,
+        on_complete: Callable[[AgentResult[Any]], None] | None = None,
         on_error: Callable[[AgentError], None] | None = None,
         deps: Any = None,
         skip_memory_save: bool = False,
         **limits: Any,
-    ) -> AgentResult:
+    ) -> AgentResult[Any]:
         """Prompt, wait, and return an ``AgentResult``; raises the run's ``AgentError``
         (after calling ``on_error``) when it ended with an error or was aborted.
-        ``skip_memory_save`` as for ``prompt``."""
+        ``skip_memory_save`` as for ``prompt``.
+
+        With ``output_type`` (a JSON Schema dict, dataclass, attrs class, TypedDict or
+        pydantic model) the answer must match it: ``output`` is the typed answer, and a
+        run whose answers fail ``output_retries + 1`` times raises ``OutputParseError``.
+        ``output_mode`` is ``auto`` (the driver's best), ``native``, ``tool`` or
+        ``prompted``: see docs/structured-output.md."""
 
         def relay(event: Any) -> None:
             if type(event) is TextDelta:
@@ -552,10 +568,11 @@ class Agent:
             elif on_tool_result is not None and type(event) is ToolExecutionEnd:
                 on_tool_result(event.result)
 
-        command = AgentPrompt(self._messages(prompt), **self._limits(limits))
+        spec, build = self._output(output_type, output_mode, output_retries)
+        command = AgentPrompt(self._messages(prompt), **self._limits(limits), output=spec)
         unsubscribe = self.subscribe(relay)
         try:
-            _, result = await self._run(command, deps, skip_memory_save)
+            end, result = await self._run(command, deps, skip_memory_save)
             error = self.state.error
         finally:
             unsubscribe()
@@ -564,15 +581,59 @@ class Agent:
             if on_error is not None:
                 on_error(error)
             raise error
+        if spec is not None and build is not None:  # no answer while paused for approval
+            replies = [m for m in result.messages if isinstance(m, AssistantMessage)]
+            answered = isinstance(end, Finish) and bool(replies)
+            typed = build_output(build, answer_in(spec, replies[-1])) if answered else None
+            result = attrs.evolve(result, output=typed)
         if on_complete is not None:
             on_complete(result)
         return result
 
-    def stream(self, prompt: str | Any, **limits: Any) -> RunStream:
+    @overload
+    def stream(
+        self, prompt: str | Any, *, output_type: None = None, **limits: Any
+    ) -> RunStream: ...
+
+    @overload
+    def stream(
+        self,
+        prompt: str | Any,
+        *,
+        output_type: Any,
+        output_mode: str = "auto",
+        output_retries: int = 1,
+        **limits: Any,
+    ) -> OutputStream: ...
+
+    def stream(
+        self,
+        prompt: str | Any,
+        *,
+        output_type: Any = None,
+        output_mode: str = "auto",
+        output_retries: int = 1,
+        **limits: Any,
+    ) -> RunStream | OutputStream:
         """The events of a run started with ``prompt``, ending with ``agent_end`` (or
         ``tool_approval_required`` / ``elicitation_request`` when it pauses). Leaving the
-        loop early aborts the run."""
-        return RunStream(lambda: self.prompt(prompt, **limits), self.subscribe, self.abort)
+        loop early aborts the run.
+
+        With ``output_type`` (see ``run``): an ``OutputStream`` of the answer parsed so
+        far, each partial a JSON value that shows more than the one before, the last the
+        validated answer; its ``output`` is then the typed answer."""
+        spec, build = self._output(output_type, output_mode, output_retries)
+        if spec is None:
+            return RunStream(lambda: self.prompt(prompt, **limits), self.subscribe, self.abort)
+        assert build is not None
+
+        async def start() -> None:
+            await self._run(
+                AgentPrompt(self._messages(prompt), **self._limits(limits), output=spec)
+            )
+
+        events = RunStream(start, self.subscribe, self.abort)
+        return OutputStream(events, spec, build, lambda: self.state.error)
 
     async def approve(self, tool_call_id: str) -> None:
         """Approve a pending call; once every pending call is decided the run resumes.
@@ -714,7 +775,7 @@ class Agent:
 
     async def _run(
         self, event: Any, deps: Any = None, unsaved: bool = False
-    ) -> tuple[Finish | AwaitApproval | AwaitElicitation | None, AgentResult]:
+    ) -> tuple[Finish | AwaitApproval | AwaitElicitation | None, AgentResult[Any]]:
         """Feed a command that starts or resumes a run; wait until it ends or pauses, and
         return how (``None`` when the command started nothing, e.g. an approval that still
         waits for other decisions) and the ``AgentResult`` of what it added. A stopping
@@ -790,7 +851,7 @@ class Agent:
 
     def _result(
         self, start: int, duration: float, end: Finish | AwaitApproval | AwaitElicitation | None
-    ) -> AgentResult:
+    ) -> AgentResult[Any]:
         """What the run added since history index ``start``."""
         added = tuple(self._shell.state.loop.messages[start:])
         replies = [m for m in added if isinstance(m, AssistantMessage)]
@@ -802,7 +863,8 @@ class Agent:
             sum((m.usage for m in replies), Usage()) if usage is None else usage,
             duration,
             _STATUS.get(type(end), "completed"),
-            getattr(end, "cost", None),
+            text=replies[-1].text if replies else "",
+            cost=getattr(end, "cost", None),
         )
 
     async def _wound_down(self) -> None:
@@ -868,6 +930,20 @@ class Agent:
             factory = self._driver_factory or resolve_model
             self._driver = as_model_driver(factory(self._model))
         return self._driver
+
+    def _output(
+        self, output_type: Any, mode: str, retries: int
+    ) -> tuple[OutputSpec | None, Callable[[Any], Any] | None]:
+        """The output spec a run asks for, and the builder of its typed answer."""
+        if output_type is None:
+            return None, None
+        return output_spec(
+            output_type,
+            mode=mode,
+            retries=retries,
+            modes=self._resolve_driver().output_modes,
+            tool_names=self.config.tools_by_name,
+        )
 
     def _limits(self, values: dict[str, Any]) -> dict[str, Any]:
         return run_options(values, self.config.price, self._model)

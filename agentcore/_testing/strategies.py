@@ -28,6 +28,7 @@ from .._core.content import (
     ToolCallPart,
     Usage,
 )
+from .._core.driver import OUTPUT_MODES, OutputSpec
 from .._core.events import (
     EVENT_TYPES,
     AssistantMessage,
@@ -72,6 +73,7 @@ __all__ = [
     "instances",
     "json_objects",
     "json_values",
+    "output_specs",
     "rechunked",
     "registered_events",
     "stream_events",
@@ -224,6 +226,25 @@ def json_values(max_leaves: int = 10) -> st.SearchStrategy[Any]:
     )
 
 
+def output_specs() -> st.SearchStrategy[OutputSpec]:
+    """Structured-output specs: object schemas of a few typed properties, any mode."""
+    kinds = st.sampled_from(["string", "integer", "number", "boolean", "null"])
+    properties = st.dictionaries(_text, kinds.map(lambda k: {"type": k}), max_size=3)
+    schemas = st.builds(
+        lambda props, closed: {
+            "type": "object",
+            "properties": props,
+            "required": sorted(props),
+            "additionalProperties": not closed,
+        },
+        properties,
+        st.booleans(),
+    )
+    return st.builds(
+        OutputSpec, schemas, _names, _text, st.sampled_from(OUTPUT_MODES), st.integers(0, 3)
+    )
+
+
 def _annotation_values(tp: Any) -> st.SearchStrategy[Any]:
     """Any value the annotation ``tp`` allows (see ``agentcore._core.checks``)."""
     if tp == JSONValue:
@@ -245,6 +266,8 @@ def _annotation_values(tp: Any) -> st.SearchStrategy[Any]:
         return _text
     if tp is float:
         return st.floats(allow_nan=False, allow_infinity=False) | st.integers()
+    if tp is OutputSpec:
+        return output_specs()
     simple = {int: st.integers(), bool: st.booleans(), type(None): st.none(), Any: st.none()}
     return simple[tp] if tp in simple else instances(tp)
 

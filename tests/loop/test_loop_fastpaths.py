@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pyrsistent import pvector
 
+from agentcore import OutputSpec
 from agentcore._loop.state import Batch, Run
 from agentcore._runtime.outlet import Outlet
 from agentcore.events import (
@@ -259,6 +260,9 @@ _FIELD_VALUES: dict[str, Any] = {
     "step_cost": 0.25,
     "overflowed": True,
     "summary": None,
+    "output": OutputSpec({"type": "object"}, mode="tool"),
+    "output_retries": 1,
+    "output_value": {"a": 1},
     # Batch
     "calls": (ToolCallPart("z", "t", {}),),
     "results": pvector([None]),
