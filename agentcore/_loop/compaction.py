@@ -461,13 +461,12 @@ def _fitted(view: ContextView, part: Sequence[Any], budget: int) -> ContextView:
         return view
     start = min(view.start, len(part))
     lead = len(rendered) - (len(part) - start)  # 1 with a lead message, else 0
-    lead_size = sizes[0] if lead else estimate_tokens(_lead(view, 1))
     after = [0] * (len(sizes) + 1)  # after[j]: the size of the rendered messages from j on
     for j in range(len(sizes) - 1, -1, -1):
         after[j] = after[j + 1] + sizes[j]
     starts = turn_starts(part, start)[1:]
-    for s in starts:
-        if lead_size + after[lead + s - start] <= budget:
+    for s in starts:  # the lead names how many messages it leaves out, so it is sized per start
+        if estimate_tokens(_lead(view, s)) + after[lead + s - start] <= budget:
             return attrs.evolve(view, start=s)
     return attrs.evolve(view, start=starts[-1]) if starts else view
 
