@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
 import attrs
@@ -86,8 +86,16 @@ async def judge(guards: Sequence[Guardrail], *args: Any) -> Verdict:
     """Run ``guards`` on ``args`` concurrently; the first trip (in list order) wins.
 
     Plain functions are called in turn at once; only coroutines are gathered."""
+    verdict = judged(guards, *args)
+    return verdict if isinstance(verdict, Verdict) else await verdict
+
+
+def judged(guards: Sequence[Guardrail], *args: Any) -> Verdict | Coroutine[Any, Any, Verdict]:
+    """``judge`` without a suspension when no check returns an awaitable: the verdict at
+    once, else a coroutine that awaits the pending checks (so a caller on a hot path
+    needs no task when every check is a plain function)."""
     verdicts, pending = _called(guards, args)
-    return await _settled(verdicts, pending) if pending else _first(verdicts)
+    return _settled(verdicts, pending) if pending else _first(verdicts)
 
 
 _Pending = list[tuple[int, Guardrail, Any]]
@@ -113,6 +121,10 @@ def _called(guards: Sequence[Guardrail], args: tuple[Any, ...]) -> tuple[list[Ve
 
 
 async def _settled(verdicts: list[Verdict], pending: _Pending) -> Verdict:
+    if len(pending) == 1:  # no gather (and its task) for a lone check
+        ((index, guard, result),) = pending
+        verdicts[index] = await _awaited(guard, result)
+        return _first(verdicts)
     done = await asyncio.gather(*(_awaited(g, r) for _, g, r in pending))
     for (index, _, _), verdict in zip(pending, done, strict=True):
         verdicts[index] = verdict
@@ -186,6 +198,14 @@ class Guards:
 
         self.blocking = started([g for g in self.input if g.blocking])
         self.parallel = started([g for g in self.input if not g.blocking])
+
+    def input_passed(self) -> bool | None:
+        """Whether the run's input checks passed: ``None`` while one is still running,
+        ``False`` when one tripped (its trip is fed) or was cancelled."""
+        checks = [c for c in (self.blocking, self.parallel) if c is not None]
+        if not all(c.done() for c in checks):
+            return None
+        return not any(c.cancelled() or c.result().tripped for c in checks)
 
     async def passed(self, check: asyncio.Future[Verdict]) -> bool:
         """Wait for an input check; whether it passed."""

@@ -83,7 +83,7 @@ from .actions import (
 )
 from .delivery import EngineFailure, FailureSource
 from .extensions import Block, Hooks
-from .guardrails import Guards, Verdict, judge
+from .guardrails import Guards, Verdict, judge, judged
 from .outlet import Outlet, new_id
 from .tool_runner import AbortSignal, ToolContext, run_tool
 
@@ -160,7 +160,7 @@ class Performer:
             self._cancel_timer()
             self._timer = asyncio.get_running_loop().create_task(self._tick_at(effect.at_ms))
         elif cls is CheckOutput:
-            self._check = asyncio.get_running_loop().create_task(self._check_output(effect))
+            self._check_output(effect)
         elif cls is AnswerElicitation:
             waiting = self._asked.pop(effect.answer.elicitation_id, None)
             if waiting is not None and not waiting.done():
@@ -518,12 +518,32 @@ class Performer:
         """Start the input guardrails on a run's prompt (a trip is fed when it happens)."""
         self.guards.start(messages, lambda verdict: self._feed(self._trip(verdict, "input")))
 
-    async def _check_output(self, effect: CheckOutput) -> None:
+    def _check_output(self, effect: CheckOutput) -> None:
+        """Judge the final answer: inline when the input checks have settled and every
+        output check answers at once (no task, no suspension), else in a task."""
+        passed = self.guards.input_passed()
+        if passed is False:
+            return  # the input tripped: that ends the run
+        if passed is None:
+            self._check = asyncio.get_running_loop().create_task(self._output_after_input(effect))
+            return
+        verdict = judged(self.guards.output, effect.message)
+        if isinstance(verdict, Verdict):
+            self._output_judged(verdict)
+        else:
+            self._check = asyncio.get_running_loop().create_task(self._output_awaited(verdict))
+
+    async def _output_after_input(self, effect: CheckOutput) -> None:
         guards = self.guards
         for task in (guards.blocking, guards.parallel):
             if task is not None and not await guards.passed(task):
                 return  # the input tripped: that ends the run
-        verdict = await judge(guards.output, effect.message)
+        self._output_judged(await judge(guards.output, effect.message))
+
+    async def _output_awaited(self, verdict: Awaitable[Verdict]) -> None:
+        self._output_judged(await verdict)
+
+    def _output_judged(self, verdict: Verdict) -> None:
         self._check = None
         self._feed(self._trip(verdict, "output") if verdict.tripped else OutputPassed())
 
