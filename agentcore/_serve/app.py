@@ -80,8 +80,10 @@ class ServeConfig:
     server resumes them (None: in memory); ``token`` guards every API route; ``cors_origins``
     allows those origins (none by default); ``max_body`` caps a request body in bytes;
     ``max_frames`` caps each stream's buffer (a client further behind is cut and resumes);
-    ``ping`` is the keep-alive comment interval in seconds; ``retry_ms`` the reconnection
-    delay sent to clients."""
+    ``flush`` the least time between two writes to a stream's clients, in seconds (frames
+    made meanwhile go out together: a fast stream costs each client at most ``1/flush``
+    writes a second); ``ping`` is the keep-alive comment interval in seconds; ``retry_ms``
+    the reconnection delay sent to clients."""
 
     agent_options: AgentOptions
     journal_dir: pathlib.Path | None = None
@@ -89,6 +91,7 @@ class ServeConfig:
     cors_origins: Sequence[str] = ()
     max_body: int = 1 << 20
     max_frames: int = 4096
+    flush: float = 0.02
     ping: float = 15.0
     retry_ms: int = 2000
 
@@ -193,6 +196,7 @@ class _Server:
             journal,
             lambda: create_conversation_machine(agent.prices),
             max_frames=self.config.max_frames,
+            flush=self.config.flush,
         )
         agent = Agent(agent_id=agent_id, journal=journal, presenters=[feed], **options)
         if self.config.journal_dir is not None:
@@ -219,7 +223,9 @@ class _Server:
             def machine(holder: list[Agent] = holder) -> MealyMachine:
                 return create_conversation_machine(holder[0].prices)
 
-            feed = Feed(agent_id, journal, machine, max_frames=self.config.max_frames)
+            feed = Feed(
+                agent_id, journal, machine, max_frames=self.config.max_frames, flush=self.config.flush
+            )
             agent = await Agent.resume(journal, agent_id=agent_id, presenters=[feed], **options)
             holder.append(agent)
             served = self.agents[agent_id] = Served(agent, feed, meta.get("model"))
