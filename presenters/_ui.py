@@ -105,7 +105,8 @@ class RunStarted:
 @attrs.frozen(slots=True)
 class RunFinished:
     """``outcome``: ``success``, ``interrupt`` (waiting for ``approvals``), ``cancelled``
-    or ``error`` (with ``code`` and ``message``)."""
+    or ``error`` (with ``code`` and ``message``); a sub-agent's run repeats what its
+    ``RunStarted`` said of it."""
 
     agent_id: str
     run_id: str
@@ -118,6 +119,10 @@ class RunFinished:
     code: str | None
     message: str | None
     timestamp: int
+    parent_agent_id: str | None = None
+    name: str = ""
+    agent_type: str | None = None
+    tool_call_id: str | None = None
 
 
 @attrs.frozen(slots=True)
@@ -313,6 +318,8 @@ class _Agent:
     step: str | None = None  # the open step's name
     paused: tuple[str, str | None] | None = None  # (run id, open step) of a run paused for approval
     parent: str | None = None  # the parent's run id while a sub-agent's run is open
+    origin: tuple[str | None, str, str | None, str | None] = (None, "", None, None)
+    # the open run's parent agent, name, agent type and spawning call (RunStarted's)
 
 
 _NO_AGENTS: PMap[str, _Agent] = pmap()
@@ -542,24 +549,17 @@ def _run(
         if agent_id == thread and state.next_run_id is not None:
             run_id = state.next_run_id
             state = attrs.evolve(state, next_run_id=None)
-    a = attrs.evolve(a, runs=runs, run_id=run_id, parent=parent)
-    if lineage is None:
-        parent_agent = None if parent is None else thread
-        ops.append(RunStarted(agent_id, run_id, parent, a.activity.value, ts, parent_agent, agent_id))
-    else:
-        ops.append(
-            RunStarted(
-                agent_id,
-                run_id,
-                parent,
-                a.activity.value,
-                ts,
-                lineage.parent_agent_id,
-                lineage.name or lineage.agent_type,
-                lineage.agent_type,
-                lineage.tool_call_id or None,
-            )
+    if lineage is not None:
+        origin = (
+            lineage.parent_agent_id,
+            lineage.name or lineage.agent_type,
+            lineage.agent_type,
+            lineage.tool_call_id or None,
         )
+    else:
+        origin = (None if parent is None else thread, "" if parent is None else agent_id, None, None)
+    a = attrs.evolve(a, runs=runs, run_id=run_id, parent=parent, origin=origin)
+    ops.append(RunStarted(agent_id, run_id, parent, a.activity.value, ts, *origin))
     if paused is not None and paused[1] is not None:  # the step the pause cut goes on
         a = attrs.evolve(a, step=paused[1])
         ops.append(StepStarted(agent_id, run_id, paused[1], ts))
@@ -629,6 +629,7 @@ def _finish(
             code,
             message,
             ts,
+            *a.origin,
         )
     )
     return attrs.evolve(a, run_id=None, parent=None)

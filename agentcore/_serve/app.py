@@ -43,6 +43,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .._app.describe import describe
 from .._app.state_view import render_state
+from .._agents.registry import AgentRegistry
 from .._core.errors import AgentError, ConfigurationError
 from .._core.events import LAYERS
 from .._core.machine import MealyMachine
@@ -83,7 +84,10 @@ class ServeConfig:
     ``flush`` the least time between two writes to a stream's clients, in seconds (frames
     made meanwhile go out together: a fast stream costs each client at most ``1/flush``
     writes a second); ``ping`` is the keep-alive comment interval in seconds; ``retry_ms``
-    the reconnection delay sent to clients."""
+    the reconnection delay sent to clients. With a ``registry``
+    (``agentcore.agents.AgentRegistry``), every agent is the root of a tree of the
+    definition ``agent_type`` (its options override the definition's), so it may spawn
+    sub-agents, whose events every stream carries."""
 
     agent_options: AgentOptions
     journal_dir: pathlib.Path | None = None
@@ -94,6 +98,15 @@ class ServeConfig:
     flush: float = 0.02
     ping: float = 15.0
     retry_ms: int = 2000
+    registry: AgentRegistry | None = None
+    agent_type: str | None = None
+
+    def __attrs_post_init__(self) -> None:
+        if (self.registry is None) != (self.agent_type is None):
+            raise ConfigurationError(
+                "ServeConfig: give both registry and agent_type (the served agents' "
+                "definition), or neither"
+            )
 
 
 class Served:
@@ -198,7 +211,7 @@ class _Server:
             max_frames=self.config.max_frames,
             flush=self.config.flush,
         )
-        agent = Agent(agent_id=agent_id, journal=journal, presenters=[feed], **options)
+        agent = self._build(agent_id, journal, feed, options)
         if self.config.journal_dir is not None:
             meta = self.config.journal_dir / f"{agent_id}.json"
             meta.write_text(json.dumps({"model": model, "system": system}), encoding="utf-8")
@@ -226,10 +239,30 @@ class _Server:
             feed = Feed(
                 agent_id, journal, machine, max_frames=self.config.max_frames, flush=self.config.flush
             )
-            agent = await Agent.resume(journal, agent_id=agent_id, presenters=[feed], **options)
+            agent = await self._resume(agent_id, journal, feed, options)
             holder.append(agent)
             served = self.agents[agent_id] = Served(agent, feed, meta.get("model"))
             served.task = self._spawn(agent.wait())
+
+    def _build(
+        self, agent_id: str, journal: Journal, feed: Feed, options: Mapping[str, Any]
+    ) -> Agent:
+        registry, kind = self.config.registry, self.config.agent_type
+        if registry is None or kind is None:
+            return Agent(agent_id=agent_id, journal=journal, presenters=[feed], **options)
+        return registry.create(
+            kind, journal=journal, presenters=[feed], agent_id=agent_id, **options
+        )
+
+    async def _resume(
+        self, agent_id: str, journal: Journal, feed: Feed, options: Mapping[str, Any]
+    ) -> Agent:
+        registry, kind = self.config.registry, self.config.agent_type
+        if registry is None or kind is None:
+            return await Agent.resume(journal, agent_id=agent_id, presenters=[feed], **options)
+        return await registry.resume(
+            kind, journal, agent_id=agent_id, presenters=[feed], **options
+        )
 
     def get(self, agent_id: str) -> Served:
         served = self.agents.get(agent_id)

@@ -19,18 +19,23 @@ encoder gives the encoder's state and the frames a reconnecting client missed (t
 after its cursor), exactly as they were sent live, since the processor and the encoder
 are pure. Folding is synchronous, so it sees the journal and the channel at the same
 point: no frame is lost or sent twice between the replayed part and the live part.
+
+An agent with sub-agents shares its journal with them, one lane each. Its outputs include
+theirs (``SubagentEvent``), which are numbered with the agent's own last entry, as live;
+the fold is the tree's (``replay_tree``: every lane in journal order, which is delivery
+order), so a reconnecting client gets the children's frames too, with the same ids.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from typing import Any
 
 from .._core.machine import MealyMachine
-from .._journal.journal import Journal
-from .._journal.replay import replay_steps
+from .._agents.replay import replay_tree
+from .._journal.journal import Journal, JournalEntry
 from .protocol import Cursor, StreamProtocol, sse_frame
 
 __all__ = ["Channel", "Feed", "Reader"]
@@ -372,19 +377,31 @@ class Feed:
         state = protocol.initial(self.agent_id, params)
         channel = Channel(self.agent_id, protocol, params, state, _UNSET, 1 << 62)
         missed: list[bytes] = []
-        for entry, outputs in replay_steps(
-            self.journal, self.machine_factory, agent_id=self.agent_id
-        ):
-            for output in outputs:
-                channel.push(entry.seq, self.agent_id, output)
-            if channel.buffer:
-                if after is not None:
-                    position = (after.seq, after.n)
-                    missed += [f for seq, n, f in channel.buffer if (seq, n) > position]
-                channel.buffer.clear()
+        position = None if after is None else (after.seq, after.n)
+        root = self.agent_id
+        last = [0]  # the agent's own last entry so far: what numbers an output, as live
+
+        def entries() -> Iterator[JournalEntry]:
+            for entry in self.journal.entries():
+                if entry.agent_id == root:
+                    last[0] = entry.seq
+                yield entry  # replay_tree yields this entry's outputs before the next
+
+        for _, output in replay_tree(entries(), root, self.machine_factory):
+            channel.push(last[0], root, output)
+            if len(channel.buffer) >= 1024:
+                missed += _after(channel.buffer, position)
+        missed += _after(channel.buffer, position)
         channel.start = 0
         last = channel.cursor
         channel.trimmed = None if last == _UNSET else (last.seq, last.n)  # none is buffered
         channel.max_frames = self.max_frames
         channel.flush = self.flush
         return channel, b"".join(missed)
+
+
+def _after(buffer: deque[tuple[int, int, bytes]], position: tuple[int, int] | None) -> list[bytes]:
+    """The frames of ``buffer`` after ``position`` (None: none), emptying it."""
+    found = [] if position is None else [f for seq, n, f in buffer if (seq, n) > position]
+    buffer.clear()
+    return found
