@@ -194,3 +194,16 @@ def test_a_negative_flush_is_refused() -> None:
             assert "flush" in str(exc)
         else:
             raise AssertionError(bad)
+
+
+@SETTINGS
+@given(sessions(max_prompts=2), st.text(), st.integers(0, 1 << 40))
+def test_wire_json_is_json_dumps_of_the_wire_form(session: Session, text: str, ts: int) -> None:
+    from agentcore import to_dict
+    from agentcore.events import TextDelta, ThinkingDelta
+    from presenters.sse import wire_json
+
+    extra = [TextDelta(text, 3, timestamp=ts), ThinkingDelta(text, 0, signature=text)]
+    for output in [*session.outputs, *extra]:
+        expected = json.dumps(to_dict(output), ensure_ascii=False, separators=(",", ":"))
+        assert wire_json(output) == expected
