@@ -250,8 +250,10 @@ class _Server:
         registry, kind = self.config.registry, self.config.agent_type
         if registry is None or kind is None:
             return Agent(agent_id=agent_id, journal=journal, presenters=[feed], **options)
+        rest = dict(options)  # tools add to the definition's (its spawn tools stay)
+        tools = rest.pop("tools", ())
         return registry.create(
-            kind, journal=journal, presenters=[feed], agent_id=agent_id, **options
+            kind, journal=journal, presenters=[feed], agent_id=agent_id, tools=tools, **rest
         )
 
     async def _resume(
@@ -260,8 +262,10 @@ class _Server:
         registry, kind = self.config.registry, self.config.agent_type
         if registry is None or kind is None:
             return await Agent.resume(journal, agent_id=agent_id, presenters=[feed], **options)
+        rest = dict(options)
+        tools = rest.pop("tools", ())
         return await registry.resume(
-            kind, journal, agent_id=agent_id, presenters=[feed], **options
+            kind, journal, agent_id=agent_id, presenters=[feed], tools=tools, **rest
         )
 
     def get(self, agent_id: str) -> Served:
