@@ -55,9 +55,7 @@ def _yielding(request: ModelRequest) -> AsyncIterator[Any]:
 
 async def _run(clients: int, yielding: bool) -> tuple[float, int, list[int]]:
     journal = MemoryJournal()
-    feed = Feed(
-        "bench", journal, create_conversation_machine, max_frames=DELTAS * 2, flush=FLUSH
-    )
+    feed = Feed("bench", journal, create_conversation_machine, max_frames=DELTAS * 2, flush=FLUSH)
     recorder = RecordingPresenter()
     driver = FunctionDriver(_yielding) if yielding else ScriptedDriver(_script())
     agent = Agent(driver, presenters=[feed, recorder], journal=journal, agent_id="bench")
@@ -129,7 +127,8 @@ def _fan_out(yielding: bool) -> None:
     model = "yields per event" if yielding else "never yields"
     print(f"model {model}, flush {FLUSH * 1000:g} ms, medians of {RUNS}:")
     print(f"  agent outputs/s, no client:     {a:>10,.0f}")
-    print(f"  agent outputs/s, {CLIENTS} clients:  {c:>10,.0f} (slowdown {a / c:.2f}x; target <= 2x)")
+    slowdown = f"slowdown {a / c:.2f}x; target <= 2x"
+    print(f"  agent outputs/s, {CLIENTS} clients:  {c:>10,.0f} ({slowdown})")
     print(f"  frames delivered to clients/s:  {c * CLIENTS:>10,.0f}")
 
 

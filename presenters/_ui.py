@@ -549,6 +549,7 @@ def _run(
         if agent_id == thread and state.next_run_id is not None:
             run_id = state.next_run_id
             state = attrs.evolve(state, next_run_id=None)
+    origin: tuple[str | None, str, str | None, str | None]
     if lineage is not None:
         origin = (
             lineage.parent_agent_id,
@@ -557,7 +558,12 @@ def _run(
             lineage.tool_call_id or None,
         )
     else:
-        origin = (None if parent is None else thread, "" if parent is None else agent_id, None, None)
+        origin = (
+            None if parent is None else thread,
+            "" if parent is None else agent_id,
+            None,
+            None,
+        )
     a = attrs.evolve(a, runs=runs, run_id=run_id, parent=parent, origin=origin)
     ops.append(RunStarted(agent_id, run_id, parent, a.activity.value, ts, *origin))
     if paused is not None and paused[1] is not None:  # the step the pause cut goes on

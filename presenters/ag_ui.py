@@ -255,9 +255,7 @@ def _finished(op: _ui.RunFinished, thread_id: str, ts: int | None) -> Frame:
             done = SubagentFinishedSuspendedOutcome(
                 interrupt_ids=[call.tool_call_id for call in op.approvals]
             )
-        return _frame(
-            SubagentFinishedEvent(subagent_run_id=op.run_id, outcome=done, timestamp=ts)
-        )
+        return _frame(SubagentFinishedEvent(subagent_run_id=op.run_id, outcome=done, timestamp=ts))
     if op.outcome == "error":
         return _frame(
             RunErrorEvent(

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from json.encoder import encode_basestring  # type: ignore[attr-defined]
+from json.encoder import encode_basestring
 from typing import Any
 
 import attrs
@@ -96,13 +96,14 @@ def _event_json(event: Any) -> str | None:
         value = getattr(event, name)
         kind = type(value)
         if kind is str:  # the common cases inline: this runs for every delta
-            text: str | None = encode_basestring(value)
+            text = encode_basestring(value)
         elif kind is int:
             text = int.__repr__(value)
         else:
-            text = _direct(value)
-            if text is None:
+            direct = _direct(value)
+            if direct is None:
                 return None
+            text = direct
         append(key)
         append(text)
     append("}}")
@@ -159,9 +160,7 @@ class AgentcoreProtocol:
     def encode(self, state: _State, agent_id: str, output: Any) -> tuple[_State, tuple[Frame, ...]]:
         if not state.everything:
             select = state.select
-            if not select(output) and not (
-                type(output) is SubagentEvent and select(output.event)
-            ):
+            if not select(output) and not (type(output) is SubagentEvent and select(output.event)):
                 return state, ()
         if agent_id == state.thread_id and type(output) in _LAYOUTS:  # the common case
             text = _event_json(output)

@@ -41,9 +41,9 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from .._agents.registry import AgentRegistry
 from .._app.describe import describe
 from .._app.state_view import render_state
-from .._agents.registry import AgentRegistry
 from .._core.errors import AgentError, ConfigurationError
 from .._core.events import LAYERS
 from .._core.machine import MealyMachine
@@ -204,13 +204,7 @@ class _Server:
         if system is not None:
             options["system_prompt"] = system
         journal = self._journal(agent_id)
-        feed = Feed(
-            agent_id,
-            journal,
-            lambda: create_conversation_machine(agent.prices),
-            max_frames=self.config.max_frames,
-            flush=self.config.flush,
-        )
+        feed = self._feed(agent_id, journal, lambda: create_conversation_machine(agent.prices))
         agent = self._build(agent_id, journal, feed, options)
         if self.config.journal_dir is not None:
             meta = self.config.journal_dir / f"{agent_id}.json"
@@ -236,13 +230,15 @@ class _Server:
             def machine(holder: list[Agent] = holder) -> MealyMachine:
                 return create_conversation_machine(holder[0].prices)
 
-            feed = Feed(
-                agent_id, journal, machine, max_frames=self.config.max_frames, flush=self.config.flush
-            )
+            feed = self._feed(agent_id, journal, machine)
             agent = await self._resume(agent_id, journal, feed, options)
             holder.append(agent)
             served = self.agents[agent_id] = Served(agent, feed, meta.get("model"))
             served.task = self._spawn(agent.wait())
+
+    def _feed(self, agent_id: str, journal: Journal, machine: Callable[[], MealyMachine]) -> Feed:
+        config = self.config
+        return Feed(agent_id, journal, machine, max_frames=config.max_frames, flush=config.flush)
 
     def _build(
         self, agent_id: str, journal: Journal, feed: Feed, options: Mapping[str, Any]

@@ -33,8 +33,8 @@ from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from typing import Any
 
-from .._core.machine import MealyMachine
 from .._agents.replay import replay_tree
+from .._core.machine import MealyMachine
 from .._journal.journal import Journal, JournalEntry
 from .protocol import Cursor, StreamProtocol, sse_frame
 
@@ -47,10 +47,10 @@ class Channel:
     """The frames of one protocol and options for one agent, in a bounded ring buffer."""
 
     __slots__ = (
-        "_waiters",
         "_joined",
         "_last_wake",
         "_pending",
+        "_waiters",
         "agent_id",
         "buffer",
         "cursor",
@@ -393,8 +393,8 @@ class Feed:
                 missed += _after(channel.buffer, position)
         missed += _after(channel.buffer, position)
         channel.start = 0
-        last = channel.cursor
-        channel.trimmed = None if last == _UNSET else (last.seq, last.n)  # none is buffered
+        made = channel.cursor
+        channel.trimmed = None if made == _UNSET else (made.seq, made.n)  # none is buffered
         channel.max_frames = self.max_frames
         channel.flush = self.flush
         return channel, b"".join(missed)

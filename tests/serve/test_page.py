@@ -175,6 +175,7 @@ def test_a_sub_agent_shows_in_its_own_panel() -> None:
                 parent_text = page.get_by_test_id("assistant").last.get_by_test_id("text")
                 await expect(parent_text.last).to_contain_text("The tool task returned")
                 await expect(parent_text.first).to_have_text("Asking the researcher.")
+                await expect(page.get_by_test_id("footer")).to_have_count(1)  # the run ended
                 await _shot(page, "6-subagent")
                 before = await page.get_by_test_id("log").inner_text()
                 await page.reload()

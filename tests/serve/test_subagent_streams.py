@@ -100,9 +100,7 @@ SESSION = _session()
 
 
 def _decoded(name: str) -> list[Any]:
-    return [
-        json.loads(frame.decode().split("data: ", 1)[1]) for _, frame in SESSION[2][name]
-    ]
+    return [json.loads(frame.decode().split("data: ", 1)[1]) for _, frame in SESSION[2][name]]
 
 
 def _child_runs() -> dict[str, Any]:
