@@ -57,6 +57,26 @@ from agentcore.loop import (
 )
 from agentcore.state_machine import TRANSITIONS, WHILE_TOOLS_PENDING, AgentState
 
+from ._ui_ops import Activity as Activity
+from ._ui_ops import Metadata as Metadata
+from ._ui_ops import Op as Op
+from ._ui_ops import Progress as Progress
+from ._ui_ops import ReasoningDelta as ReasoningDelta
+from ._ui_ops import ReasoningEnd as ReasoningEnd
+from ._ui_ops import ReasoningStart as ReasoningStart
+from ._ui_ops import RunFinished as RunFinished
+from ._ui_ops import RunStarted as RunStarted
+from ._ui_ops import StepFinished as StepFinished
+from ._ui_ops import StepStarted as StepStarted
+from ._ui_ops import TextEnd as TextEnd
+from ._ui_ops import TextStart as TextStart
+from ._ui_ops import TextStreamed as TextStreamed
+from ._ui_ops import ToolArgs as ToolArgs
+from ._ui_ops import ToolEnd as ToolEnd
+from ._ui_ops import ToolInput as ToolInput
+from ._ui_ops import ToolOutput as ToolOutput
+from ._ui_ops import ToolStart as ToolStart
+
 __all__ = [
     "Activity",
     "Metadata",
@@ -83,215 +103,6 @@ __all__ = [
     "step",
     "with_next_run_id",
 ]
-
-
-@attrs.frozen(slots=True)
-class RunStarted:
-    """A run opened (``activity``: what the agent is doing at that moment). A sub-agent's
-    names its ``parent_run_id`` and ``parent_agent_id``, its display ``name``, its
-    ``agent_type`` and the parent's ``tool_call_id`` that spawned it (when known)."""
-
-    agent_id: str
-    run_id: str
-    parent_run_id: str | None
-    activity: str
-    timestamp: int
-    parent_agent_id: str | None = None
-    name: str = ""
-    agent_type: str | None = None
-    tool_call_id: str | None = None
-
-
-@attrs.frozen(slots=True)
-class RunFinished:
-    """``outcome``: ``success``, ``interrupt`` (waiting for ``approvals``), ``cancelled``
-    or ``error`` (with ``code`` and ``message``); a sub-agent's run repeats what its
-    ``RunStarted`` said of it."""
-
-    agent_id: str
-    run_id: str
-    parent_run_id: str | None
-    outcome: str
-    usage: Usage
-    model: str | None
-    stop_reason: str | None
-    approvals: tuple[ToolCallPart, ...]
-    code: str | None
-    message: str | None
-    timestamp: int
-    parent_agent_id: str | None = None
-    name: str = ""
-    agent_type: str | None = None
-    tool_call_id: str | None = None
-
-
-@attrs.frozen(slots=True)
-class StepStarted:
-    agent_id: str
-    run_id: str
-    name: str
-    timestamp: int
-
-
-@attrs.frozen(slots=True)
-class StepFinished:
-    agent_id: str
-    run_id: str
-    name: str
-    timestamp: int
-
-
-@attrs.frozen(slots=True)
-class TextStart:
-    agent_id: str
-    run_id: str
-    id: str
-    timestamp: int
-
-
-@attrs.frozen(slots=True)
-class TextStreamed:
-    agent_id: str
-    run_id: str
-    id: str
-    delta: str
-    timestamp: int
-
-
-@attrs.frozen(slots=True)
-class TextEnd:
-    agent_id: str
-    run_id: str
-    id: str
-    timestamp: int
-
-
-@attrs.frozen(slots=True)
-class ReasoningStart:
-    agent_id: str
-    run_id: str
-    id: str
-    timestamp: int
-
-
-@attrs.frozen(slots=True)
-class ReasoningDelta:
-    agent_id: str
-    run_id: str
-    id: str
-    delta: str
-    timestamp: int
-
-
-@attrs.frozen(slots=True)
-class ReasoningEnd:
-    agent_id: str
-    run_id: str
-    id: str
-    timestamp: int
-
-
-@attrs.frozen(slots=True)
-class ToolStart:
-    agent_id: str
-    run_id: str
-    tool_call_id: str
-    tool_name: str
-    message_id: str | None
-    timestamp: int
-
-
-@attrs.frozen(slots=True)
-class ToolArgs:
-    agent_id: str
-    run_id: str
-    tool_call_id: str
-    delta: str
-    timestamp: int
-
-
-@attrs.frozen(slots=True)
-class ToolEnd:
-    agent_id: str
-    run_id: str
-    tool_call_id: str
-    timestamp: int
-
-
-@attrs.frozen(slots=True)
-class ToolInput:
-    """The call's arguments are complete: ``call.input`` parsed, or ``call.input_error``."""
-
-    agent_id: str
-    run_id: str
-    call: ToolCallPart
-    timestamp: int
-
-
-@attrs.frozen(slots=True)
-class ToolOutput:
-    agent_id: str
-    run_id: str
-    tool_call_id: str
-    tool_name: str
-    text: str
-    is_error: bool
-    code: str | None
-    timestamp: int
-
-
-@attrs.frozen(slots=True)
-class Progress:
-    agent_id: str
-    run_id: str
-    tool_call_id: str
-    progress: Any
-    timestamp: int
-
-
-@attrs.frozen(slots=True)
-class Metadata:
-    """A user-to-answer turn ended: its usage, cost (USD or None), duration and model."""
-
-    agent_id: str
-    run_id: str
-    usage: Usage
-    cost: float | None
-    duration_ms: int
-    model: str | None
-    timestamp: int
-
-
-@attrs.frozen(slots=True)
-class Activity:
-    """What the agent is doing now (``agentcore.AgentState`` values)."""
-
-    agent_id: str
-    run_id: str
-    activity: str
-    timestamp: int
-
-
-Op = (
-    RunStarted
-    | RunFinished
-    | StepStarted
-    | StepFinished
-    | TextStart
-    | TextStreamed
-    | TextEnd
-    | ReasoningStart
-    | ReasoningDelta
-    | ReasoningEnd
-    | ToolStart
-    | ToolArgs
-    | ToolEnd
-    | ToolInput
-    | ToolOutput
-    | Progress
-    | Metadata
-    | Activity
-)
 
 
 _NO_TOOLS: PMap[int, str] = pmap()
