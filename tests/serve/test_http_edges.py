@@ -5,6 +5,7 @@ and the Vercel resume route joining a run in progress."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import Any
 
 import httpx2
@@ -24,10 +25,8 @@ async def _raw(response: httpx2.Response, seconds: float) -> bytes:
         async for chunk in response.aiter_bytes():
             got += chunk
 
-    try:
+    with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(read(), seconds)
-    except TimeoutError:
-        pass
     return got
 
 
