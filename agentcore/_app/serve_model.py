@@ -26,6 +26,7 @@ from .._core.driver import Driver, ModelRequest
 from .._core.events import AssistantMessage, ToolResultMessage, UserMessage
 from .._core.pricing import ModelPrice
 from .._loop.tools import Tool, tool
+from .._runtime.plugins import resolve_model
 
 __all__ = [
     "DEMO_AGENT",
@@ -157,10 +158,14 @@ def demo_options(delay: float = 0.02) -> Mapping[str, Any]:
 
 def demo_registry(delay: float = 0.02) -> AgentRegistry:
     """The served agents' tree: ``demo`` (the embedded model, its tools, and the ``task``
-    tool) may spawn the ``researcher`` (``research``), both played with ``delay``."""
+    tool) may spawn the ``researcher`` (``research``), both played with ``delay``. Any
+    other model (an agent created with ``{"model": "provider/model"}``) resolves through
+    the driver registry."""
     from drivers.scripted import FunctionDriver
 
     def driver(model: str) -> Driver:
+        if model not in (DEMO_MODEL, RESEARCHER_MODEL):  # an agent asked for a real model
+            return resolve_model(model)
         fn = research if model == RESEARCHER_MODEL else reply
         played = FunctionDriver(fn, delay=delay, name=model)
         played.model = model  # type: ignore[attr-defined]  # the key of its price
