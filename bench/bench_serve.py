@@ -1,11 +1,14 @@
 """Serving figures: SSE fan-out to 200 clients, encode cost per protocol, OTel overhead.
 
 1. Fan-out: one agent streams a reply of ``DELTAS`` text deltas (a scripted model, no
-   delay) with a ``Feed`` as its presenter; the agent's outputs/s are measured with no
-   client, then with 200 clients attached to one ``agentcore`` channel, each draining
-   its reader in its own task (the server's side of SSE: encoding once, framing, the ring
-   buffer, waking the readers; the sockets are left out). Every client must get every
-   frame. Target: 200 clients cost the agent at most 2x.
+   delay) with a ``Feed`` as its presenter (the server's ``flush``); the agent's
+   outputs/s are measured with no client, then with 200 clients attached to one
+   ``agentcore`` channel, each draining its reader in its own task (the server's side of
+   SSE: encoding once, framing, the ring buffer, waking the readers; the sockets are
+   left out). Every client must get every frame. Two models: one that never yields to
+   the event loop, and one that yields after every event, as a driver reading each
+   chunk from the network does (the readers then run between deltas). Target: 200
+   clients cost the agent at most 2x, medians of ``RUNS`` alternated runs.
 2. Encode cost: the outputs of that run encoded by each wire protocol, µs per output.
 3. OpenTelemetry: the same outputs through ``OtelPresenter`` on an SDK tracer provider
    with no exporter, µs per output (most outputs are deltas, which only mark the first
@@ -17,31 +20,45 @@ from __future__ import annotations
 import asyncio
 import statistics
 import time
+from collections.abc import AsyncIterator
 from typing import Any
 
-from agentcore import Agent, MemoryJournal
+import attrs
+
+from agentcore import Agent, MemoryJournal, ModelRequest
 from agentcore._runtime.plugins import wire_protocol
 from agentcore.loop import create_conversation_machine
-from agentcore.serve import Feed
-from drivers.scripted import ScriptedDriver, text_turn
+from agentcore.serve import Feed, ServeConfig
+from drivers.scripted import FunctionDriver, ScriptedDriver, text_turn
 from presenters.recording import RecordingPresenter
 
 DELTAS = 20_000
 CLIENTS = 200
-RUNS = 3
+RUNS = 5
+FLUSH: float = attrs.fields(ServeConfig).flush.default
 
 
 def _script() -> list[list[Any]]:
     return [text_turn("x" * (DELTAS * 4), chunk=4)]
 
 
-async def _run(clients: int) -> tuple[float, int, list[int]]:
+def _yielding(request: ModelRequest) -> AsyncIterator[Any]:
+    """The script's one call, yielding to the event loop before each event."""
+
+    async def events() -> AsyncIterator[Any]:
+        for event in _script()[0]:
+            await asyncio.sleep(0)
+            yield event
+
+    return events()
+
+
+async def _run(clients: int, yielding: bool) -> tuple[float, int, list[int]]:
     journal = MemoryJournal()
-    feed = Feed("bench", journal, create_conversation_machine, max_frames=DELTAS * 2)
+    feed = Feed("bench", journal, create_conversation_machine, max_frames=DELTAS * 2, flush=FLUSH)
     recorder = RecordingPresenter()
-    agent = Agent(
-        ScriptedDriver(_script()), presenters=[feed, recorder], journal=journal, agent_id="bench"
-    )
+    driver = FunctionDriver(_yielding) if yielding else ScriptedDriver(_script())
+    agent = Agent(driver, presenters=[feed, recorder], journal=journal, agent_id="bench")
     protocol = wire_protocol("agentcore")
     received = [0] * clients
 
@@ -98,18 +115,26 @@ def _otel_cost(outputs: list[Any]) -> float:
     return best / len(outputs) * 1e6
 
 
-def main() -> None:
+def _fan_out(yielding: bool) -> None:
     alone, with_clients = [], []
     for _ in range(RUNS):  # alternate, as the machine is shared and noisy
-        rate, _, _ = asyncio.run(_run(0))
+        rate, _, _ = asyncio.run(_run(0, yielding))
         alone.append(rate)
-        rate, outputs, received = asyncio.run(_run(CLIENTS))
+        rate, outputs, received = asyncio.run(_run(CLIENTS, yielding))
         assert all(r == outputs for r in received), "a client missed frames"
         with_clients.append(rate)
     a, c = statistics.median(alone), statistics.median(with_clients)
-    print(f"agent outputs/s, no client:     {a:>10,.0f} (median of {RUNS})")
-    print(f"agent outputs/s, {CLIENTS} clients:  {c:>10,.0f} (slowdown {a / c:.2f}x; target <= 2x)")
-    print(f"frames delivered to clients/s:  {c * CLIENTS:>10,.0f}")
+    model = "yields per event" if yielding else "never yields"
+    print(f"model {model}, flush {FLUSH * 1000:g} ms, medians of {RUNS}:")
+    print(f"  agent outputs/s, no client:     {a:>10,.0f}")
+    slowdown = f"slowdown {a / c:.2f}x; target <= 2x"
+    print(f"  agent outputs/s, {CLIENTS} clients:  {c:>10,.0f} ({slowdown})")
+    print(f"  frames delivered to clients/s:  {c * CLIENTS:>10,.0f}")
+
+
+def main() -> None:
+    _fan_out(yielding=False)
+    _fan_out(yielding=True)
 
     async def record() -> list[Any]:
         recorder = RecordingPresenter()

@@ -10,8 +10,17 @@ op); blocks open before their deltas and close before the run ends; no delta is 
 nothing comes for an agent between the end of its run and the start of the next, but
 content that arrives then (an approved call running on) opens a new run first.
 Ids are derived from the outputs (message and tool-call ids) and from counting runs, so
-replaying the same outputs gives the same ids. An agent other than the stream's own
-(``thread_id``) is a sub-agent: its run carries ``parent_run_id``.
+replaying the same outputs gives the same ids.
+
+Sub-agents: a ``SubagentEvent(lineage, event)`` (how a parent's presenters get a child's
+outputs, docs/subagents.md) is its ``event`` folded as an output of the child
+``lineage.agent_id``, whose run is ``lineage.run_id`` (stable: read back from the journal)
+and whose parent run is the stream's own open run for a child of the stream's agent, the
+parent child's run for a grandchild. A child's run opens and closes inside its parent's;
+the stream's own run closes its children's runs still open (``cancelled``) before it
+ends. A child's block ids are qualified by its run (``<run>/<message id>``), so they never
+collide with the parent's. Outputs presented under another agent id than ``thread_id``
+(a presenter shared by hand) are a sub-agent's too, its runs counted.
 """
 
 from __future__ import annotations
@@ -22,6 +31,7 @@ import attrs
 from pyrsistent import pmap
 from pyrsistent.typing import PMap
 
+from agentcore.agents import Lineage, SubagentEvent
 from agentcore.events import (
     AssistantMessage,
     Content,
@@ -46,6 +56,26 @@ from agentcore.loop import (
     TurnStart,
 )
 from agentcore.state_machine import TRANSITIONS, WHILE_TOOLS_PENDING, AgentState
+
+from ._ui_ops import Activity as Activity
+from ._ui_ops import Metadata as Metadata
+from ._ui_ops import Op as Op
+from ._ui_ops import Progress as Progress
+from ._ui_ops import ReasoningDelta as ReasoningDelta
+from ._ui_ops import ReasoningEnd as ReasoningEnd
+from ._ui_ops import ReasoningStart as ReasoningStart
+from ._ui_ops import RunFinished as RunFinished
+from ._ui_ops import RunStarted as RunStarted
+from ._ui_ops import StepFinished as StepFinished
+from ._ui_ops import StepStarted as StepStarted
+from ._ui_ops import TextEnd as TextEnd
+from ._ui_ops import TextStart as TextStart
+from ._ui_ops import TextStreamed as TextStreamed
+from ._ui_ops import ToolArgs as ToolArgs
+from ._ui_ops import ToolEnd as ToolEnd
+from ._ui_ops import ToolInput as ToolInput
+from ._ui_ops import ToolOutput as ToolOutput
+from ._ui_ops import ToolStart as ToolStart
 
 __all__ = [
     "Activity",
@@ -75,204 +105,6 @@ __all__ = [
 ]
 
 
-@attrs.frozen(slots=True)
-class RunStarted:
-    """A run opened (``activity``: what the agent is doing at that moment)."""
-
-    agent_id: str
-    run_id: str
-    parent_run_id: str | None
-    activity: str
-    timestamp: int
-
-
-@attrs.frozen(slots=True)
-class RunFinished:
-    """``outcome``: ``success``, ``interrupt`` (waiting for ``approvals``), ``cancelled``
-    or ``error`` (with ``code`` and ``message``)."""
-
-    agent_id: str
-    run_id: str
-    parent_run_id: str | None
-    outcome: str
-    usage: Usage
-    model: str | None
-    stop_reason: str | None
-    approvals: tuple[ToolCallPart, ...]
-    code: str | None
-    message: str | None
-    timestamp: int
-
-
-@attrs.frozen(slots=True)
-class StepStarted:
-    agent_id: str
-    run_id: str
-    name: str
-    timestamp: int
-
-
-@attrs.frozen(slots=True)
-class StepFinished:
-    agent_id: str
-    run_id: str
-    name: str
-    timestamp: int
-
-
-@attrs.frozen(slots=True)
-class TextStart:
-    agent_id: str
-    run_id: str
-    id: str
-    timestamp: int
-
-
-@attrs.frozen(slots=True)
-class TextStreamed:
-    agent_id: str
-    run_id: str
-    id: str
-    delta: str
-    timestamp: int
-
-
-@attrs.frozen(slots=True)
-class TextEnd:
-    agent_id: str
-    run_id: str
-    id: str
-    timestamp: int
-
-
-@attrs.frozen(slots=True)
-class ReasoningStart:
-    agent_id: str
-    run_id: str
-    id: str
-    timestamp: int
-
-
-@attrs.frozen(slots=True)
-class ReasoningDelta:
-    agent_id: str
-    run_id: str
-    id: str
-    delta: str
-    timestamp: int
-
-
-@attrs.frozen(slots=True)
-class ReasoningEnd:
-    agent_id: str
-    run_id: str
-    id: str
-    timestamp: int
-
-
-@attrs.frozen(slots=True)
-class ToolStart:
-    agent_id: str
-    run_id: str
-    tool_call_id: str
-    tool_name: str
-    message_id: str | None
-    timestamp: int
-
-
-@attrs.frozen(slots=True)
-class ToolArgs:
-    agent_id: str
-    run_id: str
-    tool_call_id: str
-    delta: str
-    timestamp: int
-
-
-@attrs.frozen(slots=True)
-class ToolEnd:
-    agent_id: str
-    run_id: str
-    tool_call_id: str
-    timestamp: int
-
-
-@attrs.frozen(slots=True)
-class ToolInput:
-    """The call's arguments are complete: ``call.input`` parsed, or ``call.input_error``."""
-
-    agent_id: str
-    run_id: str
-    call: ToolCallPart
-    timestamp: int
-
-
-@attrs.frozen(slots=True)
-class ToolOutput:
-    agent_id: str
-    run_id: str
-    tool_call_id: str
-    tool_name: str
-    text: str
-    is_error: bool
-    code: str | None
-    timestamp: int
-
-
-@attrs.frozen(slots=True)
-class Progress:
-    agent_id: str
-    run_id: str
-    tool_call_id: str
-    progress: Any
-    timestamp: int
-
-
-@attrs.frozen(slots=True)
-class Metadata:
-    """A user-to-answer turn ended: its usage, cost (USD or None), duration and model."""
-
-    agent_id: str
-    run_id: str
-    usage: Usage
-    cost: float | None
-    duration_ms: int
-    model: str | None
-    timestamp: int
-
-
-@attrs.frozen(slots=True)
-class Activity:
-    """What the agent is doing now (``agentcore.AgentState`` values)."""
-
-    agent_id: str
-    run_id: str
-    activity: str
-    timestamp: int
-
-
-Op = (
-    RunStarted
-    | RunFinished
-    | StepStarted
-    | StepFinished
-    | TextStart
-    | TextStreamed
-    | TextEnd
-    | ReasoningStart
-    | ReasoningDelta
-    | ReasoningEnd
-    | ToolStart
-    | ToolArgs
-    | ToolEnd
-    | ToolInput
-    | ToolOutput
-    | Progress
-    | Metadata
-    | Activity
-)
-
-
 _NO_TOOLS: PMap[int, str] = pmap()
 _ZERO = Usage()
 
@@ -296,6 +128,9 @@ class _Agent:
     pending: frozenset[str] = frozenset()
     step: str | None = None  # the open step's name
     paused: tuple[str, str | None] | None = None  # (run id, open step) of a run paused for approval
+    parent: str | None = None  # the parent's run id while a sub-agent's run is open
+    origin: tuple[str | None, str, str | None, str | None] = (None, "", None, None)
+    # the open run's parent agent, name, agent type and spawning call (RunStarted's)
 
 
 _NO_AGENTS: PMap[str, _Agent] = pmap()
@@ -337,6 +172,15 @@ _STATE_TYPES = frozenset(key[1] for key in TRANSITIONS)
 
 def step(state: UiState, agent_id: str, output: Any) -> tuple[UiState, tuple[Op, ...]]:
     """Fold one output; return the new state and the UI ops it gives (module docstring)."""
+    if type(output) is SubagentEvent:
+        lineage = output.lineage
+        return _step(state, lineage.agent_id, output.event, lineage)
+    return _step(state, agent_id, output, None)
+
+
+def _step(
+    state: UiState, agent_id: str, output: Any, lineage: Lineage | None
+) -> tuple[UiState, tuple[Op, ...]]:
     a = state.agents.get(agent_id) or _Agent()
     ts: int = getattr(output, "timestamp", 0)
     ops: list[Op] = []
@@ -344,12 +188,12 @@ def step(state: UiState, agent_id: str, output: Any) -> tuple[UiState, tuple[Op,
     if cls is TextDelta:
         if not output.text:
             return state, ()
-        state, a, run = _run(state, agent_id, a, ts, ops)
+        state, a, run = _run(state, agent_id, a, ts, ops, lineage)
         a = _close_reasoning(a, agent_id, run, ts, ops)
         if a.text is not None and a.text[1] != output.index:
             a = _close_text(a, agent_id, run, ts, ops)
         if a.text is None:
-            base = a.message_id or run
+            base = _block_base(state, agent_id, a, run)
             text_id = f"{base}.{a.segments}" if a.texted else base
             a = attrs.evolve(a, text=(text_id, output.index), segments=a.segments + 1, texted=True)
             ops.append(TextStart(agent_id, run, text_id, ts))
@@ -358,12 +202,12 @@ def step(state: UiState, agent_id: str, output: Any) -> tuple[UiState, tuple[Op,
     elif cls is ThinkingDelta:
         if not output.text:
             return state, ()
-        state, a, run = _run(state, agent_id, a, ts, ops)
+        state, a, run = _run(state, agent_id, a, ts, ops, lineage)
         a = _close_text(a, agent_id, run, ts, ops)
         if a.reasoning is not None and a.reasoning[1] != output.index:
             a = _close_reasoning(a, agent_id, run, ts, ops)
         if a.reasoning is None:
-            reasoning_id = f"{a.message_id or run}.thinking.{a.segments}"
+            reasoning_id = f"{_block_base(state, agent_id, a, run)}.thinking.{a.segments}"
             a = attrs.evolve(a, reasoning=(reasoning_id, output.index), segments=a.segments + 1)
             ops.append(ReasoningStart(agent_id, run, reasoning_id, ts))
         reasoning_id = a.reasoning[0] if a.reasoning is not None else run
@@ -374,7 +218,7 @@ def step(state: UiState, agent_id: str, output: Any) -> tuple[UiState, tuple[Op,
             return state, ()
         ops.append(ToolArgs(agent_id, a.run_id or "", call_id, output.partial_json, ts))
     elif cls is ToolUseStart:
-        state, a, run = _run(state, agent_id, a, ts, ops)
+        state, a, run = _run(state, agent_id, a, ts, ops, lineage)
         a = _close_blocks(a, agent_id, run, ts, ops)
         a = attrs.evolve(a, tools=a.tools.set(output.index, output.tool_call_id))
         ops.append(
@@ -386,7 +230,7 @@ def step(state: UiState, agent_id: str, output: Any) -> tuple[UiState, tuple[Op,
             a = attrs.evolve(a, tools=a.tools.remove(output.index))
             ops.append(ToolEnd(agent_id, a.run_id or "", call_id, ts))
     elif cls is ToolCallMessage:
-        state, a, run = _run(state, agent_id, a, ts, ops)
+        state, a, run = _run(state, agent_id, a, ts, ops, lineage)
         ops.append(ToolInput(agent_id, run, output.tool_call, ts))
     elif cls is MessageStart:
         a = attrs.evolve(
@@ -403,7 +247,7 @@ def step(state: UiState, agent_id: str, output: Any) -> tuple[UiState, tuple[Op,
                 stop_reason=output.stop_reason or a.stop_reason,
             )
     elif cls is ToolResultMessage:
-        state, a, run = _run(state, agent_id, a, ts, ops)
+        state, a, run = _run(state, agent_id, a, ts, ops, lineage)
         code = output.details.get("error_code") if isinstance(output.details, dict) else None
         text = content_text(output.result)
         ops.append(
@@ -422,7 +266,7 @@ def step(state: UiState, agent_id: str, output: Any) -> tuple[UiState, tuple[Op,
         if a.run_id is not None:
             ops.append(Progress(agent_id, a.run_id, output.tool_call_id, output.progress, ts))
     elif cls is TurnStart:
-        state, a, run = _run(state, agent_id, a, ts, ops)
+        state, a, run = _run(state, agent_id, a, ts, ops, lineage)
         a = _close_step(a, agent_id, run, ts, ops)
         step = f"turn {output.turn}"
         a = attrs.evolve(a, step=step)
@@ -445,36 +289,18 @@ def step(state: UiState, agent_id: str, output: Any) -> tuple[UiState, tuple[Op,
             )
     elif cls is AgentStart:
         if a.run_id is not None:  # a run left open (a process stopped): close it first
-            a = _finish(a, agent_id, _parent(state, agent_id), "cancelled", None, None, (), ts, ops)
+            state = _close_children(state, agent_id, ts, ops)
+            a = _finish(a, agent_id, "cancelled", None, None, (), ts, ops)
         a = attrs.evolve(a, usage=_ZERO, stop_reason=None, paused=None)
-        state, a, _ = _run(state, agent_id, a, ts, ops)
+        state, a, _ = _run(state, agent_id, a, ts, ops, lineage)
     elif cls is AgentEnd:
         if a.run_id is not None:
             outcome = {"completed": "success", "aborted": "cancelled"}.get(output.reason, "error")
-            a = _finish(
-                a,
-                agent_id,
-                _parent(state, agent_id),
-                outcome,
-                output.code,
-                output.message,
-                (),
-                ts,
-                ops,
-            )
+            state = _close_children(state, agent_id, ts, ops)
+            a = _finish(a, agent_id, outcome, output.code, output.message, (), ts, ops)
     elif cls is ToolApprovalRequired:
         if a.run_id is not None:
-            a = _finish(
-                a,
-                agent_id,
-                _parent(state, agent_id),
-                "interrupt",
-                None,
-                None,
-                output.tool_calls,
-                ts,
-                ops,
-            )
+            a = _finish(a, agent_id, "interrupt", None, None, output.tool_calls, ts, ops)
     elif output_type_of(output) in _STATE_TYPES:
         a = _track_activity(a, agent_id, output, ts, ops)
     if ops or state.agents.get(agent_id) is not a:
@@ -487,36 +313,70 @@ def output_type_of(output: Any) -> str:
     return name if isinstance(name, str) else ""
 
 
-def _parent(state: UiState, agent_id: str) -> str | None:
-    if agent_id == state.thread_id:
-        return None
-    root = state.agents.get(state.thread_id)
-    return None if root is None else root.run_id
+def _block_base(state: UiState, agent_id: str, a: _Agent, run: str) -> str:
+    """What a block's id starts with: the message id (qualified by the run for a
+    sub-agent, whose model may reuse its parent's ids), or the run's id."""
+    if a.message_id is None:
+        return run
+    return a.message_id if agent_id == state.thread_id else f"{run}/{a.message_id}"
+
+
+def _close_children(state: UiState, agent_id: str, ts: int, ops: list[Op]) -> UiState:
+    """Cancel the runs still open below the stream's own agent's ending run (none when
+    every child ended first, as it does live)."""
+    if agent_id != state.thread_id:
+        return state
+    agents = state.agents
+    for child, c in state.agents.items():
+        if child != agent_id and c.run_id is not None:
+            agents = agents.set(child, _finish(c, child, "cancelled", None, None, (), ts, ops))
+    return state if agents is state.agents else attrs.evolve(state, agents=agents)
 
 
 def _run(
-    state: UiState, agent_id: str, a: _Agent, ts: int, ops: list[Op]
+    state: UiState, agent_id: str, a: _Agent, ts: int, ops: list[Op], lineage: Lineage | None
 ) -> tuple[UiState, _Agent, str]:
-    """The agent's open run, opened first if there is none (for a sub-agent, inside the
-    stream's own run, itself opened if needed)."""
+    """The agent's open run, opened first if there is none (for a sub-agent, inside its
+    parent's run: the stream's own, itself opened if needed, or the parent child's)."""
     if a.run_id is not None:
         return state, a, a.run_id
     parent = None
-    if agent_id != state.thread_id:
-        root = state.agents.get(state.thread_id) or _Agent()
-        state, root, parent = _run(state, state.thread_id, root, ts, ops)
-        state = attrs.evolve(state, agents=state.agents.set(state.thread_id, root))
+    thread = state.thread_id
+    if agent_id != thread:
+        if lineage is not None and lineage.parent_agent_id != thread:
+            parent = lineage.parent_run_id
+        else:
+            root = state.agents.get(thread) or _Agent()
+            state, root, parent = _run(state, thread, root, ts, ops, None)
+            state = attrs.evolve(state, agents=state.agents.set(thread, root))
     paused, a = a.paused, attrs.evolve(a, paused=None)
-    if paused is not None and state.resume_paused:
+    if lineage is not None:
+        run_id, runs = lineage.run_id, a.runs + 1
+    elif paused is not None and state.resume_paused:
         run_id, runs = paused[0], a.runs
     else:
         runs = a.runs + 1
         run_id = f"{agent_id}:{runs}"
-        if agent_id == state.thread_id and state.next_run_id is not None:
+        if agent_id == thread and state.next_run_id is not None:
             run_id = state.next_run_id
             state = attrs.evolve(state, next_run_id=None)
-    a = attrs.evolve(a, runs=runs, run_id=run_id)
-    ops.append(RunStarted(agent_id, run_id, parent, a.activity.value, ts))
+    origin: tuple[str | None, str, str | None, str | None]
+    if lineage is not None:
+        origin = (
+            lineage.parent_agent_id,
+            lineage.name or lineage.agent_type,
+            lineage.agent_type,
+            lineage.tool_call_id or None,
+        )
+    else:
+        origin = (
+            None if parent is None else thread,
+            "" if parent is None else agent_id,
+            None,
+            None,
+        )
+    a = attrs.evolve(a, runs=runs, run_id=run_id, parent=parent, origin=origin)
+    ops.append(RunStarted(agent_id, run_id, parent, a.activity.value, ts, *origin))
     if paused is not None and paused[1] is not None:  # the step the pause cut goes on
         a = attrs.evolve(a, step=paused[1])
         ops.append(StepStarted(agent_id, run_id, paused[1], ts))
@@ -559,7 +419,6 @@ def _close_tools(a: _Agent, agent_id: str, run: str, ts: int, ops: list[Op]) -> 
 def _finish(
     a: _Agent,
     agent_id: str,
-    parent: str | None,
     outcome: str,
     code: str | None,
     message: str | None,
@@ -578,7 +437,7 @@ def _finish(
         RunFinished(
             agent_id,
             run,
-            parent,
+            a.parent,
             outcome,
             a.usage,
             a.model,
@@ -587,9 +446,10 @@ def _finish(
             code,
             message,
             ts,
+            *a.origin,
         )
     )
-    return attrs.evolve(a, run_id=None)
+    return attrs.evolve(a, run_id=None, parent=None)
 
 
 def _track_activity(a: _Agent, agent_id: str, output: Any, ts: int, ops: list[Op]) -> _Agent:

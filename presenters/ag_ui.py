@@ -16,8 +16,13 @@ shared UI shape (``presenters._ui``), to AG-UI events:
   ``_ARGS`` / ``_END``; ``tool_result_message``: ``TOOL_CALL_RESULT``;
 - state events and ``turn_response``: ``STATE_DELTA`` of ``/activity``, ``/usage``, ``/cost``;
 - ``tool_execution_update``: ``CUSTOM`` named ``agentcore.tool_progress``;
-- a sub-agent's run: ``SUBAGENT_STARTED`` / ``_FINISHED`` / ``_ERROR``, and its events
-  carry ``subagentRunId``.
+- a sub-agent's run (its ``SubagentEvent`` outputs, see ``presenters._ui``): ``SUBAGENT_STARTED``
+  (``subagentRunId`` its lineage's run id, ``name`` its display name or agent type,
+  ``parentSubagentRunId`` for a grandchild, ``parentToolCallId`` the spawning call,
+  ``metadata`` its agent id and type), then its events, each carrying ``subagentRunId``,
+  then ``SUBAGENT_FINISHED`` (outcome ``success``, or ``suspended`` with the interrupt ids
+  when it waits for an approval) or ``SUBAGENT_ERROR`` (failed, or cancelled: code
+  ``cancelled``), all inside the parent's run.
 
 ``messages_snapshot(history)`` is the ``MESSAGES_SNAPSHOT`` of a conversation, sent first
 to a client that connects without a cursor. The three delta events are written as JSON
@@ -55,6 +60,8 @@ from ag_ui.core import (
     StepStartedEvent,
     SubagentErrorEvent,
     SubagentFinishedEvent,
+    SubagentFinishedSuccessOutcome,
+    SubagentFinishedSuspendedOutcome,
     SubagentStartedEvent,
     TextMessageEndEvent,
     TextMessageStartEvent,
@@ -208,11 +215,19 @@ def encode_op(op: _ui.Op, thread_id: str) -> tuple[Frame, ...]:
         )
     if type(op) is _ui.RunStarted:
         if op.parent_run_id is not None:
-            return (
-                _frame(
-                    SubagentStartedEvent(subagent_run_id=op.run_id, name=op.agent_id, timestamp=ts)
-                ),
+            nested = op.parent_agent_id not in (None, thread_id)
+            metadata = {"agentId": op.agent_id}
+            if op.agent_type is not None:
+                metadata["agentType"] = op.agent_type
+            started = SubagentStartedEvent(
+                subagent_run_id=op.run_id,
+                name=op.name or op.agent_id,
+                parent_subagent_run_id=op.parent_run_id if nested else None,
+                parent_tool_call_id=op.tool_call_id,
+                metadata=metadata,
+                timestamp=ts,
             )
+            return (_frame(started),)
         snapshot = {"activity": op.activity, "usage": None, "cost": None}
         return (
             _frame(RunStartedEvent(thread_id=thread_id, run_id=op.run_id, timestamp=ts)),
@@ -225,16 +240,22 @@ def encode_op(op: _ui.Op, thread_id: str) -> tuple[Frame, ...]:
 
 def _finished(op: _ui.RunFinished, thread_id: str, ts: int | None) -> Frame:
     if op.parent_run_id is not None:
-        if op.outcome == "error":
+        if op.outcome in ("error", "cancelled"):
+            cancelled = op.outcome == "cancelled"
             return _frame(
                 SubagentErrorEvent(
                     subagent_run_id=op.run_id,
-                    message=op.message or op.code or "error",
-                    code=op.code,
+                    message=op.message or op.code or ("cancelled" if cancelled else "error"),
+                    code="cancelled" if cancelled else op.code,
                     timestamp=ts,
                 )
             )
-        return _frame(SubagentFinishedEvent(subagent_run_id=op.run_id, timestamp=ts))
+        done: Any = SubagentFinishedSuccessOutcome()
+        if op.outcome == "interrupt":
+            done = SubagentFinishedSuspendedOutcome(
+                interrupt_ids=[call.tool_call_id for call in op.approvals]
+            )
+        return _frame(SubagentFinishedEvent(subagent_run_id=op.run_id, outcome=done, timestamp=ts))
     if op.outcome == "error":
         return _frame(
             RunErrorEvent(

@@ -9,8 +9,12 @@ Needs the ``otel`` extra (``opentelemetry-api``; export with the SDK or any dist
   the time to the first chunk (seconds);
 - an ``execute_tool {name}`` span per tool call, under its run: tool name, call id, and
   ``error.type`` with an error status when the result is an error;
-- a sub-agent's run (another agent id than the first presented) nests under the parent's
-  open tool span (or its run);
+- a sub-agent's run (its ``SubagentEvent`` outputs) is an ``invoke_agent`` span in its
+  parent's trace, under the parent's ``execute_tool`` span of the call that spawned it
+  (``lineage.tool_call_id``; else the parent's run), named after the child's agent id,
+  with ``gen_ai.agent.name`` its display name or type; a grandchild nests under its
+  parent child's tool span the same way (outputs presented under another agent id than
+  the first, by a presenter shared by hand, nest under the first agent's open tool span);
 - metrics ``gen_ai.client.operation.duration`` (s, per model call) and
   ``gen_ai.client.token.usage`` (per model call and token type);
 - message content (the reply, tool arguments and results) only when
@@ -37,6 +41,7 @@ from opentelemetry.trace import Status, StatusCode
 from pyrsistent import pmap
 from pyrsistent.typing import PMap
 
+from agentcore.agents import Lineage, SubagentEvent
 from agentcore.events import (
     AssistantMessage,
     InputJsonDelta,
@@ -128,6 +133,12 @@ def _usage(usage: Usage) -> dict[str, int]:
 
 def encode(state: OtelState, agent_id: str, output: Any) -> tuple[OtelState, tuple[Any, ...]]:
     """The span and metric operations one output gives (module docstring)."""
+    lineage = None
+    if type(output) is SubagentEvent:
+        lineage = output.lineage
+        agent_id, output = lineage.agent_id, output.event
+        if state.root is None:
+            state = attrs.evolve(state, root=lineage.parent_agent_id)
     cls = type(output)
     if cls in _DELTAS:  # the hot path: only a model call's first chunk matters
         a = state.agents.get(agent_id)
@@ -144,10 +155,10 @@ def encode(state: OtelState, agent_id: str, output: Any) -> tuple[OtelState, tup
     error: str | None
     if cls is AgentStart:
         a = _end_run(a, ts, None, ops)
-        a = _open_run(state, agent_id, a, ts, ops)
+        a = _open_run(state, agent_id, a, ts, ops, lineage)
     elif cls is TurnStart or (cls is MessageStart and a.run is not None and a.call is None):
         if a.run is None:
-            a = _open_run(state, agent_id, a, ts, ops)
+            a = _open_run(state, agent_id, a, ts, ops, lineage)
         a = _end_call(a, ts, None, None, ops)
         model = output.model if cls is MessageStart else None
         calls = a.calls + 1
@@ -213,17 +224,25 @@ def encode(state: OtelState, agent_id: str, output: Any) -> tuple[OtelState, tup
     return attrs.evolve(state, agents=state.agents.set(agent_id, a)), tuple(ops)
 
 
-def _open_run(state: OtelState, agent_id: str, a: _Agent, ts: int, ops: list[Any]) -> _Agent:
+def _open_run(
+    state: OtelState, agent_id: str, a: _Agent, ts: int, ops: list[Any], lineage: Lineage | None
+) -> _Agent:
     runs = a.runs + 1
     key = f"{agent_id}/run{runs}"
     parent = None
     trace_id = _id(128, agent_id, key)
-    if agent_id != state.root and state.root is not None:
+    attributes = {g.OPERATION: g.INVOKE_AGENT, g.AGENT_ID: agent_id, g.CONVERSATION_ID: agent_id}
+    if lineage is not None:
+        attributes[g.AGENT_NAME] = lineage.name or lineage.agent_type
+        spawner = state.agents.get(lineage.parent_agent_id)
+        if spawner is not None and spawner.run is not None:
+            parent = spawner.tools.get(lineage.tool_call_id) or spawner.run
+            trace_id = spawner.trace_id
+    elif agent_id != state.root and state.root is not None:
         root = state.agents.get(state.root)
         if root is not None and root.run is not None:
             parent = next(reversed(list(root.tools.values())), None) or root.run
             trace_id = root.trace_id
-    attributes = {g.OPERATION: g.INVOKE_AGENT, g.AGENT_ID: agent_id, g.CONVERSATION_ID: agent_id}
     name = f"{g.INVOKE_AGENT} {agent_id}"
     ops.append(
         StartSpan(key, name, parent, trace_id, _id(64, agent_id, key), ts * 1_000_000, attributes)

@@ -19,8 +19,18 @@ id (``start.messageId``) is the run's id, the same on every replay and reconnect
 - ``agent_end``: ``finish`` with the finish reason of the last reply, or ``error`` then
   ``finish`` (``error``), or ``abort``;
 - activity changes and tool progress: transient ``data-activity`` / ``data-tool-progress``
-  parts; a sub-agent's run: a ``data-subagent`` part (its id the sub-run's) updated
-  from ``running`` to its outcome.
+  parts.
+
+A sub-agent's run (its ``SubagentEvent`` outputs, see ``presenters._ui``) lives inside the
+parent's message, told apart by its run id: a ``data-subagent`` part whose id is the
+child's run id, ``{"agentId", "runId", "parentRunId", "name", "agentType", "toolCallId",
+"status"}``, updated in place from ``running`` to its outcome (``success``, ``interrupt``,
+``cancelled``, ``error``); its text and reasoning as transient ``data-subagent-delta``
+parts (``{"runId", "id", "kind": "text" | "reasoning", "delta"}``) for a live view; its
+tool calls as ``data-subagent-tool`` parts (id ``<run>/<call id>``, ``{"runId",
+"toolCallId", "toolName", "state": "input-available" | "output-available" |
+"output-error", "input" | "output"}``). What the child returns stays in the message as
+the spawning call's ``tool-output-available``.
 """
 
 from __future__ import annotations
@@ -189,14 +199,47 @@ def _finished(op: _ui.RunFinished) -> tuple[Frame, ...]:
 
 
 def _subagent(op: _ui.Op) -> tuple[Frame, ...]:
-    """A sub-agent's run as one ``data-subagent`` part, updated in place by its id."""
+    """A sub-agent's ops as data parts (module docstring)."""
+    if type(op) is _ui.TextStreamed or type(op) is _ui.ReasoningDelta:
+        kind = "text" if type(op) is _ui.TextStreamed else "reasoning"
+        delta = {"runId": op.run_id, "id": op.id, "kind": kind, "delta": op.delta}
+        return (_chunk({"type": "data-subagent-delta", "data": delta, "transient": True}),)
+    if type(op) is _ui.ToolInput:
+        call = op.call
+        tool = {
+            "runId": op.run_id,
+            "toolCallId": call.tool_call_id,
+            "toolName": call.tool_name,
+            "state": "input-available",
+            "input": dict(call.input),
+        }
+        ident = f"{op.run_id}/{call.tool_call_id}"
+        return (_chunk({"type": "data-subagent-tool", "id": ident, "data": tool}),)
+    if type(op) is _ui.ToolOutput:
+        tool = {
+            "runId": op.run_id,
+            "toolCallId": op.tool_call_id,
+            "toolName": op.tool_name,
+            "state": "output-error" if op.is_error else "output-available",
+            "output": op.text,
+        }
+        ident = f"{op.run_id}/{op.tool_call_id}"
+        return (_chunk({"type": "data-subagent-tool", "id": ident, "data": tool}),)
     if type(op) is _ui.RunStarted:
         status = "running"
     elif type(op) is _ui.RunFinished:
         status = op.outcome
     else:
         return ()
-    data = {"agentId": op.agent_id, "runId": op.run_id, "status": status}
+    data = {
+        "agentId": op.agent_id,
+        "runId": op.run_id,
+        "parentRunId": op.parent_run_id,
+        "name": op.name or op.agent_id,
+        "agentType": op.agent_type,
+        "toolCallId": op.tool_call_id,
+        "status": status,
+    }
     return (_chunk({"type": "data-subagent", "id": op.run_id, "data": data}),)
 
 

@@ -20,9 +20,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from .cli import register_command
-from .serve_model import DEMO_MODEL, demo_options
+from .serve_model import DEMO_AGENT, DEMO_MODEL, demo_options, demo_registry
 
-__all__ = ["agent_options"]
+__all__ = ["agent_options", "tree_options"]
 
 
 def agent_options(default: str | None, delay: float) -> Any:
@@ -36,6 +36,14 @@ def agent_options(default: str | None, delay: float) -> Any:
         return {"model": chosen}
 
     return options
+
+
+def tree_options(model: str | None, delay: float) -> dict[str, Any]:
+    """``ServeConfig`` fields for agents that may spawn sub-agents: with the embedded model
+    (no ``model``), the demo's tree (``demo_registry``), else none."""
+    if model is not None and model != DEMO_MODEL:
+        return {}
+    return {"registry": demo_registry(delay), "agent_type": DEMO_AGENT}
 
 
 def _configure(parser: argparse.ArgumentParser) -> None:
@@ -71,6 +79,7 @@ def _run(args: argparse.Namespace) -> int:
         token=args.token or None,
         cors_origins=tuple(args.cors_origin),
         max_body=args.max_body,
+        **tree_options(args.model, args.delay),
     )
     run(config, args.host, args.port)
     return 0

@@ -6,6 +6,8 @@ It answers from the request alone (so a resumed agent sees it carry on the same 
 - "weather in <city>": thinks, then calls ``get_weather`` (London fails, as in the demo);
 - "delete <path>": calls ``delete_file``, which needs the user's approval;
 - "story": a long reply streamed slowly (time to press Interrupt);
+- "research <topic>": hands the topic to a sub-agent, the ``researcher``, through the
+  ``task`` tool (``demo_registry``); the researcher thinks, then answers;
 - anything else: thinks, then echoes the message.
 
 Plugins (the scripted driver) are imported inside the functions: ``import agentcore``
@@ -18,15 +20,30 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .._core.driver import ModelRequest
+from .._agents.definition import AgentDefinition
+from .._agents.registry import AgentRegistry
+from .._core.driver import Driver, ModelRequest
 from .._core.events import AssistantMessage, ToolResultMessage, UserMessage
 from .._core.pricing import ModelPrice
 from .._loop.tools import Tool, tool
+from .._runtime.plugins import resolve_model
 
-__all__ = ["DEMO_MODEL", "demo_options", "reply"]
+__all__ = [
+    "DEMO_AGENT",
+    "DEMO_MODEL",
+    "RESEARCHER_MODEL",
+    "demo_options",
+    "demo_registry",
+    "reply",
+    "research",
+]
 
 DEMO_MODEL = "agentcore/demo"
 """The name the page and ``GET /agents`` show for the embedded model."""
+RESEARCHER_MODEL = "agentcore/researcher"
+"""The embedded sub-agent's model (``research``)."""
+DEMO_AGENT = "demo"
+"""The agent type of the served agents in ``demo_registry``."""
 
 _STORY = (
     "Once upon a time, an event engine folded every input into one state. "
@@ -72,6 +89,16 @@ def reply(request: ModelRequest) -> list[Any]:
             model=DEMO_MODEL,
             usage=usage,
         )
+    topic = re.search(r"research (.+)", said, re.IGNORECASE)
+    if topic:
+        args = {
+            "description": f"research {topic.group(1)}",
+            "prompt": topic.group(1),
+            "subagent_type": "researcher",
+        }
+        call = (f"call_{answered + 1}", "task", args)
+        text = "Asking the researcher."
+        return tool_turn([call], text=text, message_id=message_id, model=DEMO_MODEL, usage=usage)
     delete = re.search(r"delete (\S+)", said, re.IGNORECASE)
     if delete:
         call = (f"call_{answered + 1}", "delete_file", {"path": delete.group(1)})
@@ -88,6 +115,22 @@ def reply(request: ModelRequest) -> list[Any]:
         message_id=message_id,
         model=DEMO_MODEL,
         usage=usage,
+    )
+
+
+def research(request: ModelRequest) -> list[Any]:
+    """The researcher's call: it thinks about its task's prompt, then answers."""
+    from drivers.scripted import text_turn
+
+    said = next(
+        (_text(m.content) for m in reversed(request.messages) if isinstance(m, UserMessage)), ""
+    )
+    return text_turn(
+        f"Findings on {said}: three sources agree.",
+        thinking=f"Looking into {said}.",
+        message_id="msg_research",
+        model=RESEARCHER_MODEL,
+        usage={"input_tokens": 20, "output_tokens": 10},
     )
 
 
@@ -111,3 +154,29 @@ def demo_options(delay: float = 0.02) -> Mapping[str, Any]:
         "price": ModelPrice(input=3.0, output=15.0),
         "system_prompt": "You are the agentcore demo model.",
     }
+
+
+def demo_registry(delay: float = 0.02) -> AgentRegistry:
+    """The served agents' tree: ``demo`` (the embedded model, its tools, and the ``task``
+    tool) may spawn the ``researcher`` (``research``), both played with ``delay``. Any
+    other model (an agent created with ``{"model": "provider/model"}``) resolves through
+    the driver registry."""
+    from drivers.scripted import FunctionDriver
+
+    def driver(model: str) -> Driver:
+        if model not in (DEMO_MODEL, RESEARCHER_MODEL):  # an agent asked for a real model
+            return resolve_model(model)
+        fn = research if model == RESEARCHER_MODEL else reply
+        played = FunctionDriver(fn, delay=delay, name=model)
+        played.model = model  # type: ignore[attr-defined]  # the key of its price
+        return played
+
+    return AgentRegistry(
+        [
+            AgentDefinition(
+                DEMO_AGENT, DEMO_MODEL, tools=["task"], spawnable_agents=["researcher"]
+            ),
+            AgentDefinition("researcher", RESEARCHER_MODEL, display_name="Researcher"),
+        ],
+        driver_factory=driver,
+    )

@@ -26,11 +26,9 @@ import contextlib
 import hmac
 import json
 import pathlib
-import re
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
 
-import attrs
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -45,15 +43,13 @@ from .._app.describe import describe
 from .._app.state_view import render_state
 from .._core.errors import AgentError, ConfigurationError
 from .._core.events import LAYERS
-from .._core.machine import MealyMachine
 from .._core.wire import to_dict
-from .._journal.journal import Journal, JsonlJournal, MemoryJournal
+from .._journal.journal import Journal
 from .._journal.read import dumps
 from .._journal.replay import replay_steps, state_at
-from .._loop.conversation import create_conversation_machine
-from .._runtime.agent import Agent
 from .._runtime.plugins import protocol_names, wire_protocol
-from .feed import Feed, Reader
+from .feed import Reader
+from .hosting import AGENT_ID, AgentOptions, Host, HttpError, ServeConfig, Served
 from .protocol import (
     Cursor,
     RunProtocol,
@@ -66,54 +62,6 @@ from .protocol import (
 __all__ = ["AgentOptions", "ServeConfig", "Served", "create_app"]
 
 STATIC = pathlib.Path(__file__).resolve().parent / "static"
-_AGENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-
-AgentOptions = Callable[[str | None], Mapping[str, Any]]
-"""``options(model)``: the ``Agent`` options (``model`` as a driver or ``"provider/model"``,
-``tools``, ``system_prompt``...) for an agent asked for ``model`` (None: the default)."""
-
-
-@attrs.frozen
-class ServeConfig:
-    """How the app behaves. ``agent_options`` builds agents (``AgentOptions``);
-    ``journal_dir`` keeps each agent's journal as ``<dir>/<agent_id>.jsonl`` so a restarted
-    server resumes them (None: in memory); ``token`` guards every API route; ``cors_origins``
-    allows those origins (none by default); ``max_body`` caps a request body in bytes;
-    ``max_frames`` caps each stream's buffer (a client further behind is cut and resumes);
-    ``ping`` is the keep-alive comment interval in seconds; ``retry_ms`` the reconnection
-    delay sent to clients."""
-
-    agent_options: AgentOptions
-    journal_dir: pathlib.Path | None = None
-    token: str | None = None
-    cors_origins: Sequence[str] = ()
-    max_body: int = 1 << 20
-    max_frames: int = 4096
-    ping: float = 15.0
-    retry_ms: int = 2000
-
-
-class Served:
-    """One agent on the server: its feed, the model it was asked for, its current run."""
-
-    def __init__(self, agent: Agent, feed: Feed, model: str | None) -> None:
-        self.agent = agent
-        self.feed = feed
-        self.model = model
-        self.task: asyncio.Task[Any] | None = None
-        self.run_seq = 0
-        """The journal's last entry before the current run began (its frames come after)."""
-
-    @property
-    def running(self) -> bool:
-        return self.task is not None and not self.task.done()
-
-
-class _HttpError(Exception):
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
 
 
 class _Auth:
@@ -149,156 +97,16 @@ def _public(path: str) -> bool:
     return path == "/" or path.startswith("/static/")
 
 
-class _Server:
-    """The agents of one app and what its routes do with them."""
-
-    def __init__(self, config: ServeConfig) -> None:
-        self.config = config
-        self.agents: dict[str, Served] = {}
-        self.background: set[asyncio.Task[Any]] = set()
-        self._counter = 0
-
-    # -- agents --------------------------------------------------------------------------
-
-    def _journal(self, agent_id: str) -> Journal:
-        directory = self.config.journal_dir
-        if directory is None:
-            return MemoryJournal()
-        return JsonlJournal(directory / f"{agent_id}.jsonl", fsync="turn")
-
-    def _new_id(self) -> str:
-        while True:
-            self._counter += 1
-            agent_id = f"agent-{self._counter}"
-            if agent_id not in self.agents and not self._journal_exists(agent_id):
-                return agent_id
-
-    def _journal_exists(self, agent_id: str) -> bool:
-        directory = self.config.journal_dir
-        return directory is not None and (directory / f"{agent_id}.jsonl").exists()
-
-    def create(self, model: str | None, agent_id: str | None, system: str | None) -> Served:
-        if agent_id is None:
-            agent_id = self._new_id()
-        elif not _AGENT_ID.match(agent_id):
-            raise _HttpError(400, f"agent id {agent_id!r} must match {_AGENT_ID.pattern}")
-        if agent_id in self.agents or self._journal_exists(agent_id):
-            raise _HttpError(409, f"agent {agent_id!r} exists already")
-        options = dict(self.config.agent_options(model))
-        if system is not None:
-            options["system_prompt"] = system
-        journal = self._journal(agent_id)
-        feed = Feed(
-            agent_id,
-            journal,
-            lambda: create_conversation_machine(agent.prices),
-            max_frames=self.config.max_frames,
-        )
-        agent = Agent(agent_id=agent_id, journal=journal, presenters=[feed], **options)
-        if self.config.journal_dir is not None:
-            meta = self.config.journal_dir / f"{agent_id}.json"
-            meta.write_text(json.dumps({"model": model, "system": system}), encoding="utf-8")
-        served = self.agents[agent_id] = Served(agent, feed, model)
-        return served
-
-    async def resume_all(self) -> None:
-        """Resume every agent whose journal is in ``journal_dir`` (a restarted server)."""
-        directory = self.config.journal_dir
-        if directory is None:
-            return
-        for path in sorted(directory.glob("*.jsonl")):
-            agent_id = path.stem
-            meta_path = path.with_suffix(".json")
-            meta = json.loads(meta_path.read_text(encoding="utf-8")) if meta_path.exists() else {}
-            options = dict(self.config.agent_options(meta.get("model")))
-            if meta.get("system") is not None:
-                options["system_prompt"] = meta["system"]
-            journal = JsonlJournal(path, fsync="turn")
-            holder: list[Agent] = []
-
-            def machine(holder: list[Agent] = holder) -> MealyMachine:
-                return create_conversation_machine(holder[0].prices)
-
-            feed = Feed(agent_id, journal, machine, max_frames=self.config.max_frames)
-            agent = await Agent.resume(journal, agent_id=agent_id, presenters=[feed], **options)
-            holder.append(agent)
-            served = self.agents[agent_id] = Served(agent, feed, meta.get("model"))
-            served.task = self._spawn(agent.wait())
-
-    def get(self, agent_id: str) -> Served:
-        served = self.agents.get(agent_id)
-        if served is None:
-            raise _HttpError(404, f"no agent {agent_id!r}")
-        return served
-
-    def get_or_create(self, agent_id: str) -> Served:
-        return self.agents.get(agent_id) or self.create(None, agent_id, None)
-
-    async def aclose(self) -> None:
-        for served in list(self.agents.values()):
-            await served.agent.aclose()
-            served.feed.close()
-            journal = served.agent.journal
-            if journal is not None:
-                journal.close()
-        self.agents.clear()
-
-    # -- runs ----------------------------------------------------------------------------
-
-    def _spawn(self, work: Awaitable[Any]) -> asyncio.Task[Any]:
-        task = asyncio.ensure_future(work)
-        self.background.add(task)
-        task.add_done_callback(self.background.discard)
-        task.add_done_callback(_retrieve)
-        return task
-
-    async def start(self, served: Served, work: Awaitable[Any]) -> asyncio.Task[Any]:
-        """Run ``work`` (a prompt, an approval) as the agent's current run; raise 409 when
-        the agent refused it at once (busy, nothing to approve...)."""
-        journal = served.agent.journal
-        served.run_seq = 0 if journal is None else journal.last_seq(served.agent.agent_id)
-        task = self._spawn(work)
-        await asyncio.sleep(0)  # a command the agent rejects raises before its first await
-        if task.done() and task.exception() is not None:
-            error = task.exception()
-            raise _HttpError(409, str(error))
-        served.task = task
-        return task
-
-    async def decide(self, served: Served, request: RunRequest) -> asyncio.Task[Any]:
-        """Start what a protocol's run request asks: approvals, then a prompt."""
-        agent = served.agent
-
-        async def work() -> None:
-            for call_id, approved, reason in request.decisions:
-                if approved:
-                    await agent.approve(call_id)
-                else:
-                    await agent.reject(call_id, reason)
-            if request.prompt:
-                await agent.prompt(request.prompt)
-            await agent.wait()
-
-        if not request.decisions and not request.prompt:
-            raise _HttpError(400, "the request has neither a new user message nor an approval")
-        return await self.start(served, work())
-
-
-def _retrieve(task: asyncio.Task[Any]) -> None:
-    if not task.cancelled():
-        task.exception()  # errors are the agent's state; never "never retrieved" warnings
-
-
 async def _body(request: Request, limit: int) -> bytes:
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
-        raise _HttpError(413, f"request body over {limit} bytes")
+        raise HttpError(413, f"request body over {limit} bytes")
     chunks: list[bytes] = []
     size = 0
     async for chunk in request.stream():
         size += len(chunk)
         if size > limit:
-            raise _HttpError(413, f"request body over {limit} bytes")
+            raise HttpError(413, f"request body over {limit} bytes")
         chunks.append(chunk)
     return b"".join(chunks)
 
@@ -310,23 +118,23 @@ async def _json(request: Request, limit: int) -> dict[str, Any]:
     try:
         value = json.loads(raw)
     except ValueError as exc:
-        raise _HttpError(400, f"the body is not JSON ({exc})") from None
+        raise HttpError(400, f"the body is not JSON ({exc})") from None
     if not isinstance(value, dict):
-        raise _HttpError(400, "the body must be a JSON object")
+        raise HttpError(400, "the body must be a JSON object")
     return value
 
 
 def _text(body: Mapping[str, Any], key: str = "text") -> str:
     value = body.get(key)
     if not isinstance(value, str) or not value.strip():
-        raise _HttpError(400, f"the body needs a non-empty string {key!r}")
+        raise HttpError(400, f"the body needs a non-empty string {key!r}")
     return value
 
 
 def _optional_str(body: Mapping[str, Any], key: str) -> str | None:
     value = body.get(key)
     if value is not None and not isinstance(value, str):
-        raise _HttpError(400, f"{key!r} must be a string")
+        raise HttpError(400, f"{key!r} must be a string")
     return value
 
 
@@ -334,17 +142,17 @@ def _protocol(name: str) -> StreamProtocol:
     try:
         protocol: StreamProtocol = wire_protocol(name)
     except ConfigurationError as exc:
-        raise _HttpError(400, exc.message) from None
+        raise HttpError(400, exc.message) from None
     return protocol
 
 
 def _handled(
-    handler: Callable[[_Server, Request], Awaitable[Response]], server: _Server
+    handler: Callable[[Host, Request], Awaitable[Response]], server: Host
 ) -> Callable[[Request], Awaitable[Response]]:
     async def endpoint(request: Request) -> Response:
         try:
             return await handler(server, request)
-        except _HttpError as exc:
+        except HttpError as exc:
             return JSONResponse({"error": exc.message}, status_code=exc.status)
         except AgentError as exc:
             return JSONResponse({"error": exc.message, "code": exc.code}, status_code=409)
@@ -355,11 +163,11 @@ def _handled(
 # -- routes --------------------------------------------------------------------------------
 
 
-async def _page(server: _Server, request: Request) -> Response:
+async def _page(server: Host, request: Request) -> Response:
     return FileResponse(STATIC / "index.html", headers={"cache-control": "no-store"})
 
 
-async def _create(server: _Server, request: Request) -> Response:
+async def _create(server: Host, request: Request) -> Response:
     body = await _json(request, server.config.max_body)
     served = server.create(
         _optional_str(body, "model"), _optional_str(body, "agent_id"), _optional_str(body, "system")
@@ -372,36 +180,36 @@ def _describe(served: Served) -> dict[str, Any]:
     return {"agent_id": agent.agent_id, "model": served.model, "activity": agent.activity.value}
 
 
-async def _list(server: _Server, request: Request) -> Response:
+async def _list(server: Host, request: Request) -> Response:
     return JSONResponse({"agents": [_describe(s) for s in server.agents.values()]})
 
 
-async def _message(server: _Server, request: Request) -> Response:
+async def _message(server: Host, request: Request) -> Response:
     served = server.get(request.path_params["agent_id"])
     text = _text(await _json(request, server.config.max_body))
     await server.start(served, served.agent.prompt(text))
     return JSONResponse({"accepted": True, "after": served.run_seq}, status_code=202)
 
 
-async def _steer(server: _Server, request: Request) -> Response:
+async def _steer(server: Host, request: Request) -> Response:
     served = server.get(request.path_params["agent_id"])
     served.agent.steer(_text(await _json(request, server.config.max_body)))
     return JSONResponse({"accepted": True}, status_code=202)
 
 
-async def _follow_up(server: _Server, request: Request) -> Response:
+async def _follow_up(server: Host, request: Request) -> Response:
     served = server.get(request.path_params["agent_id"])
     served.agent.follow_up(_text(await _json(request, server.config.max_body)))
     return JSONResponse({"accepted": True}, status_code=202)
 
 
-async def _approve(server: _Server, request: Request) -> Response:
+async def _approve(server: Host, request: Request) -> Response:
     served = server.get(request.path_params["agent_id"])
     body = await _json(request, server.config.max_body)
     call_id = _text(body, "tool_call_id")
     approved = body.get("approved", True)
     if not isinstance(approved, bool):
-        raise _HttpError(400, "'approved' must be true or false")
+        raise HttpError(400, "'approved' must be true or false")
     decision = RunRequest(
         served.agent.agent_id, decisions=((call_id, approved, _optional_str(body, "reason")),)
     )
@@ -409,13 +217,13 @@ async def _approve(server: _Server, request: Request) -> Response:
     return JSONResponse({"accepted": True}, status_code=202)
 
 
-async def _interrupt(server: _Server, request: Request) -> Response:
+async def _interrupt(server: Host, request: Request) -> Response:
     served = server.get(request.path_params["agent_id"])
     served.agent.abort("user")
     return JSONResponse({"accepted": True}, status_code=202)
 
 
-async def _state(server: _Server, request: Request) -> Response:
+async def _state(server: Host, request: Request) -> Response:
     served = server.get(request.path_params["agent_id"])
     agent = served.agent
     snapshot = agent.state
@@ -439,11 +247,11 @@ async def _state(server: _Server, request: Request) -> Response:
 def _journal_of(served: Served) -> Journal:
     journal = served.agent.journal
     if journal is None:  # pragma: no cover - the server always gives one
-        raise _HttpError(500, "this agent has no journal")
+        raise HttpError(500, "this agent has no journal")
     return journal
 
 
-async def _timeline(server: _Server, request: Request) -> Response:
+async def _timeline(server: Host, request: Request) -> Response:
     """Every journal entry with the outputs it caused, layer by layer (the inspector)."""
     served = server.get(request.path_params["agent_id"])
     rows = []
@@ -465,23 +273,23 @@ def _row(event: Any) -> dict[str, str]:
     return {"type": kind, "layer": LAYERS.get(kind, "input"), "text": describe(event)}
 
 
-async def _state_at(server: _Server, request: Request) -> Response:
+async def _state_at(server: Host, request: Request) -> Response:
     served = server.get(request.path_params["agent_id"])
     raw = request.query_params.get("seq", "")
     if not raw.isdigit() or int(raw) < 1:
-        raise _HttpError(400, "?seq= must be an entry number from 1")
+        raise HttpError(400, "?seq= must be an entry number from 1")
     seq = int(raw)
     journal = _journal_of(served)
     last = journal.last_seq(served.agent.agent_id)
     if seq > last:
-        raise _HttpError(400, f"the journal has {last} entries; ?seq= is at most {last}")
+        raise HttpError(400, f"the journal has {last} entries; ?seq= is at most {last}")
     state = state_at(
         journal, served.agent.agent_id, seq, machine_factory=served.feed.machine_factory
     )
     return JSONResponse({"seq": seq, "text": render_state(state)})
 
 
-async def _download(server: _Server, request: Request) -> Response:
+async def _download(server: Host, request: Request) -> Response:
     served = server.get(request.path_params["agent_id"])
     lines = [
         dumps({"agent_id": e.agent_id, "seq": e.seq, "event": to_dict(e.event)}) + b"\n"
@@ -502,12 +310,10 @@ def _cursor(request: Request, agent_id: str) -> Cursor | None:
     try:
         return parse_event_id(raw, agent_id)
     except ValueError as exc:
-        raise _HttpError(400, str(exc)) from None
+        raise HttpError(400, str(exc)) from None
 
 
-def _stream(
-    server: _Server, reader: Reader, protocol: StreamProtocol, first: bytes = b""
-) -> Response:
+def _stream(server: Host, reader: Reader, protocol: StreamProtocol, first: bytes = b"") -> Response:
     async def body() -> AsyncIterator[bytes]:
         yield f"retry: {server.config.retry_ms}\n\n".encode() + first
         async for chunk in reader:
@@ -522,7 +328,7 @@ def _stream(
     )
 
 
-async def _events(server: _Server, request: Request) -> Response:
+async def _events(server: Host, request: Request) -> Response:
     served = server.get(request.path_params["agent_id"])
     params = dict(request.query_params)
     protocol = _protocol(params.pop("protocol", "agentcore"))
@@ -532,7 +338,7 @@ async def _events(server: _Server, request: Request) -> Response:
     try:
         reader = served.feed.read(protocol, params, after)
     except ValueError as exc:
-        raise _HttpError(400, str(exc)) from None
+        raise HttpError(400, str(exc)) from None
     first = b""
     if after is None and isinstance(protocol, RunProtocol):
         first = "".join(
@@ -541,19 +347,19 @@ async def _events(server: _Server, request: Request) -> Response:
     return _stream(server, reader, protocol, first)
 
 
-async def _run_endpoint(server: _Server, request: Request, name: str) -> Response:
+async def _run_endpoint(server: Host, request: Request, name: str) -> Response:
     protocol = _protocol(name)
     assert isinstance(protocol, RunProtocol)
     raw = await _body(request, server.config.max_body)
     try:
         run = protocol.parse_run(raw)
     except ValueError as exc:
-        raise _HttpError(400, str(exc)) from None
-    if not _AGENT_ID.match(run.agent_id):
-        raise _HttpError(400, f"thread/chat id {run.agent_id!r} must match {_AGENT_ID.pattern}")
+        raise HttpError(400, str(exc)) from None
+    if not AGENT_ID.match(run.agent_id):
+        raise HttpError(400, f"thread/chat id {run.agent_id!r} must match {AGENT_ID.pattern}")
     served = server.get_or_create(run.agent_id)
     if served.running:
-        raise _HttpError(409, f"agent {run.agent_id!r} is running; interrupt it or wait")
+        raise HttpError(409, f"agent {run.agent_id!r} is running; interrupt it or wait")
     run_id = run.run_id
 
     def prepare(state: Any) -> Any:
@@ -571,15 +377,15 @@ async def _run_endpoint(server: _Server, request: Request, name: str) -> Respons
     return _stream(server, reader, protocol)
 
 
-async def _ag_ui(server: _Server, request: Request) -> Response:
+async def _ag_ui(server: Host, request: Request) -> Response:
     return await _run_endpoint(server, request, "ag-ui")
 
 
-async def _chat(server: _Server, request: Request) -> Response:
+async def _chat(server: Host, request: Request) -> Response:
     return await _run_endpoint(server, request, "vercel")
 
 
-async def _chat_resume(server: _Server, request: Request) -> Response:
+async def _chat_resume(server: Host, request: Request) -> Response:
     served = server.agents.get(request.path_params["agent_id"])
     if served is None or not served.running:
         return Response(status_code=204)
@@ -599,12 +405,12 @@ def create_app(config: ServeConfig) -> Starlette:
     """The ASGI app serving the agents ``config.agent_options`` builds (module docstring).
     Agents with a journal in ``config.journal_dir`` are resumed at startup; every agent is
     closed, and its journal synced, at shutdown."""
-    server = _Server(config)
+    server = Host(config)
     if config.journal_dir is not None:
         config.journal_dir.mkdir(parents=True, exist_ok=True)
 
     def route(
-        path: str, handler: Callable[[_Server, Request], Awaitable[Response]], methods: list[str]
+        path: str, handler: Callable[[Host, Request], Awaitable[Response]], methods: list[str]
     ) -> Route:
         return Route(path, _handled(handler, server), methods=methods)
 

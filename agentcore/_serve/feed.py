@@ -7,24 +7,36 @@ channel's ring buffer. Every client of a channel reads that buffer at its own pa
 its own position; the agent never waits for a client. A client that falls more than the
 buffer's length behind is cut, and reconnects with its ``Last-Event-ID``.
 
+Readers are woken at most once per ``flush`` seconds: the first frame after a quiet spell
+wakes them at once, frames that follow within ``flush`` wait for the next wake and go out
+together. A fast stream (a model sending deltas back to back, each read from the network
+in its own loop iteration) would otherwise wake every client once per delta, and with 200
+clients that costs the agent fifty times its own work; batched, the cost of a client is
+bounded by the wake rate, whatever the stream's rate (bench/bench_serve.py).
+
 A channel is born from the journal: folding it through the conversation machine and the
 encoder gives the encoder's state and the frames a reconnecting client missed (those
 after its cursor), exactly as they were sent live, since the processor and the encoder
 are pure. Folding is synchronous, so it sees the journal and the channel at the same
 point: no frame is lost or sent twice between the replayed part and the live part.
+
+An agent with sub-agents shares its journal with them, one lane each. Its outputs include
+theirs (``SubagentEvent``), which are numbered with the agent's own last entry, as live;
+the fold is the tree's (``replay_tree``: every lane in journal order, which is delivery
+order), so a reconnecting client gets the children's frames too, with the same ids.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from typing import Any
 
+from .._agents.replay import replay_tree
 from .._core.machine import MealyMachine
-from .._journal.journal import Journal
-from .._journal.replay import replay_steps
-from .protocol import Cursor, StreamProtocol, format_event_id, sse_frame
+from .._journal.journal import Journal, JournalEntry
+from .protocol import Cursor, StreamProtocol, sse_frame
 
 __all__ = ["Channel", "Feed", "Reader"]
 
@@ -35,13 +47,15 @@ class Channel:
     """The frames of one protocol and options for one agent, in a bounded ring buffer."""
 
     __slots__ = (
-        "_changed",
         "_joined",
-        "_key",
+        "_last_wake",
+        "_pending",
+        "_waiters",
         "agent_id",
         "buffer",
         "cursor",
         "ended",
+        "flush",
         "max_frames",
         "params",
         "protocol",
@@ -59,6 +73,7 @@ class Channel:
         state: Any,
         cursor: Cursor,
         max_frames: int,
+        flush: float = 0.0,
     ) -> None:
         self.agent_id = agent_id
         self.protocol = protocol
@@ -66,15 +81,21 @@ class Channel:
         self.state = state
         self.cursor = cursor
         """The cursor of the last frame made (``(seq, -1)`` before an entry's first)."""
-        self.buffer: deque[tuple[Cursor, bytes]] = deque()
+        self.buffer: deque[tuple[int, int, bytes]] = deque()
+        """``(seq, n, frame)`` per frame: plain tuples, which the garbage collector stops
+        tracking (a ``Cursor`` per frame made full collections grow with the buffer)."""
         self.start = 0
         """Absolute index of ``buffer[0]``; frames before it were dropped."""
-        self.trimmed: Cursor | None = None
-        """Cursor of the last dropped frame (None: nothing dropped yet)."""
+        self.trimmed: tuple[int, int] | None = None
+        """``(seq, n)`` of the last dropped frame (None: nothing dropped yet)."""
         self.max_frames = max_frames
+        self.flush = flush
+        """The least time between two wakes of the readers, in seconds (module docstring)."""
         self.readers = 0
         self.ended = False
-        self._changed: asyncio.Future[None] | None = None
+        self._waiters: list[asyncio.Future[None]] = []
+        self._pending: asyncio.TimerHandle | None = None
+        self._last_wake = float("-inf")
         self._joined: tuple[int, int, bytes] = (0, 0, b"")
 
     @property
@@ -90,18 +111,31 @@ class Channel:
         cursor = self.cursor
         n = cursor.n if cursor.seq == seq else -1
         buffer = self.buffer
+        prefix = f"{self.agent_id}:{seq}."
         for event, data in frames:
             n += 1
-            cursor = Cursor(seq, n)
-            text = sse_frame(data, event, format_event_id(self.agent_id, cursor))
-            buffer.append((cursor, text.encode()))
-        self.cursor = cursor
+            buffer.append((seq, n, sse_frame(data, event, f"{prefix}{n}").encode()))
+        self.cursor = Cursor(seq, n)
         overflow = len(buffer) - self.max_frames
         if overflow > 0:
             for _ in range(overflow):
-                self.trimmed = buffer.popleft()[0]
+                dropped = buffer.popleft()
+            self.trimmed = (dropped[0], dropped[1])
             self.start += overflow
-        self.wake()
+        if self._waiters and self._pending is None:  # someone waits, and no wake is due
+            self._batched_wake()
+
+    def _batched_wake(self) -> None:
+        """Wake the readers now, or at ``flush`` seconds after the last wake if sooner."""
+        if self.flush <= 0:
+            self.wake()
+            return
+        loop = asyncio.get_running_loop()
+        due = self._last_wake + self.flush
+        if loop.time() >= due:
+            self.wake()
+        else:
+            self._pending = loop.call_at(due, self.wake)
 
     def close(self) -> None:
         """No frame will come any more (the agent is gone): readers finish."""
@@ -109,27 +143,39 @@ class Channel:
         self.wake()
 
     def wake(self) -> None:
-        """Wake the readers (new frames, the end, or a change of their ``until``)."""
-        changed = self._changed
-        if changed is not None:
-            self._changed = None
-            if not changed.done():
-                changed.set_result(None)
+        """Wake the readers now (new frames, the end, or a change of their ``until``)."""
+        pending = self._pending
+        if pending is not None:
+            self._pending = None
+            pending.cancel()
+        waiters = self._waiters
+        if waiters:
+            self._waiters = []
+            self._last_wake = waiters[0].get_loop().time()
+            for waiter in waiters:
+                if not waiter.done():  # a cancelled reader's
+                    waiter.set_result(None)
 
     async def changed(self) -> None:
         """Wait for the next frame (or the end)."""
-        if self._changed is None:
-            self._changed = asyncio.get_running_loop().create_future()
-        await asyncio.shield(self._changed)
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        try:
+            await waiter  # each reader its own future: cancelling one cancels no other
+        except asyncio.CancelledError:
+            if waiter in self._waiters:
+                self._waiters.remove(waiter)
+            raise
 
     def index_after(self, cursor: Cursor) -> int | None:
         """The absolute index of the first buffered frame after ``cursor``, or None when
         frames after it were already dropped (the journal must supply them)."""
-        if self.trimmed is not None and cursor < self.trimmed:
+        position = (cursor.seq, cursor.n)
+        if self.trimmed is not None and position < self.trimmed:
             return None
         index = self.start
-        for frame_cursor, _ in self.buffer:  # newest frames are the likely case: from the end
-            if frame_cursor > cursor:
+        for seq, n, _ in self.buffer:
+            if (seq, n) > position:
                 break
             index += 1
         return index
@@ -143,9 +189,9 @@ class Channel:
         buffer = self.buffer
         offset = begin - self.start
         if offset == 0 and stop == self.end:
-            chunk = b"".join(frame for _, frame in buffer)
+            chunk = b"".join([entry[2] for entry in buffer])
         else:
-            chunk = b"".join(buffer[i][1] for i in range(offset, stop - self.start))
+            chunk = b"".join([buffer[i][2] for i in range(offset, stop - self.start)])
         self._joined = (begin, stop, chunk)
         return chunk
 
@@ -225,7 +271,8 @@ class Feed:
     ``journal`` is the agent's (it numbers the outputs: each belongs to the entry last
     appended); ``machine_factory`` builds the machine its journal replays through (the
     conversation machine with the agent's prices). ``max_frames`` bounds each channel's
-    buffer, and so how far a client may fall behind before it is cut.
+    buffer, and so how far a client may fall behind before it is cut; ``flush`` is the
+    least time between two wakes of a channel's readers (module docstring).
     """
 
     def __init__(
@@ -235,13 +282,17 @@ class Feed:
         machine_factory: Callable[[], MealyMachine],
         *,
         max_frames: int = 4096,
+        flush: float = 0.0,
     ) -> None:
         if max_frames < 1:
             raise ValueError(f"max_frames must be at least 1, got {max_frames}")
+        if not flush >= 0:
+            raise ValueError(f"flush must be a number of seconds >= 0, got {flush}")
         self.agent_id = agent_id
         self.journal = journal
         self.machine_factory = machine_factory
         self.max_frames = max_frames
+        self.flush = flush
         self.channels: dict[tuple[str, tuple[tuple[str, str], ...]], Channel] = {}
         self._private: list[Channel] = []
         self._seq = 0
@@ -326,16 +377,31 @@ class Feed:
         state = protocol.initial(self.agent_id, params)
         channel = Channel(self.agent_id, protocol, params, state, _UNSET, 1 << 62)
         missed: list[bytes] = []
-        for entry, outputs in replay_steps(
-            self.journal, self.machine_factory, agent_id=self.agent_id
-        ):
-            for output in outputs:
-                channel.push(entry.seq, self.agent_id, output)
-            if channel.buffer:
-                if after is not None:
-                    missed += [frame for cursor, frame in channel.buffer if cursor > after]
-                channel.buffer.clear()
+        position = None if after is None else (after.seq, after.n)
+        root = self.agent_id
+        last = [0]  # the agent's own last entry so far: what numbers an output, as live
+
+        def entries() -> Iterator[JournalEntry]:
+            for entry in self.journal.entries():
+                if entry.agent_id == root:
+                    last[0] = entry.seq
+                yield entry  # replay_tree yields this entry's outputs before the next
+
+        for _, output in replay_tree(entries(), root, self.machine_factory):
+            channel.push(last[0], root, output)
+            if len(channel.buffer) >= 1024:
+                missed += _after(channel.buffer, position)
+        missed += _after(channel.buffer, position)
         channel.start = 0
-        channel.trimmed = None if channel.cursor == _UNSET else channel.cursor  # not buffered
+        made = channel.cursor
+        channel.trimmed = None if made == _UNSET else (made.seq, made.n)  # none is buffered
         channel.max_frames = self.max_frames
+        channel.flush = self.flush
         return channel, b"".join(missed)
+
+
+def _after(buffer: deque[tuple[int, int, bytes]], position: tuple[int, int] | None) -> list[bytes]:
+    """The frames of ``buffer`` after ``position`` (None: none), emptying it."""
+    found = [] if position is None else [f for seq, n, f in buffer if (seq, n) > position]
+    buffer.clear()
+    return found

@@ -134,4 +134,6 @@ def comment_frame(text: str) -> str:
 
 
 def _one_line(text: str) -> str:
-    return text.replace("\r", "").replace("\n", "")
+    if "\n" in text or "\r" in text:
+        return text.replace("\r", "").replace("\n", "")
+    return text

@@ -111,7 +111,10 @@ def _run(prompts: list[tuple[str, list[list[Any]], str]], script: list[list[Any]
                 else:
                     await agent.approve(call_id)
         await agent.aclose()
-        live = {name: list(reader.channel.buffer) for name, reader in readers.items()}
+        live = {
+            name: [(Cursor(seq, n), f) for seq, n, f in reader.channel.buffer]
+            for name, reader in readers.items()
+        }
         return Session(tuple(rec.outputs()), journal, live)
 
     return asyncio.run(main())

@@ -12,7 +12,7 @@ from typing import Any
 
 import uvicorn
 
-from agentcore._app.serve import agent_options
+from agentcore._app.serve import agent_options, tree_options
 from agentcore.serve import ServeConfig, create_app
 
 SERVERS: dict[str, Any] = {}
@@ -32,6 +32,7 @@ async def serving(
 ) -> AsyncIterator[str]:
     """Serve the embedded model; yield the base URL; stop the server on exit."""
     port = free_port()
+    config = {**tree_options(None, delay), **config}
     app = create_app(ServeConfig(agent_options(None, delay), journal_dir=journal_dir, **config))
     server = uvicorn.Server(
         uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")

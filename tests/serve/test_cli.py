@@ -70,3 +70,21 @@ def test_agentcore_serve_starts_on_a_fresh_machine() -> None:
     finally:
         process.terminate()
         process.wait(10)
+
+
+def test_the_demo_tree_plays_its_own_models_and_resolves_any_other() -> None:
+    """The embedded tree plays the demo and researcher models itself; an agent asked for
+    another model gets that model's driver from the registry (never the demo by mistake)."""
+    from agentcore._app.serve import tree_options
+    from agentcore._app.serve_model import DEMO_MODEL, RESEARCHER_MODEL
+    from agentcore.errors import ConfigurationError
+
+    tree = tree_options(None, 0.0)
+    factory = tree["registry"].driver_factory
+    assert factory(DEMO_MODEL).name == DEMO_MODEL
+    assert factory(RESEARCHER_MODEL).name == RESEARCHER_MODEL
+    with pytest.raises(ConfigurationError, match="nowhere"):
+        factory("nowhere/model-x")
+    assert tree_options("anthropic/claude-sonnet-4-5", 0.0) == {}
+    with pytest.raises(ConfigurationError, match="agent_type"):
+        ServeConfig(agent_options(None, 0.0), registry=tree["registry"])

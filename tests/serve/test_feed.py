@@ -9,6 +9,7 @@ later frame once, in order, byte for byte.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 
 from hypothesis import HealthCheck, given, settings
@@ -133,3 +134,77 @@ def test_a_slow_reader_is_cut_and_the_agent_never_waits() -> None:
         assert reader.channel.readers == 0
 
     asyncio.run(main())
+
+
+def test_readers_are_woken_at_most_once_per_flush_and_miss_nothing() -> None:
+    """A stream that yields between outputs wakes its readers once per ``flush``, not per
+    output; the first output after a quiet spell goes out at once; a reader cancelled
+    while waiting leaves the others waiting."""
+
+    async def main() -> None:
+        from agentcore import MemoryJournal
+        from agentcore.events import TextDelta
+
+        loop = asyncio.get_running_loop()
+        journal = MemoryJournal()
+        journal.append(ROOT, TextDelta("x", 0))
+        feed = Feed(ROOT, journal, create_conversation_machine, flush=0.05)
+        readers = [feed.read(AGENTCORE, {}, None) for _ in range(3)]
+        got: list[list[tuple[float, bytes]]] = [[] for _ in readers]
+
+        async def drain(i: int) -> None:
+            async for chunk in readers[i]:
+                got[i].append((loop.time(), chunk))
+
+        tasks = [asyncio.create_task(drain(i)) for i in range(3)]
+        doomed = asyncio.create_task(drain_forever(feed))
+        await asyncio.sleep(0.01)
+        doomed.cancel()
+        started = loop.time()
+        feed.present(ROOT, TextDelta("first", 0))
+        await asyncio.sleep(0.01)
+        assert all(len(g) == 1 and g[0][0] - started < 0.04 for g in got)  # at once
+        for i in range(200):  # a fast stream: one output per loop iteration
+            feed.present(ROOT, TextDelta(str(i), 0))
+            await asyncio.sleep(0)
+        await asyncio.sleep(0.12)
+        feed.close()
+        await asyncio.gather(*tasks)
+        for g in got:
+            assert len(g) <= 4, len(g)  # 201 outputs in two or three wakes
+            frames = b"".join(chunk for _, chunk in g).decode().split("\n\n")[:-1]
+            texts = [json.loads(f.split("data: ")[1])["data"]["text"] for f in frames]
+            assert texts == ["first", *map(str, range(200))]
+            times = [t for t, _ in g]
+            assert all(b - a >= 0.045 for a, b in itertools.pairwise(times))
+
+    async def drain_forever(feed: Feed) -> None:
+        async for _ in feed.read(AGENTCORE, {}, None):
+            pass
+
+    asyncio.run(main())
+
+
+def test_a_negative_flush_is_refused() -> None:
+    from agentcore import MemoryJournal
+
+    for bad in (-1.0, float("nan")):
+        try:
+            Feed(ROOT, MemoryJournal(), create_conversation_machine, flush=bad)
+        except ValueError as exc:
+            assert "flush" in str(exc)
+        else:
+            raise AssertionError(bad)
+
+
+@SETTINGS
+@given(sessions(max_prompts=2), st.text(), st.integers(0, 1 << 40))
+def test_wire_json_is_json_dumps_of_the_wire_form(session: Session, text: str, ts: int) -> None:
+    from agentcore import to_dict
+    from agentcore.events import TextDelta, ThinkingDelta
+    from presenters.sse import wire_json
+
+    extra = [TextDelta(text, 3, timestamp=ts), ThinkingDelta(text, 0, signature=text)]
+    for output in [*session.outputs, *extra]:
+        expected = json.dumps(to_dict(output), ensure_ascii=False, separators=(",", ":"))
+        assert wire_json(output) == expected

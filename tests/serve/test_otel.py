@@ -122,3 +122,33 @@ def test_a_run_with_a_tool_by_the_conventions() -> None:
     # no content unless asked
     quiet, _ = _export(outputs, capture=False)
     assert all("gen_ai.tool.call.result" not in s.attributes for s in quiet)
+
+
+def test_sub_agent_spans_nest_under_the_spawning_tool_span() -> None:
+    """A parent spawns a child through ``task``, the child a grandchild: each child run
+    is an ``invoke_agent`` span in the root's trace, under the ``execute_tool task`` span
+    of the call that spawned it; replaying the tree's journal exports the same trace."""
+    from agentcore.agents import replay_tree
+
+    from .test_subagent_streams import ROOT as TREE_ROOT
+    from .test_subagent_streams import SESSION
+
+    outputs, journal, _ = SESSION
+    spans, _ = _export((TREE_ROOT, o) for o in outputs)
+    by_id = {s.context.span_id: s for s in spans}
+    runs = {s.attributes["gen_ai.agent.id"]: s for s in spans if s.name.startswith("invoke_agent")}
+    assert set(runs) == {TREE_ROOT, f"{TREE_ROOT}/call_p", f"{TREE_ROOT}/call_p/call_f"}
+    assert runs[TREE_ROOT].parent is None
+    assert len({s.context.trace_id for s in spans}) == 1
+    child, grandchild = runs[f"{TREE_ROOT}/call_p"], runs[f"{TREE_ROOT}/call_p/call_f"]
+    assert child.attributes["gen_ai.agent.name"] == "File finder"
+    for run, spawner in ((child, TREE_ROOT), (grandchild, f"{TREE_ROOT}/call_p")):
+        assert run.parent is not None
+        tool = by_id[run.parent.span_id]
+        assert tool.name == "execute_tool task"
+        assert by_id[tool.parent.span_id] is runs[spawner]
+        assert tool.start_time <= run.start_time and run.end_time <= tool.end_time
+    chats = [s for s in spans if s.name.startswith("chat ")]
+    assert {by_id[s.parent.span_id].attributes["gen_ai.agent.id"] for s in chats} == set(runs)
+    again, _ = _export(replay_tree(journal, TREE_ROOT))
+    assert [_key(s) for s in spans] == [_key(s) for s in again]

@@ -140,3 +140,50 @@ def test_the_page_as_a_person_uses_it() -> None:
             shutil.rmtree(profile, ignore_errors=True)
 
     asyncio.run(main())
+
+
+@pytest.mark.timeout(120)
+def test_a_sub_agent_shows_in_its_own_panel() -> None:
+    """The demo model hands "research ..." to its researcher through the ``task`` tool: the
+    child's run streams into its own panel inside the spawning call's card, with its
+    thinking collapsed and its status, apart from the parent's text; a reload shows the
+    same."""
+
+    async def main() -> None:
+        profile = tempfile.mkdtemp(prefix="agentcore-chromium-")
+        try:
+            async with serving(delay=0.01) as base, async_playwright() as pw:
+                browser = await pw.chromium.launch_persistent_context(
+                    profile, executable_path=CHROMIUM, args=ARGS, headless=True
+                )
+                page = await browser.new_page()
+                await page.goto(base)
+                await expect(page.get_by_test_id("connection")).to_have_text("connected")
+                await _send(page, "research tides")
+                card = page.get_by_test_id("tool-card").last
+                await expect(card).to_contain_text("tool call: task")
+                panel = card.get_by_test_id("subagent")
+                await expect(panel).to_have_count(1)
+                await expect(panel).to_contain_text("sub-agent: Researcher")
+                await expect(panel.get_by_test_id("subagent-status")).to_have_text("done")
+                await expect(panel.get_by_test_id("subagent-text")).to_have_text(
+                    "Findings on tides: three sources agree."
+                )
+                assert await panel.locator("details").get_attribute("open") is None
+                run_id = await panel.get_attribute("data-run-id")
+                assert run_id is not None and run_id.endswith("#1")
+                parent_text = page.get_by_test_id("assistant").last.get_by_test_id("text")
+                await expect(parent_text.last).to_contain_text("The tool task returned")
+                await expect(parent_text.first).to_have_text("Asking the researcher.")
+                await expect(page.get_by_test_id("footer")).to_have_count(1)  # the run ended
+                await _shot(page, "6-subagent")
+                before = await page.get_by_test_id("log").inner_text()
+                await page.reload()
+                await expect(page.get_by_test_id("subagent-status")).to_have_text("done")
+                await expect(page.get_by_test_id("footer")).to_have_count(1)
+                assert await page.get_by_test_id("log").inner_text() == before
+                await browser.close()
+        finally:
+            shutil.rmtree(profile, ignore_errors=True)
+
+    asyncio.run(main())

@@ -106,6 +106,82 @@ function text(content) {
 
 function fmt(n) { return n.toLocaleString("en"); }
 
+// -- sub-agents: each run of a child in its own panel, inside the card of the call that
+// spawned it (a grandchild inside its parent's panel), told apart by its lineage run id
+const subs = {};
+
+function subPanel(lineage) {
+  let panel = subs[lineage.run_id];
+  if (!panel) {
+    const parent = subs[lineage.parent_run_id];
+    const cards = parent ? parent.cards : view.cards;
+    const host = cards[lineage.tool_call_id] || (parent ? parent.node : bubble());
+    const node = el("div", "subagent");
+    node.setAttribute("data-testid", "subagent");
+    node.dataset.runId = lineage.run_id;
+    const head = el("div", "subagent-head");
+    head.append(el("strong", "", `sub-agent: ${lineage.name || lineage.agent_type}`),
+      el("span", "run-id", ` ${lineage.run_id}`));
+    const status = el("span", "subagent-status", "running");
+    status.setAttribute("data-testid", "subagent-status");
+    head.append(status);
+    node.append(head);
+    host.append(node);
+    panel = subs[lineage.run_id] = { node, status, blocks: {}, cards: {} };
+  }
+  return panel;
+}
+
+function subBlock(panel, kind, index) {
+  const key = kind + index;
+  if (!panel.blocks[key]) {
+    let node;
+    if (kind === "thinking") {
+      node = el("details", "thinking");
+      node.append(el("summary", "", "Thinking"));
+      node.body = el("span");
+      node.append(node.body);
+    } else {
+      node = el("div", "text");
+      node.setAttribute("data-testid", "subagent-text");
+      node.body = node;
+    }
+    panel.node.append(node);
+    panel.blocks[key] = node;
+  }
+  return panel.blocks[key].body;
+}
+
+function subCard(panel, call) {
+  let node = panel.cards[call.tool_call_id];
+  if (!node) {
+    node = el("div", "card");
+    node.append(el("strong", "", `tool call: ${call.tool_name}`));
+    node.result = el("pre", "result");
+    node.append(node.result);
+    panel.node.append(node);
+    panel.cards[call.tool_call_id] = node;
+  }
+  return node;
+}
+
+const subHandlers = {
+  message_start(panel) { panel.blocks = {}; },
+  text_delta(panel, d) { if (d.text) subBlock(panel, "text", d.index).textContent += d.text; },
+  thinking_delta(panel, d) {
+    if (d.text) subBlock(panel, "thinking", d.index).textContent += d.text;
+  },
+  tool_call_message(panel, d) { subCard(panel, d.tool_call); },
+  tool_result_message(panel, d) {
+    const node = subCard(panel, d);
+    node.result.textContent = (d.is_error ? "error: " : "result: ") + text(d.result);
+  },
+  agent_end(panel, d) {
+    panel.status.textContent = d.reason === "completed" ? "done" : d.reason;
+    panel.node.classList.add(d.reason);
+  },
+};
+
 const handlers = {
   user_message(d) {
     view.bubble = null;
@@ -113,7 +189,7 @@ const handlers = {
     node.setAttribute("data-testid", "user");
     $("log").append(node);
   },
-  message_start() { bubble(); },
+  message_start() { bubble(); view.blocks = {}; },  // each model reply its own blocks
   text_delta(d) { if (d.text) block("text", d.index).textContent += d.text; },
   thinking_delta(d) { if (d.text) block("thinking", d.index).textContent += d.text; },
   tool_call_message(d) { card(d.tool_call); },
@@ -137,6 +213,12 @@ const handlers = {
     const node = el("div", "footer", line);
     node.setAttribute("data-testid", "footer");
     bubble().append(node);
+  },
+  subagent_event(d) {
+    const lineage = d.lineage.data;
+    const inner = d.event;
+    const handle = subHandlers[inner.type];
+    if (handle) handle(subPanel(lineage), inner.data);
   },
   agent_end(d) {
     if (d.reason === "aborted") {

@@ -1,0 +1,255 @@
+"""The served agents: how the app builds, resumes and runs them (``ServeConfig``, ``Host``).
+
+``Host`` owns the agents of one app, each with its ``Feed``; the routes (``app``) call it.
+A run is a background task: a client that disconnects cancels nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import pathlib
+import re
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from .._agents.registry import AgentRegistry
+from .._core.errors import ConfigurationError
+from .._core.machine import MealyMachine
+from .._journal.journal import Journal, JsonlJournal, MemoryJournal
+from .._loop.conversation import create_conversation_machine
+from .._runtime.agent import Agent
+from .feed import Feed
+from .protocol import RunRequest
+
+__all__ = ["AGENT_ID", "AgentOptions", "Host", "HttpError", "ServeConfig", "Served"]
+
+AGENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+"""What an agent id (an AG-UI thread id, a Vercel chat id) may be."""
+
+AgentOptions = Callable[[str | None], Mapping[str, Any]]
+"""``options(model)``: the ``Agent`` options (``model`` as a driver or ``"provider/model"``,
+``tools``, ``system_prompt``...) for an agent asked for ``model`` (None: the default)."""
+
+
+@attrs.frozen
+class ServeConfig:
+    """How the app behaves. ``agent_options`` builds agents (``AgentOptions``);
+    ``journal_dir`` keeps each agent's journal as ``<dir>/<agent_id>.jsonl`` so a restarted
+    server resumes them (None: in memory); ``token`` guards every API route; ``cors_origins``
+    allows those origins (none by default); ``max_body`` caps a request body in bytes;
+    ``max_frames`` caps each stream's buffer (a client further behind is cut and resumes);
+    ``flush`` the least time between two writes to a stream's clients, in seconds (frames
+    made meanwhile go out together: a fast stream costs each client at most ``1/flush``
+    writes a second); ``ping`` is the keep-alive comment interval in seconds; ``retry_ms``
+    the reconnection delay sent to clients. With a ``registry``
+    (``agentcore.agents.AgentRegistry``), every agent is the root of a tree of the
+    definition ``agent_type`` (its options override the definition's), so it may spawn
+    sub-agents, whose events every stream carries."""
+
+    agent_options: AgentOptions
+    journal_dir: pathlib.Path | None = None
+    token: str | None = None
+    cors_origins: Sequence[str] = ()
+    max_body: int = 1 << 20
+    max_frames: int = 4096
+    flush: float = 0.02
+    ping: float = 15.0
+    retry_ms: int = 2000
+    registry: AgentRegistry | None = None
+    agent_type: str | None = None
+
+    def __attrs_post_init__(self) -> None:
+        if (self.registry is None) != (self.agent_type is None):
+            raise ConfigurationError(
+                "ServeConfig: give both registry and agent_type (the served agents' "
+                "definition), or neither"
+            )
+
+
+class Served:
+    """One agent on the server: its feed, the model it was asked for, its current run."""
+
+    def __init__(self, agent: Agent, feed: Feed, model: str | None) -> None:
+        self.agent = agent
+        self.feed = feed
+        self.model = model
+        self.task: asyncio.Task[Any] | None = None
+        self.run_seq = 0
+        """The journal's last entry before the current run began (its frames come after)."""
+
+    @property
+    def running(self) -> bool:
+        return self.task is not None and not self.task.done()
+
+
+class HttpError(Exception):
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+class Host:
+    """The agents of one app and what its routes do with them (module docstring)."""
+
+    def __init__(self, config: ServeConfig) -> None:
+        self.config = config
+        self.agents: dict[str, Served] = {}
+        self.background: set[asyncio.Task[Any]] = set()
+        self._counter = 0
+
+    # -- agents --------------------------------------------------------------------------
+
+    def _journal(self, agent_id: str) -> Journal:
+        directory = self.config.journal_dir
+        if directory is None:
+            return MemoryJournal()
+        return JsonlJournal(directory / f"{agent_id}.jsonl", fsync="turn")
+
+    def _new_id(self) -> str:
+        while True:
+            self._counter += 1
+            agent_id = f"agent-{self._counter}"
+            if agent_id not in self.agents and not self._journal_exists(agent_id):
+                return agent_id
+
+    def _journal_exists(self, agent_id: str) -> bool:
+        directory = self.config.journal_dir
+        return directory is not None and (directory / f"{agent_id}.jsonl").exists()
+
+    def create(self, model: str | None, agent_id: str | None, system: str | None) -> Served:
+        if agent_id is None:
+            agent_id = self._new_id()
+        elif not AGENT_ID.match(agent_id):
+            raise HttpError(400, f"agent id {agent_id!r} must match {AGENT_ID.pattern}")
+        if agent_id in self.agents or self._journal_exists(agent_id):
+            raise HttpError(409, f"agent {agent_id!r} exists already")
+        options = dict(self.config.agent_options(model))
+        if system is not None:
+            options["system_prompt"] = system
+        journal = self._journal(agent_id)
+        feed = self._feed(agent_id, journal, lambda: create_conversation_machine(agent.prices))
+        agent = self._build(agent_id, journal, feed, options)
+        if self.config.journal_dir is not None:
+            meta = self.config.journal_dir / f"{agent_id}.json"
+            meta.write_text(json.dumps({"model": model, "system": system}), encoding="utf-8")
+        served = self.agents[agent_id] = Served(agent, feed, model)
+        return served
+
+    async def resume_all(self) -> None:
+        """Resume every agent whose journal is in ``journal_dir`` (a restarted server)."""
+        directory = self.config.journal_dir
+        if directory is None:
+            return
+        for path in sorted(directory.glob("*.jsonl")):
+            agent_id = path.stem
+            meta_path = path.with_suffix(".json")
+            meta = json.loads(meta_path.read_text(encoding="utf-8")) if meta_path.exists() else {}
+            options = dict(self.config.agent_options(meta.get("model")))
+            if meta.get("system") is not None:
+                options["system_prompt"] = meta["system"]
+            journal = JsonlJournal(path, fsync="turn")
+            holder: list[Agent] = []
+
+            def machine(holder: list[Agent] = holder) -> MealyMachine:
+                return create_conversation_machine(holder[0].prices)
+
+            feed = self._feed(agent_id, journal, machine)
+            agent = await self._resume(agent_id, journal, feed, options)
+            holder.append(agent)
+            served = self.agents[agent_id] = Served(agent, feed, meta.get("model"))
+            served.task = self._spawn(agent.wait())
+
+    def _feed(self, agent_id: str, journal: Journal, machine: Callable[[], MealyMachine]) -> Feed:
+        config = self.config
+        return Feed(agent_id, journal, machine, max_frames=config.max_frames, flush=config.flush)
+
+    def _build(
+        self, agent_id: str, journal: Journal, feed: Feed, options: Mapping[str, Any]
+    ) -> Agent:
+        registry, kind = self.config.registry, self.config.agent_type
+        if registry is None or kind is None:
+            return Agent(agent_id=agent_id, journal=journal, presenters=[feed], **options)
+        rest = dict(options)  # tools add to the definition's (its spawn tools stay)
+        tools = rest.pop("tools", ())
+        return registry.create(
+            kind, journal=journal, presenters=[feed], agent_id=agent_id, tools=tools, **rest
+        )
+
+    async def _resume(
+        self, agent_id: str, journal: Journal, feed: Feed, options: Mapping[str, Any]
+    ) -> Agent:
+        registry, kind = self.config.registry, self.config.agent_type
+        if registry is None or kind is None:
+            return await Agent.resume(journal, agent_id=agent_id, presenters=[feed], **options)
+        rest = dict(options)
+        tools = rest.pop("tools", ())
+        return await registry.resume(
+            kind, journal, agent_id=agent_id, presenters=[feed], tools=tools, **rest
+        )
+
+    def get(self, agent_id: str) -> Served:
+        served = self.agents.get(agent_id)
+        if served is None:
+            raise HttpError(404, f"no agent {agent_id!r}")
+        return served
+
+    def get_or_create(self, agent_id: str) -> Served:
+        return self.agents.get(agent_id) or self.create(None, agent_id, None)
+
+    async def aclose(self) -> None:
+        for served in list(self.agents.values()):
+            await served.agent.aclose()
+            served.feed.close()
+            journal = served.agent.journal
+            if journal is not None:
+                journal.close()
+        self.agents.clear()
+
+    # -- runs ----------------------------------------------------------------------------
+
+    def _spawn(self, work: Awaitable[Any]) -> asyncio.Task[Any]:
+        task = asyncio.ensure_future(work)
+        self.background.add(task)
+        task.add_done_callback(self.background.discard)
+        task.add_done_callback(_retrieve)
+        return task
+
+    async def start(self, served: Served, work: Awaitable[Any]) -> asyncio.Task[Any]:
+        """Run ``work`` (a prompt, an approval) as the agent's current run; raise 409 when
+        the agent refused it at once (busy, nothing to approve...)."""
+        journal = served.agent.journal
+        served.run_seq = 0 if journal is None else journal.last_seq(served.agent.agent_id)
+        task = self._spawn(work)
+        await asyncio.sleep(0)  # a command the agent rejects raises before its first await
+        if task.done() and task.exception() is not None:
+            error = task.exception()
+            raise HttpError(409, str(error))
+        served.task = task
+        return task
+
+    async def decide(self, served: Served, request: RunRequest) -> asyncio.Task[Any]:
+        """Start what a protocol's run request asks: approvals, then a prompt."""
+        agent = served.agent
+
+        async def work() -> None:
+            for call_id, approved, reason in request.decisions:
+                if approved:
+                    await agent.approve(call_id)
+                else:
+                    await agent.reject(call_id, reason)
+            if request.prompt:
+                await agent.prompt(request.prompt)
+            await agent.wait()
+
+        if not request.decisions and not request.prompt:
+            raise HttpError(400, "the request has neither a new user message nor an approval")
+        return await self.start(served, work())
+
+
+def _retrieve(task: asyncio.Task[Any]) -> None:
+    if not task.cancelled():
+        task.exception()  # errors are the agent's state; never "never retrieved" warnings
