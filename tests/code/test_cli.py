@@ -90,7 +90,7 @@ def test_a_session_is_resumed_with_its_history_and_questions_are_lines(
                     {
                         "when": "push",
                         "steps": [
-                            {"tools": [{"name": "bash", "args": {"command": "git push -f"}}]},
+                            {"tools": [{"name": "bash", "args": {"command": "git push"}}]},
                             {"text": "Not pushed."},
                         ],
                     },
@@ -104,7 +104,7 @@ def test_a_session_is_resumed_with_its_history_and_questions_are_lines(
     assert again.returncode == 0, again.stderr
     out = again.stdout
     assert out.index("> hello") < out.index("Hello to you.") < out.index("(resumed session")
-    assert "● bash  $ git push -f" in out and "destructive: git push -f without naming" in out
+    assert "● bash  $ git push" in out and "risky: git push publishes to a remote" in out
     assert "Allow? [y/n/a]" in out and "[rejected]" in out and "Not pushed." in out
 
 
