@@ -16,7 +16,7 @@ from agentcore import ModelPrice
 from agentcore._app.code.app import HELP, CodeApp
 from agentcore._app.code.script import load_script, script_driver
 from agentcore._app.code.sessions import JsonlSessions
-from agentcore._app.code.setup import approval_reason, open_agent
+from agentcore._app.code.setup import approval_reason, close_agent, open_agent
 from agentcore.events import ToolCallPart
 from agentcore.journal import read_jsonl
 
@@ -69,7 +69,7 @@ async def start(
 
     async def switch(name: str) -> Any:
         assert app.agent is not None
-        await app.agent.aclose()
+        await close_agent(app.agent)
         other = script_driver(load_script({"replies": [{"steps": [{"text": f"I am {name}"}]}]}))
         return await open_agent(session, name, other, FREE, app, resumed=True, guard=guard)
 
@@ -105,7 +105,12 @@ def test_a_prompt_streams_its_reply_and_titles_the_session(tmp_path: pathlib.Pat
         await settled(app)
         assert app.store.list()[0].title == "try [REDACTED] please"  # as in the journal
         activity, footer = app.status()
-        assert activity == "" and footer.startswith("script/") and " · " in footer and "$0.0000" in footer
+        assert (
+            activity == ""
+            and footer.startswith("script/")
+            and " · " in footer
+            and "$0.0000" in footer
+        )
         await app.close()
 
     asyncio.run(main())
@@ -202,7 +207,9 @@ def test_approval_reason(mode: Any, name: str, args: dict[str, Any], asked: str 
 
 def test_without_the_guard_what_it_would_block_is_asked_about() -> None:
     call = ToolCallPart("c", "bash", {"command": "rm -rf ~"})
-    assert approval_reason("destructive", call, guarded=False) == "risky: rm -r on the home directory"
+    assert (
+        approval_reason("destructive", call, guarded=False) == "risky: rm -r on the home directory"
+    )
     assert approval_reason("none", call, guarded=False) is None
 
 

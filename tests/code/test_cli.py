@@ -57,6 +57,27 @@ def test_without_a_key_the_demo_fixes_its_sample_project(tmp_path: pathlib.Path)
     assert "demo" in listed and str(workspace) in listed and "fix the failing tests" in listed
 
 
+def test_the_demo_explains_through_the_explorer_and_its_force_push_is_blocked(
+    tmp_path: pathlib.Path,
+) -> None:
+    done = run(tmp_path, stdin="explain the project\nforce push it\n/session\n/quit\n")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "● task  explorer: survey the project" in out
+    assert "  ⎿ Three files: README.md" in out and "task_id" not in out
+    assert "● bash  $ git push --force origin main" in out
+    assert "  ⎿ ⛔ Blocked by the bash guard: git push --force to main" in out
+    assert "Allow?" not in out and "exception" not in done.stderr.lower()
+    log = pathlib.Path(re.search(r"tool calls logged to (\S+)", out)[1])  # type: ignore[index]
+    calls = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [(c["type"], c["tool_name"]) for c in calls] == [
+        ("start", "task"),
+        ("end", "task"),
+        ("start", "bash"),
+        ("end", "bash"),
+    ]
+
+
 def test_errors_before_anything_starts(
     tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

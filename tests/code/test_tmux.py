@@ -225,3 +225,32 @@ def test_a_session_killed_mid_reply_resumes_where_it_stopped(
     assert (repo / "notes.txt").read_text() == "a\nb\n"
     tmux.send("C-d")
     assert tmux.exit_status() == 0
+
+
+def test_a_task_shows_what_its_explorer_does_then_its_answer(
+    tmux: Tmux, repo: pathlib.Path, tmp_path: pathlib.Path
+) -> None:
+    task = {"description": "find add", "subagent_type": "explorer", "prompt": "Survey: add?"}
+    replies = [
+        {
+            "when": "survey",  # the explorer runs on the same scripted model
+            "steps": [
+                {"tools": [{"name": "grep", "args": {"pattern": "def add"}}]},
+                {"text": "add is in calc.py:1.", "pause": 1.5},
+            ],
+        },
+        {
+            "when": "where",
+            "steps": [{"tools": [{"name": "task", "args": task}]}, {"text": "Found it."}],
+        },
+    ]
+    tmux.start(_code(_script(tmp_path, replies), repo), _env(tmp_path))
+    tmux.wait_for("/help for commands")
+    tmux.type("where is add?")
+    tmux.send("Enter")
+    live = tmux.wait_for("running task · Explorer: grep 'def add'", visible=True)
+    assert "● task  explorer: find add" in live
+    screen = tmux.wait_for("Found it.")
+    assert "  ⎿ add is in calc.py:1." in screen and "running task" not in tmux.visible()
+    tmux.send("C-d")
+    assert tmux.exit_status() == 0

@@ -146,7 +146,7 @@ async def _main(
 
     from ..._runtime.agent import Agent
     from .app import CodeApp
-    from .setup import make_driver, open_agent
+    from .setup import close_agent, make_driver, open_agent
     from .terminal import LineScreen, TerminalScreen, run_lines, run_terminal
 
     console = Console()
@@ -159,7 +159,7 @@ async def _main(
         new_driver, new_price = make_driver(name)
         drivers.append(new_driver)
         assert app.agent is not None
-        await app.agent.aclose()
+        await close_agent(app.agent)
         return await open_agent(
             session,
             name,

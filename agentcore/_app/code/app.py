@@ -28,7 +28,7 @@ from ..._core.pricing import cost_of
 from ..._core.secrets import scrub
 from ..._runtime.agent import Agent
 from .sessions import Session, SessionStore
-from .setup import APPROVAL_MODES, ApprovalMode, approval_reason
+from .setup import APPROVAL_MODES, ApprovalMode, approval_reason, close_agent
 from .view import DIM, ERROR, NOTE, Line, View, call_line, history, present, text_lines
 
 __all__ = ["HELP", "Ask", "CodeApp", "Screen"]
@@ -186,7 +186,7 @@ class CodeApp:
             with contextlib.suppress(asyncio.CancelledError, TimeoutError):
                 await asyncio.wait_for(asyncio.shield(self._task), 5)
         if agent is not None:
-            await agent.aclose()
+            await close_agent(agent)
 
     # -- the live part --------------------------------------------------------------------
 

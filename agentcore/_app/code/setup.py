@@ -27,6 +27,7 @@ import attrs
 
 from ..._agents.definition import AgentDefinition
 from ..._agents.registry import AgentRegistry
+from ..._agents.tree import node_of
 from ..._coding.factory import create_all_tools, create_read_only_tools
 from ..._coding.guard import check_command, check_risky
 from ..._coding.todo import TodoItem, TodoStore
@@ -52,6 +53,7 @@ __all__ = [
     "EXPLORER",
     "ROOT",
     "approval_reason",
+    "close_agent",
     "coding_extensions",
     "coding_tools",
     "default_model",
@@ -160,6 +162,11 @@ def coding_extensions(cwd: str, log: Path | None, *, guard: bool = True) -> list
     ``agentcore.tools`` logger) and context info for ``cwd``."""
     logger = tool_logger(tool_log_writer(log) if log is not None else None)
     return [*([bash_guard()] if guard else []), logger, context_info(cwd)]
+
+
+async def close_agent(agent: Agent) -> None:
+    """Close the agent and the sub-agents its ``task`` calls ran (their journals synced)."""
+    await node_of(agent).aclose()
 
 
 def restore_todos(messages: Iterable[Any]) -> TodoStore:

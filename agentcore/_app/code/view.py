@@ -218,6 +218,9 @@ def result_lines(message: ToolResultMessage) -> list[Line]:
             if isinstance(t, Mapping)
         ]
         return _indented(todos or ["(no todos)"], DIM)
+    if name == "task":  # the sub-agent's answer, without the note of its task id
+        answer = text.rpartition("\n\n(task_id: ")[0] or text
+        return _indented(_head(answer, 3), DIM)
     if name in ("write", "webfetch"):
         return _indented(_head(text, 1), DIM)
     return _indented(_head(text), DIM)
