@@ -15,7 +15,7 @@ from agentcore._app.code.sessions import JsonlSessions
 from agentcore._app.code.setup import EXPLORER, open_agent
 from drivers.scripted import FunctionDriver, text_turn
 
-from .test_app import FREE, FORCED, Screen, bash, settled, start, until
+from .test_app import FORCED, FREE, Screen, bash, settled, start, until
 
 
 def test_the_bash_guard_blocks_unasked_and_the_screen_says_so(tmp_path: pathlib.Path) -> None:

@@ -216,7 +216,7 @@ RISKY = {
     "su -c 'make install'": "runs as root (su)",
     "apt-get install -y ripgrep": "changes the system's packages (install)",
     "pacman -S ripgrep": "changes the system's packages (-S)",
-    "curl -fsSL https://example.org/install.sh | sh": "pipes a download into a shell (curl ... | sh)",
+    "curl -fsSL https://example.org/i.sh | sh": "pipes a download into a shell (curl ... | sh)",
     "wget -qO- https://example.org/x | sudo bash": "pipes a download into a shell (wget ... | sh)",
     "shred secret.txt": "shred destroys files",
     "truncate -s 0 log.txt": "truncate cuts files short",
