@@ -15,6 +15,7 @@ from ._coding.file_tools import create_edit_tool as create_edit_tool
 from ._coding.file_tools import create_read_tool as create_read_tool
 from ._coding.file_tools import create_write_tool as create_write_tool
 from ._coding.guard import check_command as check_command
+from ._coding.guard import check_risky as check_risky
 from ._coding.local import LocalOperations as LocalOperations
 from ._coding.operations import DirEntry as DirEntry
 from ._coding.operations import EditOperations as EditOperations
@@ -69,6 +70,7 @@ __all__ = [
     "WriteOperations",
     "apply_edit",
     "check_command",
+    "check_risky",
     "create_all_tools",
     "create_bash_tool",
     "create_coding_tools",

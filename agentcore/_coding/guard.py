@@ -9,6 +9,11 @@ would, rather than matching its text: quotes and escapes are undone (``r''m``,
 ``timeout``, ``xargs``, ``command``, ``exec``, variable assignments) and nested shells are
 read recursively (``bash -c '...'``, ``sh -c``, ``eval``).
 
+``check_risky(command)`` reads a command the same way for a lower bar: why it may lose
+work or reach beyond the project (deleting files, discarding git changes, publishing
+with ``git push``, running as root, installing system packages, piping a download into
+a shell), or None. The coding agent asks the user before such commands.
+
 It is a safety net against accidents, not a sandbox: a determined command (a script file,
 base64 piped to a shell, a variable holding ``/``) gets past any static reading.
 """
@@ -18,8 +23,9 @@ from __future__ import annotations
 import posixpath
 import re
 import shlex
+from collections.abc import Callable
 
-__all__ = ["check_command"]
+__all__ = ["check_command", "check_risky"]
 
 _SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "ash", "busybox-sh"})
 _KEYWORDS = frozenset(
@@ -65,21 +71,37 @@ def check_command(command: str) -> str | None:
     return _check(command, 0)
 
 
-def _check(command: str, depth: int) -> str | None:
+def check_risky(command: str) -> str | None:
+    """Why ``command`` may lose work or reach beyond the project, or None (module
+    docstring). Every command ``check_command`` flags is flagged here too."""
+    return check_command(command) or _risky(command, 0)
+
+
+SimpleCheck = Callable[[list[str], int], "str | None"]
+
+
+def _scan(command: str, depth: int, simple: SimpleCheck) -> str | None:
+    """The first reason ``simple`` gives for a command of ``command``: each simple
+    command of its chains, and those of its ``$(...)`` substitutions (nested shells are
+    ``simple``'s to read, at ``depth + 1``)."""
     if depth > _MAX_DEPTH:
         return None
-    squeezed = command.replace("\\\n", "")
-    if _FORK_BOMB.search(squeezed) or _FORK_LOOP.search(squeezed):
-        return "fork bomb: a function or loop that forks itself without end"
-    for inner in _SUBSTITUTION.findall(squeezed):
-        reason = _check(inner[0] or inner[1], depth + 1)
+    for inner in _SUBSTITUTION.findall(command):
+        reason = _scan(inner[0] or inner[1], depth + 1, simple)
         if reason:
             return reason
-    for words in _simple_commands(squeezed):
-        reason = _check_simple(words, depth)
+    for words in _simple_commands(command):
+        reason = simple(words, depth)
         if reason:
             return reason
     return None
+
+
+def _check(command: str, depth: int) -> str | None:
+    squeezed = command.replace("\\\n", "")
+    if _FORK_BOMB.search(squeezed) or _FORK_LOOP.search(squeezed):
+        return "fork bomb: a function or loop that forks itself without end"
+    return _scan(squeezed, depth, _check_simple)
 
 
 def _tokens(command: str) -> list[str]:
@@ -306,4 +328,92 @@ _CHECKS = {
     "wipefs": _check_wipefs,
     "cp": _check_copy,
     "tee": _check_disk_writer,
+}
+
+
+# -- the risky reading (check_risky) ----------------------------------------------------
+
+_PIPED_DOWNLOAD = re.compile(
+    r"\b(curl|wget)\b[^;&|]*\|\s*(sudo\s+|env\s+)*(ba|z|da|k)?sh\b(?!\s*-n)"
+)
+_AS_ROOT = frozenset({"sudo", "doas", "su", "pkexec"})
+_SYSTEM_PACKAGERS = frozenset({"apt", "apt-get", "aptitude", "dnf", "yum", "zypper", "pacman"})
+_PACKAGE_ACTIONS = frozenset({"install", "remove", "purge", "upgrade", "autoremove", "-S", "-R"})
+
+
+def _risky(command: str, depth: int) -> str | None:
+    squeezed = command.replace("\\\n", "")
+    piped = _PIPED_DOWNLOAD.search(squeezed)
+    if piped:
+        return f"pipes a download into a shell ({piped.group(1)} ... | sh)"
+    return _scan(squeezed, depth, _risky_simple)
+
+
+def _risky_simple(words: list[str], depth: int) -> str | None:
+    unwrapped = _unwrap(words)
+    wrappers = words[: len(words) - len(unwrapped)]
+    root = next((w for w in (*wrappers, *unwrapped[:1]) if posixpath.basename(w) in _AS_ROOT), "")
+    if root:
+        return f"runs as root ({posixpath.basename(root)})"
+    if not unwrapped:
+        return None
+    name, args = posixpath.basename(unwrapped[0]), unwrapped[1:]
+    if name in _SHELLS or name == "eval":
+        script = _shell_script(name, args)
+        return _risky(script, depth + 1) if script is not None else None
+    check = _RISKY.get(name)
+    return check(args) if check is not None else None
+
+
+def _risky_rm(args: list[str]) -> str | None:
+    _, operands = _operands(args)
+    if not operands:
+        return None
+    named = " ".join(operands[:3]) + (" ..." if len(operands) > 3 else "")
+    return f"rm deletes {named} for good"
+
+
+def _risky_find(args: list[str]) -> str | None:
+    return "find -delete deletes files for good" if "-delete" in args else None
+
+
+def _risky_git(args: list[str]) -> str | None:
+    i = 0
+    while i < len(args) and args[i].startswith("-"):
+        i += 2 if args[i] in ("-C", "-c") else 1
+    if i >= len(args):
+        return None
+    verb, rest = args[i], args[i + 1 :]
+    flags, operands = _operands(rest)
+    if verb == "push":
+        return "git push publishes to a remote"
+    if verb == "reset" and "--hard" in flags:
+        return "git reset --hard discards uncommitted changes"
+    if verb == "clean" and flags & {"-f", "--force"}:
+        return "git clean -f deletes untracked files"
+    discards = (verb == "checkout" and ("--" in rest or "." in operands)) or (
+        verb == "restore" and (not flags & {"--staged", "-S"} or bool(flags & {"--worktree", "-W"}))
+    )
+    if discards:
+        return f"git {verb} discards changes to files"
+    if verb == "stash" and operands[:1] in (["drop"], ["clear"]):
+        return f"git stash {operands[0]} deletes stashed changes"
+    if verb == "branch" and flags & {"-D"}:
+        return "git branch -D deletes a branch that may not be merged"
+    return None
+
+
+def _risky_packages(args: list[str]) -> str | None:
+    action = next((a for a in args if a in _PACKAGE_ACTIONS), None)
+    return f"changes the system's packages ({action})" if action is not None else None
+
+
+_RISKY: dict[str, Callable[[list[str]], str | None]] = {
+    "rm": _risky_rm,
+    "find": _risky_find,
+    "git": _risky_git,
+    "shred": lambda args: "shred destroys files",
+    "truncate": lambda args: "truncate cuts files short",
+    "dd": lambda args: "dd writes raw bytes over its output",
+    **{name: _risky_packages for name in _SYSTEM_PACKAGERS},
 }

@@ -4,6 +4,7 @@ commands and resuming, with a scripted model, the real tools and a JSONL session
 from __future__ import annotations
 
 import asyncio
+import json
 import pathlib
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -15,12 +16,13 @@ from agentcore import ModelPrice
 from agentcore._app.code.app import HELP, CodeApp
 from agentcore._app.code.script import load_script, script_driver
 from agentcore._app.code.sessions import JsonlSessions
-from agentcore._app.code.setup import approval_reason, open_agent
+from agentcore._app.code.setup import approval_reason, close_agent, open_agent
 from agentcore.events import ToolCallPart
 from agentcore.journal import read_jsonl
 
 FREE = ModelPrice(input=0.0, output=0.0)
-PUSH = "git push --force origin main"
+PUSH = "git push origin feature"  # asked about by default (no remote here: it fails)
+FORCED = "git push --force origin main"  # the bash guard blocks it
 
 
 class Screen:
@@ -52,22 +54,30 @@ async def start(
     *,
     approval: str = "destructive",
     resume: str | None = None,
+    guard: bool = True,
 ) -> tuple[CodeApp, Screen]:
+    """The app on a scripted model playing ``replies`` (also the model of the explorer
+    sub-agent: the script is saved, and the session's model is ``script/<its path>``)."""
     workspace = tmp_path / "ws"
     workspace.mkdir(exist_ok=True)
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"replies": replies}))
+    model = f"script/{script}"
     store = JsonlSessions(tmp_path / "sessions")
-    session = store.open(resume) if resume else store.create(str(workspace), "script/test")
+    session = store.open(resume) if resume else store.create(str(workspace), model)
     screen = Screen()
 
-    async def switch(model: str) -> Any:
+    async def switch(name: str) -> Any:
         assert app.agent is not None
-        await app.agent.aclose()
-        other = script_driver(load_script({"replies": [{"steps": [{"text": f"I am {model}"}]}]}))
-        return await open_agent(session, other, FREE, app, resumed=True)
+        await close_agent(app.agent)
+        other = script_driver(load_script({"replies": [{"steps": [{"text": f"I am {name}"}]}]}))
+        return await open_agent(session, name, other, FREE, app, resumed=True, guard=guard)
 
-    app = CodeApp(screen, session, store, approval=approval, switch_model=switch)  # type: ignore[arg-type]
-    driver = script_driver(load_script({"replies": replies}))
-    agent = await open_agent(session, driver, FREE, app, resumed=resume is not None)
+    app = CodeApp(screen, session, store, approval=approval, guard=guard, switch_model=switch)  # type: ignore[arg-type]
+    driver = script_driver(load_script(script))
+    agent = await open_agent(
+        session, model, driver, FREE, app, resumed=resume is not None, guard=guard
+    )
     app.attach(agent, resumed=resume is not None)
     return app, screen
 
@@ -95,7 +105,12 @@ def test_a_prompt_streams_its_reply_and_titles_the_session(tmp_path: pathlib.Pat
         await settled(app)
         assert app.store.list()[0].title == "try [REDACTED] please"  # as in the journal
         activity, footer = app.status()
-        assert activity == "" and footer.startswith("script/test · ") and "$0.0000" in footer
+        assert (
+            activity == ""
+            and footer.startswith("script/")
+            and " · " in footer
+            and "$0.0000" in footer
+        )
         await app.close()
 
     asyncio.run(main())
@@ -142,7 +157,7 @@ def test_destructive_commands_ask_and_the_answers_decide(tmp_path: pathlib.Path)
         app.submit("push it")
         await until(lambda: app.asking is not None)
         assert app.asking is not None and app.asking.call.input == {"command": PUSH}
-        assert app.asking.reason == "destructive: git push --force to main"
+        assert app.asking.reason == "risky: git push publishes to a remote"
         assert app.status()[0] == "waiting for your decision"
         app.answer("n")
         await until(lambda: app.asking is not None and "[rejected]" in screen.text)
@@ -176,7 +191,10 @@ def test_destructive_commands_ask_and_the_answers_decide(tmp_path: pathlib.Path)
     ("mode", "name", "args", "asked"),
     [
         ("destructive", "edit", {"path": "a", "old_text": "x", "new_text": "y"}, None),
-        ("destructive", "bash", {"command": "rm -rf ~"}, "destructive: "),
+        ("destructive", "bash", {"command": "rm -rf build"}, "risky: rm deletes build"),
+        ("destructive", "bash", {"command": "pytest -q"}, None),
+        ("destructive", "bash", {"command": "rm -rf ~"}, None),  # the guard blocks it, unasked
+        ("all", "bash", {"command": "rm -rf ~"}, None),
         ("all", "edit", {"path": "a", "old_text": "x", "new_text": "y"}, "every change"),
         ("all", "read", {"path": "a"}, None),
         ("none", "bash", {"command": "rm -rf /"}, None),
@@ -185,6 +203,14 @@ def test_destructive_commands_ask_and_the_answers_decide(tmp_path: pathlib.Path)
 def test_approval_reason(mode: Any, name: str, args: dict[str, Any], asked: str | None) -> None:
     reason = approval_reason(mode, ToolCallPart("c", name, args))
     assert reason is None if asked is None else reason is not None and reason.startswith(asked)
+
+
+def test_without_the_guard_what_it_would_block_is_asked_about() -> None:
+    call = ToolCallPart("c", "bash", {"command": "rm -rf ~"})
+    assert (
+        approval_reason("destructive", call, guarded=False) == "risky: rm -r on the home directory"
+    )
+    assert approval_reason("none", call, guarded=False) is None
 
 
 def test_ctrl_c_aborts_the_run_then_quits(tmp_path: pathlib.Path) -> None:
@@ -250,7 +276,7 @@ def test_commands(tmp_path: pathlib.Path) -> None:
         app.submit("/reset")
         assert app.agent is not None and app.agent.state.messages == ()
         app.submit("/model")
-        assert screen.lines[-1] == "model: script/test"
+        assert screen.lines[-1] == "model: " + app.session.info.model
         app.submit("/model script/other")
         await settled(app)
         assert screen.lines[-1] == "model: script/other"

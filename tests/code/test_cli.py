@@ -57,6 +57,27 @@ def test_without_a_key_the_demo_fixes_its_sample_project(tmp_path: pathlib.Path)
     assert "demo" in listed and str(workspace) in listed and "fix the failing tests" in listed
 
 
+def test_the_demo_explains_through_the_explorer_and_its_force_push_is_blocked(
+    tmp_path: pathlib.Path,
+) -> None:
+    done = run(tmp_path, stdin="explain the project\nforce push it\n/session\n/quit\n")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "● task  explorer: survey the project" in out
+    assert "  ⎿ Three files: README.md" in out and "task_id" not in out
+    assert "● bash  $ git push --force origin main" in out
+    assert "  ⎿ ⛔ Blocked by the bash guard: git push --force to main" in out
+    assert "Allow?" not in out and "exception" not in done.stderr.lower()
+    log = pathlib.Path(re.search(r"tool calls logged to (\S+)", out)[1])  # type: ignore[index]
+    calls = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [(c["type"], c["tool_name"]) for c in calls] == [
+        ("start", "task"),
+        ("end", "task"),
+        ("start", "bash"),
+        ("end", "bash"),
+    ]
+
+
 def test_errors_before_anything_starts(
     tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -90,7 +111,7 @@ def test_a_session_is_resumed_with_its_history_and_questions_are_lines(
                     {
                         "when": "push",
                         "steps": [
-                            {"tools": [{"name": "bash", "args": {"command": "git push -f"}}]},
+                            {"tools": [{"name": "bash", "args": {"command": "git push"}}]},
                             {"text": "Not pushed."},
                         ],
                     },
@@ -104,7 +125,7 @@ def test_a_session_is_resumed_with_its_history_and_questions_are_lines(
     assert again.returncode == 0, again.stderr
     out = again.stdout
     assert out.index("> hello") < out.index("Hello to you.") < out.index("(resumed session")
-    assert "● bash  $ git push -f" in out and "destructive: git push -f without naming" in out
+    assert "● bash  $ git push" in out and "risky: git push publishes to a remote" in out
     assert "Allow? [y/n/a]" in out and "[rejected]" in out and "Not pushed." in out
 
 

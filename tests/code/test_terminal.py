@@ -46,7 +46,8 @@ def test_the_live_region(tmp_path: pathlib.Path) -> None:
     async def main() -> None:
         app, _ = await start(tmp_path, replies)
         live = drawn(_live_view(app, Editor("type here", 4), 0.0))
-        assert live.splitlines()[-2:] == ["> type here", "script/test · 0 in / 0 out · $0.0000"]
+        model = app.session.info.model
+        assert live.splitlines()[-2:] == ["> type here", f"{model} · 0 in / 0 out · $0.0000"]
         app.submit("go")
         app.submit("go on")  # steers: the same reply again, from its first step
         live = drawn(_live_view(app, Editor(), 0.0))
@@ -55,8 +56,8 @@ def test_the_live_region(tmp_path: pathlib.Path) -> None:
         assert "● bash  $ sleep 0.3  …" in drawn(_live_view(app, Editor(), 0.0))
         await until(lambda: app.asking is not None)
         live = drawn(_live_view(app, Editor(), 0.0))
-        assert "● bash  $ git push --force origin main" in live
-        assert "destructive: git push --force to main" in live
+        assert "● bash  $ " + PUSH in live
+        assert "risky: git push publishes to a remote" in live
         assert "Allow? [y]es  [n]o  [a]lways allow bash  (Ctrl-C aborts the run)" in live
         assert "waiting for your decision" in live
         app.interrupt()

@@ -133,6 +133,7 @@ def test_steering_while_it_streams_then_an_approval_then_ctrl_c(
             "when": "push",
             "steps": [
                 {"text": "Pushing.", "tools": [_bash("git push --force origin main")]},
+                {"text": "Blocked; a plain push then.", "tools": [_bash("git push origin main")]},
                 {"text": "The push was refused; I left it."},
             ],
         },
@@ -147,15 +148,19 @@ def test_steering_while_it_streams_then_an_approval_then_ctrl_c(
     tmux.send("Enter")
     screen = tmux.wait_for("↳ queued: then push it", visible=True)
     assert "The end." not in screen
-    # delivered after the reply: the model answers it, and asks for a force push
+    # delivered after the reply: the model answers it with a force push the bash guard
+    # blocks unasked, then a plain push, which is risky: the user is asked
     screen = tmux.wait_for("Allow? [y]es  [n]o  [a]lways allow bash", visible=True)
     assert "● bash  $ git push --force origin main" in screen
-    assert "destructive: git push --force to main" in screen
+    assert "⛔ Blocked by the bash guard: git push --force to main" in screen
+    assert "● bash  $ git push origin main" in screen
+    assert "risky: git push publishes to a remote" in screen
     assert "one two three four five six seven eight nine ten eleven twelve. The end." in screen
     assert screen.index("The end.") < screen.index("> then push it")
     tmux.type("n")
     screen = tmux.wait_for("The push was refused; I left it.")
     assert "[rejected]" in screen and "The user rejected this call" in screen
+    assert screen.count("[rejected]") == 1  # the blocked push was never asked about
     # Ctrl-C in the middle of a reply ends the run, not the app
     tmux.type("tell a story")
     tmux.send("Enter")
@@ -218,5 +223,34 @@ def test_a_session_killed_mid_reply_resumes_where_it_stopped(
     screen = tmux.wait_for("Added b.")
     assert "● edit  notes.txt" in screen and "2 + b" in screen
     assert (repo / "notes.txt").read_text() == "a\nb\n"
+    tmux.send("C-d")
+    assert tmux.exit_status() == 0
+
+
+def test_a_task_shows_what_its_explorer_does_then_its_answer(
+    tmux: Tmux, repo: pathlib.Path, tmp_path: pathlib.Path
+) -> None:
+    task = {"description": "find add", "subagent_type": "explorer", "prompt": "Survey: add?"}
+    replies = [
+        {
+            "when": "survey",  # the explorer runs on the same scripted model
+            "steps": [
+                {"tools": [{"name": "grep", "args": {"pattern": "def add"}}]},
+                {"text": "add is in calc.py:1.", "pause": 1.5},
+            ],
+        },
+        {
+            "when": "where",
+            "steps": [{"tools": [{"name": "task", "args": task}]}, {"text": "Found it."}],
+        },
+    ]
+    tmux.start(_code(_script(tmp_path, replies), repo), _env(tmp_path))
+    tmux.wait_for("/help for commands")
+    tmux.type("where is add?")
+    tmux.send("Enter")
+    live = tmux.wait_for("running task · Explorer: grep 'def add'", visible=True)
+    assert "● task  explorer: find add" in live
+    screen = tmux.wait_for("Found it.")
+    assert "  ⎿ add is in calc.py:1." in screen and "running task" not in tmux.visible()
     tmux.send("C-d")
     assert tmux.exit_status() == 0

@@ -8,6 +8,7 @@ import pathlib
 import shlex
 import sys
 
+from agentcore import ModelRequest
 from agentcore.agent import Agent
 from agentcore.coding import create_coding_tools
 from agentcore.events import ToolResultMessage
@@ -67,3 +68,31 @@ def test_a_scripted_model_fixes_the_failing_test(tmp_path: pathlib.Path) -> None
         "\n"
         "# \u201cUntouched\u201d \u2014 stays as it is.\n"
     )
+
+
+def test_details_stay_out_of_what_the_providers_are_sent(tmp_path: pathlib.Path) -> None:
+    """The history the fix left, as the Anthropic and OpenAI drivers would send it: the
+    tools' details (diff, exit code, line numbers) are for user interfaces only."""
+    from drivers._anthropic_request import build_messages as anthropic_messages
+    from drivers._openai_request import build_messages as openai_messages
+
+    _project(tmp_path)
+    tools = create_coding_tools(str(tmp_path))
+    edit = {"path": "calc.py", "old_text": "return a - b", "new_text": "return a + b"}
+    script = [
+        tool_turn([("c1", "bash", {"command": "exit 4"}), ("c2", "edit", edit)]),
+        text_turn("Done."),
+    ]
+    result = asyncio.run(Agent(ScriptedDriver(script), tools=tools).run("fix it"))
+    details = [m.details for m in result.messages if isinstance(m, ToolResultMessage)]
+    assert details[0]["exit_code"] == 4 and "@@" in details[1]["diff"]
+    history = tuple(result.messages)
+    for sent in (
+        anthropic_messages(history),
+        openai_messages(ModelRequest(history), "gpt-5", "developer"),
+    ):
+        text = repr(sent)
+        assert "Command exited with code 4." in text  # the result is sent
+        for key in ("exit_code", "first_changed_line", "diff", "details"):
+            assert key not in text, key
+        assert "@@" not in text

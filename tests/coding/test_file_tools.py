@@ -93,6 +93,25 @@ def test_images_are_recognised_by_content_and_resized(
     assert out.details["image"]["resized"] and out.details["image"]["width"] == 3000
 
 
+@pytest.mark.parametrize(
+    ("format", "media_type"),
+    [("JPEG", "image/jpeg"), ("GIF", "image/gif"), ("WEBP", "image/webp"), ("PNG", "image/png")],
+)
+def test_every_image_format_is_known_by_its_magic_bytes(
+    ws: pathlib.Path, call: Any, format: str, media_type: str
+) -> None:
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("RGB", (2400, 600), (10, 200, 10)).save(out, format=format)
+    (ws / "picture.txt").write_bytes(out.getvalue())  # a name that says text
+    read = call(create_read_tool(str(ws)), path="picture.txt")
+    image = read.content[1]
+    assert isinstance(image, ImageContent) and image.media_type == media_type
+    with Image.open(io.BytesIO(base64.b64decode(image.data))) as sent:
+        assert sent.size == (2000, 500) and sent.format == format
+
+
 def test_small_images_are_sent_unchanged(ws: pathlib.Path, call: Any) -> None:
     data = _png(10, 10)
     (ws / "icon.png").write_bytes(data)

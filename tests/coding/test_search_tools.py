@@ -152,3 +152,14 @@ def test_glob_classes_and_anchors() -> None:
     assert glob_matcher("src/**")("src/sub/a.py")
     assert glob_matcher("[!a]*.txt")("b.txt") and not glob_matcher("[!a]*.txt")("a.txt")
     assert glob_matcher("f?.txt")("f1.txt") and not glob_matcher("f?.txt")("f12.txt")
+
+
+def test_find_and_ls_default_limits_are_1000_and_500(ws: pathlib.Path, call: Any) -> None:
+    for i in range(1001):
+        (ws / f"f{i:04d}.txt").write_text("")
+    found = call(create_find_tool(str(ws)), pattern="*.txt")
+    assert len(found.content.split("\n\n[")[0].splitlines()) == 1000
+    assert found.details["result_limit_reached"] == 1000
+    listed = call(create_ls_tool(str(ws)))
+    assert len(listed.content.split("\n\n")[0].splitlines()) == 500
+    assert "Showing 500 of 1001 entries" in listed.content

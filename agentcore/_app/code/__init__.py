@@ -3,14 +3,18 @@
 ::
 
     agentcore code [--model PROVIDER/MODEL | demo | script/FILE.json] [--cwd DIR]
-                   [--resume | --session ID] [--sessions] [--approval MODE]
+                   [--resume | --session ID] [--sessions] [--approval MODE] [--no-guard]
 
 The agent works in a workspace (``--cwd``, default the current directory) with the tools
-of ``agentcore.coding``, confined to it. The reply streams; each tool call shows as a
-line and its result in a few; calls that need approval are asked about; a line typed
-while the agent works steers it; Ctrl-C aborts the run, a second Ctrl-C quits. Every
-input is journaled in the session (``sessions.py``), so ``--resume`` (the newest session
-of the workspace) or ``--session ID`` goes on where it stopped, also after a crash.
+of ``agentcore.coding``, confined to it, and the ``task`` tool running a read-only
+explorer sub-agent; the bash guard blocks destructive commands (``--no-guard`` lifts it:
+they are asked about instead), the tool logger writes to the session's log file, and
+context info tells the model the workspace, its git branch and the time. The reply
+streams; each tool call shows as a line and its result in a few; calls that need
+approval are asked about; a line typed while the agent works steers it; Ctrl-C aborts
+the run, a second Ctrl-C quits. Every input is journaled in the session
+(``sessions.py``), so ``--resume`` (the newest session of the workspace) or ``--session
+ID`` goes on where it stopped, also after a crash.
 
 Without ``--model`` the model is ``$AGENTCORE_MODEL``, else one of the first provider
 whose key is set, else ``demo``: a scripted model fixing the tests of a sample project
@@ -53,8 +57,16 @@ def _configure(parser: argparse.ArgumentParser) -> None:
         "--approval",
         choices=("destructive", "all", "none"),
         default="destructive",
-        help="ask before commands the bash guard flags (destructive, the default), before "
-        "every write, edit, bash and webfetch (all), or never (none)",
+        help="ask before risky commands: deleting files, discarding changes, git push, "
+        "sudo... (destructive, the default), before every write, edit, bash and webfetch "
+        "(all), or never (none)",
+    )
+    parser.add_argument(
+        "--no-guard",
+        dest="guard",
+        action="store_false",
+        help="do not block destructive commands (rm -rf ~, git push --force to main...); "
+        "they are asked about unless --approval none",
     )
     parser.add_argument("--sessions-dir", help="where sessions are kept")
     parser.add_argument(
@@ -134,7 +146,7 @@ async def _main(
 
     from ..._runtime.agent import Agent
     from .app import CodeApp
-    from .setup import make_driver, open_agent
+    from .setup import close_agent, make_driver, open_agent
     from .terminal import LineScreen, TerminalScreen, run_lines, run_terminal
 
     console = Console()
@@ -147,14 +159,35 @@ async def _main(
         new_driver, new_price = make_driver(name)
         drivers.append(new_driver)
         assert app.agent is not None
-        await app.agent.aclose()
+        await close_agent(app.agent)
         return await open_agent(
-            session, new_driver, new_price, app, resumed=True, max_iterations=args.max_iterations
+            session,
+            name,
+            new_driver,
+            new_price,
+            app,
+            resumed=True,
+            max_iterations=args.max_iterations,
+            guard=args.guard,
         )
 
-    app = CodeApp(screen, session, store, approval=args.approval, switch_model=switch_model)
+    app = CodeApp(
+        screen,
+        session,
+        store,
+        approval=args.approval,
+        guard=args.guard,
+        switch_model=switch_model,
+    )
     agent = await open_agent(
-        session, driver, price, app, resumed=resumed, max_iterations=args.max_iterations
+        session,
+        model,
+        driver,
+        price,
+        app,
+        resumed=resumed,
+        max_iterations=args.max_iterations,
+        guard=args.guard,
     )
     console.print(
         f"[bold]agentcore code[/bold] · {info.cwd} · {model} · session {info.id}\n"

@@ -8,7 +8,8 @@ part (``status()``) when ``screen.changed()`` is called.
 
 A line typed while the agent works steers it (delivered before its next model call). A
 call needing approval is asked about (``asking``) unless ``approval_reason`` lets it
-through; ``a`` approves it and every later call of that tool. The first Ctrl-C aborts
+through (``guard``: the bash guard is on and blocks what it flags, unasked); ``a``
+approves it and every later call of that tool. The first Ctrl-C aborts
 the run (or a question); a second one in a row quits.
 """
 
@@ -27,7 +28,7 @@ from ..._core.pricing import cost_of
 from ..._core.secrets import scrub
 from ..._runtime.agent import Agent
 from .sessions import Session, SessionStore
-from .setup import APPROVAL_MODES, ApprovalMode, approval_reason
+from .setup import APPROVAL_MODES, ApprovalMode, approval_reason, close_agent
 from .view import DIM, ERROR, NOTE, Line, View, call_line, history, present, text_lines
 
 __all__ = ["HELP", "Ask", "CodeApp", "Screen"]
@@ -77,12 +78,14 @@ class CodeApp:
         store: SessionStore,
         *,
         approval: ApprovalMode = "destructive",
+        guard: bool = True,
         switch_model: ResumeAgent | None = None,
     ) -> None:
         self.screen = screen
         self.session = session
         self.store = store
         self.approval: ApprovalMode = approval
+        self.guard = guard
         self.agent: Agent | None = None
         self.view = View()
         self.asking: Ask | None = None
@@ -183,7 +186,7 @@ class CodeApp:
             with contextlib.suppress(asyncio.CancelledError, TimeoutError):
                 await asyncio.wait_for(asyncio.shield(self._task), 5)
         if agent is not None:
-            await agent.aclose()
+            await close_agent(agent)
 
     # -- the live part --------------------------------------------------------------------
 
@@ -197,6 +200,8 @@ class CodeApp:
             names = sorted({c.tool_name for c in state.pending_tool_calls})
             activity = f"running {', '.join(names)}" if names else str(state.activity.value)
             activity = activity.replace("_", " ")
+            if self.view.child:  # what the sub-agent of a task call does now
+                activity += f" · {self.view.child}"
         else:
             activity = ""
         return activity, " · ".join([self.session.info.model, self.usage_text()])
@@ -245,7 +250,7 @@ class CodeApp:
             self.asking = None
 
     async def _decide(self, call: ToolCallPart) -> str | None:
-        reason = approval_reason(self.approval, call)
+        reason = approval_reason(self.approval, call, guarded=self.guard)
         if reason is None or call.tool_name in self.always:
             return "y"
         answer: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
@@ -283,10 +288,11 @@ class CodeApp:
         elif name == "/cost":
             self._say(f"session {self.session.info.id}: {self.usage_text()}")
         elif name == "/session":
-            info = self.session.info
+            info, log = self.session.info, self.session.log
             self._say(
                 f"session {info.id} in {info.cwd} ({info.model})\n"
-                f"resume it with: agentcore code --session {info.id}"
+                + (f"tool calls logged to {log}\n" if log is not None else "")
+                + f"resume it with: agentcore code --session {info.id}"
             )
         elif name == "/approval":
             if arg in APPROVAL_MODES:

@@ -4,9 +4,9 @@ A session is its journal (every input of the agent, so ``Agent.resume`` rebuilds
 conversation) and a ``SessionInfo``: the workspace, the model, when it started and its
 first prompt as a title. ``SessionStore`` is what the app needs from a backend (a
 session left without a prompt is discarded, so ``--resume`` finds the last real one);
-``JsonlSessions`` keeps each session as ``ID.jsonl`` (the journal) and ``ID.json`` (the
-info) in one directory. Another backend (a database holding journals) implements the
-same methods.
+``JsonlSessions`` keeps each session as ``ID.jsonl`` (the journal), ``ID.json`` (the
+info) and ``ID.tools.log`` (the tool logger's lines) in one directory. Another backend
+(a database holding journals) implements the same methods.
 """
 
 from __future__ import annotations
@@ -40,10 +40,12 @@ class SessionInfo:
 
 @attrs.frozen(slots=True)
 class Session:
-    """A session's info and its journal (the agent's id in it is ``info.id``)."""
+    """A session's info, its journal (the agent's id in it is ``info.id``) and the file
+    its tool calls are logged to (``None``: the ``agentcore.tools`` logger)."""
 
     info: SessionInfo
     journal: Journal
+    log: Path | None = None
 
 
 class SessionStore(Protocol):
@@ -95,7 +97,7 @@ class JsonlSessions:
         while self._journal_path(info.id).exists():  # two sessions in the same second
             info = attrs.evolve(info, id=new_session_id(now))
         self.update(info)
-        return Session(info, JsonlJournal(self._journal_path(info.id)))
+        return self._session(info)
 
     def open(self, session_id: str) -> Session:
         path = self._journal_path(session_id)
@@ -104,7 +106,7 @@ class JsonlSessions:
                 f"no session {session_id!r} in {self.directory}; list them with "
                 "agentcore code --sessions"
             )
-        return Session(self._info(session_id), JsonlJournal(path))
+        return self._session(self._info(session_id))
 
     def latest(self, cwd: str) -> SessionInfo | None:
         """The session of ``cwd`` whose journal was written last."""
@@ -127,11 +129,21 @@ class JsonlSessions:
         os.replace(temporary, path)
 
     def discard(self, session_id: str) -> None:
-        for path in (self._journal_path(session_id), self.directory / f"{session_id}.json"):
+        for path in (
+            self._journal_path(session_id),
+            self.directory / f"{session_id}.json",
+            self._log_path(session_id),
+        ):
             path.unlink(missing_ok=True)
+
+    def _session(self, info: SessionInfo) -> Session:
+        return Session(info, JsonlJournal(self._journal_path(info.id)), self._log_path(info.id))
 
     def _journal_path(self, session_id: str) -> Path:
         return self.directory / f"{session_id}.jsonl"
+
+    def _log_path(self, session_id: str) -> Path:
+        return self.directory / f"{session_id}.tools.log"
 
     def _info(self, session_id: str) -> SessionInfo:
         try:

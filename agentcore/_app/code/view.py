@@ -5,7 +5,9 @@ streamed text is printed a line at a time as each line completes (the unfinished
 is ``view.partial``, shown live below the transcript), thinking is dimmed, each tool call
 is one line (``● bash  $ pytest -q``), shown live while it runs and printed with a
 compact result under it when it ends (``⎿`` and the last lines of a command's output,
-the diff of an edit, a count for a search). ``history`` gives
+the diff of an edit, a count for a search; ``⛔`` and why for a call an extension
+blocked, such as the bash guard). What a sub-agent (the ``task`` tool's explorer) does
+is ``view.child``, shown live, and its tokens count in ``view.usage``. ``history`` gives
 the same lines for a conversation read back from its journal. A ``Line`` is a tuple of
 ``(text, style)`` segments with ``rich`` style names; the terminal renders them.
 """
@@ -35,6 +37,7 @@ from ..._core.events import (
     UserMessage,
 )
 from ..._loop.events import AgentEnd, ModelCallRetry, ToolExecutionEnd, ToolExecutionStart
+from ..._loop.lineage import SubagentEvent, TreeUsage, subagent_details
 
 __all__ = [
     "Line",
@@ -67,13 +70,15 @@ SUMMARY_CHARS = 100
 
 class View(NamedTuple):
     """The block being streamed (``(kind, index)``), its unfinished line, the tokens the
-    session's model calls used, and the calls running (id and line, shown live until
-    their result is printed under their line)."""
+    session's model calls used (its sub-agents' included), the calls running (id and
+    line, shown live until their result is printed under their line), and the call a
+    sub-agent runs now (``"Explorer: grep 'x'"``, or "")."""
 
     block: tuple[str, int] | None = None
     partial: str = ""
     usage: Usage = Usage()
     running: tuple[tuple[str, Line], ...] = ()
+    child: str = ""
 
 
 def text_lines(text: str, style: str = "", first: str = "", rest: str = "") -> list[Line]:
@@ -123,6 +128,8 @@ def call_summary(name: str, args: Mapping[str, Any]) -> str:
         return _cut(str(args.get("url", "")))
     if name == "websearch":
         return _cut(repr(str(args.get("query", ""))))
+    if name == "task":
+        return _cut(f"{args.get('subagent_type', '')}: {args.get('description', '')}")
     return _cut(json.dumps(dict(args), ensure_ascii=False, sort_keys=True)) if args else ""
 
 
@@ -192,6 +199,8 @@ def result_lines(message: ToolResultMessage) -> list[Line]:
     text = _content_text(message.result)
     details = message.details if isinstance(message.details, Mapping) else {}
     name = message.tool_name
+    if details.get("blocked"):  # an extension's verdict (the bash guard): its first sentence
+        return _indented([f"⛔ {text.partition('. ')[0]}"], NOTE)
     if message.is_error:
         return _indented(_tail(text) if name == "bash" else _head(text, 3), ERROR)
     if name == "edit" and isinstance(details.get("diff"), str):
@@ -209,6 +218,9 @@ def result_lines(message: ToolResultMessage) -> list[Line]:
             if isinstance(t, Mapping)
         ]
         return _indented(todos or ["(no todos)"], DIM)
+    if name == "task":  # the sub-agent's answer, without the note of its task id
+        answer = text.rpartition("\n\n(task_id: ")[0] or text
+        return _indented(_head(answer, 3), DIM)
     if name in ("write", "webfetch"):
         return _indented(_head(text, 1), DIM)
     return _indented(_head(text), DIM)
@@ -247,7 +259,25 @@ def _result(view: View, call_id: str, result: ToolResultMessage) -> tuple[View, 
     line = next((line for id_, line in view.running if id_ == call_id), None)
     running = tuple(r for r in view.running if r[0] != call_id)
     header = [line] if line is not None else [call_line(result.tool_name, {})]
-    return view._replace(running=running), [*header, *result_lines(result)]
+    view = view._replace(running=running, usage=view.usage + _spawned(result), child="")
+    return view, [*header, *result_lines(result)]
+
+
+def _spawned(result: ToolResultMessage) -> Usage:
+    """The tokens a spawn's sub-agents used (none for another tool's result)."""
+    found = subagent_details(result.details)
+    return TreeUsage.from_wire(found).usage if found is not None else Usage()
+
+
+def _child(view: View, tagged: SubagentEvent) -> View:
+    """A sub-agent's call starting is what it does now; its run ending clears it."""
+    event = tagged.event
+    if type(event) is ToolExecutionStart:
+        name = tagged.lineage.name or tagged.lineage.agent_type
+        return view._replace(
+            child=f"{name}: {event.tool_name} {call_summary(event.tool_name, event.args)}"
+        )
+    return view._replace(child="") if type(event) is AgentEnd else view
 
 
 def present(view: View, output: Any) -> tuple[View, list[Line]]:
@@ -275,6 +305,8 @@ def present(view: View, output: Any) -> tuple[View, list[Line]]:
     if kind is AgentEnd and output.reason == "aborted":
         view, lines = _flush(view)
         return view, [*lines, (("⏹ interrupted", NOTE),)]
+    if kind is SubagentEvent:
+        return _child(view, output), []
     if kind is ModelCallRetry:
         note = f"↻ {output.code}: retrying (attempt {output.attempt}) in {output.delay_ms} ms"
         return view, [((note, DIM),)]
@@ -304,6 +336,7 @@ def history(messages: Iterable[Any]) -> tuple[list[Line], Usage]:
             if message.incomplete:
                 lines.append((("⏹ interrupted", NOTE),))
         elif isinstance(message, ToolResultMessage):
+            usage += _spawned(message)
             call = calls.get(message.tool_call_id)
             lines.append(call_line(message.tool_name, call.input if call else {}))
             lines += result_lines(message)
