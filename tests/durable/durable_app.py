@@ -45,14 +45,19 @@ def _sleep(name: str, default: float) -> float:
 
 
 class CountingModel(BaseDriver):
-    """Call n asks for ``PLAN[n]``'s tool calls; after the last, it answers in text."""
+    """Call n asks for ``PLAN[n]``'s tool calls; after the last, it answers in text.
+    ``deltas``/``delay`` override the stream's length and pace (default: the environment's
+    pace, ``DELTAS`` deltas); ``plan=False`` answers in text at once."""
+
+    def __init__(self, deltas: int = DELTAS, delay: float | None = None, plan: bool = True):
+        self.deltas, self.delay, self.plan = deltas, delay, plan
 
     async def receive(self, request: ModelRequest) -> AsyncIterator[Any]:  # type: ignore[override]
         done = sum(isinstance(m, ToolResultMessage) for m in request.messages)
-        step = {0: 0, 2: 1}.get(done)
-        delay = _sleep("DURABLE_DELTA_SLEEP", 0.0)
+        step = {0: 0, 2: 1}.get(done) if self.plan else None
+        delay = _sleep("DURABLE_DELTA_SLEEP", 0.0) if self.delay is None else self.delay
         yield MessageStart(f"msg_{done}", "counting-model", timestamp=1)
-        for i in range(DELTAS):
+        for i in range(self.deltas):
             if delay:
                 await asyncio.sleep(delay)
             yield TextDelta(f"w{i} ", 0, timestamp=1)
@@ -87,7 +92,6 @@ def _charge_sql(key: str, amount: int) -> None:
         )
 
 
-@tool
 async def charge(amount: int) -> str:
     """Charge an amount, exactly once per call (the idempotency key)."""
     key = idempotency_key()
@@ -96,8 +100,17 @@ async def charge(amount: int) -> str:
     return f"charged {amount}"
 
 
+charge_tool = tool(charge)
+approved_charge = tool(requires_approval=True)(charge)
+
 definitions = Definitions()
-definitions.define("counter", model=CountingModel(), tools=[lookup, charge], max_iterations=10)
+definitions.define("counter", model=CountingModel(), tools=[lookup, charge_tool], max_iterations=10)
+definitions.define("slow", model=CountingModel(deltas=60, delay=0.05, plan=False))
+definitions.define(
+    "guarded",
+    model=CountingModel(delay=0.0),
+    tools=[lookup, approved_charge],
+)
 
 
 def create_tables(url: str) -> None:
