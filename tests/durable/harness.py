@@ -107,7 +107,7 @@ class Cluster:
     def close(self) -> dict[int, Any]:
         """Stop the live workers (SIGTERM, then wait); their exit codes by index."""
         codes: dict[int, Any] = {}
-        for i, process in enumerate(self.processes):
+        for process in self.processes:
             if process.poll() is None:
                 process.send_signal(signal.SIGTERM)
         for i, process in enumerate(self.processes):
