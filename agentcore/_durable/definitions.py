@@ -25,7 +25,7 @@ from .._runtime.agent import Agent
 from .._runtime.options import as_model_driver
 from .._runtime.plugins import resolve_model
 
-__all__ = ["Definition", "Definitions"]
+__all__ = ["Definition", "Definitions", "load_definitions"]
 
 _REFUSED = frozenset(
     {
@@ -143,7 +143,13 @@ def load_definitions(spec: str) -> Definitions:
         raise ConfigurationError(f"module {module_name!r} has no {attribute!r}")
     if callable(found) and not isinstance(found, Definitions):
         maker: Callable[[], Any] = found
-        found = maker()
+        try:
+            found = maker()
+        except TypeError as exc:
+            raise ConfigurationError(
+                f"{spec} is not agentcore.durable.Definitions nor a function of no "
+                f"argument returning them: {exc}"
+            ) from exc
     if not isinstance(found, Definitions):
         raise ConfigurationError(f"{spec} is not agentcore.durable.Definitions: {found!r}")
     return found
