@@ -85,8 +85,10 @@ class Worker:
 
     ``executor_id`` defaults to a fresh id (a worker restarted under its old id recovers
     its own pending workflows at launch, as DBOS does); ``poll`` is the queue's polling
-    interval in seconds; ``app_version`` must be the same on every worker of one
-    deployment (DBOS dispatches and recovers workflows within one version).
+    interval in seconds; ``pool`` the size of DBOS's connection pool (PostgreSQL's
+    ``max_connections`` bounds the workers one server carries); ``app_version`` must be
+    the same on every worker of one deployment (DBOS dispatches and recovers workflows
+    within one version).
     """
 
     def __init__(
@@ -101,6 +103,7 @@ class Worker:
         poll: float = 0.05,
         app_version: str = "agentcore-1",
         live: bool = True,
+        pool: int = 10,
     ) -> None:
         if dead_after <= heartbeat:
             raise ValueError(f"dead_after ({dead_after}) must exceed heartbeat ({heartbeat})")
@@ -113,6 +116,7 @@ class Worker:
         self.poll = poll
         self.app_version = app_version
         self.live = live
+        self.pool = pool
         self._stop = threading.Event()
         self._beats: threading.Thread | None = None
         self._store: Store | None = None
@@ -138,6 +142,7 @@ class Worker:
                 "application_version": self.app_version,
                 "notification_listener_polling_interval_sec": 0.05,
                 "log_level": "WARNING",
+                "sys_db_pool_size": self.pool,
             }
         )
         DBOS.launch()
