@@ -42,6 +42,10 @@ from ._journal.journal import JsonlJournal as JsonlJournal
 from ._journal.journal import MemoryJournal as MemoryJournal
 from ._journal.replay import replay as replay
 from ._journal.replay import state_at as state_at
+from ._loop.compaction import ClearToolResults as ClearToolResults
+from ._loop.compaction import Compaction as Compaction
+from ._loop.compaction import KeepLastTurns as KeepLastTurns
+from ._loop.compaction import Summarise as Summarise
 from ._loop.conversation import AgentSnapshot as AgentSnapshot
 from ._loop.lineage import SubagentEvent as SubagentEvent
 from ._loop.policy import loop_processor as loop_processor
@@ -71,12 +75,15 @@ __all__ = [
     "AgentState",
     "AgentStateMachine",
     "BaseDriver",
+    "ClearToolResults",
+    "Compaction",
     "Driver",
     "ErrorCode",
     "FallbackDriver",
     "InitialState",
     "Journal",
     "JsonlJournal",
+    "KeepLastTurns",
     "Limits",
     "LoopConfig",
     "MealyMachine",
@@ -94,6 +101,7 @@ __all__ = [
     "Reply",
     "Store",
     "SubagentEvent",
+    "Summarise",
     "THINKING_LEVELS",
     "ThinkingLevel",
     "Tool",

@@ -4,6 +4,17 @@ See docs/loop.md. ``loop_processor`` decides; ``conversation_processor`` compose
 the core processors; ``agentcore.agent`` runs it.
 """
 
+from ._loop.compaction import SUMMARY_INSTRUCTIONS as SUMMARY_INSTRUCTIONS
+from ._loop.compaction import SUMMARY_SYSTEM_PROMPT as SUMMARY_SYSTEM_PROMPT
+from ._loop.compaction import ClearToolResults as ClearToolResults
+from ._loop.compaction import Compaction as Compaction
+from ._loop.compaction import ContextView as ContextView
+from ._loop.compaction import KeepLastTurns as KeepLastTurns
+from ._loop.compaction import Summarise as Summarise
+from ._loop.compaction import context_tokens as context_tokens
+from ._loop.compaction import estimate_tokens as estimate_tokens
+from ._loop.compaction import render_view as render_view
+from ._loop.compaction import turn_starts as turn_starts
 from ._loop.conversation import STREAM_INPUTS as STREAM_INPUTS
 from ._loop.conversation import conversation_processor as conversation_processor
 from ._loop.conversation import create_conversation as create_conversation
@@ -34,6 +45,8 @@ from ._loop.events import CancelModel as CancelModel
 from ._loop.events import CancelTools as CancelTools
 from ._loop.events import CheckOutput as CheckOutput
 from ._loop.events import ClockTick as ClockTick
+from ._loop.events import ContextCompacted as ContextCompacted
+from ._loop.events import ContextSummary as ContextSummary
 from ._loop.events import Effect as Effect
 from ._loop.events import ElicitationAnswer as ElicitationAnswer
 from ._loop.events import ElicitationRequest as ElicitationRequest
@@ -41,9 +54,11 @@ from ._loop.events import ExecuteTools as ExecuteTools
 from ._loop.events import Finish as Finish
 from ._loop.events import GuardrailTripped as GuardrailTripped
 from ._loop.events import ModelCallRetry as ModelCallRetry
+from ._loop.events import ModelUsage as ModelUsage
 from ._loop.events import OutputPassed as OutputPassed
 from ._loop.events import OutputRetry as OutputRetry
 from ._loop.events import SetTimer as SetTimer
+from ._loop.events import SummariseContext as SummariseContext
 from ._loop.events import ToolApproval as ToolApproval
 from ._loop.events import ToolApprovalRequired as ToolApprovalRequired
 from ._loop.events import ToolExecutionEnd as ToolExecutionEnd
@@ -66,6 +81,7 @@ from ._loop.previews import tool_previews as tool_previews
 from ._loop.state import Limits as Limits
 from ._loop.state import LoopConfig as LoopConfig
 from ._loop.state import LoopState as LoopState
+from ._loop.state import PendingSummary as PendingSummary
 from ._loop.state import QueueMode as QueueMode
 from ._loop.state import SteeringPolicy as SteeringPolicy
 from ._loop.state import default_convert_to_llm as default_convert_to_llm
@@ -92,7 +108,12 @@ __all__ = [
     "CancelModel",
     "CancelTools",
     "CheckOutput",
+    "ClearToolResults",
     "ClockTick",
+    "Compaction",
+    "ContextCompacted",
+    "ContextSummary",
+    "ContextView",
     "EFFECTS",
     "Effect",
     "ElicitationAnswer",
@@ -100,17 +121,24 @@ __all__ = [
     "ExecuteTools",
     "Finish",
     "GuardrailTripped",
+    "KeepLastTurns",
     "Limits",
     "LoopConfig",
     "LoopState",
     "ModelCallRetry",
+    "ModelUsage",
     "OutputPassed",
     "OutputRetry",
     "PartialJson",
+    "PendingSummary",
     "QueueMode",
     "STREAM_INPUTS",
+    "SUMMARY_INSTRUCTIONS",
+    "SUMMARY_SYSTEM_PROMPT",
     "SetTimer",
     "SteeringPolicy",
+    "Summarise",
+    "SummariseContext",
     "ToolApproval",
     "ToolApprovalRequired",
     "ToolExecutionEnd",
@@ -119,11 +147,13 @@ __all__ = [
     "ToolProgress",
     "TurnEnd",
     "TurnStart",
+    "context_tokens",
     "conversation_processor",
     "create_conversation",
     "create_conversation_machine",
     "create_initial_conversation_state",
     "default_convert_to_llm",
+    "estimate_tokens",
     "history_problems",
     "initial_loop_state",
     "is_prefix",
@@ -133,7 +163,9 @@ __all__ = [
     "output_spec",
     "parse_partial",
     "preview_processor",
+    "render_view",
     "schema_errors",
     "snapshot_of",
     "tool_previews",
+    "turn_starts",
 ]

@@ -1,4 +1,5 @@
-"""Prices of current Anthropic, OpenAI and Google Gemini models, in US dollars per million tokens.
+"""Prices of current Anthropic, OpenAI and Google Gemini models, in US dollars per million
+tokens, with their context windows (the most input tokens a request may hold).
 
 The turn tracker looks a model up with ``agentcore.pricing.find_price(PRICES, model)``
 (exact id, then without a ``provider/`` prefix, then the longest key followed by ``-``,
@@ -22,6 +23,10 @@ Sources (list prices, standard tier, no batch discount), read 2026-11-22:
   input); cache storage is billed per hour and not counted. Thinking tokens are billed
   as output, as the Gemini driver reports them.
 
+Context windows, from the same providers' model pages: 200k for every Claude model (its
+standard window); 272k of input for the GPT-5 family (a 400k window of which up to 128k is
+output), 1,047,576 for GPT-4.1, 128k for GPT-4o and o1-mini, 200k for the other o-series.
+
 Prices change; override or extend the table by passing your own mapping to the turn
 tracker, e.g. ``{**PRICES, "my-model": ModelPrice(input=1.0, output=2.0)}``.
 """
@@ -33,21 +38,35 @@ from agentcore.pricing import ModelPrice
 __all__ = ["PRICES"]
 
 
+_CLAUDE_WINDOW = 200_000
+"""Every Claude model's standard context window (the 1M window of some is a beta option)."""
+
+
 def _anthropic(input: float, output: float) -> ModelPrice:
     """Anthropic's cache rates are fixed multiples of input: reads 0.1x, 5-minute writes 1.25x."""
     return ModelPrice(
-        input=input, output=output, cache_read=round(input * 0.1, 6), cache_write=input * 1.25
+        input=input,
+        output=output,
+        cache_read=round(input * 0.1, 6),
+        cache_write=input * 1.25,
+        context_window=_CLAUDE_WINDOW,
     )
 
 
 def _google(input: float, output: float) -> ModelPrice:
     """Gemini's context-cache reads cost a tenth of input; writes are billed as input."""
-    return ModelPrice(input=input, output=output, cache_read=round(input * 0.1, 6))
+    return ModelPrice(
+        input=input, output=output, cache_read=round(input * 0.1, 6), context_window=1_048_576
+    )
 
 
 _OPUS_45 = _anthropic(5.0, 25.0)
 _OPUS_4 = _anthropic(15.0, 75.0)
 _SONNET_4 = _anthropic(3.0, 15.0)
+
+_GPT5_INPUT = 272_000
+"""The GPT-5 family's input limit: its 400k window holds up to 128k of output besides."""
+_GPT41_WINDOW = 1_047_576
 
 PRICES: dict[str, ModelPrice] = {
     # -- Anthropic ---------------------------------------------------------------------
@@ -66,26 +85,32 @@ PRICES: dict[str, ModelPrice] = {
     "claude-3-7-sonnet": _SONNET_4,
     "claude-haiku-4-5": _anthropic(1.0, 5.0),
     "claude-3-5-haiku": _anthropic(0.8, 4.0),
-    "claude-3-haiku": ModelPrice(input=0.25, output=1.25, cache_read=0.03, cache_write=0.30),
+    "claude-3-haiku": ModelPrice(
+        input=0.25, output=1.25, cache_read=0.03, cache_write=0.30, context_window=_CLAUDE_WINDOW
+    ),
     # -- OpenAI ------------------------------------------------------------------------
-    "gpt-5.2": ModelPrice(input=1.75, output=14.0, cache_read=0.175),
-    "gpt-5.1": ModelPrice(input=1.25, output=10.0, cache_read=0.125),
-    "gpt-5": ModelPrice(input=1.25, output=10.0, cache_read=0.125),
-    "gpt-5-mini": ModelPrice(input=0.25, output=2.0, cache_read=0.025),
-    "gpt-5-nano": ModelPrice(input=0.05, output=0.40, cache_read=0.005),
-    "gpt-5-pro": ModelPrice(input=15.0, output=120.0),
-    "gpt-4.1": ModelPrice(input=2.0, output=8.0, cache_read=0.50),
-    "gpt-4.1-mini": ModelPrice(input=0.40, output=1.60, cache_read=0.10),
-    "gpt-4.1-nano": ModelPrice(input=0.10, output=0.40, cache_read=0.025),
-    "gpt-4o": ModelPrice(input=2.50, output=10.0, cache_read=1.25),
-    "gpt-4o-mini": ModelPrice(input=0.15, output=0.60, cache_read=0.075),
-    "o3": ModelPrice(input=2.0, output=8.0, cache_read=0.50),
-    "o3-pro": ModelPrice(input=20.0, output=80.0),
-    "o3-mini": ModelPrice(input=1.10, output=4.40, cache_read=0.55),
-    "o4-mini": ModelPrice(input=1.10, output=4.40, cache_read=0.275),
-    "o1": ModelPrice(input=15.0, output=60.0, cache_read=7.50),
-    "o1-mini": ModelPrice(input=1.10, output=4.40, cache_read=0.55),
-    "o1-pro": ModelPrice(input=150.0, output=600.0),
+    "gpt-5.2": ModelPrice(input=1.75, output=14.0, cache_read=0.175, context_window=_GPT5_INPUT),
+    "gpt-5.1": ModelPrice(input=1.25, output=10.0, cache_read=0.125, context_window=_GPT5_INPUT),
+    "gpt-5": ModelPrice(input=1.25, output=10.0, cache_read=0.125, context_window=_GPT5_INPUT),
+    "gpt-5-mini": ModelPrice(input=0.25, output=2.0, cache_read=0.025, context_window=_GPT5_INPUT),
+    "gpt-5-nano": ModelPrice(input=0.05, output=0.40, cache_read=0.005, context_window=_GPT5_INPUT),
+    "gpt-5-pro": ModelPrice(input=15.0, output=120.0, context_window=_GPT5_INPUT),
+    "gpt-4.1": ModelPrice(input=2.0, output=8.0, cache_read=0.50, context_window=_GPT41_WINDOW),
+    "gpt-4.1-mini": ModelPrice(
+        input=0.40, output=1.60, cache_read=0.10, context_window=_GPT41_WINDOW
+    ),
+    "gpt-4.1-nano": ModelPrice(
+        input=0.10, output=0.40, cache_read=0.025, context_window=_GPT41_WINDOW
+    ),
+    "gpt-4o": ModelPrice(input=2.50, output=10.0, cache_read=1.25, context_window=128_000),
+    "gpt-4o-mini": ModelPrice(input=0.15, output=0.60, cache_read=0.075, context_window=128_000),
+    "o3": ModelPrice(input=2.0, output=8.0, cache_read=0.50, context_window=200_000),
+    "o3-pro": ModelPrice(input=20.0, output=80.0, context_window=200_000),
+    "o3-mini": ModelPrice(input=1.10, output=4.40, cache_read=0.55, context_window=200_000),
+    "o4-mini": ModelPrice(input=1.10, output=4.40, cache_read=0.275, context_window=200_000),
+    "o1": ModelPrice(input=15.0, output=60.0, cache_read=7.50, context_window=200_000),
+    "o1-mini": ModelPrice(input=1.10, output=4.40, cache_read=0.55, context_window=128_000),
+    "o1-pro": ModelPrice(input=150.0, output=600.0, context_window=200_000),
     # -- Google Gemini -----------------------------------------------------------------
     "gemini-3.5-flash": _google(1.50, 9.0),
     "gemini-3.1-pro": _google(2.0, 12.0),

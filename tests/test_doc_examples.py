@@ -1,5 +1,5 @@
-"""The Python examples of the README, the tutorial and docs/journal.md run and print what
-they say they print."""
+"""The Python examples of the README, the tutorial and the pages in DOCS run and print
+what they say they print."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ DOCS = (
     ROOT / "docs" / "loop.md",
     ROOT / "docs" / "middleware.md",
     ROOT / "docs" / "sessions.md",
+    ROOT / "docs" / "compaction.md",
     ROOT / "docs" / "structured-output.md",
 )
 BLOCKS = [
@@ -72,6 +73,7 @@ RUNNERS = {
     "docs/loop.md": "tests/test_doc_examples.py",
     "docs/middleware.md": "tests/test_doc_examples.py",
     "docs/sessions.md": "tests/test_doc_examples.py",
+    "docs/compaction.md": "tests/test_doc_examples.py",
     "docs/structured-output.md": "tests/test_doc_examples.py",
     "docs/events.md": "tests/core/test_core_docs.py",
     "docs/processors.md": "tests/core/test_core_docs.py",

@@ -1,8 +1,10 @@
-"""Model prices and what a model call cost.
+"""Model prices, context windows, and what a model call cost.
 
 A price table maps model ids (or id prefixes) to ``ModelPrice`` values in US dollars per
-million tokens. The turn tracker looks prices up with ``find_price`` and turns usage into
-dollars with ``cost_of``; an unknown model has no price, and its cost is ``None``, never 0.
+million tokens, with the model's context window when the table knows it (compaction
+measures the context against it). The turn tracker looks prices up with ``find_price``
+and turns usage into dollars with ``cost_of``; an unknown model has no price, and its
+cost is ``None``, never 0.
 
 Usage counts follow ``Usage``: ``input_tokens`` excludes cache reads and writes (they are
 priced separately), and ``reasoning_tokens`` are already part of ``output_tokens`` (they
@@ -32,19 +34,28 @@ def _non_negative(_: object, attribute: attrs.Attribute[Any], value: Any) -> Non
         raise ValueError(f"ModelPrice.{attribute.name} must be >= 0 USD per million, got {value}")
 
 
+def _window(_: object, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"ModelPrice.context_window must be an int >= 1 or None, got {value!r}")
+
+
 @attrs.frozen(slots=True)
 class ModelPrice:
-    """USD per million tokens for one model.
+    """USD per million tokens for one model, and how many tokens its requests may hold.
 
     ``cache_read`` and ``cache_write`` default to ``None``, meaning "priced like ordinary
     input": a table that does not know a provider's cache discount overestimates rather
-    than pretending cached tokens are free.
+    than pretending cached tokens are free. ``context_window`` is the most input tokens
+    one request may carry (``None``: unknown); compaction keeps the context under it.
     """
 
     input: float = attrs.field(validator=_non_negative)
     output: float = attrs.field(validator=_non_negative)
     cache_read: float | None = attrs.field(default=None, validator=_non_negative)
     cache_write: float | None = attrs.field(default=None, validator=_non_negative)
+    context_window: int | None = attrs.field(default=None, validator=_window, kw_only=True)
 
 
 def cost_of(usage: Usage, price: ModelPrice) -> float:

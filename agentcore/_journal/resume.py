@@ -41,7 +41,7 @@ __all__ = [
     "load_state",
 ]
 
-_FORMAT = 2
+_FORMAT = 3  # 3: the loop state holds the context view and the usage totals
 
 _SHARED: tuple[Any, ...] = tuple(
     {

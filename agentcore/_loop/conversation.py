@@ -41,7 +41,7 @@ import attrs
 
 from .._core.agent_processor import activity_of, agent_processor, create_initial_agent_engine_state
 from .._core.combinators import combine_initial_states
-from .._core.content import ToolCallPart
+from .._core.content import ToolCallPart, Usage
 from .._core.errors import AgentError, ConfigurationError, ErrorCode, error_from_code
 from .._core.events import (
     AssistantMessage,
@@ -76,6 +76,7 @@ from .events import (
     AgentResume,
     AgentSteer,
     ClockTick,
+    ContextSummary,
     ElicitationAnswer,
     ElicitationRequest,
     ToolApproval,
@@ -129,6 +130,7 @@ COMMANDS: tuple[type[Any], ...] = (
     ClockTick,
     ElicitationRequest,
     ElicitationAnswer,
+    ContextSummary,
 )
 
 ROUTES: Mapping[type[Any], tuple[str, ...]] = {
@@ -241,7 +243,8 @@ class AgentSnapshot:
     calls still waiting for a decision; ``steering``/``follow_ups`` the queued messages;
     ``error`` the last run's error (``None`` after a clean run); ``iterations`` and
     ``turn`` the current run's model calls and turn number; ``pending_elicitations`` the
-    ``ElicitationRequest``s waiting for the user's answer.
+    ``ElicitationRequest``s waiting for the user's answer; ``usage`` and ``cost`` what
+    every model call of the session used and cost (``cost`` is ``None`` without a price).
     """
 
     activity: AgentState
@@ -255,6 +258,8 @@ class AgentSnapshot:
     iterations: int = 0
     turn: int = 0
     pending_elicitations: tuple[ElicitationRequest, ...] = ()
+    usage: Usage = attrs.field(factory=Usage)
+    cost: float | None = None
 
 
 def snapshot_of(state: ConversationState) -> AgentSnapshot:
@@ -286,6 +291,8 @@ def snapshot_of(state: ConversationState) -> AgentSnapshot:
         0 if run is None else run.iterations,
         0 if run is None else run.turn,
         () if run is None else run.elicitations,
+        loop.usage,
+        None if loop.config.price is None else loop.cost,
     )
 
 

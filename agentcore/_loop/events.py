@@ -9,21 +9,26 @@ Message lifecycle events are named ``agent_message_start/update/end`` because
 unique across layers. They cover every message that enters the conversation (prompt,
 steering, follow-up, assistant, tool result), not only the model's.
 
-Effect requests (``CallModel``, ``CancelModel``, ``ExecuteTools``, ``CancelTools``,
-``SetTimer``, ``CheckOutput``, ``AwaitApproval``, ``AwaitElicitation``,
+Effect requests (``CallModel``, ``SummariseContext``, ``CancelModel``, ``ExecuteTools``,
+``CancelTools``, ``SetTimer``, ``CheckOutput``, ``AwaitApproval``, ``AwaitElicitation``,
 ``AnswerElicitation``, ``Finish``) are outputs for the runtime, not events: they are
 never journaled or presented, because replaying the inputs produces them again.
+
+Usage and cost are reported at four levels: each model call (``model_usage``), each
+step (``turn_end``), each run (``agent_end``, and the ``Finish``/``AwaitApproval``
+effects), and the session (the loop state's ``usage`` and ``cost``). A cost is in US
+dollars at the configured price, ``None`` without one.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar, Literal, TypeAlias
+from typing import Any, ClassVar, Literal, Self, TypeAlias
 
 import attrs
 
 from .._core.checks import checked
-from .._core.content import JSONValue, ToolCallPart, to_tool_call
+from .._core.content import JSONValue, ToolCallPart, Usage, to_tool_call, to_usage
 from .._core.driver import ModelRequest, OutputSpec, as_output_spec
 from .._core.events import EVENT_TYPES, event_type, is_event
 from .._core.wire import from_dict
@@ -50,6 +55,8 @@ __all__ = [
     "CancelTools",
     "CheckOutput",
     "ClockTick",
+    "ContextCompacted",
+    "ContextSummary",
     "EFFECTS",
     "Effect",
     "ElicitationAction",
@@ -61,9 +68,11 @@ __all__ = [
     "GuardrailTripped",
     "ModelCallRetry",
     "OutputPassed",
+    "ModelUsage",
     "OutputRetry",
     "RunEndReason",
     "SetTimer",
+    "SummariseContext",
     "ToolApproval",
     "ToolApprovalRequired",
     "ToolExecutionEnd",
@@ -308,6 +317,23 @@ class OutputPassed:
     timestamp: int = _ts()
 
 
+@event_type("context_summary", "loop")
+@attrs.frozen(slots=True)
+class ContextSummary:
+    """The answer to ``SummariseContext``: the ``summary`` the model wrote, the call's
+    ``usage`` and ``model``; or, when the call failed, its error ``code``, ``message``
+    and ``retryable`` (and ``summary`` is empty)."""
+
+    type: ClassVar[str] = "context_summary"
+    summary: str = ""
+    usage: Usage = attrs.field(factory=Usage, converter=to_usage)
+    model: str = ""
+    code: str | None = None
+    message: str | None = None
+    retryable: bool = False
+    timestamp: int = _ts()
+
+
 # -- outputs --------------------------------------------------------------------------------
 
 
@@ -323,12 +349,16 @@ class AgentStart:
 @event_type("agent_end", "loop")
 @attrs.frozen(slots=True)
 class AgentEnd:
-    """A run ended; ``code``/``message`` say why when ``reason`` is not ``completed``."""
+    """A run ended; ``code``/``message`` say why when ``reason`` is not ``completed``.
+    ``usage`` and ``cost`` sum every model call of the run (``cost`` is ``None`` without
+    a price)."""
 
     type: ClassVar[str] = "agent_end"
     reason: str
     code: str | None = None
     message: str | None = None
+    usage: Usage = attrs.field(factory=Usage, converter=to_usage)
+    cost: float | None = None
     timestamp: int = _ts()
 
 
@@ -345,11 +375,48 @@ class TurnStart:
 @event_type("turn_end", "loop")
 @attrs.frozen(slots=True)
 class TurnEnd:
-    """A turn ended, with the tool results it produced in the order the model asked."""
+    """A turn ended, with the tool results it produced in the order the model asked, and
+    the ``usage`` and ``cost`` of its model calls (a retried call's, and a summary's for
+    compaction, included)."""
 
     type: ClassVar[str] = "turn_end"
     turn: int
     tool_results: tuple[Any, ...] = attrs.field(default=(), converter=_messages)
+    usage: Usage = attrs.field(factory=Usage, converter=to_usage)
+    cost: float | None = None
+    timestamp: int = _ts()
+
+
+@event_type("model_usage", "loop")
+@attrs.frozen(slots=True)
+class ModelUsage:
+    """What one model call of turn ``turn`` used and cost: a reply (``purpose`` is
+    ``reply``, cut-off ones included) or a summary for compaction (``summary``)."""
+
+    type: ClassVar[str] = "model_usage"
+    turn: int
+    model: str
+    usage: Usage = attrs.field(factory=Usage, converter=to_usage)
+    cost: float | None = None
+    purpose: str = "reply"
+    timestamp: int = _ts()
+
+
+@event_type("context_compacted", "loop")
+@attrs.frozen(slots=True)
+class ContextCompacted:
+    """The context sent to the model was compacted (docs/compaction.md), because it had
+    reached the threshold (``reason`` ``threshold``, at ``tokens``, an estimate) or the
+    provider refused it (``overflow``). From now on requests send the history from index
+    ``start`` (after ``summary``, or a note), with the tool results before index
+    ``cleared`` replaced by a placeholder. The history itself is unchanged."""
+
+    type: ClassVar[str] = "context_compacted"
+    reason: str
+    tokens: int
+    start: int
+    cleared: int
+    summary: str | None = None
     timestamp: int = _ts()
 
 
@@ -484,7 +551,7 @@ class CallModel:
         self._make: Callable[[], ModelRequest] | None = None
 
     @classmethod
-    def deferred(cls, make: Callable[[], ModelRequest]) -> CallModel:
+    def deferred(cls, make: Callable[[], ModelRequest]) -> Self:
         effect = cls.__new__(cls)
         effect._request, effect._make = None, make
         return effect
@@ -499,14 +566,22 @@ class CallModel:
         return request
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not CallModel:
+        if type(other) is not type(self):
             return NotImplemented
         return self.request == other.request
 
     __hash__ = None  # type: ignore[assignment]  # equal by a request built on demand
 
     def __repr__(self) -> str:
-        return f"CallModel(request={self.request!r})"
+        return f"{type(self).__name__}(request={self.request!r})"
+
+
+class SummariseContext(CallModel):
+    """Ask the model for a summary of older history with ``request`` (built on first read,
+    like ``CallModel``'s); answer with one ``context_summary``, never with stream events,
+    which would enter the conversation."""
+
+    __slots__ = ()
 
 
 @attrs.frozen(slots=True)
@@ -547,9 +622,12 @@ class CheckOutput:
 
 @attrs.frozen(slots=True)
 class AwaitApproval:
-    """The run is paused: nothing is in flight until these calls are approved or rejected."""
+    """The run is paused: nothing is in flight until these calls are approved or rejected.
+    ``usage`` and ``cost``: what the run spent so far."""
 
     tool_calls: tuple[ToolCallPart, ...]
+    usage: Usage = attrs.field(factory=Usage)
+    cost: float | None = None
 
 
 @attrs.frozen(slots=True)
@@ -569,15 +647,18 @@ class AnswerElicitation:
 
 @attrs.frozen(slots=True)
 class Finish:
-    """The run is over and nothing is in flight."""
+    """The run is over and nothing is in flight; ``usage`` and ``cost``: what it spent."""
 
     reason: RunEndReason
     code: str | None = None
     message: str | None = None
+    usage: Usage = attrs.field(factory=Usage)
+    cost: float | None = None
 
 
 Effect: TypeAlias = (
     CallModel
+    | SummariseContext
     | CancelModel
     | ExecuteTools
     | CancelTools
@@ -592,6 +673,7 @@ Effect: TypeAlias = (
 EFFECTS: frozenset[type[Any]] = frozenset(
     (
         CallModel,
+        SummariseContext,
         CancelModel,
         ExecuteTools,
         CancelTools,

@@ -22,13 +22,13 @@ valid against its schema: an invalid one goes back to the model (a user message,
 error result of the final-answer tool) at most ``retries`` times, then the run ends with
 ``OUTPUT_PARSE_ERROR`` (``output``).
 
-Emits: ``agent_start``, ``turn_start``, ``agent_message_start/end``,
+Emits: ``agent_start``, ``turn_start``, ``agent_message_start/end``, ``model_usage``,
 ``tool_execution_start/update/end``, ``tool_approval_required``, ``model_call_retry``,
-``output_retry``, ``turn_end``, ``agent_output``, ``agent_end``, ``error_message``; the
-stream events it lets into the conversation (``user_message`` for prompts, queued
-messages and output retries, ``tool_result`` for calls it answers itself, ``interrupt``
-to flush a reply cut off by a process stop), which the conversation processor feeds to
-the core; and the effect requests of ``events``.
+``output_retry``, ``context_compacted``, ``turn_end``, ``agent_output``, ``agent_end``,
+``error_message``; the stream events it lets into the conversation (``user_message`` for
+prompts, queued messages and output retries, ``tool_result`` for calls it answers
+itself, ``interrupt`` to flush a reply cut off by a process stop), which the
+conversation processor feeds to the core; and the effect requests of ``events``.
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ from typing import Any, TypeAlias
 
 from pyrsistent import pvector
 
+from .._core.content import Usage
 from .._core.driver import ModelRequest, OutputSpec
 from .._core.errors import ErrorCode
 from .._core.events import (
@@ -59,6 +60,8 @@ from .._core.events import (
 )
 from .._core.pricing import cost_of
 from . import elicitations, output, tool_calls
+from .compacting import adopt_summary, compact, summarise
+from .compaction import render_view
 from .events import (
     AgentAbort,
     AgentConfigured,
@@ -79,11 +82,13 @@ from .events import (
     CancelTools,
     CheckOutput,
     ClockTick,
+    ContextSummary,
     ElicitationAnswer,
     ElicitationRequest,
     Finish,
     GuardrailTripped,
     ModelCallRetry,
+    ModelUsage,
     OutputPassed,
     OutputRetry,
     RunEndReason,
@@ -91,11 +96,10 @@ from .events import (
     ToolApproval,
     ToolExecutionStart,
     ToolProgress,
-    TurnEnd,
     TurnStart,
 )
 from .state import Batch, LoopState, Run
-from .tool_calls import rejected
+from .tool_calls import rejected, spent, turn_end
 
 __all__ = ["loop_processor"]
 
@@ -107,6 +111,8 @@ _DELTAS = frozenset(
 _INTERRUPTED = ErrorCode.INTERRUPTED.value
 _PAUSES = ("approval", "elicitation")
 """Phases whose time does not count towards the run's deadline."""
+_OVERFLOW = ErrorCode.CONTEXT_OVERFLOW.value
+_CALLING = frozenset(("model", "compacting"))
 
 
 def loop_processor(state: LoopState, event: Any) -> tuple[LoopState, tuple[Any, ...]]:
@@ -251,19 +257,29 @@ def _call_model(s: LoopState, queue: str, ts: int, out: Out) -> LoopState:
         streaming=False,
         awaiting_error=False,
         retries=0,
+        step_usage=Usage(),
+        step_cost=0.0,
+        overflowed=False,
     )
     s = s.replace(phase="model", run=run, **{"steering" if steering else "follow_ups": rest})
+    if s.config.compaction is not None:
+        compacted = compact(s, ts, out, overflow=False)
+        if compacted is not None:
+            s = compacted
+            if s.phase == "compacting":
+                return s  # the call is made once the summary is in
     out.append(CallModel.deferred(partial(_request, s)))
     return s
 
 
 def _request(s: LoopState) -> ModelRequest:
-    """The request of the current model call: the history, then the queued messages that
-    were delivered for it, through the config's hooks."""
+    """The request of the current model call: the history as the context view sends it,
+    then the queued messages that were delivered for it, through the config's hooks."""
     run = s.run
     assert run is not None
     cfg = s.config
-    context = tuple(cfg.convert_to_llm([*s.messages, *(m for _, m in run.inflight)]))
+    history = s.messages if s.context is None else render_view(s.context, s.messages)
+    context = tuple(cfg.convert_to_llm([*history, *(m for _, m in run.inflight)]))
     if cfg.transform_context is not None:
         context = tuple(cfg.transform_context(context))
     request = ModelRequest(
@@ -310,7 +326,9 @@ def _on_assistant(s: LoopState, e: AssistantMessage, ts: int, out: Out) -> LoopS
     if not run.streaming:
         out.append(AgentMessageStart("assistant", None, timestamp=ts))
     out.append(AgentMessageEnd("assistant", e, timestamp=ts))
-    run = run.replace(streaming=False, usage=run.usage + e.usage, cost=run.cost + _cost(s, e))
+    s = _charge(s.with_run(run.replace(streaming=False)), e.usage, e.model, "reply", ts, out)
+    run = s.run
+    assert run is not None
     if e.incomplete and e.stop_reason == "error" and run.stopping is None:
         return s.with_run(run.replace(awaiting_error=True, partial=e))  # the error follows
     s = _keep_reply(s.with_run(run), e)
@@ -334,16 +352,28 @@ def _on_assistant(s: LoopState, e: AssistantMessage, ts: int, out: Out) -> LoopS
                 return answered
         s = tool_calls.plan(s, s.batch.calls, ts, out)
         return _after_tools(s, ts, out)
-    out.append(TurnEnd(run.turn, timestamp=ts))
+    out.append(turn_end(s, run, (), ts))
     s = s.with_run(run.replace(turn_open=False))
     if run.output is not None and not s.steering and not s.follow_ups:
         return _final_answer_text(s, run.output, e, ts, out)
     return _next_call_or_finish(s, ts, out)
 
 
-def _cost(s: LoopState, e: AssistantMessage) -> float:
+def _charge(s: LoopState, usage: Usage, model: str, purpose: str, ts: int, out: Out) -> LoopState:
+    """A model call of the run used ``usage``: its ``model_usage``, and its usage and cost
+    added to the turn's, the run's and the session's."""
+    run = s.run
+    assert run is not None
     price = s.config.price
-    return cost_of(e.usage, price) if price is not None else 0.0
+    cost = cost_of(usage, price) if price is not None else 0.0
+    out.append(ModelUsage(run.turn, model, usage, spent(s, cost), purpose, timestamp=ts))
+    run = run.replace(
+        usage=run.usage + usage,
+        cost=run.cost + cost,
+        step_usage=run.step_usage + usage,
+        step_cost=run.step_cost + cost,
+    )
+    return s.replace(run=run, usage=s.usage + usage, cost=s.cost + cost)
 
 
 def _keep_reply(s: LoopState, e: AssistantMessage) -> LoopState:
@@ -509,6 +539,10 @@ def _on_error(s: LoopState, e: ErrorReceived, ts: int, out: Out) -> LoopState:
     s = s.with_run(run)
     if s.phase != "model":
         return _stop(s, e.code, e.message, ts, out)
+    if e.code == _OVERFLOW and run.stopping is None and not run.overflowed:
+        compacted = _compact_for_overflow(s, e, partial, ts, out)
+        if compacted is not None:
+            return compacted
     if run.stopping is None and e.retryable and run.retries < s.config.model_retries:
         return _retry_later(s, e, partial, ts, out)
     if partial is not None:
@@ -516,6 +550,43 @@ def _on_error(s: LoopState, e: ErrorReceived, ts: int, out: Out) -> LoopState:
     if run.stopping is not None:
         return _end(s, ts, out)
     return _finish(s, "error", e.code, e.message, ts, out, retryable=e.retryable)
+
+
+def _compact_for_overflow(
+    s: LoopState, e: ErrorReceived, partial: AssistantMessage | None, ts: int, out: Out
+) -> LoopState | None:
+    """The provider refused the context: compact it and make the call once more (``None``
+    when there is no compaction, or nothing left to compact)."""
+    if s.config.compaction is None:
+        return None
+    run = s.run
+    assert run is not None
+    tried = s.with_run(run.replace(overflowed=True))
+    compacted = compact(tried, ts, out, overflow=True)
+    if compacted is None:
+        return None
+    if partial is not None:
+        why = f"the context was too long ({e.code}); it was compacted and the call is made again"
+        compacted = compacted.with_run(_discard(compacted.run, partial, why, ts, out))  # type: ignore[arg-type]
+    return compacted if compacted.phase == "compacting" else _call_again(compacted, out)
+
+
+def _on_summary(s: LoopState, e: ContextSummary, ts: int, out: Out) -> LoopState:
+    """The summary a compaction asked for: adopt it and make the model call; a failed (or
+    empty) one ends the run with its error."""
+    run = s.run
+    if run is None or s.phase != "compacting" or run.summary is None:
+        return s  # the answer to a summary whose run is over
+    s = _charge(s, e.usage, e.model, "summary", ts, out)
+    if run.stopping is not None:
+        return _end(s, ts, out)
+    if e.code is not None or not e.summary.strip():
+        code = e.code or ErrorCode.PROVIDER_ERROR.value
+        why = e.message or "the model's summary was empty"
+        s = s.with_run(s.run.replace(summary=None))  # type: ignore[union-attr]
+        message = f"compacting the context failed: {why}"
+        return _finish(s, "error", code, message, ts, out, retryable=e.retryable)
+    return _call_again(adopt_summary(s, e, ts, out), out)
 
 
 def _discard(run: Run, reply: AssistantMessage, why: str, ts: int, out: Out) -> Run:
@@ -574,7 +645,12 @@ def _on_follow_up(s: LoopState, e: AgentFollowUp, ts: int, out: Out) -> LoopStat
 
 def _on_abort(s: LoopState, e: AgentAbort | Interrupt, ts: int, out: Out) -> LoopState:
     run = s.run
-    if type(e) is Interrupt and run is not None and run.stopping is not None and s.phase == "model":
+    if (
+        type(e) is Interrupt
+        and run is not None
+        and run.stopping is not None
+        and s.phase in _CALLING
+    ):
         return _end(s, ts, out)  # the cancelled call had no reply
     return _stop(s, ErrorCode.ABORTED.value, f"the run was aborted ({e.reason})", ts, out)
 
@@ -602,7 +678,7 @@ def _stop(s: LoopState, code: str, message: str, ts: int, out: Out) -> LoopState
     s = elicitations.cancel_all(s, ts, out)
     run = s.run
     assert run is not None
-    if s.phase == "model" and not run.awaiting_error:
+    if s.phase in _CALLING and not run.awaiting_error:
         out.append(CancelModel())
     elif s.phase == "tools" and s.batch is not None and s.batch.running:
         out.append(CancelTools(tuple(sorted(s.batch.running))))
@@ -643,12 +719,13 @@ def _finish(
                 run=run.replace(stopping=(reason, code or "", message or "", retryable)),
             )
     elif run.turn_open:
-        out.append(TurnEnd(run.turn, timestamp=ts))
+        out.append(turn_end(s, run, (), ts))
     back = run.inflight
     steering = tuple(m for q, m in back if q == "steer") + s.steering
     follow_ups = tuple(m for q, m in back if q == "follow_up") + s.follow_ups
-    out.append(AgentEnd(reason, code, message, timestamp=ts))
-    out.append(Finish(reason, code, message))
+    cost = spent(s, run.cost)
+    out.append(AgentEnd(reason, code, message, run.usage, cost, timestamp=ts))
+    out.append(Finish(reason, code, message, run.usage, cost))
     error = None if code is None else (code, message or "", retryable)
     return s.replace(
         phase="idle",
@@ -678,6 +755,10 @@ def _on_resume(s: LoopState, e: AgentResume, ts: int, out: Out) -> LoopState:
         if run.stopping is not None:
             return _end(s, ts, out)
         s = _call_again(s, out)
+    elif s.phase == "compacting":
+        if run.stopping is not None:
+            return _end(s, ts, out)
+        out.append(summarise(s))
     elif s.phase == "tools" and s.batch is not None and s.batch.running:
         running = tuple(sorted(s.batch.running))
         tools = s.config.tools_by_name
@@ -696,9 +777,8 @@ def _on_resume(s: LoopState, e: AgentResume, ts: int, out: Out) -> LoopState:
         if again:
             tool_calls.run_again(s, again, out)
     elif s.phase == "approval" and s.batch is not None:
-        out.append(
-            AwaitApproval(tuple(c for c in s.batch.calls if c.tool_call_id in s.batch.pending))
-        )
+        pending = tuple(c for c in s.batch.calls if c.tool_call_id in s.batch.pending)
+        out.append(AwaitApproval(pending, run.usage, spent(s, run.cost)))
     elif s.phase == "checking":
         out.append(CheckOutput(_final_answer(s)))
     _arm(s, out)
@@ -717,7 +797,9 @@ def _on_reset(s: LoopState, e: AgentReset, ts: int, out: Out) -> LoopState:
     if s.phase != "idle":
         out.append(_busy(s, e))
         return s
-    return s.replace(messages=pvector(e.messages), steering=(), follow_ups=(), error=None)
+    return s.replace(
+        messages=pvector(e.messages), steering=(), follow_ups=(), error=None, context=None
+    )
 
 
 def _on_tool_result(s: LoopState, e: ToolResult, ts: int, out: Out) -> LoopState:
@@ -758,6 +840,7 @@ _HANDLERS: dict[type[Any], _Handler] = {
     AgentConfigured: _on_configured,
     Interrupt: _on_abort,
     ClockTick: _on_tick,
+    ContextSummary: _on_summary,
     ToolApproval: _on_approval,
     ToolProgress: _on_progress,
     ElicitationRequest: elicitations.on_request,

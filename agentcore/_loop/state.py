@@ -8,7 +8,8 @@ The hooks inside the config run inside the pure processor, so they must be pure 
 of their argument: ``convert_to_llm(history) -> provider messages`` (default: keep user,
 assistant and tool-result messages, drop custom kinds) and then
 ``transform_context(provider messages) -> provider messages`` (pruning/injection for this
-call only; the result is never written back to the history).
+call only; the result is never written back to the history). With ``compaction`` set,
+the history they get is what the state's context view sends (``compaction``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from .._core.driver import Message, OutputSpec, ThinkingLevel, ToolSpec
 from .._core.errors import ConfigurationError
 from .._core.events import AssistantMessage, ToolResultMessage, UserMessage
 from .._core.pricing import ModelPrice
+from .compaction import Compaction, ContextView, Summarise, as_compaction
 from .tools import Tool
 
 __all__ = [
@@ -33,6 +35,7 @@ __all__ = [
     "Limits",
     "LoopConfig",
     "LoopState",
+    "PendingSummary",
     "QueueMode",
     "Run",
     "SteeringPolicy",
@@ -47,12 +50,13 @@ SteeringPolicy: TypeAlias = Literal["skip", "run"]
 ``skip`` answers them with an error result saying they were skipped; ``run`` runs them."""
 ToolExecution: TypeAlias = Literal["parallel", "sequential"]
 Phase: TypeAlias = Literal[
-    "idle", "model", "waiting", "tools", "approval", "elicitation", "checking"
+    "idle", "model", "compacting", "waiting", "tools", "approval", "elicitation", "checking"
 ]
-"""``model``: a model call is in flight; ``waiting``: a failed call waits to be retried;
-``tools``: tool calls run; ``approval``: paused until calls are approved or rejected;
-``elicitation``: paused until the questions running calls asked the user are answered
-(those calls still run)."""
+"""``model``: a model call is in flight; ``compacting``: a summary of older history is
+being written before it; ``waiting``: a failed call waits to be retried; ``tools``: tool
+calls run; ``approval``: paused until calls are approved or rejected; ``elicitation``:
+paused until the questions running calls asked the user are answered (those calls still
+run); ``checking``: the final answer waits for the output guardrails."""
 
 AT_REST: frozenset[str] = frozenset(("idle", "approval", "elicitation"))
 """Phases in which no run is active: it is over, or waits for the application."""
@@ -174,6 +178,7 @@ class LoopConfig:
     max_output_tokens: int | None = None
     temperature: float | None = None
     price: ModelPrice | None = None
+    compaction: Compaction | None = attrs.field(default=None, converter=as_compaction)
     model_retries: int = attrs.field(default=0, validator=_non_negative_int)
     retry_delay_ms: int = attrs.field(default=1000, validator=_non_negative_int)
     check_output: bool = False
@@ -226,6 +231,7 @@ class LoopConfig:
             "max_output_tokens": self.max_output_tokens,
             "temperature": self.temperature,
             "price": None if self.price is None else attrs.asdict(self.price),
+            "compaction": None if self.compaction is None else self.compaction.to_wire(),
             "model_retries": self.model_retries,
             "retry_delay_ms": self.retry_delay_ms,
             "check_output": self.check_output,
@@ -243,10 +249,12 @@ class LoopConfig:
             tools = tuple(_declared(d) for d in values.pop("tools", ()))
             limits = Limits(**values.pop("limits", {}))
             price = values.pop("price", None)
+            compaction = values.pop("compaction", None)
             return LoopConfig(
                 tools=tools,
                 limits=limits,
                 price=None if price is None else ModelPrice(**price),
+                compaction=None if compaction is None else Compaction.from_wire(compaction),
                 convert_to_llm=self.convert_to_llm,
                 transform_context=self.transform_context,
                 **values,
@@ -255,6 +263,14 @@ class LoopConfig:
             raise ConfigurationError(
                 f"agent_configured carries a bad configuration: {exc}"
             ) from exc
+
+    @property
+    def context_window(self) -> int | None:
+        """The tokens a request may hold: the compaction's, else the model's price row's."""
+        window = None if self.compaction is None else self.compaction.context_window
+        if window is None and self.price is not None:
+            window = self.price.context_window
+        return window
 
     def check_limits(self, limits: Limits) -> None:
         """Raise ``ConfigurationError`` when ``limits`` cannot be enforced with this config."""
@@ -367,6 +383,19 @@ class Batch:
 
 
 @attrs.frozen(slots=True)
+class PendingSummary:
+    """A compaction waiting for its summary: why (``reason``, at ``tokens``), the
+    ``view`` to adopt once the summary is in, starting at history index ``cut``, and the
+    ``strategy`` asking for it."""
+
+    reason: str
+    tokens: int
+    view: ContextView
+    cut: int
+    strategy: Summarise
+
+
+@attrs.frozen(slots=True)
 class Run:
     """One run, from prompt/continue to ``agent_end``.
 
@@ -383,10 +412,14 @@ class Run:
     message, retryable)``, how the run will end,
     once an abort or timeout is under way. ``paused_at`` is when a pause for approval or
     elicitation began; ``elicitations`` the ``ElicitationRequest``s awaiting an answer.
-    ``output`` is the structured answer the run must end with (``None``: any text),
-    ``output_retries`` how many answers failed its schema so far, ``output_value`` the
-    valid answer once a call to the final-answer tool gave it (the run ends when that
-    call's turn closes).
+
+    ``usage``/``cost`` sum the run's model calls, ``step_usage``/``step_cost`` those of
+    the current turn. ``overflowed`` is true once the current model call was refused with
+    ``CONTEXT_OVERFLOW`` and compacted (it is retried once); ``summary`` is the compaction
+    waiting for its summary (phase ``compacting``). ``output`` is the structured
+    answer the run must end with (``None``: any text), ``output_retries`` how many answers
+    failed its schema so far, ``output_value`` the valid answer once a call to the
+    final-answer tool gave it (the run ends when that call's turn closes).
     """
 
     limits: Limits
@@ -408,6 +441,10 @@ class Run:
     stopping: tuple[str, str, str, bool] | None = None
     paused_at: int | None = None
     elicitations: tuple[Any, ...] = ()
+    step_usage: Usage = attrs.field(factory=Usage)
+    step_cost: float = 0.0
+    overflowed: bool = False
+    summary: PendingSummary | None = None
     output: OutputSpec | None = None
     output_retries: int = 0
     output_value: JSONValue = None
@@ -419,7 +456,12 @@ class Run:
 
 @attrs.frozen(slots=True)
 class LoopState:
-    """The loop processor's state: config, history, queues, and the active run if any."""
+    """The loop processor's state: config, history, queues, and the active run if any.
+
+    ``context`` is what requests send of the history once it was compacted (``None``:
+    all of it); ``usage`` and ``cost`` sum every model call of the session (the agent's
+    life, resets of the history included).
+    """
 
     config: LoopConfig
     messages: PVector[Any] = attrs.field(factory=pvector)
@@ -430,6 +472,9 @@ class LoopState:
     batch: Batch | None = None
     error: tuple[str, str, bool] | None = None
     """``(code, message, retryable)`` of the last run's failure, ``None`` after a clean run."""
+    context: ContextView | None = None
+    usage: Usage = attrs.field(factory=Usage)
+    cost: float = 0.0
 
     def replace(self, **changes: Any) -> LoopState:
         """This state with ``changes`` (same as ``attrs.evolve``, cheaper)."""
@@ -446,6 +491,9 @@ class LoopState:
             self.run,
             batch,
             self.error,
+            self.context,
+            self.usage,
+            self.cost,
         )
 
     def with_run(self, run: Run | None) -> LoopState:
@@ -459,6 +507,9 @@ class LoopState:
             run,
             self.batch,
             self.error,
+            self.context,
+            self.usage,
+            self.cost,
         )
 
 

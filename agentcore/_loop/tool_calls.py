@@ -36,7 +36,7 @@ from .events import (
     ToolProgress,
     TurnEnd,
 )
-from .state import LoopState
+from .state import LoopState, Run
 
 __all__ = [
     "advance",
@@ -49,6 +49,8 @@ __all__ = [
     "plan",
     "rejected",
     "run_again",
+    "spent",
+    "turn_end",
 ]
 
 Out: TypeAlias = list[Any]
@@ -70,6 +72,16 @@ def _answer(
         out.append(ToolExecutionStart(call.tool_call_id, call.tool_name, args, timestamp=ts))
     out.append(ToolResult(call.tool_call_id, text, True, {"error_code": code}, timestamp=ts))
     return call.tool_call_id
+
+
+def spent(s: LoopState, cost: float) -> float | None:
+    """``cost`` as reported: ``None`` when the config has no price to compute it with."""
+    return None if s.config.price is None else cost
+
+
+def turn_end(s: LoopState, run: Run, results: tuple[Any, ...], ts: int) -> TurnEnd:
+    """The ``turn_end`` of ``run``'s current turn, with what its model calls spent."""
+    return TurnEnd(run.turn, results, run.step_usage, spent(s, run.step_cost), timestamp=ts)
 
 
 # -- planning and running -------------------------------------------------------------------
@@ -110,9 +122,9 @@ def plan(s: LoopState, calls: tuple[ToolCallPart, ...], ts: int, out: Out) -> Lo
     s = s.replace(phase="tools", batch=batch)
     if pending:
         out.append(ToolApprovalRequired(tuple(pending), timestamp=ts))
-        out.append(AwaitApproval(tuple(pending)))
         run = s.run
         assert run is not None
+        out.append(AwaitApproval(tuple(pending), run.usage, spent(s, run.cost)))
         return s.replace(phase="approval", run=run.replace(paused_at=ts))
     s = _grouped(s)
     return s if answered else advance(s, ts, out)
@@ -174,7 +186,7 @@ def close(s: LoopState, ts: int, out: Out) -> LoopState:
     for r in ordered:
         out.append(AgentMessageStart("tool", r, timestamp=ts))
         out.append(AgentMessageEnd("tool", r, timestamp=ts))
-    out.append(TurnEnd(run.turn, ordered, timestamp=ts))
+    out.append(turn_end(s, run, ordered, ts))
     return s.replace(
         messages=s.messages.extend(ordered), batch=None, run=run.replace(turn_open=False)
     )

@@ -41,6 +41,7 @@ from .._core.processor import AnyProcessor
 from .._core.state_machine import AgentState, StateChange
 from .._journal.journal import Journal
 from .._journal.snapshots import SnapshotStore
+from .._loop.compaction import Compaction, Strategy
 from .._loop.conversation import AgentSnapshot, ConversationState, create_conversation, snapshot_of
 from .._loop.events import (
     AgentAbort,
@@ -111,9 +112,11 @@ OutputT = TypeVar("OutputT")
 class AgentResult(Generic[OutputT]):
     """What ``Agent.run`` returns: the answer (``output``: the final text, or with
     ``output_type`` the typed answer, ``None`` while paused for approval), the messages
-    the run added, the tool calls the model made, summed usage, wall time in seconds,
-    ``status`` (``completed``, ``awaiting_approval`` or ``awaiting_elicitation``) and the
-    final reply's ``text``."""
+    the run added, the tool calls the model made, the usage of every model call of the
+    run (retried and summarising calls included), wall time in seconds, ``status``
+    (``completed``, ``awaiting_approval`` or ``awaiting_elicitation``), the final reply's
+    ``text`` and the run's ``cost`` in US dollars (``None`` without a price). The
+    session's totals are ``agent.state.usage`` and ``agent.state.cost``."""
 
     output: OutputT
     messages: tuple[Any, ...]
@@ -122,6 +125,7 @@ class AgentResult(Generic[OutputT]):
     duration: float
     status: str = "completed"
     text: str = ""
+    cost: float | None = None
 
 
 class Agent:
@@ -139,8 +143,9 @@ class Agent:
     loop (docs/middleware.md). ``toolsets`` (MCP servers, or other ``Toolset``s) add
     their tools to ``tools``; the agent owns them: entered before the first run, listed
     before each run and when they announce a change, left in ``aclose`` (see
-    ``_runtime.toolsets``). Raises ``ConfigurationError`` for bad options (naming the
-    option and the value).
+    ``_runtime.toolsets``). ``compaction`` keeps what each request sends under the
+    model's context window (docs/compaction.md). Raises ``ConfigurationError`` for bad
+    options (naming the option and the value).
     """
 
     def __init__(
@@ -165,6 +170,7 @@ class Agent:
         max_output_tokens: int | None = None,
         temperature: float | None = None,
         price: ModelPrice | None = None,
+        compaction: Compaction | Strategy | Sequence[Strategy] | None = None,
         model_retries: int = 0,
         retry_delay: float = 1.0,
         messages: Sequence[Any] = (),
@@ -214,6 +220,7 @@ class Agent:
             max_output_tokens=max_output_tokens,
             temperature=temperature,
             price=price,
+            compaction=compaction,
             model_retries=model_retries,
             retry_delay_ms=seconds_to_ms("retry_delay", retry_delay, allow_zero=True) or 0,
             check_output=bool(guards.input or guards.output),
@@ -848,14 +855,16 @@ class Agent:
         """What the run added since history index ``start``."""
         added = tuple(self._shell.state.loop.messages[start:])
         replies = [m for m in added if isinstance(m, AssistantMessage)]
+        usage = getattr(end, "usage", None)  # a run's whole usage (Finish, AwaitApproval)
         return AgentResult(
             replies[-1].text if replies else "",
             added,
             tuple(c for m in replies for c in m.tool_calls),
-            sum((m.usage for m in replies), Usage()),
+            sum((m.usage for m in replies), Usage()) if usage is None else usage,
             duration,
             _STATUS.get(type(end), "completed"),
-            replies[-1].text if replies else "",
+            text=replies[-1].text if replies else "",
+            cost=getattr(end, "cost", None),
         )
 
     async def _wound_down(self) -> None:

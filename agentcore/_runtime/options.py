@@ -65,12 +65,16 @@ def as_model_driver(model: Any, driver_factory: Callable[[str], Driver] | None =
 
 
 def _dearest(prices: Sequence[ModelPrice]) -> ModelPrice:
-    """Each rate at its highest among ``prices`` (a cache rate left unset is the input's)."""
+    """Each rate at its highest among ``prices`` (a cache rate left unset is the input's),
+    and the smallest context window, so compaction keeps a request fit for any of them
+    (unknown when any is)."""
+    windows = [p.context_window for p in prices]
     return ModelPrice(
         input=max(p.input for p in prices),
         output=max(p.output for p in prices),
         cache_read=max(p.input if p.cache_read is None else p.cache_read for p in prices),
         cache_write=max(p.input if p.cache_write is None else p.cache_write for p in prices),
+        context_window=None if None in windows else min(w for w in windows if w is not None),
     )
 
 

@@ -9,8 +9,12 @@ input through ``feed``, so the journal holds it and a replay reproduces what fol
   ``error_received`` (retryable ``CONNECTION_ERROR`` for a cut stream; the exception's
   own ``code`` and ``retryable`` otherwise). Feeding pauses while an async presenter is
   over its backpressure mark.
-- ``CancelModel``: the driver is told to stop and its task cancelled; once the stream
-  has ended, an ``interrupt`` is fed (the processor flushes the partial reply).
+- ``SummariseContext``: the driver is called the same way, but its stream events are
+  read here and never fed (they would enter the conversation): one ``context_summary``
+  is fed with the text, usage and model, or with the error the call ended with.
+- ``CancelModel``: the driver is told to stop and its task cancelled (a summary's too);
+  once the stream has ended, an ``interrupt`` is fed (the processor flushes the partial
+  reply).
 - ``ExecuteTools``: one task per call (``run_tool``: timeouts that fire even for a tool
   that swallows cancellation); each result is fed as a ``tool_result``.
 - ``CancelTools``: each call is answered at once with an ``ABORTED`` result and its task
@@ -33,10 +37,19 @@ from typing import Any
 
 import attrs
 
-from .._core.content import ToolCallPart
+from .._core.content import ToolCallPart, Usage
 from .._core.driver import Driver, ModelRequest
 from .._core.errors import ErrorCode
-from .._core.events import AssistantMessage, ErrorReceived, Interrupt, MessageStop, ToolResult
+from .._core.events import (
+    AssistantMessage,
+    ErrorReceived,
+    Interrupt,
+    MessageDelta,
+    MessageStart,
+    MessageStop,
+    TextDelta,
+    ToolResult,
+)
 from .._loop.events import (
     AnswerElicitation,
     AwaitApproval,
@@ -46,6 +59,7 @@ from .._loop.events import (
     CancelTools,
     CheckOutput,
     ClockTick,
+    ContextSummary,
     ElicitationAnswer,
     ElicitationRequest,
     ExecuteTools,
@@ -53,6 +67,7 @@ from .._loop.events import (
     GuardrailTripped,
     OutputPassed,
     SetTimer,
+    SummariseContext,
     ToolProgress,
 )
 from .._loop.tools import Tool
@@ -131,7 +146,7 @@ class Performer:
 
     def perform(self, effect: Any) -> None:
         cls = type(effect)
-        if cls is CallModel:
+        if cls is CallModel or cls is SummariseContext:
             self._call_model(effect)
         elif cls is ExecuteTools:
             for call in effect.tool_calls:
@@ -177,7 +192,8 @@ class Performer:
 
     def _call_model(self, effect: CallModel) -> None:
         self._cancelling = self._streaming = False
-        self._model = asyncio.get_running_loop().create_task(self._stream(effect))
+        work = self._summary(effect) if type(effect) is SummariseContext else self._stream(effect)
+        self._model = asyncio.get_running_loop().create_task(work)
 
     def _cancel_model(self) -> None:
         self._cancelling = True
@@ -243,14 +259,64 @@ class Performer:
         if self._cancelling:
             return None
         if type(last) not in _TERMINAL:
-            last = ErrorReceived(
-                "the model stream ended before message_stop",
-                ErrorCode.CONNECTION_ERROR.value,
-                retryable=True,
-                timestamp=self._clock(),
-            )
+            last = _cut(self._clock())
             feed(last)
         return last
+
+    async def _summary(self, effect: SummariseContext) -> None:
+        """Read a summary call's stream here; feed its ``context_summary``."""
+        self._streaming = True
+        stream = None
+        texts: list[str] = []
+        usage, model = Usage(), ""
+        failure: ErrorReceived | None = None
+        stopped = False
+        try:
+            try:
+                request = effect.request
+            except Exception as exc:
+                failure = _hook_failure(exc, self._clock())
+            else:
+                stream = self._driver().receive(request)
+                async for event in stream:
+                    if isinstance(event, TextDelta):
+                        texts.append(event.text)
+                    elif isinstance(event, MessageDelta):
+                        usage = event.usage
+                    elif isinstance(event, MessageStart):
+                        model = event.model
+                    elif isinstance(event, MessageStop):
+                        stopped = True
+                    elif isinstance(event, ErrorReceived):
+                        failure = event
+                    if stopped or failure is not None or self._cancelling:
+                        break
+        except asyncio.CancelledError:
+            pass
+        except Exception as exc:  # a failing driver never takes the agent down
+            failure = driver_failure(exc, self._clock())
+        finally:
+            self._model = None
+            if stream is not None:
+                await close_stream(stream)
+        now = self._clock()
+        if self._cancelling:
+            self._feed(Interrupt("abort", timestamp=now))
+        elif failure is None and stopped:
+            self._feed(ContextSummary("".join(texts), usage, model, timestamp=now))
+        else:
+            failure = failure or _cut(now)
+            self._feed(
+                ContextSummary(
+                    "",
+                    usage,
+                    model,
+                    failure.code,
+                    failure.message,
+                    failure.retryable,
+                    timestamp=now,
+                )
+            )
 
     async def _model_through_middleware(self, request: ModelRequest) -> None:
         """The call through the middleware onion (docs/middleware.md): what a
@@ -512,6 +578,16 @@ def _plugin_failure(what: str, exc: Exception, timestamp: int) -> ErrorReceived:
     return ErrorReceived(
         f"{what} failed before the model call: {type(exc).__name__}: {exc}",
         ErrorCode.HANDLER_ERROR.value,
+        timestamp=timestamp,
+    )
+
+
+def _cut(timestamp: int) -> ErrorReceived:
+    """The ``error_received`` for a model stream that ended before ``message_stop``."""
+    return ErrorReceived(
+        "the model stream ended before message_stop",
+        ErrorCode.CONNECTION_ERROR.value,
+        retryable=True,
         timestamp=timestamp,
     )
 

@@ -39,6 +39,7 @@ from agentcore.events import (
 from agentcore.loop import (
     AgentAbort,
     AgentPrompt,
+    ContextView,
     Limits,
     LoopConfig,
     LoopState,
@@ -234,6 +235,7 @@ _FIELD_VALUES: dict[str, Any] = {
     "run": None,
     "batch": None,
     "error": None,
+    "context": ContextView(start=1, summary="before"),
     # Run
     "limits": Limits(max_iterations=2),
     "started_at": 11,
@@ -254,6 +256,10 @@ _FIELD_VALUES: dict[str, Any] = {
     "stopping": ("aborted", "ABORTED", "stop", False),
     "paused_at": 4,
     "elicitations": (),
+    "step_usage": Usage(output_tokens=3),
+    "step_cost": 0.25,
+    "overflowed": True,
+    "summary": None,
     "output": OutputSpec({"type": "object"}, mode="tool"),
     "output_retries": 1,
     "output_value": {"a": 1},

@@ -132,6 +132,7 @@ def test_text_only_reply() -> None:
     assert _types(out) == [  # the delta is the core's: the loop decides on the message
         "AgentMessageStart",
         "AgentMessageEnd",
+        "ModelUsage",
         "TurnEnd",
         "AgentEnd",
         "Finish",

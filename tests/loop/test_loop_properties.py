@@ -8,7 +8,9 @@ approves or rejects. Whatever the order:
 - every tool call gets exactly one result (in history and as ``tool_execution_end``);
 - no queued message is lost or delivered twice;
 - the history passes the provider-validity check;
-- replaying the journal reproduces the state and outputs exactly.
+- replaying the journal reproduces the state and outputs exactly;
+- with compaction (at a tiny context window, on overflows, by summary), every request
+  the model is sent passes the provider-validity check too.
 
 The ``tool_result`` of a call the loop answers itself comes back to it (``fold``), as the
 conversation processor feeds it back; tests/loop/test_conversation_properties.py holds
@@ -19,9 +21,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given, settings, target
 from hypothesis import strategies as st
 
+from agentcore import ClearToolResults, Compaction, KeepLastTurns, ModelPrice, Summarise
 from agentcore.events import (
     AssistantMessage,
     ErrorReceived,
@@ -43,10 +46,13 @@ from agentcore.loop import (
     CancelModel,
     CancelTools,
     ClockTick,
+    ContextCompacted,
+    ContextSummary,
     ExecuteTools,
     Finish,
     Limits,
     LoopConfig,
+    SummariseContext,
     ToolApproval,
     ToolExecutionEnd,
     history_problems,
@@ -87,7 +93,9 @@ class Sim:
         self.outputs: list[Any] = []
         self.clock = 0
         self.model_open = False
+        self.summary_open = False
         self.cancel_model = False
+        self.requests: list[Any] = []
         self.running: dict[str, bool] = {}  # id -> cancelled
         self.approvals: list[str] = []
         self.calls = 0
@@ -103,8 +111,12 @@ class Sim:
         self.state, out = fold(self.state, event)
         self.outputs.extend(out)
         for o in out:
-            if isinstance(o, CallModel):
+            if isinstance(o, SummariseContext):
+                self.summary_open, self.cancel_model = True, False
+                self.requests.append(o.request)
+            elif isinstance(o, CallModel):
                 self.model_open, self.cancel_model = True, False
+                self.requests.append(o.request)
             elif isinstance(o, CancelModel):
                 self.cancel_model = True
             elif isinstance(o, ExecuteTools):
@@ -123,7 +135,9 @@ class Sim:
                 self.feed(_message([TextPart("par")], incomplete=True, stop="interrupted"))
             self.feed(Interrupt("abort"))
             return
-        kind = data.draw(st.sampled_from(["text", "tools", "tools", "error", "empty"]), "reply")
+        kind = data.draw(
+            st.sampled_from(["text", "tools", "tools", "error", "overflow", "empty"]), "reply"
+        )
         if kind == "text":
             self.feed(_message([TextPart("hello")]))
         elif kind == "empty":
@@ -132,6 +146,8 @@ class Sim:
             if data.draw(st.booleans(), "partial before error"):
                 self.feed(_message([TextPart("cut")], incomplete=True, stop="error"))
             self.feed(ErrorReceived("overloaded", "OVERLOADED"))
+        elif kind == "overflow":
+            self.feed(ErrorReceived("prompt is too long", "CONTEXT_OVERFLOW"))
         else:
             names = data.draw(
                 st.lists(
@@ -148,6 +164,15 @@ class Sim:
                 else:
                     parts.append(ToolCallPart(cid, name, {"n": 1}))
             self.feed(_message(parts, stop="tool_use"))
+
+    def summary(self, data: st.DataObject) -> None:
+        self.summary_open = False
+        if self.cancel_model:
+            self.feed(Interrupt("abort"))
+        elif data.draw(st.booleans(), "summary written?"):
+            self.feed(ContextSummary("the gist"))
+        else:
+            self.feed(ContextSummary(code="OVERLOADED", message="busy", retryable=True))
 
     def message(self, text: str) -> UserMessage:
         msg = UserMessage(f"m{len(self.sent)}", text)
@@ -172,6 +197,19 @@ def test_random_interleavings_keep_every_guarantee(data: st.DataObject) -> None:
         follow_up_mode=data.draw(st.sampled_from(["one-at-a-time", "all"]), "follow_up_mode"),
         steering_policy=data.draw(st.sampled_from(["skip", "run"]), "policy"),
         tool_execution=data.draw(st.sampled_from(["parallel", "sequential"]), "execution"),
+        price=ModelPrice(1.0, 1.0, context_window=data.draw(st.sampled_from([40, 400]), "window")),
+        compaction=data.draw(
+            st.sampled_from(
+                [
+                    None,
+                    KeepLastTurns(1),
+                    Compaction((ClearToolResults(1), KeepLastTurns(2)), threshold=0.5),
+                    Compaction((ClearToolResults(2), Summarise(1))),
+                    Summarise(2),
+                ]
+            ),
+            "compaction",
+        ),
     )
     sim = Sim(config)
     sim.feed(AgentPrompt([sim.message("start")]))
@@ -179,9 +217,16 @@ def test_random_interleavings_keep_every_guarantee(data: st.DataObject) -> None:
         options: list[Any] = ["steer", "follow_up", "abort", "tick"]
         if sim.model_open:
             options += ["reply"] * 3
+        if sim.summary_open:
+            options += ["summary"] * 3
         options += [("tool", i) for i in sorted(sim.running)] * 2
         options += [("approve", i) for i in sim.approvals if i not in _decided(sim)]
-        idle = sim.state.phase == "idle" and not sim.model_open and not sim.running
+        idle = (
+            sim.state.phase == "idle"
+            and not sim.model_open
+            and not sim.summary_open
+            and not sim.running
+        )
         if idle:
             options += ["prompt", "continue", "stop"]
         choice = data.draw(st.sampled_from(options), "next")
@@ -189,6 +234,8 @@ def test_random_interleavings_keep_every_guarantee(data: st.DataObject) -> None:
             break
         if choice == "reply":
             sim.reply(data)
+        elif choice == "summary":
+            sim.summary(data)
         elif choice == "steer":
             sim.feed(AgentSteer(sim.message("steer")))
         elif choice == "follow_up":
@@ -208,9 +255,11 @@ def test_random_interleavings_keep_every_guarantee(data: st.DataObject) -> None:
             sim.feed(ToolApproval(choice[1], data.draw(st.booleans(), "approve?")))
     # wind down: abort, then answer whatever is still in flight
     sim.feed(AgentAbort())
-    while sim.model_open or sim.running:
+    while sim.model_open or sim.summary_open or sim.running:
         if sim.model_open:
             sim.reply(data)
+        if sim.summary_open:
+            sim.summary(data)
         for cid in sorted(sim.running):
             sim.running.pop(cid)
             sim.feed(ToolResult(cid, "late"))
@@ -246,6 +295,11 @@ def _check(sim: Sim) -> None:
         outputs.extend(out)
     assert replayed == state
     assert outputs == sim.outputs
+    # every request sent is one a provider accepts, compacted or not
+    compactions = [o for o in sim.outputs if isinstance(o, ContextCompacted)]
+    target(len(compactions), label="compactions")  # steer towards runs that compact
+    for request in sim.requests:
+        assert history_problems(request.messages) == [], request.messages
 
 
 @settings(max_examples=50, deadline=None)

@@ -340,10 +340,10 @@ def test_agent_with_a_list_of_models_falls_back_and_closes_what_it_built() -> No
 def test_agent_prices_each_turn_at_its_model_and_budgets_at_the_dearest() -> None:
     agent = Agent(["anthropic/claude-sonnet-4-5", "openai/gpt-4.1"], max_cost=1.0)
     assert agent.prices == {
-        "claude-sonnet-4-5": ModelPrice(3.0, 15.0, 0.3, 3.75),
-        "gpt-4.1": ModelPrice(2.0, 8.0, 0.5),
+        "claude-sonnet-4-5": ModelPrice(3.0, 15.0, 0.3, 3.75, context_window=200_000),
+        "gpt-4.1": ModelPrice(2.0, 8.0, 0.5, context_window=1_047_576),
     }
-    assert agent.config.price == ModelPrice(3.0, 15.0, 0.5, 3.75)
+    assert agent.config.price == ModelPrice(3.0, 15.0, 0.5, 3.75, context_window=200_000)
     with pytest.raises(ConfigurationError, match="max_cost needs a price"):
         Agent(["anthropic/claude-sonnet-4-5", "ollama/llama3"], max_cost=1.0)
 
