@@ -48,6 +48,9 @@ _REFUSED = frozenset(
 )
 """``Agent`` options a durable definition cannot take (module docstring)."""
 
+_NOT_YET = frozenset({"compaction"})
+"""``Agent`` options a durable worker does not perform yet (its summary calls)."""
+
 
 class Definition:
     """One named agent definition as a worker runs it: the template ``Agent`` (built once,
@@ -99,6 +102,12 @@ class Definitions:
             raise ConfigurationError(f"a definition name cannot be the keyword {name!r}")
         if "model" not in options:
             raise ConfigurationError(f"definition {name!r} needs a model=")
+        later = sorted(_NOT_YET & options.keys())
+        if later:
+            raise ConfigurationError(
+                f"definition {name!r}: {', '.join(later)} is not supported by durable "
+                "workers yet; see docs/durable.md"
+            )
         refused = sorted(_REFUSED & options.keys())
         if refused:
             raise ConfigurationError(

@@ -29,6 +29,8 @@ def test_definitions_check_their_options() -> None:
     assert definitions.get("ok").tools.keys() == {"charge"}
     with pytest.raises(ConfigurationError, match="presenters cannot shape a durable run"):
         definitions.define("bad", model=CountingModel(), presenters=[])
+    with pytest.raises(ConfigurationError, match="compaction is not supported by durable"):
+        definitions.define("bad", model=CountingModel(), compaction="x")
     with pytest.raises(ConfigurationError, match="needs a model="):
         definitions.define("bad")
     with pytest.raises(ConfigurationError, match="non-empty identifier"):
