@@ -46,6 +46,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "agentcore._app.chat",
     "agentcore._app.serve",
     "agentcore._app.code",
+    "agentcore._durable.command",
 )
 """Modules that register more subcommands (e.g. ``chat``) when imported."""
 

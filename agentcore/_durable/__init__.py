@@ -1,0 +1,1 @@
+"""_durable: agents as DBOS workflows on PostgreSQL; see docs/durable.md."""

@@ -1,0 +1,302 @@
+"""One advance of a durable agent: the body of the ``agentcore_advance`` DBOS workflow.
+
+The workflow drives the same pure conversation processor as ``Agent`` and never keeps a
+state of its own: it folds the agent's journal up to ``base`` (the journal's end when the
+workflow first ran, recorded as its first step), then folds each input as it comes:
+
+1. the commands it claims from the agent's inbox (a step: ``claim``), between two effects;
+2. what each effect request produced, performed as one DBOS step whose name comes from
+   the agent and the sequence number of the input that asked for it
+   (``model:<agent>:<seq>``, ``tool:<agent>:<call id>``): stream events, tool results;
+3. a ``clock_tick`` after a durable sleep, for a timer (a retry delay, the deadline).
+
+Every input gets the next sequence number and is appended to the journal unless the
+journal holds it already: DBOS replays recorded steps to a recovered workflow, so the
+same inputs come back in the same order and only those past the journal's end are
+written. The fold's outputs (every layer but effects) go to the workflow's ``events``
+stream once per step (a DBOS workflow write, itself recorded: replayed, it is not written
+twice), so a reader sees exactly what replaying the journal gives.
+
+The workflow returns when the agent is at rest (idle, or paused for approval) and its
+inbox holds nothing it can take: a paused run goes on in the advance its approval starts.
+A step that cannot be replayed the same way (a definition whose tools changed under a
+running workflow) makes DBOS raise; the next advance then resumes the run from the
+journal by the documented resume policy (``agent_resume``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+from .._core.content import ToolCallPart
+from .._core.errors import ConfigurationError, ErrorCode
+from .._core.events import AssistantMessage, Interrupt, ToolResult
+from .._core.secrets import scrub_event
+from .._core.wire import from_dict, to_dict
+from .._journal.read import JournalError
+from .._journal.resume import fold_state, journal_events
+from .._loop.events import (
+    EFFECTS,
+    AgentConfigured,
+    AgentResume,
+    AwaitApproval,
+    CallModel,
+    CancelModel,
+    CancelTools,
+    ClockTick,
+    ExecuteTools,
+    Finish,
+    SetTimer,
+)
+from .._loop.state import AT_REST
+from .._runtime.outlet import ms_clock
+from .._sessions.postgres import PostgresJournal
+from .definitions import Definition
+from .effects import call_model, call_tool
+from .store import Store
+
+__all__ = ["Conversation", "Services"]
+
+EVENTS = "events"
+"""The workflow's stream of outputs (wire dicts, one list per step)."""
+LIVE = "live"
+"""The stream of live model events, written while a model call streams (may repeat a
+call's start when a worker died mid-call: each batch names its call and attempt)."""
+
+
+class Services:
+    """What a worker's workflows share: definitions, the store, the journal, the clock."""
+
+    def __init__(
+        self,
+        definitions: Any,
+        store: Store,
+        journal: PostgresJournal,
+        *,
+        clock: Callable[[], int] = ms_clock,
+        live: bool = True,
+    ) -> None:
+        self.definitions = definitions
+        self.store = store
+        self.journal = journal
+        self.clock = clock
+        self.live = live
+
+
+class Conversation:
+    """One workflow execution's view of agent ``agent_id`` (module docstring)."""
+
+    def __init__(self, services: Services, agent_id: str, definition: Definition) -> None:
+        self.services = services
+        self.agent_id = agent_id
+        self.definition = definition
+        self.journal = services.journal
+        self.state: Any = None
+        self.seq = 0
+        self.written = 0
+        self.now = 0
+        self.pending: deque[tuple[int, Any]] = deque()
+        self.timer: int | None = None
+        self.outputs: list[dict[str, Any]] = []
+        self.backlog: deque[Any] = deque()
+        self.ended: Any = None
+
+    # -- the workflow ---------------------------------------------------------------------
+
+    async def advance(self) -> dict[str, Any]:
+        """Fold, claim, perform, until at rest with nothing to claim; the result."""
+        from dbos import DBOS
+
+        base, now = await DBOS.run_step_async({"name": "base"}, self._journal_end)
+        self.journal.forget(self.agent_id)
+        self.written = self.journal.last_seq(self.agent_id)
+        events = itertools.islice(journal_events(self.journal, self.agent_id), base)
+        self.state = fold_state(self.definition.processor, self.definition.initial_state(), events)
+        self.seq = base
+        if base == 0:
+            self.feed([AgentConfigured(self.definition.config.to_wire(), timestamp=now)])
+        elif self.state.loop.phase not in AT_REST:  # an advance before this one failed
+            self.feed([AgentResume(timestamp=now)])
+        while True:
+            rest = self.state.loop.phase in AT_REST
+            claimed: list[str] = await DBOS.run_step_async({"name": "claim"}, self._claim, rest)
+            if claimed:
+                self.feed(from_dict(json.loads(c)) for c in claimed)
+            if self.pending:
+                await self._flush_outputs()
+                await self._perform(*self.pending.popleft())
+            elif claimed:
+                continue
+            elif not rest and self.timer is not None:
+                await self._wait_timer(self.timer)
+            elif rest:
+                break
+            else:
+                raise RuntimeError(
+                    f"agent {self.agent_id!r} is in phase {self.state.loop.phase!r} with "
+                    "nothing to perform (a bug in agentcore.durable)"
+                )
+        await self._flush_outputs()
+        await DBOS.close_stream_async(EVENTS)
+        await DBOS.close_stream_async(LIVE)
+        return self._result()
+
+    # -- folding --------------------------------------------------------------------------
+
+    def feed(self, events: Any) -> None:
+        """Number, journal (when new), fold each event; keep outputs and effects; then
+        write what was appended (one transaction)."""
+        self.backlog.extend(events)
+        processor, journal, agent_id = self.definition.processor, self.journal, self.agent_id
+        while self.backlog:
+            event = scrub_event(self.backlog.popleft())
+            self.seq += 1
+            self.now = max(self.now, event.timestamp)
+            if self.seq > self.written:
+                seq = journal.append(agent_id, event)
+                if seq != self.seq:
+                    raise JournalError(
+                        f"agent {agent_id!r}: journal at {seq}, expected {self.seq} (another "
+                        "process writes this agent's journal)"
+                    )
+                self.written = seq
+            self.state, outputs = processor(self.state, event)
+            for output in outputs:
+                if type(output) in EFFECTS:
+                    self._take(output)
+                else:
+                    self.outputs.append(to_dict(output))
+        journal.flush()
+
+    def _take(self, effect: Any) -> None:
+        cls = type(effect)
+        if cls is CallModel or cls is ExecuteTools:
+            self.pending.append((self.seq, effect))
+        elif cls is CancelModel:  # nothing streams between two steps: it ends now
+            self.pending = deque(p for p in self.pending if type(p[1]) is not CallModel)
+            self.backlog.append(Interrupt("abort", timestamp=self.now))
+        elif cls is CancelTools:
+            self._cancel_tools(set(effect.tool_call_ids))
+        elif cls is SetTimer:
+            self.timer = effect.at_ms
+        elif cls is Finish or cls is AwaitApproval:
+            self.timer = None
+            self.ended = effect
+        else:
+            raise ConfigurationError(
+                f"a durable agent cannot perform {cls.__name__} (guardrails and "
+                "elicitation are not supported; see docs/durable.md)"
+            )
+
+    def _cancel_tools(self, ids: set[str]) -> None:
+        kept: deque[tuple[int, Any]] = deque()
+        for seq, effect in self.pending:
+            if type(effect) is ExecuteTools:
+                calls = tuple(c for c in effect.tool_calls if c.tool_call_id not in ids)
+                if not calls:
+                    continue
+                effect = ExecuteTools(calls, effect.parallel)
+            kept.append((seq, effect))
+        self.pending = kept
+        text = "The call was cancelled before it finished: the run was stopped."
+        details = {"error_code": ErrorCode.ABORTED.value}
+        for call_id in sorted(ids):
+            self.backlog.append(ToolResult(call_id, text, True, details, timestamp=self.now))
+
+    # -- effects as steps -----------------------------------------------------------------
+
+    async def _perform(self, seq: int, effect: Any) -> None:
+        from dbos import DBOS
+
+        if type(effect) is CallModel:
+            name = f"model:{self.agent_id}:{seq}"
+            events, _cut = await DBOS.run_step_async({"name": name}, self._call_model, effect, seq)
+            self.feed(from_dict(e) for e in events)
+            return
+        calls: tuple[ToolCallPart, ...] = effect.tool_calls
+        if effect.parallel:
+            results = await asyncio.gather(*(self._tool_step(c) for c in calls))
+        else:
+            results = [await self._tool_step(c) for c in calls]
+        self.feed(from_dict(r) for r in results)
+
+    async def _tool_step(self, call: ToolCallPart) -> dict[str, Any]:
+        from dbos import DBOS
+
+        name = f"tool:{self.agent_id}:{call.tool_call_id}"
+        result: dict[str, Any] = await DBOS.run_step_async({"name": name}, self._call_tool, call)
+        return result
+
+    async def _call_model(self, effect: CallModel, seq: int) -> tuple[list[dict[str, Any]], bool]:
+        from dbos import DBOS
+
+        services = self.services
+        attempt = services.clock()
+        publish = None
+        if services.live:
+
+            async def publish(batch: list[Any]) -> None:
+                events = [to_dict(e) for e in batch]
+                record = {"agent_id": self.agent_id, "call": seq, "attempt": attempt}
+                await DBOS.write_stream_async(LIVE, {**record, "events": events})
+
+        async def aborted() -> bool:
+            store, agent_id = services.store, self.agent_id
+            return await asyncio.to_thread(store.has_open, agent_id, ["agent_abort"])
+
+        events, cut = await call_model(
+            self.definition.driver, effect.request, services.clock, publish, aborted
+        )
+        return [to_dict(e) for e in events], cut
+
+    async def _call_tool(self, call: ToolCallPart) -> dict[str, Any]:
+        key = f"{self.agent_id}/{call.tool_call_id}"
+        messages = tuple(self.state.loop.messages)
+        result = await call_tool(self.definition.tools, call, key, self.services.clock, messages)
+        return to_dict(result)
+
+    async def _wait_timer(self, at_ms: int) -> None:
+        from dbos import DBOS
+
+        now: int = await DBOS.run_step_async({"name": "clock"}, self.services.clock)
+        await DBOS.sleep_async(max(0, at_ms - now) / 1000)
+        tick: int = await DBOS.run_step_async({"name": "clock"}, self.services.clock)
+        self.timer = None
+        self.feed([ClockTick(timestamp=max(tick, at_ms))])
+
+    # -- small steps and helpers ----------------------------------------------------------
+
+    def _journal_end(self) -> tuple[int, int]:
+        """The journal's end and the clock, when the workflow first ran."""
+        return self.services.store.journal_end(self.agent_id), self.services.clock()
+
+    def _claim(self, at_rest: bool) -> list[str]:
+        from dbos import DBOS
+
+        key = f"{DBOS.workflow_id}#{DBOS.step_id}"
+        return self.services.store.claim(self.agent_id, key, at_rest)
+
+    async def _flush_outputs(self) -> None:
+        from dbos import DBOS
+
+        if self.outputs:
+            outputs, self.outputs = self.outputs, []
+            await DBOS.write_stream_async(EVENTS, outputs)
+
+    def _result(self) -> dict[str, Any]:
+        loop = self.state.loop
+        reply = next((m for m in reversed(loop.messages) if type(m) is AssistantMessage), None)
+        status = "awaiting_approval" if loop.phase == "approval" else "completed"
+        error = None if loop.error is None else {"code": loop.error[0], "message": loop.error[1]}
+        return {
+            "agent_id": self.agent_id,
+            "status": status,
+            "seq": self.seq,
+            "text": "" if reply is None else reply.text,
+            "error": error,
+        }

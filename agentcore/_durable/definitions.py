@@ -1,0 +1,164 @@
+"""What a worker can run: agent definitions, by name.
+
+A definition is the keyword arguments of ``Agent`` (the model, the tools, the system
+prompt, the limits...). Every worker process imports the same ``Definitions`` (``agentcore
+worker --agents module:attribute``) and a client names the definition a conversation runs
+with. A worker builds one template ``Agent`` per definition: its loop configuration (what
+is journaled as ``agent_configured``), its conversation processor and a fresh state to fold
+a journal into; the model and the tools perform the effects.
+
+Options that live in one process (``presenters``, ``journal``, ``session``, ``middleware``,
+``extensions``, guardrails, ``toolsets``) are refused: a durable run may move to another
+machine between two steps, so only what the journal and the definition hold can shape it.
+"""
+
+from __future__ import annotations
+
+import keyword
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+from .._core.driver import Driver
+from .._core.errors import ConfigurationError
+from .._loop.tools import Tool
+from .._runtime.agent import Agent
+from .._runtime.options import as_model_driver
+from .._runtime.plugins import resolve_model
+
+__all__ = ["Definition", "Definitions", "load_definitions"]
+
+_REFUSED = frozenset(
+    {
+        "presenters",
+        "journal",
+        "snapshots",
+        "session",
+        "session_id",
+        "agent_id",
+        "messages",
+        "middleware",
+        "extensions",
+        "input_guardrails",
+        "output_guardrails",
+        "tool_guardrails",
+        "toolsets",
+        "clock",
+        "id_factory",
+    }
+)
+"""``Agent`` options a durable definition cannot take (module docstring)."""
+
+_NOT_YET = frozenset({"compaction"})
+"""``Agent`` options a durable worker does not perform yet (its summary calls)."""
+
+
+class Definition:
+    """One named agent definition as a worker runs it: the template ``Agent`` (built once,
+    with no journal), its driver and its tools by name."""
+
+    def __init__(self, name: str, options: Mapping[str, Any]) -> None:
+        self.name = name
+        self.options = dict(options)
+        self.template = Agent(**self.options)
+        self.config = self.template.config
+        self.processor = self.template.processor
+        self.tools: dict[str, Tool] = {t.name: t for t in self.config.tools}
+        model = self.options["model"]
+        self._model = model
+        self._driver: Driver | None = None if isinstance(model, str) else as_model_driver(model)
+
+    def initial_state(self) -> Any:
+        """A fresh conversation state (nothing folded yet)."""
+        return self.template.initial_state()
+
+    @property
+    def driver(self) -> Driver:
+        """The definition's driver (a ``"provider/model"`` name is resolved on first use);
+        one driver serves every conversation of the definition in a worker."""
+        if self._driver is None:
+            self._driver = as_model_driver(resolve_model(self._model))
+        return self._driver
+
+
+class Definitions:
+    """Agent definitions by name: ``define(name, model=..., tools=..., **options)``.
+
+    ``define`` checks the options at once (``ConfigurationError`` naming a bad or refused
+    option); the template agents are built when a worker first needs them.
+    """
+
+    def __init__(self) -> None:
+        self._options: dict[str, dict[str, Any]] = {}
+        self._built: dict[str, Definition] = {}
+
+    def define(self, name: str, **options: Any) -> None:
+        """Add (or replace) definition ``name``: ``Agent``'s keyword arguments."""
+        if not isinstance(name, str) or not name or not name.replace("-", "_").isidentifier():
+            raise ConfigurationError(
+                f"a definition name is a non-empty identifier (letters, digits, _ and -), "
+                f"got {name!r}"
+            )
+        if keyword.iskeyword(name):
+            raise ConfigurationError(f"a definition name cannot be the keyword {name!r}")
+        if "model" not in options:
+            raise ConfigurationError(f"definition {name!r} needs a model=")
+        later = sorted(_NOT_YET & options.keys())
+        if later:
+            raise ConfigurationError(
+                f"definition {name!r}: {', '.join(later)} is not supported by durable "
+                "workers yet; see docs/durable.md"
+            )
+        refused = sorted(_REFUSED & options.keys())
+        if refused:
+            raise ConfigurationError(
+                f"definition {name!r}: {', '.join(refused)} cannot shape a durable run (it may "
+                "move to another worker between two steps); see docs/durable.md"
+            )
+        Definition(name, options)  # check the options now, not on a worker
+        self._options[name] = dict(options)
+        self._built.pop(name, None)
+
+    def get(self, name: str) -> Definition:
+        """Definition ``name`` (built once); ``KeyError`` naming the known ones."""
+        built = self._built.get(name)
+        if built is None:
+            if name not in self._options:
+                known = ", ".join(sorted(self._options)) or "none"
+                raise KeyError(f"no agent definition {name!r} (known: {known})")
+            built = self._built[name] = Definition(name, self._options[name])
+        return built
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._options
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(self._options))
+
+
+def load_definitions(spec: str) -> Definitions:
+    """The ``Definitions`` named ``module:attribute`` (or a zero-argument callable
+    returning one); ``ConfigurationError`` says what is wrong with ``spec``."""
+    import importlib
+
+    module_name, _, attribute = spec.partition(":")
+    if not module_name or not attribute:
+        raise ConfigurationError(f"--agents takes module:attribute, got {spec!r}")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ConfigurationError(f"cannot import {module_name!r}: {exc}") from exc
+    found: Any = getattr(module, attribute, None)
+    if found is None:
+        raise ConfigurationError(f"module {module_name!r} has no {attribute!r}")
+    if callable(found) and not isinstance(found, Definitions):
+        maker: Callable[[], Any] = found
+        try:
+            found = maker()
+        except TypeError as exc:
+            raise ConfigurationError(
+                f"{spec} is not agentcore.durable.Definitions nor a function of no "
+                f"argument returning them: {exc}"
+            ) from exc
+    if not isinstance(found, Definitions):
+        raise ConfigurationError(f"{spec} is not agentcore.durable.Definitions: {found!r}")
+    return found
