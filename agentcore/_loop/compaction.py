@@ -299,17 +299,19 @@ def context_tokens(view: ContextView | None, messages: Sequence[Any], extra: Seq
 def _pairs(messages: Sequence[Any], lo: int) -> Iterable[tuple[int, int]]:
     """``(call, result)`` index pairs in ``messages[lo:]``: each result answers the latest
     call with its id before it that is not answered yet (the way providers pair them)."""
-    open_calls: dict[str, int] = {}
+    open_calls: dict[str, list[int]] = {}  # per id, the messages whose call is unanswered
     for i in range(lo, len(messages)):
         m = messages[i]
         cls = type(m)
         if cls is AssistantMessage:
             for call in m.tool_calls:
-                open_calls[call.tool_call_id] = i
+                asking = open_calls.setdefault(call.tool_call_id, [])
+                if not asking or asking[-1] != i:  # an id repeated in one message asks once
+                    asking.append(i)
         elif cls is ToolResultMessage:
-            asked = open_calls.pop(m.tool_call_id, None)
-            if asked is not None:
-                yield asked, i
+            asking = open_calls.get(m.tool_call_id)
+            if asking:
+                yield asking.pop(), i
 
 
 def turn_starts(messages: Sequence[Any], lo: int = 0) -> list[int]:

@@ -251,6 +251,15 @@ def test_a_reused_id_pairs_with_its_latest_call() -> None:
     assert turn_starts(history) == [0, 3]
 
 
+def test_a_reused_id_asked_twice_before_its_results_pairs_each_call() -> None:
+    """Found by Hypothesis: the second result answers the first call, so no cut may fall
+    between them (a dict of open calls forgot the first)."""
+    history = [_reply(1, ["a"]), _reply(2, ["a"]), _result("a"), _result("a")]
+    assert turn_starts(history) == [0]
+    view = _compacted(KeepLastTurns(1), None, history)
+    _check_sent(history, view)
+
+
 # -- what is sent ---------------------------------------------------------------------------------
 
 
