@@ -309,9 +309,9 @@ def _pairs(messages: Sequence[Any], lo: int) -> Iterable[tuple[int, int]]:
                 if not asking or asking[-1] != i:  # an id repeated in one message asks once
                     asking.append(i)
         elif cls is ToolResultMessage:
-            asking = open_calls.get(m.tool_call_id)
-            if asking:
-                yield asking.pop(), i
+            unanswered = open_calls.get(m.tool_call_id)
+            if unanswered:
+                yield unanswered.pop(), i
 
 
 def turn_starts(messages: Sequence[Any], lo: int = 0) -> list[int]:

@@ -614,10 +614,12 @@ class SetTimer:
 
 @attrs.frozen(slots=True)
 class CheckOutput:
-    """Run the output guardrails on the final answer ``message``; answer with
-    ``output_passed`` or ``guardrail_tripped`` (the run waits, phase ``checking``)."""
+    """Run the output guardrails on the final answer ``message`` (on a structured-output
+    run, on ``output``, its validated answer); answer with ``output_passed`` or
+    ``guardrail_tripped`` (the run waits, phase ``checking``)."""
 
     message: Any
+    output: JSONValue = None
 
 
 @attrs.frozen(slots=True)

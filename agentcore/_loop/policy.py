@@ -416,6 +416,9 @@ def _on_output_passed(s: LoopState, e: OutputPassed, ts: int, out: Out) -> LoopS
     if s.phase != "checking":
         out.append(rejected("output_passed arrived while no final answer was being checked", e))
         return s
+    run = s.run
+    if run is not None and run.output_value is not None:  # a structured answer passed
+        return _finish_with_output(s, run.output_value, ts, out, checked=True)
     return _next_call_or_finish(s, ts, out, checked=True)
 
 
@@ -525,7 +528,14 @@ def _retry_output(
     return s.with_run(run.replace(output_retries=attempt)), attempt
 
 
-def _finish_with_output(s: LoopState, value: Any, ts: int, out: Out) -> LoopState:
+def _finish_with_output(
+    s: LoopState, value: Any, ts: int, out: Out, *, checked: bool = False
+) -> LoopState:
+    """End the run with its valid answer ``value``, once the output guardrails passed it."""
+    run = s.run
+    if s.config.check_output and not checked and run is not None:
+        out.append(CheckOutput(_final_answer(s), value))
+        return s.with_run(run.replace(output_value=value)).replace(phase="checking")
     out.append(AgentOutput(value, timestamp=ts))
     return _finish(s, "completed", None, None, ts, out)
 
@@ -780,7 +790,7 @@ def _on_resume(s: LoopState, e: AgentResume, ts: int, out: Out) -> LoopState:
         pending = tuple(c for c in s.batch.calls if c.tool_call_id in s.batch.pending)
         out.append(AwaitApproval(pending, run.usage, spent(s, run.cost)))
     elif s.phase == "checking":
-        out.append(CheckOutput(_final_answer(s)))
+        out.append(CheckOutput(_final_answer(s), run.output_value))
     _arm(s, out)
     return s
 

@@ -569,6 +569,7 @@ class Agent:
                 on_tool_result(event.result)
 
         spec, build = self._output(output_type, output_mode, output_retries)
+        self._performer.build_output = build
         command = AgentPrompt(self._messages(prompt), **self._limits(limits), output=spec)
         unsubscribe = self.subscribe(relay)
         try:
@@ -623,6 +624,7 @@ class Agent:
         far, each partial a JSON value that shows more than the one before, the last the
         validated answer; its ``output`` is then the typed answer."""
         spec, build = self._output(output_type, output_mode, output_retries)
+        self._performer.build_output = build
         if spec is None:
             return RunStream(lambda: self.prompt(prompt, **limits), self.subscribe, self.abort)
         assert build is not None

@@ -121,6 +121,8 @@ class Performer:
         self.hooks = Hooks()
         self.middleware: tuple[Middleware, ...] = ()
         self.guards = Guards()
+        self.build_output: Callable[[Any], Any] | None = None
+        """The current run's builder of its typed answer (a structured-output run)."""
         self._check: asyncio.Task[None] | None = None
         self._driver = driver
         self.tools = dict(tools)
@@ -527,7 +529,7 @@ class Performer:
         if passed is None:
             self._check = asyncio.get_running_loop().create_task(self._output_after_input(effect))
             return
-        verdict = judged(self.guards.output, effect.message)
+        verdict = judged(self.guards.output, self._judged_answer(effect))
         if isinstance(verdict, Verdict):
             self._output_judged(verdict)
         else:
@@ -538,7 +540,19 @@ class Performer:
         for task in (guards.blocking, guards.parallel):
             if task is not None and not await guards.passed(task):
                 return  # the input tripped: that ends the run
-        self._output_judged(await judge(guards.output, effect.message))
+        self._output_judged(await judge(guards.output, self._judged_answer(effect)))
+
+    def _judged_answer(self, effect: CheckOutput) -> Any:
+        """What output guardrails judge: the final reply, or on a structured-output run
+        its answer, typed when the run's class builds it (else its JSON value)."""
+        if effect.output is None:
+            return effect.message
+        if self.build_output is not None:
+            try:
+                return self.build_output(effect.output)
+            except Exception:  # the run ends with OUTPUT_PARSE_ERROR when it is built
+                pass
+        return effect.output
 
     async def _output_awaited(self, verdict: Awaitable[Verdict]) -> None:
         self._output_judged(await verdict)

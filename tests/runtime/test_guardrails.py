@@ -197,3 +197,40 @@ def test_resume_while_checking_asks_again_and_output_passed_completes() -> None:
     assert state.loop.phase == "idle" and any(
         o.type == "agent_end" for o in out if hasattr(o, "type")
     )
+
+
+@pytest.mark.parametrize("mode", ["prompted", "tool"])
+def test_output_guardrails_judge_a_structured_answer_typed(mode: str) -> None:
+    """On a structured-output run the guardrails see the validated answer as its class;
+    a trip ends the run before ``agent_output``, a pass gives the typed result."""
+    import dataclasses
+
+    @dataclasses.dataclass
+    class Quote:
+        price: int
+
+    seen: list[Any] = []
+
+    def cheap(answer: Any) -> Tripwire | None:
+        seen.append(answer)
+        return Tripwire("too dear") if answer.price > 100 else None
+
+    def reply(price: int) -> list[Any]:
+        if mode == "tool":
+            return tool_turn([(f"q{price}", "Quote", {"price": price})])
+        return text_turn(f'{{"price": {price}}}')
+
+    agent, _, rec = _agent([reply(5), reply(500)], output_guardrails=[cheap])
+
+    async def go() -> Any:
+        ok = await agent.run("quote", output_type=Quote, output_mode=mode)
+        with pytest.raises(GuardrailTrippedError, match=r"cheap.*too dear"):
+            await agent.run("again", output_type=Quote, output_mode=mode)
+        return ok.output
+
+    assert asyncio.run(go()) == Quote(5)
+    assert seen == [Quote(5), Quote(500)]
+    assert [o.output for o in rec.outputs(type="agent_output")] == [{"price": 5}]
+    assert [e.reason for e in rec.outputs(type="agent_end")] == ["completed", "error"]
+    _well_formed(agent)
+    assert_replays(agent, rec.outputs())
