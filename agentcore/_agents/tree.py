@@ -79,23 +79,23 @@ CONTINUE = "Continue."
 class _Forward:
     """The child's one presenter: each output to the parent's outlet, tagged."""
 
-    __slots__ = ("lineage", "node", "outlet")
+    __slots__ = ("lineage", "node", "parent")
 
-    def __init__(self, node: AgentNode, outlet: Any) -> None:
+    def __init__(self, node: AgentNode, parent: Agent) -> None:
         self.node = node
-        self.outlet = outlet
+        self.parent = parent
         self.lineage: Lineage | None = None
 
     def present(self, agent_id: str, output: Any) -> Any:
-        outlet = self.outlet
         if type(output) is SubagentEvent:  # a grandchild's, tagged with its whole lineage
-            outlet.send(output)
-        elif self.lineage is not None:
-            stamp = getattr(output, "timestamp", 0)
-            outlet.send(SubagentEvent(self.lineage, output, timestamp=stamp))
-            if type(output) is AssistantMessage:
-                self.node.tree.count(output, self.node)
-        return outlet.relieve() if outlet.congested else None
+            return self.parent.relay(output)
+        if self.lineage is None:
+            return None
+        stamp = getattr(output, "timestamp", 0)
+        relieved = self.parent.relay(SubagentEvent(self.lineage, output, timestamp=stamp))
+        if type(output) is AssistantMessage:
+            self.node.tree.count(output, self.node)
+        return relieved
 
 
 _NODES: weakref.WeakValueDictionary[int, AgentNode] = weakref.WeakValueDictionary()
@@ -125,7 +125,7 @@ class AgentNode:
         self._agent: Agent | None = None
         self._ready = asyncio.Event()
         self._ended = asyncio.Event()
-        self.forward = None if parent is None else _Forward(self, _outlet(parent.agent))
+        self.forward = None if parent is None else _Forward(self, parent.agent)
 
     # -- what it is ---------------------------------------------------------------------
 
@@ -511,12 +511,6 @@ class AgentNode:
             run_id=lineage.run_id,
             usage=used,
         )
-
-
-def _outlet(agent: Agent) -> Any:
-    """The delivery seam of ``agent`` (interceptors, presenters, subscribers): where its
-    children's tagged events enter its stream."""
-    return agent._outlet
 
 
 def _run_start(agent: Agent) -> int | None:

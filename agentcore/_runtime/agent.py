@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any, Generic, Self, TypeVar, overload
 
 import attrs
@@ -61,6 +61,7 @@ from .._loop.events import (
     ToolExecutionEnd,
     ToolExecutionStart,
 )
+from .._loop.lineage import TreeUsage, subagent_details
 from .._loop.output import answer_in, output_spec
 from .._loop.state import AT_REST, LoopConfig, QueueMode, SteeringPolicy, default_convert_to_llm
 from .._loop.tools import Tool, as_tool
@@ -115,8 +116,10 @@ class AgentResult(Generic[OutputT]):
     the run added, the tool calls the model made, the usage of every model call of the
     run (retried and summarising calls included), wall time in seconds, ``status``
     (``completed``, ``awaiting_approval`` or ``awaiting_elicitation``), the final reply's
-    ``text`` and the run's ``cost`` in US dollars (``None`` without a price). The
-    session's totals are ``agent.state.usage`` and ``agent.state.cost``."""
+    ``text`` and the run's ``cost`` in US dollars (``None`` without a price). ``usage``
+    and ``cost`` are this agent's own; ``tree`` adds every sub-agent the run spawned
+    (``TreeUsage``, from its spawn results). The session's totals are
+    ``agent.state.usage`` and ``agent.state.cost``."""
 
     output: OutputT
     messages: tuple[Any, ...]
@@ -126,6 +129,7 @@ class AgentResult(Generic[OutputT]):
     status: str = "completed"
     text: str = ""
     cost: float | None = None
+    tree: TreeUsage = attrs.field(factory=TreeUsage)
 
 
 class Agent:
@@ -485,6 +489,15 @@ class Agent:
     def _configure(self, **changes: Any) -> None:
         self.config = attrs.evolve(self.config, **changes)
         self._shell.feed(AgentConfigured(self.config.to_wire()))
+
+    def relay(self, output: Any) -> Awaitable[None] | None:
+        """Deliver ``output``, which this agent did not fold (a sub-agent's
+        ``SubagentEvent``), through its interceptors to its presenters and subscribers;
+        it is not journaled. Returns an awaitable while a presenter is congested: await
+        it before relaying more (backpressure), as the agent does for its own outputs."""
+        outlet = self._outlet
+        outlet.send(output)
+        return outlet.relieve() if outlet.congested else None
 
     def intercept(self, interceptor: Interceptor) -> Unsubscribe:
         """Add ``interceptor`` in front of delivery (first added runs first); one that
@@ -858,15 +871,22 @@ class Agent:
         added = tuple(self._shell.state.loop.messages[start:])
         replies = [m for m in added if isinstance(m, AssistantMessage)]
         usage = getattr(end, "usage", None)  # a run's whole usage (Finish, AwaitApproval)
+        if usage is None:
+            usage = sum((m.usage for m in replies), Usage())
+        cost = getattr(end, "cost", None)
+        spawned = [subagent_details(getattr(m, "details", None)) for m in added]
         return AgentResult(
             replies[-1].text if replies else "",
             added,
             tuple(c for m in replies for c in m.tool_calls),
-            sum((m.usage for m in replies), Usage()) if usage is None else usage,
+            usage,
             duration,
             _STATUS.get(type(end), "completed"),
             text=replies[-1].text if replies else "",
-            cost=getattr(end, "cost", None),
+            cost=cost,
+            tree=sum(
+                (TreeUsage.from_wire(d) for d in spawned if d is not None), TreeUsage(usage, cost)
+            ),
         )
 
     async def _wound_down(self) -> None:

@@ -102,6 +102,8 @@ async def test_two_children_in_parallel_tagged_interleaved_and_usage_rolled_up(t
     turn_end = next(o for o in outputs if o.type == "turn_end" and o.tool_results)
     assert turn_end.tool_results[0].details == spawn.details  # the parent's turn holds it
     assert node_of(agent).usage().usage.input_tokens == 17  # the scripted planner used none
+    assert result.usage.input_tokens == 0  # the planner's own
+    assert result.tree == node_of(agent).usage()  # the run's result rolls the tree up
     _histories_valid(node_of(agent))
     assert [o for _, o in replay_tree(journal, "root")] == outputs
 

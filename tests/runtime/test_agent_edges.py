@@ -15,6 +15,7 @@ from agentcore import (
     AgentError,
     BaseDriver,
     ErrorCode,
+    MemoryJournal,
     ModelRequest,
     ToolContext,
     create_agent,
@@ -291,3 +292,35 @@ def test_many_tasks_may_wait_for_one_slow_presenter_lane() -> None:
         return len(done) == 3
 
     assert asyncio.run(main())
+
+
+def test_relay_delivers_through_interceptors_and_waits_for_a_congested_presenter() -> None:
+    """``relay`` is how a sub-agent's events enter a parent's stream: interceptors,
+    presenters and subscribers see it, the journal does not, and a congested async
+    presenter hands back an awaitable (backpressure)."""
+    release = asyncio.Event()
+    got: list[Any] = []
+
+    class Slow:
+        async def present(self, agent_id: str, output: Any) -> None:
+            await release.wait()
+            got.append(output)
+
+    journal = MemoryJournal()
+    agent = Agent(ScriptedDriver([]), presenters=[Slow()], journal=journal, max_pending=1)
+    seen: list[Any] = []
+    agent.subscribe(lambda o: seen.append(o))
+    agent.intercept(lambda o, deliver: deliver(("tagged", o)))
+
+    async def go() -> None:
+        assert agent.relay("first") is None
+        waiting = agent.relay("second")
+        assert waiting is not None
+        release.set()
+        await waiting
+
+    asyncio.run(go())
+    assert seen == [("tagged", "first"), ("tagged", "second")]
+    assert got == seen
+    journaled = [type(e.event).__name__ for e in journal.entries(agent.agent_id)]
+    assert journaled == ["AgentConfigured"]  # the agent's own configuration, nothing relayed
