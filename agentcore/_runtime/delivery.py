@@ -84,9 +84,18 @@ class PresenterLane:
         try:
             result = self.presenter.present(agent_id, output)
         except Exception as exc:
-            self._report(EngineFailure("presenter", self.name, exc, output))
+            self.failed(exc, output)
             return False
-        if result is None or not inspect.isawaitable(result):
+        return result is not None and self.accept(result, output)
+
+    def failed(self, exc: Exception, output: Any) -> None:
+        """Report that presenting ``output`` raised ``exc``."""
+        self._report(EngineFailure("presenter", self.name, exc, output))
+
+    def accept(self, result: Any, output: Any) -> bool:
+        """Take what ``present(output)`` returned (not ``None``): an awaitable is queued
+        and awaited in order; return True when the lane is congested (caller waits)."""
+        if not inspect.isawaitable(result):
             return False
         self._pending.append((result, output))
         if self._task is None:

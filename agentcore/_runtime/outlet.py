@@ -87,6 +87,7 @@ class Outlet:
     """
 
     __slots__ = (
+        "_deliver",
         "_error_handlers",
         "_interceptors",
         "agent_id",
@@ -107,7 +108,8 @@ class Outlet:
         self.subs = _CountedSubscriptions(self.report)
         self.congested = False
         self._interceptors: tuple[Interceptor, ...] = ()
-        self.send: Callable[[Any], None] = self.deliver
+        self._deliver = self._one(self.lanes[0]) if len(self.lanes) == 1 else self.deliver
+        self.send: Callable[[Any], None] = self._deliver
         """Interceptors, then ``deliver``: what the runtime calls for each output."""
 
     def deliver(self, output: Any) -> None:
@@ -117,6 +119,25 @@ class Outlet:
         subs = self.subs
         if subs.active:
             subs.dispatch(output)
+
+    def _one(self, lane: PresenterLane) -> Callable[[Any], None]:
+        """``deliver`` for an agent with one presenter (the common case, and every
+        streamed delta's path): that lane's delivery inlined, one call fewer."""
+        present, accept, failed = lane.presenter.present, lane.accept, lane.failed
+        agent_id, subs = self.agent_id, self.subs
+
+        def deliver(output: Any) -> None:
+            try:
+                result = present(agent_id, output)
+            except Exception as exc:
+                failed(exc, output)
+            else:
+                if result is not None and accept(result, output):
+                    self.congested = True
+            if subs.active:
+                subs.dispatch(output)
+
+        return deliver
 
     def subscribe(
         self,
@@ -151,7 +172,7 @@ class Outlet:
         return remove
 
     def _rebuild(self) -> None:
-        chain: Callable[[Any], None] = self.deliver
+        chain: Callable[[Any], None] = self._deliver
         for interceptor in reversed(self._interceptors):
             chain = intercepting(interceptor, chain, self.report)
         self.send = chain

@@ -276,3 +276,44 @@ def test_bad_arguments_are_named() -> None:
     engine = create_agent(ScriptedDriver([]))
     with pytest.raises(TypeError, match="str or a UserMessage"):
         asyncio.run(engine.receive(42))  # type: ignore[arg-type]
+
+
+def test_a_lone_presenter_fails_isolated_and_backpressures_in_order() -> None:
+    """One presenter takes the outlet's inlined path: a raise is reported and the
+    subscribers still get the output; an async one is awaited in order, nothing lost."""
+
+    class Flaky:
+        def __init__(self) -> None:
+            self.seen: list[Any] = []
+
+        async def present(self, agent_id: str, output: Any) -> None:
+            await asyncio.sleep(0)
+            self.seen.append(output)
+
+        def __call__(self, agent_id: str, output: Any) -> Any:
+            if output.type == "text_delta" and output.text == "b":
+                raise ValueError("cannot draw b")
+            return self.present(agent_id, output)
+
+    class Lone:
+        def __init__(self) -> None:
+            self.inner = Flaky()
+
+        def present(self, agent_id: str, output: Any) -> Any:
+            return self.inner(agent_id, output)
+
+    lone = Lone()
+    engine = create_agent(ScriptedDriver([text_turn("ab" * 100, chunk=1)]), [lone], max_pending=2)
+    failures: list[Any] = []
+    engine.on_error(failures.append)
+    subscribed: list[Any] = []
+    engine.on(subscribed.append)
+
+    async def run() -> None:
+        await engine.receive("hi")
+        await engine.drain()
+
+    asyncio.run(run())
+    assert len(failures) == 100 and {f.source for f in failures} == {"presenter"}
+    assert lone.inner.seen == [o for o in subscribed if getattr(o, "text", None) != "b"]
+    assert [o.text for o in subscribed if o.type == "text_delta"] == list("ab" * 100)
