@@ -23,7 +23,11 @@ DOCS = (
     ROOT / "docs" / "sessions.md",
     ROOT / "docs" / "compaction.md",
     ROOT / "docs" / "structured-output.md",
+    ROOT / "docs" / "coding.md",
+    ROOT / "docs" / "subagents.md",
 )
+SCRATCH = {"coding.md", "subagents.md"}
+"""Pages whose examples write files: they run in a fresh working directory."""
 BLOCKS = [
     (doc, block)
     for doc in DOCS
@@ -52,10 +56,14 @@ def _expected(block: str) -> list[str]:
 @pytest.mark.parametrize(
     ("doc", "block"), BLOCKS, ids=[f"{d.name}-{i}" for i, (d, _) in enumerate(BLOCKS)]
 )
-def test_doc_example(doc: pathlib.Path, block: str) -> None:
+def test_doc_example(
+    doc: pathlib.Path, block: str, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if doc.name in SCRATCH:
+        monkeypatch.chdir(tmp_path)
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        exec(compile(block, str(doc), "exec", dont_inherit=True), {})
+        exec(compile(block, str(doc), "exec", dont_inherit=True), {"__name__": "docs_example"})
     printed = out.getvalue().splitlines()
     assert [" ".join(x.split()) for x in printed] == [" ".join(e.split()) for e in _expected(block)]
 
@@ -81,10 +89,10 @@ RUNNERS = {
     "docs/drivers.md": "tests/drivers/test_driver_docs.py",
     "docs/providers.md": "tests/drivers/test_driver_docs.py",
     "docs/presenters.md": "tests/presenters/test_presenters_recording.py",
-    "docs/coding.md": "tests/coding/test_coding_docs.py",
+    "docs/coding.md": "tests/test_doc_examples.py",
     "docs/mcp.md": "tests/mcp/test_mcp_docs.py",
     "docs/serve.md": "tests/serve/test_serve_docs.py",
-    "docs/subagents.md": "tests/agents/test_subagents_docs.py",
+    "docs/subagents.md": "tests/test_doc_examples.py",
 }
 
 
