@@ -127,5 +127,5 @@ def _alive(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/stat") as file:
             return file.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
+    except (FileNotFoundError, ProcessLookupError):  # gone before, or while, it was read
         return False
