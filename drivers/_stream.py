@@ -39,7 +39,8 @@ holds (its configured key and those ``get_api_key`` returned) and of key-shaped 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+import contextlib
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from typing import Any, Generic, TypeVar
 
 from agentcore import BaseDriver, ModelRequest, ms_clock
@@ -156,7 +157,22 @@ class StreamingDriver(BaseDriver, Generic[S, C]):
             await self.close_client()
 
     async def receive(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        """Stream one assistant message for ``request`` (see the module docstring)."""
+        """Stream one assistant message for ``request`` (see the module docstring): the
+        events of ``receive_batches`` one by one, the rest of a batch dropped once
+        ``interrupt()`` was called (the flush that follows still comes)."""
+        async with contextlib.aclosing(self.receive_batches(request)) as batches:
+            async for batch in batches:
+                call = self._call
+                for event in batch:
+                    yield event
+                    if call is not None and call.interrupted:
+                        break
+
+    async def receive_batches(
+        self, request: ModelRequest
+    ) -> AsyncGenerator[Sequence[StreamEvent], None]:
+        """The call's events, one batch per decoded item: what its normaliser made of it
+        (what the runtime reads: one async step per item, not per event)."""
         call = StreamCall()
         self._call = call
         clock = self._clock
@@ -164,7 +180,7 @@ class StreamingDriver(BaseDriver, Generic[S, C]):
             try:
                 body = self.prepare(request)
             except Exception as exc:
-                yield self._error(self._failure(exc), clock())
+                yield (self._error(self._failure(exc), clock()),)
                 return
             opened = await call.open(
                 self._attempt(body, call.attach),
@@ -177,43 +193,33 @@ class StreamingDriver(BaseDriver, Generic[S, C]):
                 return
             endpoint = self.endpoint(body)
             if isinstance(opened, Failure):
-                yield self._error(opened, clock(), endpoint)
+                yield (self._error(opened, clock(), endpoint),)
                 return
             normaliser = self.normaliser
             step = normaliser.step
             state = self.initial_state(body, self.keys)
             try:
                 state, events = step(state, opened.first, clock())
-                for event in events:
-                    yield event
+                if events:
+                    yield events
                 async for item in opened.stream:
                     if call.interrupted:
                         break
                     state, events = step(state, item, clock())
-                    for event in events:
-                        yield event
-                        if call.interrupted:
-                            break
+                    if events:
+                        yield events
             except Exception as exc:
                 if not (call.interrupted or normaliser.finished(state)):
                     state, events = normaliser.flush(state, clock())
-                    for event in events:
-                        yield event
-                    yield self._error(self._failure(exc), clock(), endpoint, streamed=True)
+                    failure = self._error(self._failure(exc), clock(), endpoint, streamed=True)
+                    yield (*events, failure)
                     return
             if call.interrupted:
                 state, events = normaliser.flush(state, clock())
             else:
                 state, events = normaliser.finish(state, clock())
-            for event in events:
-                if type(event) is ErrorReceived and event.code == _CONNECTION.value:
-                    event = ErrorReceived(
-                        event.message + _context(1, endpoint, streamed=True),
-                        event.code,
-                        event.retryable,
-                        timestamp=event.timestamp,
-                    )
-                yield event
+            if events:
+                yield tuple(_with_context(event, endpoint) for event in events)
         finally:
             if self._call is call:
                 self._call = None
@@ -261,6 +267,18 @@ class StreamingDriver(BaseDriver, Generic[S, C]):
             failure.retryable,
             timestamp=timestamp,
         )
+
+
+def _with_context(event: StreamEvent, endpoint: str) -> StreamEvent:
+    """A closing ``CONNECTION_ERROR`` (a stream cut short) names where it was posted."""
+    if type(event) is ErrorReceived and event.code == _CONNECTION.value:
+        return ErrorReceived(
+            event.message + _context(1, endpoint, streamed=True),
+            event.code,
+            event.retryable,
+            timestamp=event.timestamp,
+        )
+    return event
 
 
 def _context(attempts: int, endpoint: str, *, streamed: bool) -> str:

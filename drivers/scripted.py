@@ -78,7 +78,8 @@ ScriptItem: TypeAlias = StreamEvent | BaseException | Pause
 FunctionReply: TypeAlias = str | Iterable[ScriptItem] | AsyncIterable[ScriptItem]
 """What a ``FunctionDriver``'s function returns: a text reply, or the call's items."""
 
-_ITEM_TYPES = (*typing.get_args(StreamEvent), BaseException, Pause)
+_EVENT_TYPES = frozenset(typing.get_args(StreamEvent))
+_ITEM_TYPES = (*_EVENT_TYPES, BaseException, Pause)
 
 
 class ScriptExhaustedError(RuntimeError):
@@ -136,29 +137,53 @@ class _Player(BaseDriver):
         finally:
             self._wake = None
 
-    async def _play(self, items: Iterable[ScriptItem]) -> AsyncIterator[StreamEvent]:
+    def receive(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        return self._events(self.receive_batches(request))
+
+    def receive_batches(self, request: ModelRequest) -> AsyncIterator[list[StreamEvent]]:
+        """The call's events in batches (see ``agentcore.Driver``): each run of events
+        with no delay, pause or exception between them is one batch."""
+        raise NotImplementedError
+
+    async def _events(
+        self, batches: AsyncIterator[list[StreamEvent]]
+    ) -> AsyncIterator[StreamEvent]:
+        """One event at a time, ending at the event boundary after an ``interrupt()``."""
+        async for batch in batches:
+            for event in batch:
+                if self._interrupted:
+                    return
+                yield event
+
+    async def _play(self, items: Iterable[ScriptItem]) -> AsyncIterator[list[StreamEvent]]:
         delay = self._delay
+        batch: list[StreamEvent] = []
         for item in items:
-            if delay > 0:
-                await self._wait(delay)
-            if self._interrupted:
-                return
-            if isinstance(item, Pause):
-                await self._wait(item.seconds)
-                continue
-            if isinstance(item, BaseException):
-                raise item
-            if item.timestamp == 0:
-                item = _stamped(item, self._clock())
-            yield item
+            if delay > 0 or type(item) not in _EVENT_TYPES:  # a pause, a failure, a wait
+                if batch:
+                    yield batch
+                    batch = []
+                if delay > 0:
+                    await self._wait(delay)
+                if self._interrupted:
+                    return
+                if isinstance(item, Pause):
+                    await self._wait(item.seconds)
+                    continue
+                if isinstance(item, BaseException):
+                    raise item
+            event = typing.cast(StreamEvent, item)
+            batch.append(_stamped(event, self._clock()) if event.timestamp == 0 else event)
+        if batch and not self._interrupted:
+            yield batch
 
     async def _play_async(
         self, items: AsyncIterable[object], where: str
-    ) -> AsyncIterator[StreamEvent]:
+    ) -> AsyncIterator[list[StreamEvent]]:
         """``_play`` for items that arrive one by one (checked as they come)."""
         async for item in items:
-            async for event in self._play((_checked(item, where),)):
-                yield event
+            async for batch in self._play((_checked(item, where),)):
+                yield batch
             if self._interrupted:
                 return
 
@@ -191,7 +216,7 @@ class ScriptedDriver(_Player):
         """How many scripted model calls are left."""
         return len(self._turns) - len(self.requests)
 
-    def receive(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+    def receive_batches(self, request: ModelRequest) -> AsyncIterator[list[StreamEvent]]:
         call = len(self.requests)
         if call >= len(self._turns):
             raise ScriptExhaustedError(
@@ -230,11 +255,11 @@ class FunctionDriver(_Player):
         super().__init__(name=name, delay=delay, clock=clock)
         self._fn = fn
 
-    def receive(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+    def receive_batches(self, request: ModelRequest) -> AsyncIterator[list[StreamEvent]]:
         self._begin(request)
         return self._call(request)
 
-    async def _call(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+    async def _call(self, request: ModelRequest) -> AsyncIterator[list[StreamEvent]]:
         where = f"what {_name_of(self._fn)} returned for model call {len(self.requests)}"
         reply: object = self._fn(request)
         if inspect.isawaitable(reply):
@@ -242,16 +267,16 @@ class FunctionDriver(_Player):
         if isinstance(reply, str):
             reply = text_turn(reply)
         if isinstance(reply, AsyncIterable):
-            async for event in self._play_async(reply, where):
-                yield event
+            async for batch in self._play_async(reply, where):
+                yield batch
             return
         if isinstance(reply, Mapping) or not isinstance(reply, Iterable):
             raise TypeError(
                 f"{where} is {reply!r} ({type(reply).__name__}); return a list of stream "
                 f"events, a string, or an async iterator of events"
             )
-        async for event in self._play([_checked(item, where) for item in reply]):
-            yield event
+        async for batch in self._play([_checked(item, where) for item in reply]):
+            yield batch
 
 
 def _name_of(fn: object) -> str:

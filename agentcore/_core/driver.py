@@ -7,7 +7,8 @@ Drivers are shell code: they may read clocks and do I/O, and they stamp each eve
 live in the top-level ``drivers`` package.
 
 Only ``receive`` is required. ``BaseDriver`` gives the optional parts their no-op
-defaults (``name``, ``output_modes``, ``interrupt``, ``aclose``, ``async with``);
+defaults (``name``, ``output_modes``, ``receive_batches``, ``interrupt``, ``aclose``,
+``async with``);
 ``as_driver`` adapts any object with a ``receive`` method once, so callers never probe
 with ``getattr``.
 
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any, Literal, Protocol, Self, TypeAlias, runtime_checkable
 
 import attrs
@@ -43,6 +44,7 @@ __all__ = [
     "ToolSpec",
     "as_driver",
     "as_output_spec",
+    "close_stream",
 ]
 
 Message: TypeAlias = UserMessage | AssistantMessage | ToolResultMessage
@@ -176,6 +178,13 @@ class Driver(Protocol):
     ``aclose`` releases what the driver owns (an HTTP client it built); it is idempotent.
     ``output_modes`` lists the structured-output modes it supports, best first: what
     ``output_mode="auto"`` picks from.
+
+    ``receive_batches`` is the same stream in batches: what the runtime reads. A driver
+    that has several events at hand at once (a scripted call, one network chunk that
+    decoded into several events) yields them as one sequence, which the runtime folds in
+    one pass instead of one async step per event; ``BaseDriver``'s default yields each
+    event of ``receive`` alone. A batch once yielded is folded whole unless the runtime
+    cancels the call, so a driver batches only what it would have yielded back to back.
     """
 
     @property
@@ -186,6 +195,8 @@ class Driver(Protocol):
 
     def receive(self, request: ModelRequest) -> AsyncIterator[StreamEvent]: ...
 
+    def receive_batches(self, request: ModelRequest) -> AsyncIterator[Sequence[StreamEvent]]: ...
+
     def interrupt(self) -> None: ...
 
     async def aclose(self) -> None: ...
@@ -195,8 +206,9 @@ class BaseDriver:
     """No-op defaults for a driver's optional parts; subclass it and write ``receive``.
 
     ``name`` defaults to the class name; ``output_modes`` to ``("tool", "prompted")``
-    (what any model that calls tools can do); ``interrupt`` and ``aclose`` do nothing;
-    ``async with driver:`` closes it on exit.
+    (what any model that calls tools can do); ``receive_batches`` to each event of
+    ``receive`` alone; ``interrupt`` and ``aclose`` do nothing; ``async with driver:``
+    closes it on exit.
     """
 
     @property
@@ -209,6 +221,14 @@ class BaseDriver:
 
     def receive(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         raise NotImplementedError(f"{type(self).__name__} must implement receive(request)")
+
+    async def receive_batches(self, request: ModelRequest) -> AsyncIterator[Sequence[StreamEvent]]:
+        stream = self.receive(request)
+        try:
+            async for event in stream:
+                yield (event,)
+        finally:
+            await close_stream(stream)
 
     def interrupt(self) -> None:
         """Nothing to stop by default."""
@@ -247,6 +267,13 @@ class _Adapted(BaseDriver):
         stream: AsyncIterator[StreamEvent] = self._inner.receive(request)
         return stream
 
+    def receive_batches(self, request: ModelRequest) -> AsyncIterator[Sequence[StreamEvent]]:
+        batches = getattr(self._inner, "receive_batches", None)
+        if batches is None:
+            return super().receive_batches(request)
+        stream: AsyncIterator[Sequence[StreamEvent]] = batches(request)
+        return stream
+
     def interrupt(self) -> None:
         interrupt = getattr(self._inner, "interrupt", None)
         if interrupt is not None:
@@ -273,3 +300,10 @@ def as_driver(obj: Any) -> Driver:
     if isinstance(obj, Driver) and isinstance(getattr(obj, "name", None), str):
         return obj
     return _Adapted(obj)
+
+
+async def close_stream(stream: Any) -> None:
+    """Close a driver's stream (an async generator) so its ``finally`` runs now."""
+    aclose = getattr(stream, "aclose", None)
+    if aclose is not None:
+        await aclose()

@@ -61,7 +61,7 @@ it), so the regular expression engine can skip ahead; ``_may_hold`` skips it alt
 for text holding none of the branches' fixed parts, which is almost all text."""
 
 _SECRET = re.compile(SECRET_PATTERN)
-_SHORTEST = 11
+SHORTEST_SECRET = 11
 """The length of the shortest text ``SECRET_PATTERN`` matches (``sk-`` and 8 characters)."""
 _SECRET_BYTES = re.compile(SECRET_PATTERN.encode())
 
@@ -103,7 +103,7 @@ def holds_secret(text: str) -> bool:
     """Whether ``text`` holds anything ``scrub`` would replace: ``_may_hold`` written
     inline (this runs for every streamed delta), then the regular expression. Text
     shorter than the shortest match (``sk-`` and 8 characters) holds none."""
-    if len(text) >= _SHORTEST and (
+    if len(text) >= SHORTEST_SECRET and (
         "sk-" in text
         or "sk_" in text
         or "tgp_" in text

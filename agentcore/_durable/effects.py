@@ -27,11 +27,11 @@ from typing import Any
 import attrs
 
 from .._core.content import ToolCallPart
-from .._core.driver import Driver, ModelRequest
+from .._core.driver import Driver, ModelRequest, close_stream
 from .._core.errors import ErrorCode
 from .._core.events import ErrorReceived, MessageStop, ToolResult
 from .._loop.tools import Tool
-from .._runtime.performer import close_stream, driver_failure
+from .._runtime.performer import driver_failure
 from .._runtime.tool_runner import AbortSignal, ToolContext, run_tool
 
 __all__ = ["call_model", "call_tool", "idempotency_key"]

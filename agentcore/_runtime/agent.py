@@ -263,6 +263,7 @@ class Agent:
         )
         self._performer = Performer(
             shell.feed,
+            shell.feed_stream,
             self._resolve_driver,
             {t.name: t for t in tool_list},
             outlet,

@@ -50,11 +50,11 @@ from typing import Any
 
 import attrs
 
-from .._core.driver import BaseDriver, Driver, ModelRequest, as_driver
+from .._core.driver import BaseDriver, Driver, ModelRequest, as_driver, close_stream
 from .._core.errors import ConfigurationError, ErrorCode
 from .._core.events import ErrorReceived, MessageStart, StreamEvent
 from .outlet import ms_clock
-from .performer import close_stream, driver_failure
+from .performer import driver_failure
 from .plugins import resolve_model
 
 __all__ = ["FallbackDriver", "ProviderLimits", "falls_back"]

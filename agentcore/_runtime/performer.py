@@ -32,13 +32,13 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 import attrs
 
 from .._core.content import ToolCallPart, Usage
-from .._core.driver import Driver, ModelRequest
+from .._core.driver import Driver, ModelRequest, close_stream
 from .._core.errors import ErrorCode
 from .._core.events import (
     AssistantMessage,
@@ -87,7 +87,7 @@ from .guardrails import Guards, Verdict, judge, judged
 from .outlet import Outlet, new_id
 from .tool_runner import AbortSignal, ToolContext, run_tool
 
-__all__ = ["Performer", "close_stream", "driver_failure"]
+__all__ = ["Performer", "driver_failure"]
 
 _TERMINAL = (MessageStop, ErrorReceived)
 
@@ -106,6 +106,7 @@ class Performer:
     def __init__(
         self,
         feed: Callable[[Any], None],
+        feed_stream: Callable[[Sequence[Any], int], int],
         driver: Callable[[], Driver],
         tools: Mapping[str, Tool],
         outlet: Outlet,
@@ -116,6 +117,7 @@ class Performer:
         stop_collecting: Callable[[list[Any]], None],
     ) -> None:
         self._feed = feed
+        self._feed_stream = feed_stream
         self._collect = collect
         self._stop_collecting = stop_collecting
         self.hooks = Hooks()
@@ -235,18 +237,23 @@ class Performer:
         """Feed the driver's answer to ``request``; return the last event fed (``None``
         when the call was cancelled). A raise or a cut stream is answered with an
         ``error_received``. Cancellation propagates."""
-        outlet, feed = self._outlet, self._feed
-        stream = None
+        outlet, feed, feed_stream = self._outlet, self._feed, self._feed_stream
+        stream: AsyncIterator[Sequence[Any]] | None = None
         last: Any = None
         try:
-            stream = self._driver().receive(request)
-            async for event in stream:
-                feed(event)
-                last = event
-                if type(event) is ErrorReceived or self._cancelling:
-                    break
-                if outlet.congested:
-                    await outlet.relieve()
+            stream = self._driver().receive_batches(request)
+            async for batch in stream:
+                done, end = 0, len(batch)
+                while done < end:
+                    done = feed_stream(batch, done)
+                    last = batch[done - 1]
+                    if type(last) is ErrorReceived or self._cancelling:
+                        break
+                    if outlet.congested:
+                        await outlet.relieve()
+                else:
+                    continue
+                break
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a failing driver never takes the agent down
@@ -654,10 +661,3 @@ def _hook_failure(exc: Exception, timestamp: int) -> ErrorReceived:
         ErrorCode.HANDLER_ERROR.value,
         timestamp=timestamp,
     )
-
-
-async def close_stream(stream: Any) -> None:
-    """Close a driver's stream (an async generator) so its ``finally`` runs now."""
-    aclose = getattr(stream, "aclose", None)
-    if aclose is not None:
-        await aclose()

@@ -24,14 +24,14 @@ that input; the failure says so). With a snapshot store, the state is saved afte
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import attrs
 
-from .._core.events import LAYERS, InputJsonDelta, TextDelta, ThinkingDelta
+from .._core.events import LAYERS, ErrorReceived, InputJsonDelta, TextDelta, ThinkingDelta
 from .._core.processor import AnyProcessor
-from .._core.secrets import holds_secret, scrub_event
+from .._core.secrets import SHORTEST_SECRET, holds_secret, scrub_event
 from .._core.state_machine import AgentState, StateChange
 from .._journal.journal import Journal
 from .._journal.resume import dump_state
@@ -111,43 +111,69 @@ class Shell:
         """Stamp, scrub, journal and fold ``event``; deliver its outputs; perform effects.
 
         An event fed while another is being folded (by a presenter, a handler, an effect
-        performed inline) waits in the backlog and is folded right after, in order. This
-        is the per-delta path, so it is one flat loop."""
-        if getattr(event, "timestamp", 1) == 0:
-            event = attrs.evolve(event, timestamp=self.clock())
+        performed inline) waits in the backlog and is folded right after, in order."""
+        self.feed_stream((event,), 0)
+
+    def feed_stream(self, events: Sequence[Any], start: int) -> int:
+        """``feed`` each of ``events[start:]`` in turn, stopping after one that performed
+        an effect, left the outlet congested or is an ``error_received`` (what a model
+        call's reader must look at before it goes on); return the index after the last
+        event fed. A driver's batch of stream events comes through here, so it is one
+        flat loop, and a batch costs one entry and exit instead of one per event."""
         if self._feeding:
-            self._backlog.append(event)
-            return
+            self._backlog.extend(map(self._stamped, events[start:]))
+            return len(events)
         self._feeding = True
+        processor, outlet, backlog, end = self.processor, self.outlet, self._backlog, len(events)
+        index = start
         try:
-            while True:
-                cls = type(event)
-                if cls in _TEXT_DELTAS:
-                    if holds_secret(event.text):
+            while index < end:
+                event = events[index]
+                index += 1
+                if getattr(event, "timestamp", 1) == 0:
+                    event = attrs.evolve(event, timestamp=self.clock())
+                performed, ends = False, type(event) is ErrorReceived
+                while True:
+                    cls = type(event)
+                    if cls in _TEXT_DELTAS:
+                        if len(event.text) >= SHORTEST_SECRET and holds_secret(event.text):
+                            event = scrub_event(event)
+                    elif cls is not InputJsonDelta or holds_secret(event.partial_json):
                         event = scrub_event(event)
-                elif cls is not InputJsonDelta or holds_secret(event.partial_json):
-                    event = scrub_event(event)
-                seq = self._journal(event) if self.journal is not None else 0
-                before = self.state
-                self.state, outputs = self.processor(before, event)
-                if seq and self.snapshots is not None and seq % self.snapshot_every == 0:
-                    self._snapshot(seq)
-                if outputs:
-                    for collector in self._collectors:
-                        collector.extend(o for o in outputs if type(o) not in EFFECTS)
-                    deliver = self.outlet.send
-                    for output in outputs:
-                        if type(output) in EFFECTS:
-                            self.perform(output)
-                        else:
-                            deliver(output)
-                    if self._change_handlers:
-                        self._announce(before, outputs)
-                if not self._backlog:
-                    return
-                event = self._backlog.popleft()
+                    seq = self._journal(event) if self.journal is not None else 0
+                    before = self.state
+                    self.state, outputs = processor(before, event)
+                    if seq and self.snapshots is not None and seq % self.snapshot_every == 0:
+                        self._snapshot(seq)
+                    if outputs:
+                        if self._collectors:
+                            self._collect(outputs)
+                        deliver = outlet.send
+                        for output in outputs:
+                            if type(output) in EFFECTS:
+                                self.perform(output)
+                                performed = True
+                            else:
+                                deliver(output)
+                        if self._change_handlers:
+                            self._announce(before, outputs)
+                    if not backlog:
+                        break
+                    event = backlog.popleft()
+                if performed or ends or outlet.congested:
+                    return index
+            return index
         finally:
             self._feeding = False
+
+    def _stamped(self, event: Any) -> Any:
+        if getattr(event, "timestamp", 1) == 0:
+            return attrs.evolve(event, timestamp=self.clock())
+        return event
+
+    def _collect(self, outputs: tuple[Any, ...]) -> None:
+        for collector in self._collectors:
+            collector.extend(o for o in outputs if type(o) not in EFFECTS)
 
     def _journal(self, event: Any) -> int:
         assert self.journal is not None
