@@ -157,15 +157,22 @@ def test_an_error_inside_a_batch_ends_the_call_there() -> None:
     assert [o.text for o in rec.outputs(type=TextDelta)] == ["x"]
 
 
-def test_a_congested_presenter_gets_a_whole_batch_in_order() -> None:
+def test_a_congested_presenter_holds_a_batch_back_and_gets_all_of_it_in_order() -> None:
     words = [f"w{i}" for i in range(400)]
     got: list[str] = []
+    waiting = [0, 0]  # now, most
 
     class Slow:
-        async def present(self, agent_id: str, output: Any) -> None:
+        def present(self, agent_id: str, output: Any) -> Any:
+            waiting[0] += 1
+            waiting[1] = max(waiting)
+            return self._write(output)
+
+        async def _write(self, output: Any) -> None:
+            await asyncio.sleep(0)
+            waiting[0] -= 1
             if type(output) is TextDelta:
                 got.append(output.text)
-                await asyncio.sleep(0)
 
     agent = Agent(
         ScriptedDriver([text_turn(" ".join(words), chunk=1)]), presenters=[Slow()], max_pending=4
@@ -177,6 +184,7 @@ def test_a_congested_presenter_gets_a_whole_batch_in_order() -> None:
 
     asyncio.run(main())
     assert "".join(got) == " ".join(words)
+    assert waiting[1] <= 16, waiting  # the mark, and what the first events made at once
 
 
 def test_zero_timestamps_in_a_batch_are_stamped() -> None:
