@@ -45,7 +45,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import weakref
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -293,7 +293,18 @@ class FallbackDriver(BaseDriver):
         return attrs.evolve(error, message=f"{error.message} (fell back after {earlier})")
 
     async def receive(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        """Stream the answer of the first driver that answers (see the module docstring)."""
+        """Stream the answer of the first driver that answers (see the module docstring):
+        ``receive_batches`` one event at a time."""
+        async with contextlib.aclosing(self.receive_batches(request)) as batches:
+            async for batch in batches:
+                for event in batch:
+                    yield event
+
+    async def receive_batches(
+        self, request: ModelRequest
+    ) -> AsyncGenerator[Sequence[StreamEvent], None]:
+        """The answering driver's batches, as it cut them (an attempt's ``message_start``
+        held back until its next event joins that event's batch)."""
         call = _Call()
         self._call = call
         failures: list[tuple[str, ErrorReceived]] = []
@@ -306,7 +317,7 @@ class FallbackDriver(BaseDriver):
                 except Exception as exc:
                     error = driver_failure(exc, self._clock())
                     if position == last or not self.should_fall_back(error):
-                        yield self._reported(error, failures)
+                        yield (self._reported(error, failures),)
                         return
                     failures.append((self._labels[position], error))
                     self._passed_over(position, error)
@@ -322,33 +333,41 @@ class FallbackDriver(BaseDriver):
                 try:
                     if call.interrupted:
                         return
-                    stream: AsyncIterator[StreamEvent] | None = None
+                    stream: AsyncIterator[Sequence[StreamEvent]] | None = None
                     try:
-                        stream = driver.receive(self._request_for(request, position))
-                        async for event in stream:
+                        stream = driver.receive_batches(self._request_for(request, position))
+                        async for batch in stream:
                             if answered:
-                                yield event
+                                yield batch
                                 continue
-                            if type(event) is MessageStart and held is None:
-                                assert isinstance(event, MessageStart)
-                                held = event
-                                continue
-                            if type(event) is ErrorReceived:
-                                assert isinstance(event, ErrorReceived)
-                                if position < last and self.should_fall_back(event):
-                                    error = event
-                                    break
-                                event = self._reported(event, failures)
-                            answered = True
-                            if held is not None:
-                                yield held
-                            yield event
+                            out: list[StreamEvent] = []
+                            for index, event in enumerate(batch):
+                                if type(event) is MessageStart and held is None:
+                                    assert isinstance(event, MessageStart)
+                                    held = event
+                                    continue
+                                if type(event) is ErrorReceived:
+                                    assert isinstance(event, ErrorReceived)
+                                    if position < last and self.should_fall_back(event):
+                                        error = event
+                                        break
+                                    event = self._reported(event, failures)
+                                answered = True
+                                if held is not None:
+                                    out.append(held)
+                                out.append(event)
+                                out.extend(batch[index + 1 :])
+                                break
+                            if error is not None:
+                                break
+                            if out:
+                                yield out
                     except Exception as exc:  # a driver that raised instead of reporting
                         failure = driver_failure(exc, self._clock())
                         if answered or position == last or not self.should_fall_back(failure):
-                            if held is not None and not answered:
-                                yield held
-                            yield failure if answered else self._reported(failure, failures)
+                            reported = failure if answered else self._reported(failure, failures)
+                            lead = (held,) if held is not None and not answered else ()
+                            yield (*lead, reported)
                             return
                         error = failure
                     finally:
@@ -359,7 +378,7 @@ class FallbackDriver(BaseDriver):
                     release()
                 if error is None:  # the stream ended: the answer is complete (or cut short)
                     if held is not None and not answered and not call.interrupted:
-                        yield held
+                        yield (held,)
                     return
                 failures.append((self._labels[position], error))
                 self._passed_over(position, error)

@@ -17,7 +17,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentcore import Agent, BaseDriver, MemoryJournal, ModelRequest, as_driver, tool
+from agentcore import (
+    Agent,
+    BaseDriver,
+    FallbackDriver,
+    MemoryJournal,
+    ModelRequest,
+    as_driver,
+    tool,
+)
 from agentcore.events import ErrorReceived, StreamEvent, TextDelta, UserMessage
 from drivers.anthropic import AnthropicDriver, RetryPolicy
 from drivers.scripted import FunctionDriver, Pause, ScriptedDriver, text_turn, tool_turn
@@ -248,3 +256,26 @@ def test_a_provider_drivers_batches_flatten_to_its_events(name: str) -> None:
     batches, events = asyncio.run(main())
     assert all(batches) and len(batches) > 1
     assert [e for b in batches for e in b] == events
+
+
+@settings(max_examples=40, deadline=None)
+@given(cuts=st.lists(st.lists(st.integers(0, 40), max_size=6), min_size=3, max_size=3))
+def test_a_fallback_chain_keeps_its_drivers_batches_invisible(cuts: list[list[int]]) -> None:
+    """The chain holds an attempt's ``message_start`` back across batch edges: an
+    overloaded first driver falls back however its call was cut, and the answer is the
+    same as one event at a time."""
+    start, *rest = text_turn("fallen back", chunk=2)
+    overloaded = ErrorReceived("overloaded", "overloaded", True, timestamp=1)
+    failing = [start, overloaded]
+    answer = [start, *rest]
+    tools_turn = _calls(["x"])[0]
+
+    def chain(first: Any, second: Any) -> FallbackDriver:
+        return FallbackDriver([first, second])
+
+    batched = asyncio.run(
+        _run(chain(Cut([failing, failing], cuts[:2]), Cut([tools_turn, answer], [[], cuts[2]])))
+    )
+    single = asyncio.run(_run(chain(OneByOne([failing, failing]), OneByOne([tools_turn, answer]))))
+    assert batched == single
+    assert batched[2][-1].text == "fallen back"
