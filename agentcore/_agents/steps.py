@@ -79,7 +79,6 @@ __all__ = [
     "StepsDivergedError",
     "StepsDriver",
     "ToolCall",
-    "sent",
 ]
 
 STEP: Final = "STEP"
@@ -197,7 +196,7 @@ def _calls_of(action: Any) -> tuple[ToolCall, ...] | None:
     return None
 
 
-def sent(
+def _sent(
     answer: str,
     state: AgentSnapshot,
     calls: Sequence[str],
@@ -235,10 +234,6 @@ def _wire(plan: _Plan) -> Any:
         {"tool_call_id": call_id, "tool_name": c.tool_name, "input": dict(c.input)}
         for call_id, c in plan
     ]
-
-
-def _record_calls(action: Any) -> list[Mapping[str, Any]]:
-    return action if isinstance(action, list) else []
 
 
 def _compared_record(action: Any) -> Any:
@@ -400,7 +395,7 @@ class StepsDriver(BaseDriver):
         calls: tuple[str, ...] = ()
         for position, step in enumerate(asked):
             record = step.record
-            value = None if position == 0 else sent(record.answer, step.state, calls, step.reply)
+            value = None if position == 0 else _sent(record.answer, step.state, calls, step.reply)
             try:
                 replayed = _compared(await gen.send(value))
             except Exception as exc:
@@ -409,7 +404,8 @@ class StepsDriver(BaseDriver):
             if replayed != recorded:
                 await self.stop()
                 raise StepsDivergedError(agent_id, position, recorded, replayed)
-            calls = tuple(c["tool_call_id"] for c in _record_calls(record.action))
+            if isinstance(record.action, list):
+                calls = tuple(c["tool_call_id"] for c in record.action)
         self._yields = len(asked)
 
     # -- model calls ----------------------------------------------------------------------
@@ -461,7 +457,7 @@ class StepsDriver(BaseDriver):
         """Send the generator ``answer`` (built from ``state``, read at journal ``seq``);
         its yield, planned, and the record to journal before acting on it."""
         assert self._gen is not None
-        value = None if answer == "start" else sent(answer, state, self._calls, reply)
+        value = None if answer == "start" else _sent(answer, state, self._calls, reply)
         try:
             plan = _planned(await self._gen.send(value), self._new_id)
         except BaseException:

@@ -11,7 +11,7 @@ same, and go on live where the journal ends.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import attrs
 
@@ -43,7 +43,3 @@ class StepsYield:
     state_seq: NonNegativeInt
     context: JSONValue = None
     timestamp: int = attrs.field(default=0, kw_only=True)
-
-    def calls(self) -> tuple[dict[str, Any], ...]:
-        """The tool calls of a tool yield (none for any other)."""
-        return tuple(self.action) if type(self.action) is list else ()

@@ -22,6 +22,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+import attrs
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -282,3 +283,30 @@ def test_a_worker_with_steps_killed_anywhere_resumes_to_the_same_conversations(
     with ThreadPoolExecutor(max_workers=4) as pool:
         outcomes = list(pool.map(lambda s: _kill(s, tmp_path, references), range(KILLS)))
     assert len(set(outcomes)) >= 4, sorted(set(outcomes))  # kills landed in many phases
+
+
+async def test_a_child_whose_generator_diverges_is_an_error_result_in_its_parent() -> None:
+    entries, _, _ = await _live("sync")
+    third = [i for i, e in enumerate(entries) if e.event.type == "steps_yield"][2]
+    journal = MemoryJournal()
+    for entry in entries[:third]:
+        journal.append(entry.agent_id, entry.event)
+    lane = len(list(journal.entries(WORKER)))
+    team = steps_child.registry([], "sync")
+
+    def other(context: Any) -> Any:
+        yield ToolCall("lookup", {"key": "rates"})
+        yield ToolCall("lookup", {"key": "something else"})
+
+    registry = AgentRegistry(
+        [team.get("planner"), attrs.evolve(team.get("worker"), handle_steps=other)],
+        tools=[steps_child.lookup, steps_child.charge],
+        driver_factory=team.driver_factory,
+    )
+    agent = await registry.resume("planner", journal, agent_id="root")
+    await asyncio.wait_for(node_of(agent).wait(), 10)
+    spawn = next(m for m in agent.state.messages if m.type == "tool_result_message")
+    assert spawn.is_error and "StepsDivergedError" in spawn.result and "yield #1" in spawn.result
+    assert history_problems(agent.state.messages) == []
+    assert len(list(journal.entries(WORKER))) == lane  # the worker performed nothing again
+    await node_of(agent).aclose()
