@@ -310,3 +310,47 @@ async def test_a_child_whose_generator_diverges_is_an_error_result_in_its_parent
     assert history_problems(agent.state.messages) == []
     assert len(list(journal.entries(WORKER))) == lane  # the worker performed nothing again
     await node_of(agent).aclose()
+
+
+async def test_an_async_generator_receives_the_state_it_was_sent_not_a_later_one() -> None:
+    """An input that arrives while an async generator awaits (a steer) is journaled between
+    the state it was sent and its yield's record: the resumed generator is sent the state
+    of ``state_seq``, without that input, as the live one was."""
+    gate, seen = asyncio.Event(), []
+
+    async def handle_steps(context: Any) -> Any:
+        seen.append((yield ToolCall("read", {"path": "a.py"})))
+        await gate.wait()
+        yield STEP
+        yield ToolCall("read", {"path": "b.py"})
+
+    registry = AgentRegistry(
+        [AgentDefinition("solo", "t/solo", tools=["read"], handle_steps=handle_steps)],
+        tools=[read],
+        driver_factory=lambda name: FunctionDriver(lambda request: text_turn("fine")),
+    )
+    journal = MemoryJournal()
+    agent = registry.create("solo", journal=journal, agent_id="s")
+    run = asyncio.create_task(agent.prompt("go"))
+    while not seen:
+        await asyncio.sleep(0.001)
+    agent.steer("hurry")
+    gate.set()
+    await run
+    await agent.wait()
+    await agent.aclose()
+    live = seen[0]
+    entries = list(journal.entries())
+    record = [e for e in entries if e.event.type == "steps_yield"][1]
+    between = [e.event.type for e in entries if record.event.state_seq < e.seq < record.seq]
+    assert between == ["agent_steer"]
+    assert live.agent_state.steering == ()
+    stop = next(e for e in entries[entries.index(record) :] if e.event.type == "message_stop")
+    cut = MemoryJournal()
+    for entry in entries[: entries.index(stop) + 1]:  # the STEP's reply and b.py's call
+        cut.append(entry.agent_id, entry.event)
+    seen.clear()
+    resumed = await registry.resume("solo", cut, agent_id="s")
+    assert seen == [live]  # not the state with the steer queued
+    await resumed.wait()
+    await resumed.aclose()
