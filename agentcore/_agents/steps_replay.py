@@ -116,7 +116,7 @@ def walk(entries: Iterable[tuple[int, Any]], processor: AnyProcessor, state: Any
     ``ProtocolError`` for a lane whose records do not follow each other."""
     moves, before = _Moves(), None
     runs = 0
-    window: dict[int, Any] = {}
+    window: dict[int, Any] = {}  # seq -> the state after it, for the current model call
     start: MessageStart | None = None
     texts: dict[int, list[str]] = {}
     completing: Asked | None = None
@@ -137,7 +137,6 @@ def walk(entries: Iterable[tuple[int, Any]], processor: AnyProcessor, state: Any
                 asked.reply, completing = reply_of(start, texts, Usage()), asked
             moves.asked.append(asked)
             moves.took(event)
-            window = {seq: state}
         elif cls is TextDelta:
             texts.setdefault(event.index, []).append(event.text)
         elif cls is MessageStart:
@@ -155,8 +154,9 @@ def walk(entries: Iterable[tuple[int, Any]], processor: AnyProcessor, state: Any
             kind = type(output)
             if kind is AgentStart:
                 runs += 1
-            elif kind is CallModel:
+            elif kind is CallModel:  # the states a record of this call may refer to start here
                 before, start, texts, completing = moves.copy(), None, {}, None
+                window = {seq: state}
                 if moves.mode == "restart":
                     moves.mode, moves.begun = ("step" if moves.pending == "STEP" else "all"), runs
     if before is not None:
