@@ -62,6 +62,7 @@ from .._core.events import (
     ToolUseStart,
     ToolUseStop,
 )
+from .._core.secrets import scrub_event
 from .._journal.journal import Journal
 from .._loop.conversation import AgentSnapshot
 from .._loop.steps_record import StepsYield
@@ -244,11 +245,13 @@ def _compared_record(action: Any) -> Any:
 
 
 def _compared(action: Any) -> Any:
-    """A replayed yield as it is compared with its record (``_compared_record``)."""
+    """A replayed yield as it is compared with its record (``_compared_record``): as the
+    journal would hold it (with secrets scrubbed, as every input is)."""
     try:
-        return _compared_record(_wire(_planned(action, str)))
-    except TypeError:  # no yield the driver accepts
+        record = scrub_event(StepsYield(0, "start", _wire(_planned(action, str)), 0))
+    except (TypeError, ValueError):  # no yield the driver accepts, or none a record holds
         return repr(action)
+    return _compared_record(record.action)
 
 
 def _planned(action: Any, new_id: Callable[[], str]) -> _Plan:

@@ -354,3 +354,32 @@ async def test_an_async_generator_receives_the_state_it_was_sent_not_a_later_one
     assert seen == [live]  # not the state with the steer queued
     await resumed.wait()
     await resumed.aclose()
+
+
+async def test_a_yield_holding_a_secret_is_compared_as_its_scrubbed_record() -> None:
+    key = "sk-ant-api03-" + "x1" * 20
+
+    def handle_steps(context: Any) -> Any:
+        yield ToolCall("read", {"path": key})
+        yield STEP
+
+    registry = AgentRegistry(
+        [AgentDefinition("solo", "t/solo", tools=["read"], handle_steps=handle_steps)],
+        tools=[read],
+        driver_factory=lambda name: FunctionDriver(lambda request: text_turn("fine")),
+    )
+    journal = MemoryJournal()
+    agent = registry.create("solo", journal=journal, agent_id="s")
+    await agent.prompt("go")
+    await agent.aclose()
+    entries = list(journal.entries())
+    first = next(e for e in entries if e.event.type == "steps_yield")
+    assert key not in json.dumps(first.event.action)  # the journal holds no secret
+    second = [i for i, e in enumerate(entries) if e.event.type == "steps_yield"][1]
+    cut = MemoryJournal()
+    for entry in entries[: second + 1]:
+        cut.append(entry.agent_id, entry.event)
+    resumed = await registry.resume("solo", cut, agent_id="s")  # no StepsDivergedError
+    await resumed.wait()
+    assert resumed.state.messages[-1].text == "fine"
+    await resumed.aclose()
