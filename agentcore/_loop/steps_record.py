@@ -3,10 +3,11 @@
 An agent whose definition has ``handle_steps`` journals, in its own lane, one
 ``StepsYield`` per yield of its generator, right before acting on it: what the generator
 was sent (``answer``, computed from the agent's state after the journal entry
-``state_seq``) and what it yielded (``action``). No processor reads it (the conversation
-routes it nowhere), so it changes no state and no output; it is what lets a resumed agent
-re-run its generator from the start, feed it what it received, check that it yields the
-same, and go on live where the journal ends.
+``state_seq``) and what it yielded (``action``). The conversation routes it to neither
+core nor loop (a user's watcher processor sees it, as every input), so it changes no
+state and emits no output. It is what lets a resumed agent re-run its generator from the
+start, feed it what it received, check that it yields the same, and go on live where the
+journal ends.
 """
 
 from __future__ import annotations
