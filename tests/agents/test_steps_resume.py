@@ -383,3 +383,44 @@ async def test_a_yield_holding_a_secret_is_compared_as_its_scrubbed_record() -> 
     await resumed.wait()
     assert resumed.state.messages[-1].text == "fine"
     await resumed.aclose()
+
+
+async def test_a_root_resumed_from_every_prefix_scripts_each_run_once() -> None:
+    """A root's generator starts with each of its runs; resumed anywhere, the runs left
+    are finished (and the prompts never journaled are sent): the uninterrupted history."""
+    prompts = ["a.py", "b.py"]
+    runs: list[str] = []
+
+    def handle_steps(context: Any) -> Any:
+        runs.append(context.prompt)
+        found = yield ToolCall("read", {"path": context.prompt})
+        yield STEP
+        yield ToolCall("read", {"path": found.tool_result.result + ".bak"})
+
+    registry = AgentRegistry(
+        [AgentDefinition("solo", "t/solo", tools=["read"], handle_steps=handle_steps)],
+        tools=[read],
+        driver_factory=lambda name: FunctionDriver(lambda request: text_turn("fine")),
+    )
+    journal = MemoryJournal()
+    agent = registry.create("solo", journal=journal, agent_id="s")
+    for prompt in prompts:
+        await agent.prompt(prompt)
+    await agent.aclose()
+    reference = _shape(list(agent.state.messages))
+    entries = list(journal.entries())
+    for cut in range(1, len(entries) + 1):
+        prefix = MemoryJournal()
+        for entry in entries[:cut]:
+            prefix.append(entry.agent_id, entry.event)
+        runs.clear()
+        resumed = await registry.resume("solo", prefix, agent_id="s")
+        await asyncio.wait_for(resumed.wait(), 5)
+        sent = sum(1 for e in entries[:cut] if e.event.type == "agent_prompt")
+        for prompt in prompts[sent:]:
+            await resumed.prompt(prompt)
+        history = list(resumed.state.messages)
+        assert history_problems(history) == [], cut
+        assert _shape(history) == reference, cut
+        assert runs in ([], prompts[1:], prompts), cut  # each generator run (again) once
+        await resumed.aclose()
