@@ -169,7 +169,7 @@ class AgentRegistry:
         the journal and resumes them (recursively) instead of spawning new ones. An agent
         with ``handle_steps`` re-runs its generator over what the journal recorded
         (docs/subagents.md); ``StepsDivergedError`` if it yields otherwise, with nothing
-        performed or journaled.
+        performed again.
         ``agent_id`` is the root's; left out, the journal must hold one agent whose id has
         no ``/`` (children's ids do)."""
         self.check(agent_type)

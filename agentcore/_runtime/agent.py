@@ -332,8 +332,8 @@ class Agent:
         configure the loop differently from the journal, the new configuration is
         journaled and decides from now on. ``before_resume(agent)`` is awaited once the
         journal is folded, before anything is performed again (an ``AgentRegistry``
-        rebuilds a ``handle_steps`` generator there); if it raises, nothing is performed
-        or journaled and the error propagates.
+        rebuilds a ``handle_steps`` generator there); if it raises, nothing in flight is
+        performed again and the error propagates.
         """
         agent_id = agent_id if agent_id is not None else only_agent(journal)
         if not journal.last_seq(agent_id):
