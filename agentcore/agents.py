@@ -12,6 +12,7 @@ from ._agents.steps import STEP as STEP
 from ._agents.steps import STEP_ALL as STEP_ALL
 from ._agents.steps import StepContext as StepContext
 from ._agents.steps import StepResult as StepResult
+from ._agents.steps import StepsDivergedError as StepsDivergedError
 from ._agents.steps import ToolCall as ToolCall
 from ._agents.tree import AgentNode as AgentNode
 from ._agents.tree import node_of as node_of
@@ -21,6 +22,7 @@ from ._loop.lineage import TreeUsage as TreeUsage
 from ._loop.lineage import child_run_id as child_run_id
 from ._loop.lineage import root_run_id as root_run_id
 from ._loop.lineage import tree_usage as tree_usage
+from ._loop.steps_record import StepsYield as StepsYield
 
 __all__ = [
     "AgentDefinition",
@@ -33,6 +35,8 @@ __all__ = [
     "SpawnOutcome",
     "StepContext",
     "StepResult",
+    "StepsDivergedError",
+    "StepsYield",
     "SubagentEvent",
     "ToolCall",
     "TreeLimits",

@@ -166,7 +166,10 @@ class AgentRegistry:
     ) -> Agent:
         """The root of the tree ``journal`` holds, rebuilt (``Agent.resume``): what it had
         in flight is performed again, and a spawn it had in flight finds its children in
-        the journal and resumes them (recursively) instead of spawning new ones.
+        the journal and resumes them (recursively) instead of spawning new ones. An agent
+        with ``handle_steps`` re-runs its generator over what the journal recorded
+        (docs/subagents.md); ``StepsDivergedError`` if it yields otherwise, with nothing
+        performed again.
         ``agent_id`` is the root's; left out, the journal must hold one agent whose id has
         no ``/`` (children's ids do)."""
         self.check(agent_type)
@@ -176,7 +179,10 @@ class AgentRegistry:
         merged = {**node.options(agent_id), **options}
         merged["tools"] = [*merged["tools"], *tools]
         del merged["agent_id"]
-        return base(await Agent.resume(journal, agent_id=agent_id, **merged))
+        agent = await Agent.resume(
+            journal, agent_id=agent_id, before_resume=node._restore_steps, **merged
+        )
+        return base(agent)
 
     def _root(
         self,

@@ -23,8 +23,18 @@ stream events and tool results, and replays without the generator. A ``STEP`` yi
 after the model ended its turn starts a new run (prompted with the definition's step
 prompt, or "Continue."); the generator's return ends the run with an empty reply, which
 stays out of the history. A generator that raises fails the model call (``DRIVER_ERROR``,
-with its message). A process stop ends the generator: a resumed agent goes on as a plain
-one.
+with its message).
+
+How it survives a process stop: before acting on a yield, the driver journals it as a
+``StepsYield`` record, with what the generator was sent (``"start"``, ``"tools"``,
+``"step"``, ``"complete"``) and the ``seq`` of the agent state it was computed from. A
+resumed agent re-runs the generator from the start and sends it, yield after yield, what
+it was sent live: rebuilt from the journal (the state folded up to that ``seq``, the tool
+results and replies journaled there), nothing performed again. Each yield must equal its
+record (``StepsDivergedError`` otherwise); where the records end, it goes on live. A
+model call the stop cut off is issued again, so what the generator was sent during it is
+sent again (``steps_replay.walk`` leaves it out, as the loop leaves the cut reply out).
+The contract: the generator yields the same given what it receives.
 """
 
 from __future__ import annotations
@@ -32,12 +42,13 @@ from __future__ import annotations
 import inspect
 import json
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from typing import Any, Final, Literal
+from typing import Any, Final, TypeAlias
 
 import attrs
 
-from .._core.content import TextPart, Usage
+from .._core.content import Usage
 from .._core.driver import BaseDriver, Driver, ModelRequest
+from .._core.errors import ProtocolError
 from .._core.events import (
     AssistantMessage,
     ErrorReceived,
@@ -51,9 +62,14 @@ from .._core.events import (
     ToolUseStart,
     ToolUseStop,
 )
+from .._core.secrets import scrub_event
+from .._journal.journal import Journal
 from .._loop.conversation import AgentSnapshot
+from .._loop.steps_record import StepsYield
+from .._runtime.agent import Agent
 from .._runtime.options import as_model_driver
 from .._runtime.plugins import resolve_model
+from .steps_replay import DONE, Asked, Mode, reply_of, walk
 
 __all__ = [
     "LazyDriver",
@@ -61,6 +77,7 @@ __all__ = [
     "STEP_ALL",
     "StepContext",
     "StepResult",
+    "StepsDivergedError",
     "StepsDriver",
     "ToolCall",
 ]
@@ -111,8 +128,30 @@ class StepResult:
         return self.tool_results[0] if self.tool_results else None
 
 
-_Mode = Literal["idle", "start", "tools", "step", "all", "restart", "done"]
+class StepsDivergedError(ProtocolError):
+    """A resumed agent's ``handle_steps`` generator yielded, at ``position``, something
+    else than the journal recorded there: it is not deterministic given what it receives
+    (docs/subagents.md, "Programmatic steps"). ``recorded`` and ``replayed`` are the two
+    yields as compared (tool calls without their ids)."""
+
+    def __init__(self, agent_id: str, position: int, recorded: Any, replayed: Any) -> None:
+        super().__init__(
+            f"agent {agent_id!r}: on resume, its handle_steps generator's yield #{position} "
+            f"was {replayed!r} where the journal recorded {recorded!r}; a handle_steps "
+            "generator must yield the same given what it receives (no clock, randomness or "
+            "outside state in its decisions)"
+        )
+        self.agent_id = agent_id
+        self.position = position
+        self.recorded = recorded
+        self.replayed = replayed
+
+
+_Mode: TypeAlias = Mode
 _DONE: Final = object()
+_Calls: TypeAlias = tuple[tuple[str, "ToolCall"], ...]
+_Plan: TypeAlias = str | _Calls
+"""A yield ready to act on: ``STEP``, ``STEP_ALL``, ``DONE``, or tool calls with their ids."""
 
 
 class _Generator:
@@ -158,6 +197,86 @@ def _calls_of(action: Any) -> tuple[ToolCall, ...] | None:
     return None
 
 
+def _sent(
+    answer: str,
+    state: AgentSnapshot,
+    calls: Sequence[str],
+    reply: AssistantMessage | None = None,
+) -> StepResult:
+    """What the generator is sent for ``answer`` (a ``StepsYield``'s), from the agent's
+    ``state``: the results of the tool ``calls`` it yielded last, or ``state`` with the
+    ``reply`` that ended the model's turn. Live and on resume alike."""
+    if answer == "tools":
+        return StepResult(state, _results(state.messages, calls))
+    if answer == "step":
+        return StepResult(state)
+    if reply is not None:
+        state = attrs.evolve(state, messages=(*state.messages, reply))
+    return StepResult(state, steps_complete=True)
+
+
+def _results(messages: Sequence[Any], calls: Sequence[str]) -> tuple[ToolResultMessage, ...]:
+    """The results of ``calls`` in ``messages``, in the order of ``calls``."""
+    wanted = set(calls)
+    found: dict[str, ToolResultMessage] = {}
+    for m in reversed(messages):
+        if isinstance(m, ToolResultMessage) and m.tool_call_id in wanted:
+            found[m.tool_call_id] = m
+            if len(found) == len(wanted):
+                break
+    return tuple(found[i] for i in calls if i in found)
+
+
+def _wire(plan: _Plan) -> Any:
+    """A plan as its record holds it."""
+    if isinstance(plan, str):
+        return plan
+    return [
+        {"tool_call_id": call_id, "tool_name": c.tool_name, "input": dict(c.input)}
+        for call_id, c in plan
+    ]
+
+
+def _compared_record(action: Any) -> Any:
+    """A record's yield as a replayed one is compared with it: tool calls without ids."""
+    if isinstance(action, str):
+        return action
+    return _jsonable([{"tool_name": c["tool_name"], "input": c["input"]} for c in action])
+
+
+def _compared(action: Any) -> Any:
+    """A replayed yield as it is compared with its record (``_compared_record``): as the
+    journal would hold it (with secrets scrubbed, as every input is)."""
+    try:
+        record = scrub_event(StepsYield(0, "start", _wire(_planned(action, str)), 0))
+    except (TypeError, ValueError):  # no yield the driver accepts, or none a record holds
+        return repr(action)
+    return _compared_record(record.action)
+
+
+def _planned(action: Any, new_id: Callable[[], str]) -> _Plan:
+    """A yield made ready to act on: tool calls get their ids (``steps_<new_id()>``).
+    Raises ``TypeError`` for a yield that is none of those the module docstring lists."""
+    if action is _DONE:
+        return DONE
+    calls = _calls_of(action)
+    if calls is not None:
+        return tuple((f"steps_{new_id()}", call) for call in calls)
+    if action in (STEP, STEP_ALL):
+        return str(action)
+    raise TypeError(
+        f"handle_steps yielded {action!r}; yield a ToolCall (or a list of them), STEP or STEP_ALL"
+    )
+
+
+def _jsonable(value: Any) -> Any:
+    """``value`` as it reads back from JSON (a tuple is a list); its repr when not JSON."""
+    try:
+        return json.loads(json.dumps(value))
+    except (TypeError, ValueError):
+        return repr(value)
+
+
 class LazyDriver:
     """The driver of a ``"provider/model"`` name, built on first use by ``factory`` (the
     ``agentcore.drivers`` plugins by default) and closed by ``aclose`` if it was built."""
@@ -182,14 +301,14 @@ class StepsDriver(BaseDriver):
     """The driver of an agent with ``handle_steps`` (module docstring): asks the generator
     what to do at each model call, and hands ``STEP``/``STEP_ALL`` to ``model()``.
 
-    ``state()`` reads the agent's state; ``run_started()`` must be called at each
+    ``state()`` reads the agent's state and ``last_seq()`` the ``seq`` of its lane's last
+    journal entry (0 without a journal); ``run_started()`` must be called at each
     ``agent_start`` of the agent (the generator starts with each new run, unless a
-    ``STEP`` carries it over); ``new_id()``
-    names the calls and messages it makes. ``prepare(prompt, params)`` gives the next run's
-    generator its context (by default the prompt is the history's last user message).
-    ``needs_run`` is true when the generator waits for a new run (a ``STEP`` yielded after
-    the model ended its turn). ``resumed`` is for an agent rebuilt from its journal: the
-    run in progress goes on without a generator.
+    ``STEP`` carries it over); ``new_id()`` names the calls and messages it makes.
+    ``prepare(prompt, params)`` gives the next run's generator its context (by default
+    the prompt is the history's last user message). ``needs_run`` is true when the
+    generator waits for a new run (a ``STEP`` yielded after the model ended its turn).
+    ``restore()`` rebuilds the generator of a resumed agent from its journal.
     """
 
     def __init__(
@@ -200,23 +319,26 @@ class StepsDriver(BaseDriver):
         new_id: Callable[[], str],
         model_name: str = "",
         *,
-        resumed: bool = False,
+        last_seq: Callable[[], int] = lambda: 0,
     ) -> None:
         self._handle_steps = handle_steps
         self._model = model
         self._state = state
+        self._last_seq = last_seq
         self._new_id = new_id
         self.model = model_name
         """The model id of the real driver (prices are looked up by it)."""
         self._gen: _Generator | None = None
-        self._mode: _Mode = "done" if resumed else "idle"
+        self._yields = 0
+        """How many times the generator in use has yielded (the next record's position)."""
+        self._mode: _Mode = "idle"
         self._runs = 0
         """Runs the agent started (``run_started``)."""
         self._begun = 0
         """The value of ``_runs`` when the generator in use began its run."""
         self._context: tuple[str, Mapping[str, Any] | None] | None = None
         self._calls: tuple[str, ...] = ()
-        self._pending: Any = None
+        self._pending: _Plan = STEP
         self._interrupted = False
 
     @property
@@ -251,100 +373,133 @@ class StepsDriver(BaseDriver):
         if gen is not None:
             await gen.close()
 
+    # -- resume ---------------------------------------------------------------------------
+
+    async def restore(self, journal: Journal, agent: Agent) -> None:
+        """Rebuild the generator of ``agent`` (just resumed from ``journal``): re-run it
+        from the start, sending it what it was sent live (read from the journal, never
+        performed again), and check each yield against the journal's record. Raises
+        ``StepsDivergedError`` at the first yield that differs."""
+        entries = ((e.seq, e.event) for e in journal.entries(agent.agent_id))
+        found = walk(entries, agent.processor, agent.initial_state())
+        self._runs, self._begun = found.runs, found.begun
+        if found.asked:
+            await self._replay(agent.agent_id, found.asked)
+            self._mode, self._pending, self._calls = found.mode, found.pending, found.calls
+        else:
+            self._mode = "done"
+
+    async def _replay(self, agent_id: str, asked: Sequence[Asked]) -> None:
+        context = asked[0].record.context
+        prompt, params = (context["prompt"], context["params"]) if context else ("", None)
+        gen = self._gen = _Generator(
+            self._handle_steps(StepContext(prompt, params, asked[0].state))
+        )
+        calls: tuple[str, ...] = ()
+        for position, step in enumerate(asked):
+            record = step.record
+            value = None if position == 0 else _sent(record.answer, step.state, calls, step.reply)
+            try:
+                replayed = _compared(await gen.send(value))
+            except Exception as exc:
+                replayed = f"raised {type(exc).__name__}: {exc}"
+            recorded = _compared_record(record.action)
+            if replayed != recorded:
+                await self.stop()
+                raise StepsDivergedError(agent_id, position, recorded, replayed)
+            if isinstance(record.action, list):
+                calls = tuple(c["tool_call_id"] for c in record.action)
+        self._yields = len(asked)
+
+    # -- model calls ----------------------------------------------------------------------
+
     def receive(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         return self._call(request)
 
-    async def _call(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+    async def _call(self, request: ModelRequest) -> AsyncIterator[Any]:
         self._interrupted = False
         run = self._runs
+        plan: _Plan
         if self._mode == "restart":
-            action = self._pending
+            plan = self._pending
         elif run != self._begun:
-            await self._begin()
-            action = await self._send(None)
+            plan, record = await self._begin()
+            yield record
         elif self._mode == "all":
-            action = STEP_ALL
-        elif self._mode == "tools":
-            action = await self._send(StepResult(self._state(), self._results()))
-        elif self._mode == "step":
-            action = await self._send(StepResult(self._state()))
+            plan = STEP_ALL
+        elif self._mode == "tools" or self._mode == "step":
+            plan, record = await self._ask(self._mode, self._state(), self._last_seq())
+            yield record
         else:  # the generator is done and the run goes on (a follow-up): the model answers
             async for event in self._model().receive(request):
                 yield event
             return
         self._begun = run
-        async for event in self._act(action, request):
+        async for event in self._act(plan, request):
             yield event
 
-    async def _begin(self) -> None:
+    async def _begin(self) -> tuple[_Plan, StepsYield]:
         if self._gen is not None:
             await self._gen.close()
-        state = self._state()
+        state, seq = self._state(), self._last_seq()
         prompt, params = self._context or (_last_user_text(state.messages), None)
         self._context = None
         self._gen = _Generator(self._handle_steps(StepContext(prompt, params, state)))
+        self._yields = 0
+        context = {"prompt": prompt, "params": None if params is None else dict(params)}
+        return await self._ask("start", state, seq, context=context)
 
-    async def _send(self, value: Any) -> Any:
+    async def _ask(
+        self,
+        answer: str,
+        state: AgentSnapshot,
+        seq: int,
+        reply: AssistantMessage | None = None,
+        context: dict[str, Any] | None = None,
+    ) -> tuple[_Plan, StepsYield]:
+        """Send the generator ``answer`` (built from ``state``, read at journal ``seq``);
+        its yield, planned, and the record to journal before acting on it."""
         assert self._gen is not None
+        value = None if answer == "start" else _sent(answer, state, self._calls, reply)
         try:
-            return await self._gen.send(value)
+            plan = _planned(await self._gen.send(value), self._new_id)
         except BaseException:
             self._gen, self._mode = None, "done"
             raise
+        record = StepsYield(self._yields, answer, _wire(plan), seq, context)
+        self._yields += 1
+        return plan, record
 
-    def _results(self) -> tuple[ToolResultMessage, ...]:
-        """The results of the calls of the last tool yield, in the order yielded."""
-        wanted = set(self._calls)
-        found: dict[str, ToolResultMessage] = {}
-        for m in reversed(self._state().messages):
-            if isinstance(m, ToolResultMessage) and m.tool_call_id in wanted:
-                found[m.tool_call_id] = m
-                if len(found) == len(wanted):
-                    break
-        return tuple(found[i] for i in self._calls if i in found)
-
-    async def _act(self, action: Any, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        if action is _DONE:
-            self._gen, self._mode = None, "done"
-            for event in self._message(()):
+    async def _act(self, plan: _Plan, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        if isinstance(plan, tuple) or plan == DONE:
+            calls = plan if isinstance(plan, tuple) else ()
+            events: list[StreamEvent] = [MessageStart(f"steps_{self._new_id()}", STEPS_MODEL)]
+            events += self._call_events(calls, 0)
+            reason = "tool_use" if calls else "end_turn"
+            for event in [*events, MessageDelta(stop_reason=reason), MessageStop(reason)]:
                 yield event
             return
-        calls = _calls_of(action)
-        if calls is not None:
-            for event in self._message(calls):
-                yield event
-            return
-        if action not in (STEP, STEP_ALL):
-            self._gen, self._mode = None, "done"
-            raise TypeError(
-                f"handle_steps yielded {action!r}; yield a ToolCall (or a list of them), "
-                "STEP or STEP_ALL"
-            )
-        self._mode = "step" if action == STEP else "all"
+        self._mode = "step" if plan == STEP else "all"
         async for event in self._step(request):
             yield event
 
-    def _message(self, calls: Sequence[ToolCall]) -> list[StreamEvent]:
-        """The stream of a reply from the generator: these calls, or nothing."""
-        events: list[StreamEvent] = [MessageStart(f"steps_{self._new_id()}", STEPS_MODEL)]
-        events += self._call_events(calls, 0)
-        reason = "tool_use" if calls else "end_turn"
-        return [*events, MessageDelta(stop_reason=reason), MessageStop(reason)]
-
-    def _call_events(self, calls: Sequence[ToolCall], first: int) -> list[StreamEvent]:
+    def _call_events(self, calls: _Calls, first: int) -> list[StreamEvent]:
+        """The stream of the generator's tool calls from block ``first`` on (none: it is
+        done)."""
         events: list[StreamEvent] = []
-        ids = []
-        for offset, call in enumerate(calls):
-            index, call_id = first + offset, f"steps_{self._new_id()}"
-            ids.append(call_id)
+        for offset, (call_id, call) in enumerate(calls):
+            index = first + offset
             events.append(ToolUseStart(call_id, call.tool_name, index))
             events.append(InputJsonDelta(json.dumps(dict(call.input)), index))
             events.append(ToolUseStop(call_id, index))
-        self._calls = tuple(ids)
-        self._mode = "tools" if calls else "done"
+        self._calls = tuple(call_id for call_id, _ in calls)
+        if calls:
+            self._mode = "tools"
+        else:
+            self._gen, self._mode = None, "done"
         return events
 
-    async def _step(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+    async def _step(self, request: ModelRequest) -> AsyncIterator[Any]:
         """The real model's reply; when it ends the turn, the generator says what follows
         before the reply is closed (see the module docstring)."""
         held: list[StreamEvent] = []
@@ -374,31 +529,21 @@ class StepsDriver(BaseDriver):
                 yield event
             return
         usage = next((e.usage for e in held if type(e) is MessageDelta), Usage())
-        state = self._state()
-        if start is not None:
-            parts = [TextPart("".join(texts[i])) for i in sorted(texts)]
-            reply = AssistantMessage(start.message_id, start.model, parts, usage, "end_turn")
-            state = attrs.evolve(state, messages=(*state.messages, reply))
-        action = await self._send(StepResult(state, steps_complete=True))
-        calls = _calls_of(action)
-        if calls is None:
-            if action is _DONE:
-                self._gen, self._mode = None, "done"
-            elif action in (STEP, STEP_ALL):
-                self._mode, self._pending = "restart", action
-            else:
-                self._gen, self._mode = None, "done"
-                raise TypeError(
-                    f"handle_steps yielded {action!r}; yield a ToolCall (or a list of them), "
-                    "STEP or STEP_ALL"
-                )
-            for event in held:
+        state, seq = self._state(), self._last_seq()
+        plan, record = await self._ask("complete", state, seq, reply_of(start, texts, usage))
+        yield record
+        if isinstance(plan, tuple):
+            for event in self._call_events(plan, index + 1):
                 yield event
+            yield MessageDelta(stop_reason="tool_use", usage=usage)
+            yield MessageStop("tool_use")
             return
-        for event in self._call_events(calls, index + 1):
+        if plan == DONE:
+            self._gen, self._mode = None, "done"
+        else:
+            self._mode, self._pending = "restart", plan
+        for event in held:
             yield event
-        yield MessageDelta(stop_reason="tool_use", usage=usage)
-        yield MessageStop("tool_use")
 
 
 def _last_user_text(messages: Sequence[Any]) -> str:

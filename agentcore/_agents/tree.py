@@ -211,7 +211,7 @@ class AgentNode:
 
     # -- building agents ----------------------------------------------------------------
 
-    def options(self, agent_id: str, *, resumed: bool = False) -> dict[str, Any]:
+    def options(self, agent_id: str) -> dict[str, Any]:
         """``Agent`` options for this node's agent (its definition, the tree's plumbing)."""
         tree, d = self.tree, self.definition
         registry = tree.registry
@@ -223,7 +223,7 @@ class AgentNode:
                 lambda: self.agent.state,
                 tree.id_factory,
                 d.model.rpartition("/")[2],
-                resumed=resumed,
+                last_seq=self._last_seq,
             )
         options: dict[str, Any] = {
             "model": model,
@@ -243,6 +243,17 @@ class AgentNode:
         if self.parent is not None:
             options["max_pending"] = 1  # the parent's backpressure reaches this child's stream
         return options
+
+    def _last_seq(self) -> int:
+        journal = self.agent.journal
+        return 0 if journal is None else journal.last_seq(self.agent.agent_id)
+
+    async def _restore_steps(self, agent: Agent) -> None:
+        """Rebuild the ``handle_steps`` generator of ``agent``, whose journal is folded
+        and nothing of it performed again yet (``Agent.resume``'s ``before_resume``)."""
+        if self.steps is not None:
+            assert agent.journal is not None
+            await self.steps.restore(agent.journal, agent)
 
     def _built_in_tools(self) -> list[Tool]:
         d, tools = self.definition, []
@@ -398,9 +409,15 @@ class AgentNode:
         self.lineage = lineage
         assert self.forward is not None
         self.forward.lineage = lineage
-        options = self.options(agent_id, resumed=True)
+        options = self.options(agent_id)
         del options["agent_id"]
-        agent = await Agent.resume(journal, agent_id=agent_id, presenters=[self.forward], **options)
+        agent = await Agent.resume(
+            journal,
+            agent_id=agent_id,
+            presenters=[self.forward],
+            before_resume=self._restore_steps,
+            **options,
+        )
         self._bind(agent)
 
     # -- running a task -----------------------------------------------------------------

@@ -20,7 +20,8 @@ Routing (every decision about who sees what lives here, none in the runtime):
   failure's flushed partial reply before the failure);
 - commands (``agent_prompt``, ``agent_steer``, ``tool_approval``, ``clock_tick``,
   ``elicitation_request``, ``elicitation_answer``...) go to
-  the loop only; so does anything unknown, which the loop rejects by name;
+  the loop only; so does anything unknown, which the loop rejects by name; a
+  ``steps_yield`` (a ``handle_steps`` generator's record, ``steps_record``) goes nowhere;
 - what the loop lets into the conversation is fed to the core: the ``user_message`` of a
   prompt or a queued message, the ``interrupt`` that flushes a reply cut off by a process
   stop; and the ``tool_result`` of a call it answered itself goes to the core and back to
@@ -84,6 +85,7 @@ from .events import (
 )
 from .policy import loop_processor
 from .state import AT_REST, LoopConfig, LoopState, initial_loop_state
+from .steps_record import StepsYield
 
 __all__ = [
     "AgentSnapshot",
@@ -138,6 +140,7 @@ ROUTES: Mapping[type[Any], tuple[str, ...]] = {
     **{cls: ("core",) for cls in DELTAS},
     UserMessage: ("core",),
     **{cls: ("loop",) for cls in COMMANDS},
+    StepsYield: (),
 }
 FEEDBACK: Mapping[type[Any], tuple[str, ...]] = {
     AssistantMessage: ("loop",),

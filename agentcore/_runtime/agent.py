@@ -314,6 +314,7 @@ class Agent:
         *,
         agent_id: str | None = None,
         snapshots: SnapshotStore | None = None,
+        before_resume: Callable[[Agent], Awaitable[object]] | None = None,
         **options: Any,
     ) -> Agent:
         """The agent whose conversation ``journal`` holds, rebuilt in this process.
@@ -330,13 +331,18 @@ class Agent:
         tool is ``idempotent``, and is otherwise answered with an ``INTERRUPTED`` error
         result. ``await agent.wait()`` waits for a resumed run to end. If ``options``
         configure the loop differently from the journal, the new configuration is
-        journaled and decides from now on.
+        journaled and decides from now on. ``before_resume(agent)`` is awaited once the
+        journal is folded, before anything is performed again (an ``AgentRegistry``
+        rebuilds a ``handle_steps`` generator there); if it raises, nothing in flight is
+        performed again and the error propagates.
         """
         agent_id = agent_id if agent_id is not None else only_agent(journal)
         if not journal.last_seq(agent_id):
             raise ConfigurationError(f"journal {journal!r} holds no entry of agent {agent_id!r}")
         agent = cls(agent_id=agent_id, snapshots=snapshots, **options)
         agent._take_over(journal)
+        if before_resume is not None:
+            await before_resume(agent)
         agent._shell.feed(AgentResume())
         return agent
 
