@@ -285,3 +285,15 @@ def test_a_run_through_middleware_leaves_no_reference_cycle() -> None:
             gc.enable()
 
     assert asyncio.run(go()) == 0
+
+
+def test_loop_start_options_changed_in_place_are_honoured() -> None:
+    async def cap(action: Any, next: Any) -> Any:
+        if isinstance(action, LoopStartAction):
+            action.options["max_iterations"] = 1  # the same action, its options changed
+        return await next(action)
+
+    turns = [tool_turn([("c1", "add", {"a": 1, "b": 1})]), text_turn("never")]
+    agent, _, _ = _agent(turns, middleware=[cap])
+    with pytest.raises(Exception, match="iteration"):
+        asyncio.run(agent.run("go", max_iterations=5))
