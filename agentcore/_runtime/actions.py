@@ -153,13 +153,14 @@ Middleware: TypeAlias = Callable[[Any, Next], Awaitable[Any]]
 """``async def mw(action, next) -> action`` (see the module docstring)."""
 
 
-async def through(
+def through(
     middleware: Sequence[Middleware],
     action: Any,
     innermost: Next,
     expect: type[Any] | tuple[type[Any], ...],
-) -> Any:
-    """Send ``action`` through ``middleware`` (first = outermost) to ``innermost``.
+) -> Awaitable[Any]:
+    """Send ``action`` through ``middleware`` (first = outermost) to ``innermost``: await
+    what this returns.
 
     Raises ``TypeError`` naming the middleware when one returns something that is not an
     action of the kinds ``expect`` allows (a forgotten ``return`` gives ``None``).
@@ -171,7 +172,7 @@ async def through(
     chain = innermost
     for mw in reversed(middleware):
         chain = _layer(mw, chain, expect, action.type)
-    return await chain(action)
+    return chain(action)
 
 
 def _layer(
