@@ -297,3 +297,31 @@ def test_loop_start_options_changed_in_place_are_honoured() -> None:
     agent, _, _ = _agent(turns, middleware=[cap])
     with pytest.raises(Exception, match="iteration"):
         asyncio.run(agent.run("go", max_iterations=5))
+
+
+def test_use_and_remove_change_the_onion_from_the_next_action_keeping_order() -> None:
+    log: list[str] = []
+
+    def layer(name: str) -> Any:
+        async def mw(action: Any, next: Any) -> Any:
+            if action.type == "model_call":
+                log.append(name)
+            return await next(action)
+
+        return mw
+
+    agent, _, _ = _agent([text_turn("a"), text_turn("b"), text_turn("c")], middleware=[layer("1")])
+    remove_2 = agent.use(layer("2"))
+    agent.use(layer("3"))
+
+    async def go() -> None:
+        await agent.run("first")
+        log.append("|")
+        remove_2()
+        await agent.run("second")
+        log.append("|")
+        agent.use(layer("2"))
+        await agent.run("third")
+
+    asyncio.run(go())
+    assert log == ["1", "2", "3", "|", "1", "3", "|", "1", "3", "2"]
