@@ -143,6 +143,9 @@ class ContextTransform:
             messages = tuple(self.own(messages))
         for hook in self.hooks.transform_context:
             result = hook(messages)
+            if type(result) is tuple:  # the common answer: no check, no copy
+                messages = result
+                continue
             if awaitable(result):
                 close = getattr(result, "close", None)
                 if close is not None:
