@@ -848,7 +848,7 @@ class Agent:
             return action
 
         options = {k: getattr(event, k) for k in _PROMPT_OPTIONS}
-        sent = LoopStartAction(event.messages, dict(options))  # a middleware may change it
+        sent = LoopStartAction(event.messages, dict(options))  # a copy: changed in place?
         action = await through(self._performer.middleware, sent, accept, LoopStartAction)
         if not started:
             raise MessageRejectedError(
