@@ -3,7 +3,8 @@
 An ``Agent`` with a presenter answers runs of one model call each (a short scripted
 reply), bare and then with 5 extensions (every hook kind), 3 middleware and 2
 guardrails (one input, one output). Target: under 50 µs of overhead per model call.
-Times are CPU time of the process (``time.process_time``), steadier on a shared machine.
+Times are CPU time of the process (``time.process_time``), steadier on a shared machine;
+bare and bent runs alternate, so a change of load weighs on both alike.
 A second figure adds a tool call per run, through the same hooks.
 """
 
@@ -67,40 +68,45 @@ def _bent() -> dict[str, Any]:
     }
 
 
-def _per_call(with_tool: bool, options: dict[str, Any]) -> float:
-    """Seconds per model call over ``RUNS`` runs."""
-
+def _agent(with_tool: bool, options: dict[str, Any]) -> Agent:
     def reply(request: Any) -> list[Any]:
         last = request.messages[-1]
         if with_tool and last.type == "user_message":
             return tool_turn([(f"c{len(request.messages)}", "echo", {"text": "x"})])
         return text_turn("done", chunk=4)
 
-    agent = Agent(FunctionDriver(reply), presenters=[Counter()], tools=[echo], **options)
+    return Agent(FunctionDriver(reply), presenters=[Counter()], tools=[echo], **options)
 
-    async def main() -> float:
-        for _ in range(20):  # warm up
-            await agent.run("go")
-        total = 0.0
-        for _ in range(RUNS):
-            agent.reset()  # a short history: the figure is the call's, not the history's
-            began = time.process_time()
-            await agent.run("go")
-            total += time.process_time() - began
-        return total
 
-    seconds = asyncio.run(main())
-    return seconds / (RUNS * (2 if with_tool else 1))
+async def _timed(agent: Agent) -> float:
+    agent.reset()  # a short history: the figure is the call's, not the history's
+    began = time.process_time()
+    await agent.run("go")
+    return time.process_time() - began
 
 
 def _overhead(with_tool: bool) -> tuple[float, float]:
-    """Median over back-to-back rounds: (bare µs per model call, overhead µs)."""
-    bare, extra = [], []
-    for _ in range(ROUNDS):
-        plain = _per_call(with_tool, {})
-        bent = _per_call(with_tool, _bent())
-        bare.append(plain)
-        extra.append(bent - plain)
+    """Median over rounds: (bare µs per model call, overhead µs). Within a round the bare
+    and the bent agent run in turn, so a change of load on a shared machine weighs on
+    both alike."""
+    calls = RUNS * (2 if with_tool else 1)
+
+    async def rounds() -> tuple[list[float], list[float]]:
+        plain, bent = _agent(with_tool, {}), _agent(with_tool, _bent())
+        for _ in range(20):  # warm up
+            await plain.run("go")
+            await bent.run("go")
+        bare, extra = [], []
+        for _ in range(ROUNDS):
+            plain_total = bent_total = 0.0
+            for _ in range(RUNS):
+                plain_total += await _timed(plain)
+                bent_total += await _timed(bent)
+            bare.append(plain_total / calls)
+            extra.append((bent_total - plain_total) / calls)
+        return bare, extra
+
+    bare, extra = asyncio.run(rounds())
     return statistics.median(bare) * 1e6, statistics.median(extra) * 1e6
 
 

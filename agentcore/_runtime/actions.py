@@ -153,34 +153,41 @@ Middleware: TypeAlias = Callable[[Any, Next], Awaitable[Any]]
 """``async def mw(action, next) -> action`` (see the module docstring)."""
 
 
-async def through(
+def through(
     middleware: Sequence[Middleware],
     action: Any,
     innermost: Next,
     expect: type[Any] | tuple[type[Any], ...],
-) -> Any:
-    """Send ``action`` through ``middleware`` (first = outermost) to ``innermost``.
+) -> Awaitable[Any]:
+    """Send ``action`` through ``middleware`` (first = outermost) to ``innermost``: await
+    what this returns.
 
     Raises ``TypeError`` naming the middleware when one returns something that is not an
-    action of the kinds ``expect`` allows (a forgotten ``return`` gives ``None``)."""
+    action of the kinds ``expect`` allows (a forgotten ``return`` gives ``None``).
 
-    def layer(index: int) -> Next:
-        if index == len(middleware):
-            return innermost
-        mw, inner = middleware[index], layer(index + 1)
+    The chain is built per action, inside out, so no closure refers to itself: an action
+    leaves no reference cycle behind (one per action made the garbage collector run ten
+    times as often). It cannot be built once per middleware tuple: ``innermost`` is the
+    call's own, and ``next`` may be awaited from any task."""
+    chain = innermost
+    for mw in reversed(middleware):
+        chain = _layer(mw, chain, expect, action.type)
+    return chain(action)
 
-        async def step(value: Any) -> Any:
-            returned = await mw(value, inner)
-            if not isinstance(returned, expect):
-                raise TypeError(
-                    f"middleware {getattr(mw, '__qualname__', mw)!r} returned {returned!r} "
-                    f"for a {action.type} action; expected {_names(expect)}"
-                )
-            return returned
 
-        return step
+def _layer(
+    mw: Middleware, inner: Next, expect: type[Any] | tuple[type[Any], ...], kind: str
+) -> Next:
+    async def step(value: Any) -> Any:
+        returned = await mw(value, inner)
+        if not isinstance(returned, expect):
+            raise TypeError(
+                f"middleware {getattr(mw, '__qualname__', mw)!r} returned {returned!r} "
+                f"for a {kind} action; expected {_names(expect)}"
+            )
+        return returned
 
-    return await layer(0)(action)
+    return step
 
 
 def _names(expect: type[Any] | tuple[type[Any], ...]) -> str:

@@ -845,30 +845,25 @@ class Agent:
         return end, result
 
     async def _loop_start(self, event: AgentPrompt) -> AgentPrompt:
-        """``event`` as the ``loop_start`` middleware leave it; ``MessageRejectedError``
-        when one of them did not call ``next``."""
-        options = {
-            k: v
-            for k, v in attrs.asdict(event, recurse=False).items()
-            if k not in ("messages", "timestamp")
-        }
+        """``event`` as the ``loop_start`` middleware leave it (``event`` itself when the
+        action sent reached the agent unchanged); ``MessageRejectedError`` when one of
+        them did not call ``next``."""
         started: list[LoopStartAction] = []
 
         async def accept(action: LoopStartAction) -> LoopStartAction:
             started.append(action)
             return action
 
-        action = await through(
-            self._performer.middleware,
-            LoopStartAction(event.messages, options),
-            accept,
-            LoopStartAction,
-        )
+        options = {k: getattr(event, k) for k in _PROMPT_OPTIONS}
+        sent = LoopStartAction(event.messages, dict(options))  # a copy: changed in place?
+        action = await through(self._performer.middleware, sent, accept, LoopStartAction)
         if not started:
             raise MessageRejectedError(
                 f"the run of {[getattr(m, 'message_id', m) for m in event.messages]} was "
                 "dropped by a middleware (it returned without calling next)"
             )
+        if action is sent and sent.options == options:
+            return event
         return AgentPrompt(tuple(self._message(m) for m in action.messages), **dict(action.options))
 
     def _result(
@@ -1002,6 +997,12 @@ def _arity(plugin: Any) -> int:
         return -1
     kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
     return sum(1 for p in params if p.kind in kinds)
+
+
+_PROMPT_OPTIONS = tuple(
+    f.name for f in attrs.fields(AgentPrompt) if f.name not in ("messages", "timestamp")
+)
+"""The fields of a prompt a ``loop_start`` middleware sees as its ``options``."""
 
 
 async def _returned(action: Any) -> Any:

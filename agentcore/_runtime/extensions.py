@@ -25,7 +25,6 @@ goes on.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
@@ -34,6 +33,7 @@ import attrs
 from .._core.content import JSONValue, ToolCallPart
 from .._core.driver import Message
 from .._core.events import ToolResult
+from .awaitables import awaitable
 from .subscriptions import Unsubscribe
 
 if TYPE_CHECKING:
@@ -96,7 +96,9 @@ class Hooks:
         """Run the ``before_tool_call`` hooks: the call to run (maybe with new arguments),
         or the first ``Block``."""
         for hook in self.before_tool_call:
-            decision = await _awaited(hook(call, tool))
+            decision = hook(call, tool)
+            if awaitable(decision):
+                decision = await decision
             if isinstance(decision, Block):
                 return decision
             if not isinstance(decision, Continue):
@@ -111,7 +113,9 @@ class Hooks:
     async def after(self, call: ToolCallPart, result: ToolResult) -> ToolResult:
         """Run the ``after_tool_result`` hooks, each on the previous one's result."""
         for hook in self.after_tool_result:
-            changed = await _awaited(hook(call, result))
+            changed = hook(call, result)
+            if awaitable(changed):
+                changed = await changed
             if not isinstance(changed, ToolResult):
                 raise TypeError(
                     f"after_tool_result hook {_name(hook)} returned {changed!r}; "
@@ -139,7 +143,10 @@ class ContextTransform:
             messages = tuple(self.own(messages))
         for hook in self.hooks.transform_context:
             result = hook(messages)
-            if inspect.isawaitable(result):
+            if type(result) is tuple:  # the common answer: no check, no copy
+                messages = result
+                continue
+            if awaitable(result):
                 close = getattr(result, "close", None)
                 if close is not None:
                     close()
@@ -218,10 +225,6 @@ class ExtensionAPI:
 
 Extension: TypeAlias = Callable[[ExtensionAPI], "Callable[[], object] | None"]
 """``def extension(api) -> cleanup | None``."""
-
-
-async def _awaited(value: Any) -> Any:
-    return await value if inspect.isawaitable(value) else value
 
 
 def _name(hook: Any) -> str:

@@ -21,11 +21,12 @@ that raises trips (fail closed) with the exception as its reason, and is reporte
 from __future__ import annotations
 
 import asyncio
-import inspect
 from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
 import attrs
+
+from .awaitables import awaitable
 
 __all__ = ["Guardrail", "Guards", "Tripwire", "Verdict", "guardrail", "guardrails_of", "judge"]
 
@@ -82,6 +83,10 @@ class Verdict:
         return self.guardrail is not None
 
 
+_PASSED = Verdict()
+"""Every guardrail passed (one shared value: a verdict is immutable)."""
+
+
 async def judge(guards: Sequence[Guardrail], *args: Any) -> Verdict:
     """Run ``guards`` on ``args`` concurrently; the first trip (in list order) wins.
 
@@ -112,9 +117,9 @@ def _called(guards: Sequence[Guardrail], args: tuple[Any, ...]) -> tuple[list[Ve
         except Exception as exc:
             verdicts.append(_raised(guard, exc))
             continue
-        if inspect.isawaitable(result):
+        if awaitable(result):
             pending.append((len(verdicts), guard, result))
-            verdicts.append(Verdict())
+            verdicts.append(_PASSED)
         else:
             verdicts.append(_verdict(guard, result))
     return verdicts, pending
@@ -132,7 +137,10 @@ async def _settled(verdicts: list[Verdict], pending: _Pending) -> Verdict:
 
 
 def _first(verdicts: list[Verdict]) -> Verdict:
-    return next((v for v in verdicts if v.tripped), Verdict())
+    for verdict in verdicts:
+        if verdict.guardrail is not None:
+            return verdict
+    return _PASSED
 
 
 async def _awaited(guard: Guardrail, result: Any) -> Verdict:
@@ -149,7 +157,7 @@ def _raised(guard: Guardrail, exc: Exception) -> Verdict:
 
 def _verdict(guard: Guardrail, result: Any) -> Verdict:
     if result is None:
-        return Verdict()
+        return _PASSED
     if isinstance(result, Tripwire):
         return Verdict(guard.name, result.reason)
     error = TypeError(f"guardrail {guard.name!r} returned {result!r}; return None or Tripwire")
@@ -159,7 +167,7 @@ def _verdict(guard: Guardrail, result: Any) -> Verdict:
 class Guards:
     """An agent's guardrails and the input checks of the current run (their tasks)."""
 
-    __slots__ = ("blocking", "input", "output", "parallel", "tool")
+    __slots__ = ("_blocking", "_parallel", "blocking", "input", "output", "parallel", "tool")
 
     def __init__(
         self,
@@ -168,6 +176,8 @@ class Guards:
         tool: Sequence[Guardrail] = (),
     ) -> None:
         self.input, self.output, self.tool = tuple(input), tuple(output), tuple(tool)
+        self._blocking = tuple(g for g in self.input if g.blocking)
+        self._parallel = tuple(g for g in self.input if not g.blocking)
         self.blocking: asyncio.Future[Verdict] | None = None
         self.parallel: asyncio.Future[Verdict] | None = None
 
@@ -176,36 +186,22 @@ class Guards:
         others each as one future; ``on_trip(verdict)`` is called once if one trips
         (at once when every check of a group is a plain function)."""
         self.cancel()
-        if not self.input:
-            return
-        loop = asyncio.get_running_loop()
-
-        def started(guards: list[Guardrail]) -> asyncio.Future[Verdict] | None:
-            if not guards:
-                return None
-            verdicts, pending = _called(guards, (messages,))
-            if not pending:
-                done: asyncio.Future[Verdict] = loop.create_future()
-                done.set_result(_first(verdicts))
-                if done.result().tripped:
-                    on_trip(done.result())
-                return done
-            task = loop.create_task(_settled(verdicts, pending))
-            task.add_done_callback(
-                lambda t: on_trip(t.result()) if not t.cancelled() and t.result().tripped else None
-            )
-            return task
-
-        self.blocking = started([g for g in self.input if g.blocking])
-        self.parallel = started([g for g in self.input if not g.blocking])
+        if self._blocking:
+            self.blocking = _started(self._blocking, (messages,), on_trip)
+        if self._parallel:
+            self.parallel = _started(self._parallel, (messages,), on_trip)
 
     def input_passed(self) -> bool | None:
         """Whether the run's input checks passed: ``None`` while one is still running,
         ``False`` when one tripped (its trip is fed) or was cancelled."""
-        checks = [c for c in (self.blocking, self.parallel) if c is not None]
-        if not all(c.done() for c in checks):
-            return None
-        return not any(c.cancelled() or c.result().tripped for c in checks)
+        checks = (self.blocking, self.parallel)
+        for check in checks:
+            if check is not None and not check.done():
+                return None
+        for check in checks:
+            if check is not None and (check.cancelled() or check.result().tripped):
+                return False
+        return True
 
     async def passed(self, check: asyncio.Future[Verdict]) -> bool:
         """Wait for an input check; whether it passed."""
@@ -218,3 +214,24 @@ class Guards:
             if task is not None:
                 task.cancel()
         self.blocking = self.parallel = None
+
+
+def _started(
+    guards: Sequence[Guardrail], args: tuple[Any, ...], on_trip: Callable[[Verdict], None]
+) -> asyncio.Future[Verdict]:
+    """One group of input checks as one future: done at once when every check answered
+    (``on_trip`` called now if one tripped), else a task (``on_trip`` called when done)."""
+    verdicts, pending = _called(guards, args)
+    loop = asyncio.get_running_loop()
+    if pending:
+        task = loop.create_task(_settled(verdicts, pending))
+        task.add_done_callback(
+            lambda t: on_trip(t.result()) if not t.cancelled() and t.result().tripped else None
+        )
+        return task
+    verdict = _first(verdicts)
+    done: asyncio.Future[Verdict] = loop.create_future()
+    done.set_result(verdict)
+    if verdict.tripped:
+        on_trip(verdict)
+    return done

@@ -566,7 +566,10 @@ class Performer:
 
     def _output_judged(self, verdict: Verdict) -> None:
         self._check = None
-        self._feed(self._trip(verdict, "output") if verdict.tripped else OutputPassed())
+        if verdict.tripped:
+            self._feed(self._trip(verdict, "output"))
+        else:  # stamped here: the shell would evolve an unstamped event
+            self._feed(OutputPassed(timestamp=self._clock()))
 
     def _end_checks(self) -> None:
         self.guards.cancel()

@@ -124,6 +124,28 @@ def test_an_output_guardrail_judges_the_final_answer() -> None:
     assert_replays(agent, rec.outputs())
 
 
+@pytest.mark.parametrize("asynchronous", [False, True])
+def test_a_passed_answer_is_journaled_stamped_by_the_agents_clock(asynchronous: bool) -> None:
+    def plain(message: Any) -> None:
+        return None
+
+    async def awaited(message: Any) -> None:
+        return None
+
+    journal = MemoryJournal()
+    agent = Agent(
+        ScriptedDriver([text_turn("fine")]),
+        journal=journal,
+        clock=lambda: 1234,
+        output_guardrails=[awaited if asynchronous else plain],
+    )
+    assert asyncio.run(agent.run("hi")).output == "fine"
+    (passed,) = [
+        e.event for e in journal.entries(agent.agent_id) if e.event.type == "output_passed"
+    ]
+    assert passed == OutputPassed(timestamp=1234)
+
+
 def test_tool_guardrails_check_arguments_and_results() -> None:
     ran.clear()
 

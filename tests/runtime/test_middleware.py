@@ -4,6 +4,7 @@ the inputs they stand for (replayed without the middleware), raising, loop_end r
 from __future__ import annotations
 
 import asyncio
+import gc
 from typing import Any
 
 import attrs
@@ -260,3 +261,67 @@ def test_loop_start_sees_options_and_rewrites_limits() -> None:
     with pytest.raises(Exception, match="iteration"):
         asyncio.run(agent.run("go", max_iterations=5))
     assert seen[0].options["max_iterations"] == 5
+
+
+def test_a_run_through_middleware_leaves_no_reference_cycle() -> None:
+    """The onion is built per action without a closure that refers to itself, so what a
+    run allocates is freed at once (a cycle per action made the collector run ~10x as
+    often and cost ~15 µs per model call)."""
+
+    async def mw(action: Any, next: Any) -> Any:
+        return await next(action)
+
+    turns = [tool_turn([("c1", "add", {"a": 1, "b": 2})]), text_turn("3")] * 2
+    agent, _, _ = _agent(turns, middleware=[mw, mw])
+
+    async def go() -> int:
+        await agent.run("warm up")
+        gc.collect()
+        gc.disable()
+        try:
+            await agent.run("1+2?")
+            return gc.collect()
+        finally:
+            gc.enable()
+
+    assert asyncio.run(go()) == 0
+
+
+def test_loop_start_options_changed_in_place_are_honoured() -> None:
+    async def cap(action: Any, next: Any) -> Any:
+        if isinstance(action, LoopStartAction):
+            action.options["max_iterations"] = 1  # the same action, its options changed
+        return await next(action)
+
+    turns = [tool_turn([("c1", "add", {"a": 1, "b": 1})]), text_turn("never")]
+    agent, _, _ = _agent(turns, middleware=[cap])
+    with pytest.raises(Exception, match="iteration"):
+        asyncio.run(agent.run("go", max_iterations=5))
+
+
+def test_use_and_remove_change_the_onion_from_the_next_action_keeping_order() -> None:
+    log: list[str] = []
+
+    def layer(name: str) -> Any:
+        async def mw(action: Any, next: Any) -> Any:
+            if action.type == "model_call":
+                log.append(name)
+            return await next(action)
+
+        return mw
+
+    agent, _, _ = _agent([text_turn("a"), text_turn("b"), text_turn("c")], middleware=[layer("1")])
+    remove_2 = agent.use(layer("2"))
+    agent.use(layer("3"))
+
+    async def go() -> None:
+        await agent.run("first")
+        log.append("|")
+        remove_2()
+        await agent.run("second")
+        log.append("|")
+        agent.use(layer("2"))
+        await agent.run("third")
+
+    asyncio.run(go())
+    assert log == ["1", "2", "3", "|", "1", "3", "|", "1", "3", "2"]
