@@ -1,15 +1,18 @@
 """What a worker can run: agent definitions, by name.
 
 A definition is the keyword arguments of ``Agent`` (the model, the tools, the system
-prompt, the limits...). Every worker process imports the same ``Definitions`` (``agentcore
-worker --agents module:attribute``) and a client names the definition a conversation runs
-with. A worker builds one template ``Agent`` per definition: its loop configuration (what
-is journaled as ``agent_configured``), its conversation processor and a fresh state to fold
-a journal into; the model and the tools perform the effects.
+prompt, the limits, presenters, middleware...). Every worker process imports the same
+``Definitions`` (``agentcore worker --agents module:attribute``) and a client names the
+definition a conversation runs with. A worker builds one template ``Agent`` per
+definition: its loop configuration (what is journaled as ``agent_configured``), its
+conversation processor, a fresh state to fold a journal into, and the middleware,
+extension hooks and guardrails its steps are performed with (``Agent.equip``); the
+model and the tools perform the effects. ``presenters`` are the worker's: each
+conversation the worker advances delivers to them (docs/durable.md, "Presenters").
 
-Options that live in one process (``presenters``, ``journal``, ``session``, ``middleware``,
-``extensions``, guardrails, ``toolsets``) are refused: a durable run may move to another
-machine between two steps, so only what the journal and the definition hold can shape it.
+Refused, with the reason in the error (``_REFUSED``): what names or stores one
+conversation (a durable agent's id, journal and history come from the client and the
+database), the clock and ids (the worker's steps stamp), and ``toolsets``.
 """
 
 from __future__ import annotations
@@ -27,38 +30,40 @@ from .._runtime.plugins import resolve_model
 
 __all__ = ["Definition", "Definitions", "load_definitions"]
 
-_REFUSED = frozenset(
-    {
-        "presenters",
-        "journal",
-        "snapshots",
-        "session",
-        "session_id",
-        "agent_id",
-        "messages",
-        "middleware",
-        "extensions",
-        "input_guardrails",
-        "output_guardrails",
-        "tool_guardrails",
-        "toolsets",
-        "clock",
-        "id_factory",
-    }
+_PER_CONVERSATION = (
+    "belongs to one conversation: a durable agent's id, journal and history come from "
+    "the client and the database"
 )
-"""``Agent`` options a durable definition cannot take (module docstring)."""
+_REFUSED: Mapping[str, str] = {
+    "journal": _PER_CONVERSATION,
+    "snapshots": _PER_CONVERSATION,
+    "session": _PER_CONVERSATION,
+    "session_id": _PER_CONVERSATION,
+    "agent_id": _PER_CONVERSATION,
+    "messages": _PER_CONVERSATION,
+    "clock": "is the worker's: each step stamps what it records",
+    "id_factory": "is the worker's: each step stamps what it records",
+    "toolsets": (
+        "list their tools in one process and change them mid-run, so two workers could "
+        "run one conversation with different tools: list the server's tools once "
+        "(await server.tools()) and pass them as tools="
+    ),
+}
+"""``Agent`` options a durable definition refuses, and why (module docstring)."""
 
-_NOT_YET = frozenset({"compaction"})
-"""``Agent`` options a durable worker does not perform yet (its summary calls)."""
+_PLUGINS = ("middleware", "extensions", "input_guardrails", "output_guardrails", "tool_guardrails")
 
 
 class Definition:
     """One named agent definition as a worker runs it: the template ``Agent`` (built once,
-    with no journal), its driver and its tools by name."""
+    with no journal and no presenter), its driver, its tools by name, its presenters,
+    and whether its steps go through middleware, hooks or guardrails (``plugins``)."""
 
     def __init__(self, name: str, options: Mapping[str, Any]) -> None:
         self.name = name
         self.options = dict(options)
+        self.presenters: tuple[Any, ...] = tuple(self.options.pop("presenters", ()))
+        self.plugins = any(self.options.get(option) for option in _PLUGINS)
         self.template = Agent(**self.options)
         self.config = self.template.config
         self.processor = self.template.processor
@@ -102,17 +107,11 @@ class Definitions:
             raise ConfigurationError(f"a definition name cannot be the keyword {name!r}")
         if "model" not in options:
             raise ConfigurationError(f"definition {name!r} needs a model=")
-        later = sorted(_NOT_YET & options.keys())
-        if later:
-            raise ConfigurationError(
-                f"definition {name!r}: {', '.join(later)} is not supported by durable "
-                "workers yet; see docs/durable.md"
-            )
-        refused = sorted(_REFUSED & options.keys())
+        refused = sorted(_REFUSED.keys() & options.keys())
         if refused:
+            why = "; ".join(f"{option} {_REFUSED[option]}" for option in refused)
             raise ConfigurationError(
-                f"definition {name!r}: {', '.join(refused)} cannot shape a durable run (it may "
-                "move to another worker between two steps); see docs/durable.md"
+                f"definition {name!r} cannot take {', '.join(refused)}: {why} (docs/durable.md)"
             )
         Definition(name, options)  # check the options now, not on a worker
         self._options[name] = dict(options)
