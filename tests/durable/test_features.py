@@ -95,9 +95,7 @@ def test_middleware_and_extension_hooks_bend_a_durable_run(cluster: Cluster) -> 
             assert result["status"] == "completed" and result["error"] is None
             users = [m.content for m in history if m.type == "user_message"]
             assert users == ["PAY PLEASE"]  # loop_start middleware
-            results = {
-                m.tool_call_id: m.result for m in history if m.type == "tool_result_message"
-            }
+            results = {m.tool_call_id: m.result for m in history if m.type == "tool_result_message"}
             texts = {k: v if isinstance(v, str) else v[0].text for k, v in results.items()}
             assert texts["call_0_0"] == "lookup is closed today [checked]"  # the hook blocked
             assert texts["call_0_1"] == "charged 3 [checked]"  # the middleware rewrote
