@@ -32,6 +32,7 @@ from .._loop.events import (
     GuardrailTripped,
     OutputPassed,
     SummariseContext,
+    ToolProgress,
 )
 from .._runtime.outlet import Outlet
 from .._runtime.performer import Performer
@@ -111,6 +112,8 @@ class StepPerformer:
         )
 
     def _feed(self, event: Any) -> None:
+        if type(event) is ToolProgress:
+            return  # a durable step records its result, not its progress (as ``call_tool``)
         event = _stamped(event, self.clock())
         self.events.append(event)
         self._batch.append(event)
