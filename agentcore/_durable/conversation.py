@@ -154,8 +154,9 @@ class Conversation:
         await self._flush_outputs()
         await DBOS.close_stream_async(EVENTS)
         await DBOS.close_stream_async(LIVE)
-        if self.outlet is not None:
+        if self.outlet is not None:  # async presenters get 5 s to finish, then are let go
             await self.outlet.drain(5.0)
+            self.outlet.cancel()
         return self._result()
 
     async def _take_commands(self, commands: list[Any]) -> None:

@@ -25,6 +25,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from .._core.events import Interrupt
+from .._core.secrets import scrub_event
 from .._loop.events import (
     EFFECTS,
     CheckOutput,
@@ -54,8 +55,9 @@ class Preview:
         self.collectors: tuple[list[Any], ...] = ()
 
     def fold(self, event: Any) -> None:
+        """Fold ``event`` as the workflow will (secrets scrubbed); deliver its outputs."""
         self.seq += 1
-        self.state, outputs = self.processor(self.state, event)
+        self.state, outputs = self.processor(self.state, scrub_event(event))
         deliver, collectors = self.deliver, self.collectors
         for output in outputs:
             if type(output) not in EFFECTS:

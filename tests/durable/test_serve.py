@@ -148,3 +148,49 @@ def test_ag_ui_and_vercel_run_endpoints_stream_a_durable_run(cluster: Cluster) -
             assert "".join(deltas).endswith("w5 ")
 
     asyncio.run(main())
+
+
+def test_interrupt_and_approval_over_http(cluster: Cluster) -> None:
+    async def main() -> None:
+        async with (
+            serving(cluster.url, "slow") as base,
+            httpx2.AsyncClient(timeout=30) as client,
+        ):
+            await client.post(f"{base}/agents", json={"agent_id": "stop-1"})
+            events = f"{base}/agents/stop-1/events"
+            async with client.stream("GET", events, params={"after": "0"}) as live:
+                await client.post(f"{base}/agents/stop-1/messages", json={"text": "talk"})
+                stream = Stream(live)
+                await stream.until("event: text_delta")
+                stopped = await client.post(f"{base}/agents/stop-1/interrupt")
+                assert stopped.status_code == 202
+                frames = await stream.until("event: agent_end")
+            end = json.loads(frames[-1]["data"])
+            assert end["type"] == "agent_end" and end["data"]["reason"] == "aborted"
+
+            created = await client.post(
+                f"{base}/agents", json={"agent_id": "pay-1", "model": "guarded"}
+            )
+            assert created.json()["model"] == "guarded"
+            posted = await client.post(f"{base}/agents/pay-1/messages", json={"text": "pay"})
+            assert posted.status_code == 202
+            for _ in range(200):
+                state = (await client.get(f"{base}/agents/pay-1/state")).json()
+                if state["pending_approvals"] and not state["running"]:
+                    break
+                await asyncio.sleep(0.05)
+            (pending,) = state["pending_approvals"]
+            assert pending["tool_name"] == "charge"
+            approved = await client.post(
+                f"{base}/agents/pay-1/approve", json={"tool_call_id": pending["tool_call_id"]}
+            )
+            assert approved.status_code == 202
+            for _ in range(200):
+                state = (await client.get(f"{base}/agents/pay-1/state")).json()
+                if not state["running"] and state["activity"] == "idle":
+                    break
+                await asyncio.sleep(0.05)
+            results = [m for m in state["messages"] if m["type"] == "tool_result_message"]
+            assert [r["data"]["result"] for r in results][1] == "charged 3"
+
+    asyncio.run(main())
