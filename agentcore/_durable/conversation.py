@@ -172,11 +172,13 @@ class Conversation:
             if type(command) is not AgentPrompt:
                 self.feed([command])
                 continue
-            name = f"start:{self.agent_id}:{self.seq + 1}"
-            started = await DBOS.run_step_async({"name": name}, self._loop_start, command)
-            if started is None:
-                continue
-            prompt = from_dict(started)
+            prompt = command
+            if self.definition.starts_through_middleware:
+                name = f"start:{self.agent_id}:{self.seq + 1}"
+                started = await DBOS.run_step_async({"name": name}, self._loop_start, command)
+                if started is None:
+                    continue
+                prompt = from_dict(started)
             self.feed([prompt])
             if self.definition.options.get("input_guardrails"):
                 name = f"guard:{self.agent_id}:{self.seq}"

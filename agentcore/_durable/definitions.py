@@ -64,6 +64,11 @@ class Definition:
         self.options = dict(options)
         self.presenters: tuple[Any, ...] = tuple(self.options.pop("presenters", ()))
         self.plugins = any(self.options.get(option) for option in _PLUGINS)
+        self.starts_through_middleware = bool(
+            self.options.get("middleware") or self.options.get("extensions")
+        )
+        """Whether a prompt goes through ``loop_start`` middleware (an extension may be
+        one: ``Agent.use`` tells them apart)."""
         self.template = Agent(**self.options)
         self.config = self.template.config
         self.processor = self.template.processor

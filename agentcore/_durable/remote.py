@@ -2,7 +2,8 @@
 
 A ``DurableAgent`` runs nothing: workers do. It sends commands through a
 ``DurableClient`` and *follows* the agent: it folds the agent's journal (read from
-PostgreSQL every ``poll`` seconds, and at once when a run it started ends) and delivers
+PostgreSQL every ``poll`` seconds while a run it started is in flight, every
+``idle_poll`` seconds otherwise, and at once when a run it started ends) and delivers
 every output to its presenters, exactly as the replay of that journal gives them. While
 a model call streams on a worker, the call's events arrive on the run's ``live`` stream
 (``DurableRun.live``) before the step has ended; they are folded ahead of the journal
@@ -96,13 +97,14 @@ class DurableAgent:
         presenters: Sequence[Any] = (),
         on_rewind: Callable[[int, int], object] | None = None,
         poll: float = 0.1,
+        idle_poll: float = 2.0,
     ) -> None:
         self.client = client
         self.agent_id = agent_id
         self.definition = definition
         self.presenters = tuple(presenters)
         self.on_rewind = on_rewind
-        self.poll = poll
+        self.poll, self.idle_poll = poll, idle_poll
         self.journal = FollowedJournal(agent_id)
         self._processor, initial = create_conversation()
         self._state: Any = initial(LoopConfig())
@@ -238,7 +240,9 @@ class DurableAgent:
     async def _follow(self) -> None:
         while True:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), self.poll)
+                await asyncio.wait_for(
+                    self._wake.wait(), self.poll if self._runs else self.idle_poll
+                )
             self._wake.clear()
             try:
                 await self._catch_up()

@@ -54,7 +54,10 @@ class ServeConfig:
     the reconnection delay sent to clients. With a ``registry``
     (``agentcore.agents.AgentRegistry``), every agent is the root of a tree of the
     definition ``agent_type`` (its options override the definition's), so it may spawn
-    sub-agents, whose events every stream carries."""
+    sub-agents, whose events every stream carries. With ``database_url`` (a
+    ``postgresql://`` URL), the agents are durable: workers on that database run them,
+    ``definition`` is the definition a new agent runs when its creation names none (as
+    ``model``), and every agent the database holds is served (docs/serve.md)."""
 
     agent_options: AgentOptions
     journal_dir: pathlib.Path | None = None
