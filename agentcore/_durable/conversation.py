@@ -115,6 +115,7 @@ class Conversation:
         self.delivered = 0
         """The last input whose outputs the presenters have (delivered live in a step)."""
         self.outlet = _outlet(agent_id, definition)
+        self._reports: Outlet | None = None
 
     # -- the workflow ---------------------------------------------------------------------
 
@@ -292,11 +293,11 @@ class Conversation:
         attempt = services.clock()
         live = None
         if services.live:
+            # ``after``: the journal's end; the call's first event will be input after + 1
+            record = {"agent_id": self.agent_id, "call": seq, "attempt": attempt, "after": self.seq}
 
             async def live(batch: list[Any]) -> None:
                 events = [to_dict(e) for e in batch]
-                record = {"agent_id": self.agent_id, "call": seq, "attempt": attempt}
-                record["after"] = self.seq  # the first event will be input after + 1
                 await DBOS.write_stream_async(LIVE, {**record, "events": events})
 
         async def aborted() -> bool:
@@ -357,14 +358,17 @@ class Conversation:
         return [to_dict(e) for e in await stepper.check_input(messages)]
 
     def _performer_outlet(self) -> Outlet:
-        """Where an equipped performer reports plugin failures (and waits for presenters)."""
-        if self.outlet is None:
-            self.outlet = Outlet(self.agent_id, (), 1)
-        return self.outlet
+        """Where an equipped performer reports plugin failures (and waits for presenters):
+        the presenters' outlet, or one with none (failures are logged)."""
+        if self.outlet is not None:
+            return self.outlet
+        if self._reports is None:
+            self._reports = Outlet(self.agent_id, (), 1)
+        return self._reports
 
     async def _call_tool(self, call: ToolCallPart) -> list[dict[str, Any]]:
-        """What the call fed: its ``tool_result`` (with plugins, also its progress and a
-        tool guardrail's trip, after the result)."""
+        """What the call fed: its ``tool_result`` (with plugins, then a tool guardrail's
+        trip, if one tripped)."""
         key = f"{self.agent_id}/{call.tool_call_id}"
         if self.definition.plugins:  # through the middleware, hooks and tool guardrails
             events, _cut = await self._bent(ExecuteTools((call,), False), key)
