@@ -39,7 +39,7 @@ from agentcore.events import (
 from agentcore.extensions import Block, Continue, ExtensionAPI
 from agentcore.guardrails import Tripwire
 from agentcore.loop import SUMMARY_SYSTEM_PROMPT, estimate_tokens
-from agentcore.middleware import LoopStartAction, ToolCallAction
+from agentcore.middleware import LoopStartAction, ModelResponseAction, ToolCallAction
 from drivers.scripted import FunctionDriver, text_turn, tool_turn
 
 DELTAS = 6
@@ -136,20 +136,26 @@ def create_tables(url: str) -> None:
 # -- definitions with the Agent features a worker performs (test_features.py) ---------
 
 
+def _record(agent_id: str, event: Any) -> None:
+    """Append one JSON line to the file named by ``DURABLE_PRESENTED`` (when set)."""
+    path = os.environ.get("DURABLE_PRESENTED")
+    if path:
+        with open(path, "a", encoding="utf-8") as file:
+            file.write(json.dumps({"agent_id": agent_id, "event": event}) + "\n")
+
+
 class OutputFile:
     """A presenter that appends each output to the file named by ``DURABLE_PRESENTED`` at
     once (one JSON line: agent id and wire form), so a test sees deltas while they stream."""
 
     def present(self, agent_id: str, output: Any) -> None:
-        path = os.environ.get("DURABLE_PRESENTED")
-        if path:
-            with open(path, "a", encoding="utf-8") as file:
-                file.write(json.dumps({"agent_id": agent_id, "event": to_dict(output)}) + "\n")
+        _record(agent_id, to_dict(output))
 
 
 async def mark_results(action: Any, call_next: Any) -> Any:
     """Middleware: a prompt is upper-cased, a prompt starting with "drop" is dropped, a tool
-    result gets " [checked]" appended."""
+    result gets " [checked]" appended, a model call's reply is recorded (as agent
+    ``middleware``)."""
     if isinstance(action, LoopStartAction):
         if getattr(action.messages[0], "content", "").startswith("drop"):
             return action  # not calling next drops the run
@@ -159,11 +165,15 @@ async def mark_results(action: Any, call_next: Any) -> Any:
         done = await call_next(action)
         result = attrs.evolve(done.result, result=f"{done.result.result} [checked]")
         return attrs.evolve(done, result=result)
-    return await call_next(action)
+    answer = await call_next(action)
+    if isinstance(answer, ModelResponseAction):
+        _record("middleware", {"type": "model_response", "text": answer.message.text})
+    return answer
 
 
 def close_lookups(api: ExtensionAPI) -> None:
-    """Extension: ``lookup`` is blocked (the model reads why)."""
+    """Extension: ``lookup`` is blocked (the model reads why); every output is recorded
+    (as agent ``event-hook``)."""
 
     def before(call: Any, _tool: Any) -> Any:
         if call.tool_name == "lookup":
@@ -171,6 +181,7 @@ def close_lookups(api: ExtensionAPI) -> None:
         return Continue()
 
     api.on("before_tool_call", before)
+    api.on("event", lambda output: _record("event-hook", to_dict(output)))
 
 
 async def no_forbidden(messages: Any) -> Tripwire | None:

@@ -88,10 +88,17 @@ def test_presenters_get_deltas_while_the_model_call_streams(
     asyncio.run(scenario())
 
 
-def test_middleware_and_extension_hooks_bend_a_durable_run(cluster: Cluster) -> None:
+def test_middleware_and_extension_hooks_bend_a_durable_run(
+    cluster: Cluster, presented: pathlib.Path
+) -> None:
     async def scenario() -> None:
         async with DurableClient(cluster.url) as client:
             result, history, _ = await _run(client, "bent-1", "bent", "pay please")
+            replies = [m.text for m in history if m.type == "assistant_message"]
+            seen = [e["text"] for e in _presented(presented, "middleware")]
+            assert seen == replies  # each model call went through the middleware
+            hooked = [e["type"] for e in _presented(presented, "event-hook")]
+            assert hooked.count("agent_end") == 1  # the extension's event hook
             assert result["status"] == "completed" and result["error"] is None
             users = [m.content for m in history if m.type == "user_message"]
             assert users == ["PAY PLEASE"]  # loop_start middleware
