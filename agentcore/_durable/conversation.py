@@ -123,6 +123,7 @@ class Conversation:
         """Fold, claim, perform, until at rest with nothing to claim; the result."""
         from dbos import DBOS
 
+        await self.definition.connect()
         base, now = await DBOS.run_step_async({"name": "base"}, self._journal_end)
         self.journal.forget(self.agent_id)
         self.written = self.journal.last_seq(self.agent_id)

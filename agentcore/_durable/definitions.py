@@ -10,13 +10,16 @@ extension hooks and guardrails its steps are performed with (``Agent.equip``); t
 model and the tools perform the effects. ``presenters`` are the worker's: each
 conversation the worker advances delivers to them (docs/durable.md, "Presenters").
 
-Refused, with the reason in the error (``_REFUSED``): what names or stores one
-conversation (a durable agent's id, journal and history come from the client and the
-database), the clock and ids (the worker's steps stamp), and ``toolsets``.
+``toolsets`` (MCP servers) are connected by each worker: entered and listed once, before
+the definition's first advance on that worker (``Definition.connect``); their tools join
+the definition's. Refused, with the reason in the error (``_REFUSED``): what names or
+stores one conversation (a durable agent's id, journal and history come from the client
+and the database), and the clock and ids (the worker's steps stamp).
 """
 
 from __future__ import annotations
 
+import asyncio
 import keyword
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
@@ -43,11 +46,6 @@ _REFUSED: Mapping[str, str] = {
     "messages": _PER_CONVERSATION,
     "clock": "is the worker's: each step stamps what it records",
     "id_factory": "is the worker's: each step stamps what it records",
-    "toolsets": (
-        "list their tools in one process and change them mid-run, so two workers could "
-        "run one conversation with different tools: list the server's tools once "
-        "(await server.tools()) and pass them as tools="
-    ),
 }
 """``Agent`` options a durable definition refuses, and why (module docstring)."""
 
@@ -76,6 +74,23 @@ class Definition:
         model = self.options["model"]
         self._model = model
         self._driver: Driver | None = None if isinstance(model, str) else as_model_driver(model)
+        self._listed = not self.options.get("toolsets")
+        self._listing: asyncio.Lock | None = None
+
+    async def connect(self) -> None:
+        """Enter the definition's toolsets and add their tools (once per worker process,
+        before its first advance; a no-op without toolsets). The listing is not followed
+        afterwards: a server whose tools change is listed again when the worker restarts."""
+        if self._listed:
+            return
+        if self._listing is None:
+            self._listing = asyncio.Lock()
+        async with self._listing:  # advances of the definition started side by side
+            if not self._listed:
+                await self.template.list_toolsets()
+                self.config = self.template.config
+                self.tools = {t.name: t for t in self.config.tools}
+                self._listed = True
 
     def initial_state(self) -> Any:
         """A fresh conversation state (nothing folded yet)."""

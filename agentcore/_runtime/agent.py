@@ -479,6 +479,14 @@ class Agent:
         performer.guards = Guards(own.guards.input, own.guards.output, own.guards.tool)
         return performer
 
+    async def list_toolsets(self) -> None:
+        """Enter the toolsets not entered yet and list every toolset's tools now, as before
+        a run (a changed list is this agent's from now on); a durable worker does it once
+        for each definition, before its first advance. Never raises for a toolset's
+        failure (it is reported)."""
+        if self._toolsets is not None:
+            await self._toolsets.refresh()
+
     async def start_through_middleware(self, prompt: AgentPrompt) -> AgentPrompt:
         """``prompt`` as this agent's ``loop_start`` middleware leave it (unchanged without
         middleware); ``MessageRejectedError`` when one of them dropped it."""

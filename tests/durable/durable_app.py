@@ -40,6 +40,7 @@ from agentcore.extensions import Block, Continue, ExtensionAPI
 from agentcore.guardrails import Tripwire
 from agentcore.loop import SUMMARY_SYSTEM_PROMPT, estimate_tokens
 from agentcore.middleware import LoopStartAction, ModelResponseAction, ToolCallAction
+from agentcore.tools import Toolset, define_tool
 from drivers.scripted import FunctionDriver, text_turn, tool_turn
 
 DELTAS = 6
@@ -268,3 +269,27 @@ definitions.define(
     compaction=Summarise(2, max_tokens=200),
     max_iterations=40,
 )
+
+
+class Shelf(Toolset):
+    """A toolset (as an MCP server is one) with a ``lookup`` of its own; each worker
+    process enters it once."""
+
+    name = "shelf"
+
+    def __init__(self) -> None:
+        self.entered = 0
+
+    async def __aenter__(self) -> Shelf:
+        self.entered += 1
+        return self
+
+    async def tools(self) -> list[Any]:
+        async def run(args: Any, ctx: Any) -> str:
+            return f"shelf {args['key']} (entered {self.entered} time(s))"
+
+        schema = {"type": "object", "properties": {"key": {"type": "string"}}}
+        return [define_tool("lookup", "Look a value up on the shelf.", schema, run)]
+
+
+definitions.define("shelved", model=CountingModel(), tools=[charge_tool], toolsets=[Shelf()])

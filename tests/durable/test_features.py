@@ -149,3 +149,22 @@ def test_compaction_summarises_in_a_durable_step(cluster: Cluster) -> None:
             assert not [m for m in history if "Read pages" in getattr(m, "text", "")]
 
     asyncio.run(scenario())
+
+
+def test_toolsets_are_entered_and_listed_by_each_worker(cluster: Cluster) -> None:
+    async def scenario() -> None:
+        async with DurableClient(cluster.url) as client:
+            for agent_id in ("shelf-1", "shelf-2"):
+                result, history, _ = await _run(client, agent_id, "shelved", "look")
+                assert result["error"] is None
+                results = [m.result for m in history if m.type == "tool_result_message"]
+                assert results == [
+                    "shelf rates (entered 1 time(s))",
+                    "charged 3",
+                    "shelf fees (entered 1 time(s))",
+                ]  # the toolset's tool, entered once by the one worker
+            client.journal.forget("shelf-1")
+            configured = next(iter(client.journal.entries("shelf-1"))).event
+            assert [t["name"] for t in configured.config["tools"]] == ["charge", "lookup"]
+
+    asyncio.run(scenario())

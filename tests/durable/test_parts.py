@@ -29,8 +29,8 @@ def test_definitions_check_their_options() -> None:
     assert definitions.get("ok").tools.keys() == {"charge"}
     with pytest.raises(ConfigurationError, match="cannot take journal: journal belongs to one"):
         definitions.define("bad", model=CountingModel(), journal=None)
-    with pytest.raises(ConfigurationError, match=r"toolsets list their tools in one process"):
-        definitions.define("bad", model=CountingModel(), toolsets=[])
+    with pytest.raises(ConfigurationError, match="clock is the worker's"):
+        definitions.define("bad", model=CountingModel(), clock=lambda: 0)
     with pytest.raises(ConfigurationError, match="compaction"):
         definitions.define("bad", model=CountingModel(), compaction="x")
     with pytest.raises(ConfigurationError, match="needs a model="):
