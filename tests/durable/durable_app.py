@@ -17,7 +17,9 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import pathlib
 import re
+import sys
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -39,6 +41,7 @@ from agentcore.events import (
 from agentcore.extensions import Block, Continue, ExtensionAPI
 from agentcore.guardrails import Tripwire
 from agentcore.loop import SUMMARY_SYSTEM_PROMPT, estimate_tokens
+from agentcore.mcp import MCPServer
 from agentcore.middleware import LoopStartAction, ModelResponseAction, ToolCallAction
 from agentcore.tools import Toolset, define_tool
 from drivers.scripted import FunctionDriver, text_turn, tool_turn
@@ -293,3 +296,21 @@ class Shelf(Toolset):
 
 
 definitions.define("shelved", model=CountingModel(), tools=[charge_tool], toolsets=[Shelf()])
+
+
+EVERYTHING = str(pathlib.Path(__file__).parents[1] / "mcp" / "servers" / "everything.py")
+
+
+def pid_model(request: ModelRequest) -> Any:
+    """Asks the MCP server's ``pid`` tool once, then says what it answered."""
+    answered = [m for m in request.messages if isinstance(m, ToolResultMessage)]
+    if not answered:
+        return tool_turn([("call_pid", "pid", {})])
+    return text_turn(f"the server runs as {answered[-1].result}")
+
+
+definitions.define(
+    "mcp",
+    model=FunctionDriver(pid_model),
+    toolsets=[MCPServer.stdio(sys.executable, [EVERYTHING], name="everything")],
+)

@@ -168,3 +168,14 @@ def test_toolsets_are_entered_and_listed_by_each_worker(cluster: Cluster) -> Non
             assert [t["name"] for t in configured.config["tools"]] == ["charge", "lookup"]
 
     asyncio.run(scenario())
+
+
+def test_an_mcp_server_is_connected_once_per_worker(cluster: Cluster) -> None:
+    async def scenario() -> None:
+        async with DurableClient(cluster.url) as client:
+            first, _, _ = await _run(client, "mcp-1", "mcp", "which process?")
+            second, _, _ = await _run(client, "mcp-2", "mcp", "which process?")
+            assert first["text"].startswith("the server runs as ")
+            assert first["text"] == second["text"]  # one server process for the worker
+
+    asyncio.run(scenario())
