@@ -8,10 +8,12 @@ from ._durable.client import DurableClient as DurableClient
 from ._durable.client import DurableRun as DurableRun
 from ._durable.definitions import Definitions as Definitions
 from ._durable.effects import idempotency_key as idempotency_key
+from ._durable.remote import DurableAgent as DurableAgent
 from ._durable.worker import Worker as Worker
 
 __all__ = [
     "Definitions",
+    "DurableAgent",
     "DurableClient",
     "DurableRun",
     "Worker",

@@ -4,10 +4,14 @@
 
     agentcore serve [--host 127.0.0.1] [--port 8000] [--model PROVIDER/MODEL]
                     [--journal-dir DIR] [--token TOKEN] [--cors-origin URL ...]
+                    [--database-url URL [--definition NAME]]
 
 Without ``--model`` (or with no key) agents run the embedded scripted model, so it works
-on a fresh machine, offline. Off loopback a bearer token is required (generated and
-printed when not given). See docs/serve.md.
+on a fresh machine, offline. With ``--database-url``, the agents are durable: ``agentcore
+worker`` processes on that database run them, each new agent runs definition
+``--definition`` (or the ``model`` its creation names), and every agent the database
+holds is served. Off loopback a bearer token is required (generated and printed when not
+given). See docs/serve.md.
 """
 
 from __future__ import annotations
@@ -61,6 +65,10 @@ def _configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cors-origin", action="append", default=[], help="allow this origin")
     parser.add_argument("--max-body", type=int, default=1 << 20, help="request body limit, bytes")
     parser.add_argument("--delay", type=float, default=0.02, help="embedded model: s per event")
+    parser.add_argument(
+        "--database-url", help="serve durable agents: the workers' postgresql:// database"
+    )
+    parser.add_argument("--definition", help="durable agents: the definition new agents run")
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -79,7 +87,9 @@ def _run(args: argparse.Namespace) -> int:
         token=args.token or None,
         cors_origins=tuple(args.cors_origin),
         max_body=args.max_body,
-        **tree_options(args.model, args.delay),
+        database_url=args.database_url,
+        definition=args.definition,
+        **({} if args.database_url else tree_options(args.model, args.delay)),
     )
     run(config, args.host, args.port)
     return 0

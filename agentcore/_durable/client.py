@@ -81,7 +81,9 @@ class DurableRun:
 
     async def live(self) -> AsyncIterator[dict[str, Any]]:
         """The model calls' stream events while they stream: ``{"agent_id", "call",
-        "attempt", "events"}`` batches (``events`` in wire form). A worker that died
+        "attempt", "after", "events"}`` batches (``events`` in wire form; ``after`` is the
+        journal's end when the call began: its events will be the inputs after it, in
+        order, if this attempt completes). A worker that died
         mid-call leaves a batch or more of an attempt that the next attempt repeats:
         the journal (and ``events()``) holds the attempt that completed."""
         stream = self._client.dbos.read_stream_async(

@@ -34,7 +34,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .._core.content import ToolCallPart
-from .._core.errors import ConfigurationError, ErrorCode
+from .._core.errors import ConfigurationError, ErrorCode, MessageRejectedError
 from .._core.events import AssistantMessage, Interrupt, ToolResult
 from .._core.secrets import scrub_event
 from .._core.wire import from_dict, to_dict
@@ -43,24 +43,31 @@ from .._journal.resume import fold_state, journal_events
 from .._loop.events import (
     EFFECTS,
     AgentConfigured,
+    AgentPrompt,
     AgentResume,
     AwaitApproval,
     CallModel,
     CancelModel,
     CancelTools,
+    CheckOutput,
     ClockTick,
     ExecuteTools,
     Finish,
     SetTimer,
+    SummariseContext,
 )
 from .._loop.state import AT_REST
-from .._runtime.outlet import ms_clock
+from .._runtime.outlet import Outlet, ms_clock
 from .._sessions.postgres import PostgresJournal
 from .definitions import Definition
 from .effects import call_model, call_tool
+from .stepping import Preview, StepPerformer
 from .store import Store
 
 __all__ = ["Conversation", "Services"]
+
+_STEPS = frozenset({CallModel, SummariseContext, ExecuteTools, CheckOutput})
+"""Effects performed as steps, in the order the fold asked for them."""
 
 EVENTS = "events"
 """The workflow's stream of outputs (wire dicts, one list per step)."""
@@ -105,6 +112,10 @@ class Conversation:
         self.outputs: list[dict[str, Any]] = []
         self.backlog: deque[Any] = deque()
         self.ended: Any = None
+        self.delivered = 0
+        """The last input whose outputs the presenters have (delivered live in a step)."""
+        self.outlet = _outlet(agent_id, definition)
+        self._reports: Outlet | None = None
 
     # -- the workflow ---------------------------------------------------------------------
 
@@ -112,6 +123,7 @@ class Conversation:
         """Fold, claim, perform, until at rest with nothing to claim; the result."""
         from dbos import DBOS
 
+        await self.definition.connect()
         base, now = await DBOS.run_step_async({"name": "base"}, self._journal_end)
         self.journal.forget(self.agent_id)
         self.written = self.journal.last_seq(self.agent_id)
@@ -126,7 +138,7 @@ class Conversation:
             rest = self.state.loop.phase in AT_REST
             claimed: list[str] = await DBOS.run_step_async({"name": "claim"}, self._claim, rest)
             if claimed:
-                self.feed(from_dict(json.loads(c)) for c in claimed)
+                await self._take_commands([from_dict(json.loads(c)) for c in claimed])
             if self.pending:
                 await self._flush_outputs()
                 await self._perform(*self.pending.popleft())
@@ -144,7 +156,38 @@ class Conversation:
         await self._flush_outputs()
         await DBOS.close_stream_async(EVENTS)
         await DBOS.close_stream_async(LIVE)
+        if self.outlet is not None:  # async presenters get 5 s to finish, then are let go
+            await self.outlet.drain(5.0)
+            self.outlet.cancel()
         return self._result()
+
+    async def _take_commands(self, commands: list[Any]) -> None:
+        """Fold claimed commands. With plugins, a prompt goes through the ``loop_start``
+        middleware first (a step: the prompt they leave, or none when one dropped it) and
+        its input guardrails run as a step right after it is folded."""
+        from dbos import DBOS
+
+        if not self.definition.plugins:
+            self.feed(commands)
+            return
+        for command in commands:
+            if type(command) is not AgentPrompt:
+                self.feed([command])
+                continue
+            prompt = command
+            if self.definition.starts_through_middleware:
+                name = f"start:{self.agent_id}:{self.seq + 1}"
+                started = await DBOS.run_step_async({"name": name}, self._loop_start, command)
+                if started is None:
+                    continue
+                prompt = from_dict(started)
+            self.feed([prompt])
+            if self.definition.options.get("input_guardrails"):
+                name = f"guard:{self.agent_id}:{self.seq}"
+                trips = await DBOS.run_step_async(
+                    {"name": name}, self._check_input, prompt.messages
+                )
+                self.feed(from_dict(t) for t in trips)
 
     # -- folding --------------------------------------------------------------------------
 
@@ -157,6 +200,7 @@ class Conversation:
             event = scrub_event(self.backlog.popleft())
             self.seq += 1
             self.now = max(self.now, event.timestamp)
+            deliver = None
             if self.seq > self.written:
                 seq = journal.append(agent_id, event)
                 if seq != self.seq:
@@ -165,20 +209,24 @@ class Conversation:
                         "process writes this agent's journal)"
                     )
                 self.written = seq
+                if self.outlet is not None and seq > self.delivered:
+                    deliver = self.outlet.send
             self.state, outputs = processor(self.state, event)
             for output in outputs:
                 if type(output) in EFFECTS:
                     self._take(output)
                 else:
                     self.outputs.append(to_dict(output))
+                    if deliver is not None:
+                        deliver(output)
         journal.flush()
 
     def _take(self, effect: Any) -> None:
         cls = type(effect)
-        if cls is CallModel or cls is ExecuteTools:
+        if cls in _STEPS:
             self.pending.append((self.seq, effect))
         elif cls is CancelModel:  # nothing streams between two steps: it ends now
-            self.pending = deque(p for p in self.pending if type(p[1]) is not CallModel)
+            self.pending = deque(p for p in self.pending if not isinstance(p[1], CallModel))
             self.backlog.append(Interrupt("abort", timestamp=self.now))
         elif cls is CancelTools:
             self._cancel_tools(set(effect.tool_call_ids))
@@ -189,8 +237,8 @@ class Conversation:
             self.ended = effect
         else:
             raise ConfigurationError(
-                f"a durable agent cannot perform {cls.__name__} (guardrails and "
-                "elicitation are not supported; see docs/durable.md)"
+                f"a durable agent cannot perform {cls.__name__} (elicitation is not "
+                "supported; see docs/durable.md)"
             )
 
     def _cancel_tools(self, ids: set[str]) -> None:
@@ -213,9 +261,16 @@ class Conversation:
     async def _perform(self, seq: int, effect: Any) -> None:
         from dbos import DBOS
 
-        if type(effect) is CallModel:
+        cls = type(effect)
+        if cls is CallModel:
             name = f"model:{self.agent_id}:{seq}"
             events, _cut = await DBOS.run_step_async({"name": name}, self._call_model, effect, seq)
+            self.feed(from_dict(e) for e in events)
+            return
+        if cls is SummariseContext or cls is CheckOutput:
+            kind = "summary" if cls is SummariseContext else "check"
+            name = f"{kind}:{self.agent_id}:{seq}"
+            events, _cut = await DBOS.run_step_async({"name": name}, self._bent, effect)
             self.feed(from_dict(e) for e in events)
             return
         calls: tuple[ToolCallPart, ...] = effect.tool_calls
@@ -223,42 +278,105 @@ class Conversation:
             results = await asyncio.gather(*(self._tool_step(c) for c in calls))
         else:
             results = [await self._tool_step(c) for c in calls]
-        self.feed(from_dict(r) for r in results)
+        self.feed(from_dict(r) for fed in results for r in fed)
 
-    async def _tool_step(self, call: ToolCallPart) -> dict[str, Any]:
+    async def _tool_step(self, call: ToolCallPart) -> list[dict[str, Any]]:
         from dbos import DBOS
 
         name = f"tool:{self.agent_id}:{call.tool_call_id}"
-        result: dict[str, Any] = await DBOS.run_step_async({"name": name}, self._call_tool, call)
-        return result
+        fed: list[dict[str, Any]] = await DBOS.run_step_async({"name": name}, self._call_tool, call)
+        return fed
 
     async def _call_model(self, effect: CallModel, seq: int) -> tuple[list[dict[str, Any]], bool]:
         from dbos import DBOS
 
         services = self.services
         attempt = services.clock()
-        publish = None
+        live = None
         if services.live:
+            # ``after``: the journal's end; the call's first event will be input after + 1
+            record = {"agent_id": self.agent_id, "call": seq, "attempt": attempt, "after": self.seq}
 
-            async def publish(batch: list[Any]) -> None:
+            async def live(batch: list[Any]) -> None:
                 events = [to_dict(e) for e in batch]
-                record = {"agent_id": self.agent_id, "call": seq, "attempt": attempt}
                 await DBOS.write_stream_async(LIVE, {**record, "events": events})
 
         async def aborted() -> bool:
             store, agent_id = services.store, self.agent_id
             return await asyncio.to_thread(store.has_open, agent_id, ["agent_abort"])
 
-        events, cut = await call_model(
-            self.definition.driver, effect.request, services.clock, publish, aborted
-        )
+        outlet = self.outlet
+        preview = None
+        if outlet is not None or self.definition.plugins:
+            send = None if outlet is None else outlet.send
+            preview = Preview(self.definition, self.state, self.seq, send)
+        if self.definition.plugins:
+            assert preview is not None
+            stepper = StepPerformer(
+                self.definition, preview, self._performer_outlet(), services.clock, live, aborted
+            )
+            events, cut = await stepper.perform(effect)
+        else:
+            publish = live
+            if preview is not None:
+                fold = preview.fold
+
+                async def publish(batch: list[Any]) -> None:
+                    for event in batch:
+                        fold(event)
+                    if live is not None:
+                        await live(batch)
+
+            events, cut = await call_model(
+                self.definition.driver, effect.request, services.clock, publish, aborted
+            )
+        if preview is not None and preview.deliver is not None:
+            self.delivered = preview.seq
         return [to_dict(e) for e in events], cut
 
-    async def _call_tool(self, call: ToolCallPart) -> dict[str, Any]:
+    async def _bent(self, effect: Any, key: str | None = None) -> tuple[list[dict[str, Any]], bool]:
+        """A summary call, an output check or (with plugins) a tool call, performed by
+        the runtime's performer (``stepping``); what it fed."""
+        preview = Preview(self.definition, self.state, self.seq, None)
+        stepper = StepPerformer(
+            self.definition, preview, self._performer_outlet(), self.services.clock
+        )
+        events, cut = await stepper.perform(effect, key)
+        return [to_dict(e) for e in events], cut
+
+    async def _loop_start(self, prompt: AgentPrompt) -> dict[str, Any] | None:
+        try:
+            started = await self.definition.template.start_through_middleware(prompt)
+        except MessageRejectedError:
+            return None
+        return to_dict(started)
+
+    async def _check_input(self, messages: tuple[Any, ...]) -> list[dict[str, Any]]:
+        preview = Preview(self.definition, self.state, self.seq, None)
+        stepper = StepPerformer(
+            self.definition, preview, self._performer_outlet(), self.services.clock
+        )
+        return [to_dict(e) for e in await stepper.check_input(messages)]
+
+    def _performer_outlet(self) -> Outlet:
+        """Where an equipped performer reports plugin failures (and waits for presenters):
+        the presenters' outlet, or one with none (failures are logged)."""
+        if self.outlet is not None:
+            return self.outlet
+        if self._reports is None:
+            self._reports = Outlet(self.agent_id, (), 1)
+        return self._reports
+
+    async def _call_tool(self, call: ToolCallPart) -> list[dict[str, Any]]:
+        """What the call fed: its ``tool_result`` (with plugins, then a tool guardrail's
+        trip, if one tripped)."""
         key = f"{self.agent_id}/{call.tool_call_id}"
+        if self.definition.plugins:  # through the middleware, hooks and tool guardrails
+            events, _cut = await self._bent(ExecuteTools((call,), False), key)
+            return events
         messages = tuple(self.state.loop.messages)
         result = await call_tool(self.definition.tools, call, key, self.services.clock, messages)
-        return to_dict(result)
+        return [to_dict(result)]
 
     async def _wait_timer(self, at_ms: int) -> None:
         from dbos import DBOS
@@ -300,3 +418,15 @@ class Conversation:
             "text": "" if reply is None else reply.text,
             "error": error,
         }
+
+
+def _outlet(agent_id: str, definition: Definition) -> Outlet | None:
+    """The conversation's presenters (the definition's), and the extensions' ``event``
+    hooks (the template agent's subscribers, reached through ``Agent.relay``)."""
+    extensions = bool(definition.options.get("extensions"))
+    if not definition.presenters and not extensions:
+        return None
+    outlet = Outlet(agent_id, definition.presenters, 10_000)
+    if extensions:
+        outlet.subscribe(definition.template.relay)
+    return outlet

@@ -1,19 +1,25 @@
 """What a worker can run: agent definitions, by name.
 
 A definition is the keyword arguments of ``Agent`` (the model, the tools, the system
-prompt, the limits...). Every worker process imports the same ``Definitions`` (``agentcore
-worker --agents module:attribute``) and a client names the definition a conversation runs
-with. A worker builds one template ``Agent`` per definition: its loop configuration (what
-is journaled as ``agent_configured``), its conversation processor and a fresh state to fold
-a journal into; the model and the tools perform the effects.
+prompt, the limits, presenters, middleware...). Every worker process imports the same
+``Definitions`` (``agentcore worker --agents module:attribute``) and a client names the
+definition a conversation runs with. A worker builds one template ``Agent`` per
+definition: its loop configuration (what is journaled as ``agent_configured``), its
+conversation processor, a fresh state to fold a journal into, and the middleware,
+extension hooks and guardrails its steps are performed with (``Agent.equip``); the
+model and the tools perform the effects. ``presenters`` are the worker's: each
+conversation the worker advances delivers to them (docs/durable.md, "Presenters").
 
-Options that live in one process (``presenters``, ``journal``, ``session``, ``middleware``,
-``extensions``, guardrails, ``toolsets``) are refused: a durable run may move to another
-machine between two steps, so only what the journal and the definition hold can shape it.
+``toolsets`` (MCP servers) are connected by each worker: entered and listed once, before
+the definition's first advance on that worker (``Definition.connect``); their tools join
+the definition's. Refused, with the reason in the error (``_REFUSED``): what names or
+stores one conversation (a durable agent's id, journal and history come from the client
+and the database), and the clock and ids (the worker's steps stamp).
 """
 
 from __future__ import annotations
 
+import asyncio
 import keyword
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
@@ -27,38 +33,40 @@ from .._runtime.plugins import resolve_model
 
 __all__ = ["Definition", "Definitions", "load_definitions"]
 
-_REFUSED = frozenset(
-    {
-        "presenters",
-        "journal",
-        "snapshots",
-        "session",
-        "session_id",
-        "agent_id",
-        "messages",
-        "middleware",
-        "extensions",
-        "input_guardrails",
-        "output_guardrails",
-        "tool_guardrails",
-        "toolsets",
-        "clock",
-        "id_factory",
-    }
+_PER_CONVERSATION = (
+    "belongs to one conversation: a durable agent's id, journal and history come from "
+    "the client and the database"
 )
-"""``Agent`` options a durable definition cannot take (module docstring)."""
+_REFUSED: Mapping[str, str] = {
+    "journal": _PER_CONVERSATION,
+    "snapshots": _PER_CONVERSATION,
+    "session": _PER_CONVERSATION,
+    "session_id": _PER_CONVERSATION,
+    "agent_id": _PER_CONVERSATION,
+    "messages": _PER_CONVERSATION,
+    "clock": "is the worker's: each step stamps what it records",
+    "id_factory": "is the worker's: each step stamps what it records",
+}
+"""``Agent`` options a durable definition refuses, and why (module docstring)."""
 
-_NOT_YET = frozenset({"compaction"})
-"""``Agent`` options a durable worker does not perform yet (its summary calls)."""
+_PLUGINS = ("middleware", "extensions", "input_guardrails", "output_guardrails", "tool_guardrails")
 
 
 class Definition:
     """One named agent definition as a worker runs it: the template ``Agent`` (built once,
-    with no journal), its driver and its tools by name."""
+    with no journal and no presenter), its driver, its tools by name, its presenters,
+    and whether its steps go through middleware, hooks or guardrails (``plugins``)."""
 
     def __init__(self, name: str, options: Mapping[str, Any]) -> None:
         self.name = name
         self.options = dict(options)
+        self.presenters: tuple[Any, ...] = tuple(self.options.pop("presenters", ()))
+        self.plugins = any(self.options.get(option) for option in _PLUGINS)
+        self.starts_through_middleware = bool(
+            self.options.get("middleware") or self.options.get("extensions")
+        )
+        """Whether a prompt goes through ``loop_start`` middleware (an extension may be
+        one: ``Agent.use`` tells them apart)."""
         self.template = Agent(**self.options)
         self.config = self.template.config
         self.processor = self.template.processor
@@ -66,6 +74,23 @@ class Definition:
         model = self.options["model"]
         self._model = model
         self._driver: Driver | None = None if isinstance(model, str) else as_model_driver(model)
+        self._listed = not self.options.get("toolsets")
+        self._listing: asyncio.Lock | None = None
+
+    async def connect(self) -> None:
+        """Enter the definition's toolsets and add their tools (once per worker process,
+        before its first advance; a no-op without toolsets). The listing is not followed
+        afterwards: a server whose tools change is listed again when the worker restarts."""
+        if self._listed:
+            return
+        if self._listing is None:
+            self._listing = asyncio.Lock()
+        async with self._listing:  # advances of the definition started side by side
+            if not self._listed:
+                await self.template.list_toolsets()
+                self.config = self.template.config
+                self.tools = {t.name: t for t in self.config.tools}
+                self._listed = True
 
     def initial_state(self) -> Any:
         """A fresh conversation state (nothing folded yet)."""
@@ -102,17 +127,11 @@ class Definitions:
             raise ConfigurationError(f"a definition name cannot be the keyword {name!r}")
         if "model" not in options:
             raise ConfigurationError(f"definition {name!r} needs a model=")
-        later = sorted(_NOT_YET & options.keys())
-        if later:
-            raise ConfigurationError(
-                f"definition {name!r}: {', '.join(later)} is not supported by durable "
-                "workers yet; see docs/durable.md"
-            )
-        refused = sorted(_REFUSED & options.keys())
+        refused = sorted(_REFUSED.keys() & options.keys())
         if refused:
+            why = "; ".join(f"{option} {_REFUSED[option]}" for option in refused)
             raise ConfigurationError(
-                f"definition {name!r}: {', '.join(refused)} cannot shape a durable run (it may "
-                "move to another worker between two steps); see docs/durable.md"
+                f"definition {name!r} cannot take {', '.join(refused)}: {why} (docs/durable.md)"
             )
         Definition(name, options)  # check the options now, not on a worker
         self._options[name] = dict(options)

@@ -98,6 +98,11 @@ class Store:
             raise KeyError(f"no durable agent {agent_id!r}: submit a prompt to it first")
         return str(rows[0][0])
 
+    def agents(self) -> list[tuple[str, str]]:
+        """Every agent that was sent a command, with its definition, by agent id."""
+        rows = self.database.query("SELECT agent_id, definition FROM agentcore_agents")
+        return sorted((str(a), str(d)) for a, d in rows)
+
     def journal_end(self, agent_id: str) -> int:
         """The ``seq`` of the agent's last journal entry (0 for none), read now."""
         rows = self.database.query(

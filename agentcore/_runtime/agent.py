@@ -477,6 +477,28 @@ class Agent:
             raise TypeError(f"a middleware is an async function (action, next), got {middleware!r}")
         return middleware  # type: ignore[no-any-return]
 
+    def equip(self, performer: Performer) -> Performer:
+        """``performer`` bent as this agent bends its own: its extensions' hooks, its
+        middleware and its guardrails (with input checks of their own, so two performers
+        never cancel each other's). A durable worker performs each step with one."""
+        own = self._performer
+        performer.hooks, performer.middleware = self._hooks, own.middleware
+        performer.guards = Guards(own.guards.input, own.guards.output, own.guards.tool)
+        return performer
+
+    async def list_toolsets(self) -> None:
+        """Enter the toolsets not entered yet and list every toolset's tools now, as before
+        a run (a changed list is this agent's from now on); a durable worker does it once
+        for each definition, before its first advance. Never raises for a toolset's
+        failure (it is reported)."""
+        if self._toolsets is not None:
+            await self._toolsets.refresh()
+
+    async def start_through_middleware(self, prompt: AgentPrompt) -> AgentPrompt:
+        """``prompt`` as this agent's ``loop_start`` middleware leave it (unchanged without
+        middleware); ``MessageRejectedError`` when one of them dropped it."""
+        return await self._loop_start(prompt) if self._performer.middleware else prompt
+
     def _register_tool(self, tool: Tool | Callable[..., Any]) -> str:
         """Give the agent ``tool`` from now on (journaled as a new configuration)."""
         checked = as_tool(tool)

@@ -416,7 +416,7 @@ def create_app(config: ServeConfig) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        await server.resume_all()
+        await server.open()
         try:
             yield
         finally:

@@ -296,6 +296,7 @@ class Feed:
         self.channels: dict[tuple[str, tuple[tuple[str, str], ...]], Channel] = {}
         self._private: list[Channel] = []
         self._seq = 0
+        self._rewound: list[tuple[int, int]] = []
 
     # -- the presenter ------------------------------------------------------------------
 
@@ -308,6 +309,23 @@ class Feed:
             channel.push(seq, agent_id, output)
         for channel in self._private:
             channel.push(seq, agent_id, output)
+
+    def rewound(self, first: int, last: int) -> None:
+        """The frames of entries ``first`` to ``last`` went out for inputs the journal
+        does not hold (a durable model call cut by a dying worker, then performed again):
+        every reader finishes, and a client that comes back with a cursor among them is
+        replayed from just before ``first`` (``resume_point``)."""
+        self._rewound.append((first, last))
+        self.close()
+
+    def resume_point(self, after: Cursor | None) -> Cursor | None:
+        """Where a client that last saw ``after`` resumes: before a rewound range it was
+        in (``rewound``), else ``after``."""
+        if after is not None:
+            for first, last in self._rewound:
+                if first <= after.seq <= last:
+                    return Cursor(first - 1, 1 << 62)
+        return after
 
     def close(self) -> None:
         """The agent is gone: every reader finishes."""
@@ -329,6 +347,7 @@ class Feed:
         """A reader of ``protocol`` (with ``params``) from just after ``after`` (None: from
         now on), until ``until()`` (``Reader``). Raises ``ValueError`` for bad ``params``."""
         key = (protocol.name, tuple(sorted(params.items())))
+        after = self.resume_point(after)
         channel = self.channels.get(key)
         backlog = b""
         if channel is None:

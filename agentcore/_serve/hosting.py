@@ -2,6 +2,11 @@
 
 ``Host`` owns the agents of one app, each with its ``Feed``; the routes (``app``) call it.
 A run is a background task: a client that disconnects cancels nothing.
+
+With ``database_url``, the agents are durable (``agentcore.durable``): workers run them,
+and each served agent is a ``DurableAgent`` that sends the commands and follows the
+agent's journal and live stream into its ``Feed``, numbered as the journal numbers them,
+so every protocol, and resuming by ``Last-Event-ID``, work as for agents in this process.
 """
 
 from __future__ import annotations
@@ -18,6 +23,8 @@ import attrs
 from .._agents.registry import AgentRegistry
 from .._core.errors import ConfigurationError
 from .._core.machine import MealyMachine
+from .._durable.client import DurableClient
+from .._durable.remote import DurableAgent
 from .._journal.journal import Journal, JsonlJournal, MemoryJournal
 from .._loop.conversation import create_conversation_machine
 from .._runtime.agent import Agent
@@ -47,7 +54,10 @@ class ServeConfig:
     the reconnection delay sent to clients. With a ``registry``
     (``agentcore.agents.AgentRegistry``), every agent is the root of a tree of the
     definition ``agent_type`` (its options override the definition's), so it may spawn
-    sub-agents, whose events every stream carries."""
+    sub-agents, whose events every stream carries. With ``database_url`` (a
+    ``postgresql://`` URL), the agents are durable: workers on that database run them,
+    ``definition`` is the definition a new agent runs when its creation names none (as
+    ``model``), and every agent the database holds is served (docs/serve.md)."""
 
     agent_options: AgentOptions
     journal_dir: pathlib.Path | None = None
@@ -60,8 +70,15 @@ class ServeConfig:
     retry_ms: int = 2000
     registry: AgentRegistry | None = None
     agent_type: str | None = None
+    database_url: str | None = None
+    definition: str | None = None
 
     def __attrs_post_init__(self) -> None:
+        if self.database_url is not None and self.registry is not None:
+            raise ConfigurationError(
+                "ServeConfig: durable agents (database_url) take their definitions from "
+                "the workers; drop registry and agent_type"
+            )
         if (self.registry is None) != (self.agent_type is None):
             raise ConfigurationError(
                 "ServeConfig: give both registry and agent_type (the served agents' "
@@ -72,7 +89,7 @@ class ServeConfig:
 class Served:
     """One agent on the server: its feed, the model it was asked for, its current run."""
 
-    def __init__(self, agent: Agent, feed: Feed, model: str | None) -> None:
+    def __init__(self, agent: Agent | DurableAgent, feed: Feed, model: str | None) -> None:
         self.agent = agent
         self.feed = feed
         self.model = model
@@ -100,6 +117,8 @@ class Host:
         self.agents: dict[str, Served] = {}
         self.background: set[asyncio.Task[Any]] = set()
         self._counter = 0
+        self.client: DurableClient | None = None
+        """The durable agents' client (``database_url``), made by ``open``."""
 
     # -- agents --------------------------------------------------------------------------
 
@@ -117,8 +136,36 @@ class Host:
                 return agent_id
 
     def _journal_exists(self, agent_id: str) -> bool:
+        if self.client is not None:
+            try:
+                self.client.store.definition_of(agent_id)
+            except KeyError:
+                return False
+            return True
         directory = self.config.journal_dir
         return directory is not None and (directory / f"{agent_id}.jsonl").exists()
+
+    async def open(self) -> None:
+        """Connect to the durable agents' database and follow every agent it holds, or
+        resume the agents whose journal is in ``journal_dir``."""
+        url = self.config.database_url
+        if url is None:
+            await self.resume_all()
+            return
+        self.client = client = DurableClient(url)
+        for agent_id, definition in await asyncio.to_thread(client.store.agents):
+            served = self._durable(agent_id, definition)
+            assert isinstance(served.agent, DurableAgent)
+            await served.agent.load()
+            served.agent.start()
+
+    def _durable(self, agent_id: str, definition: str) -> Served:
+        assert self.client is not None
+        agent = DurableAgent(self.client, agent_id, definition)
+        feed = self._feed(agent_id, agent.journal, create_conversation_machine)
+        agent.presenters, agent.on_rewind = (feed,), feed.rewound
+        served = self.agents[agent_id] = Served(agent, feed, definition)
+        return served
 
     def create(self, model: str | None, agent_id: str | None, system: str | None) -> Served:
         if agent_id is None:
@@ -127,6 +174,8 @@ class Host:
             raise HttpError(400, f"agent id {agent_id!r} must match {AGENT_ID.pattern}")
         if agent_id in self.agents or self._journal_exists(agent_id):
             raise HttpError(409, f"agent {agent_id!r} exists already")
+        if self.client is not None:
+            return self._new_durable(agent_id, model, system)
         options = dict(self.config.agent_options(model))
         if system is not None:
             options["system_prompt"] = system
@@ -137,6 +186,17 @@ class Host:
             meta = self.config.journal_dir / f"{agent_id}.json"
             meta.write_text(json.dumps({"model": model, "system": system}), encoding="utf-8")
         served = self.agents[agent_id] = Served(agent, feed, model)
+        return served
+
+    def _new_durable(self, agent_id: str, definition: str | None, system: str | None) -> Served:
+        if system is not None:
+            raise HttpError(400, "a durable agent's system prompt is its definition's")
+        definition = definition or self.config.definition
+        if definition is None:
+            raise HttpError(400, 'name the agent\'s definition: {"model": DEFINITION}')
+        served = self._durable(agent_id, definition)
+        assert isinstance(served.agent, DurableAgent)
+        served.agent.start()
         return served
 
     async def resume_all(self) -> None:
@@ -208,6 +268,9 @@ class Host:
             if journal is not None:
                 journal.close()
         self.agents.clear()
+        if self.client is not None:
+            self.client.close()
+            self.client = None
 
     # -- runs ----------------------------------------------------------------------------
 

@@ -17,10 +17,15 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import pathlib
+import re
+import sys
 from collections.abc import AsyncIterator
 from typing import Any
 
-from agentcore import BaseDriver, ModelRequest, tool
+import attrs
+
+from agentcore import BaseDriver, ModelPrice, ModelRequest, Summarise, tool
 from agentcore.durable import Definitions, idempotency_key
 from agentcore.events import (
     InputJsonDelta,
@@ -31,7 +36,15 @@ from agentcore.events import (
     ToolResultMessage,
     ToolUseStart,
     ToolUseStop,
+    to_dict,
 )
+from agentcore.extensions import Block, Continue, ExtensionAPI
+from agentcore.guardrails import Tripwire
+from agentcore.loop import SUMMARY_SYSTEM_PROMPT, estimate_tokens
+from agentcore.mcp import MCPServer
+from agentcore.middleware import LoopStartAction, ModelResponseAction, ToolCallAction
+from agentcore.tools import Toolset, define_tool
+from drivers.scripted import FunctionDriver, text_turn, tool_turn
 
 DELTAS = 6
 PLAN = [
@@ -122,3 +135,182 @@ def create_tables(url: str) -> None:
         conn.execute(
             "CREATE TABLE IF NOT EXISTS charges (key TEXT PRIMARY KEY, amount INT NOT NULL)"
         )
+
+
+# -- definitions with the Agent features a worker performs (test_features.py) ---------
+
+
+def _record(agent_id: str, event: Any) -> None:
+    """Append one JSON line to the file named by ``DURABLE_PRESENTED`` (when set)."""
+    path = os.environ.get("DURABLE_PRESENTED")
+    if path:
+        with open(path, "a", encoding="utf-8") as file:
+            file.write(json.dumps({"agent_id": agent_id, "event": event}) + "\n")
+
+
+class OutputFile:
+    """A presenter that appends each output to the file named by ``DURABLE_PRESENTED`` at
+    once (one JSON line: agent id and wire form), so a test sees deltas while they stream."""
+
+    def present(self, agent_id: str, output: Any) -> None:
+        _record(agent_id, to_dict(output))
+
+
+async def mark_results(action: Any, call_next: Any) -> Any:
+    """Middleware: a prompt is upper-cased, a prompt starting with "drop" is dropped, a tool
+    result gets " [checked]" appended, a model call's reply is recorded (as agent
+    ``middleware``)."""
+    if isinstance(action, LoopStartAction):
+        if getattr(action.messages[0], "content", "").startswith("drop"):
+            return action  # not calling next drops the run
+        messages = tuple(attrs.evolve(m, content=m.content.upper()) for m in action.messages)
+        return await call_next(attrs.evolve(action, messages=messages))
+    if isinstance(action, ToolCallAction):
+        done = await call_next(action)
+        result = attrs.evolve(done.result, result=f"{done.result.result} [checked]")
+        return attrs.evolve(done, result=result)
+    answer = await call_next(action)
+    if isinstance(answer, ModelResponseAction):
+        _record("middleware", {"type": "model_response", "text": answer.message.text})
+    return answer
+
+
+def close_lookups(api: ExtensionAPI) -> None:
+    """Extension: ``lookup`` is blocked (the model reads why); every output is recorded
+    (as agent ``event-hook``)."""
+
+    def before(call: Any, _tool: Any) -> Any:
+        if call.tool_name == "lookup":
+            return Block("lookup is closed today", is_error=False)
+        return Continue()
+
+    api.on("before_tool_call", before)
+    api.on("event", lambda output: _record("event-hook", to_dict(output)))
+
+
+async def no_forbidden(messages: Any) -> Tripwire | None:
+    """Input guardrail (async: a task in the performer)."""
+    await asyncio.sleep(0.01)
+    if any("forbidden" in getattr(m, "content", "") for m in messages):
+        return Tripwire("the prompt asks for something forbidden")
+    return None
+
+
+def no_big_charges(call: Any, result: Any) -> Tripwire | None:
+    """Tool guardrail: a charge is refused before it runs."""
+    if call.tool_name == "charge" and result is None:
+        return Tripwire("charges need a human")
+    return None
+
+
+def no_w1(message: Any) -> Tripwire | None:
+    """Output guardrail: the reply must not say ``w1``."""
+    return Tripwire("the reply says w1") if "w1" in message.text else None
+
+
+PAGES = 6
+WINDOW = 3_000
+
+
+def reading_model(request: ModelRequest) -> Any:
+    """Reads the manual page after the highest it was sent (in a tool result or a summary),
+    summarises when asked; deterministic in the request, as a worker's model must be."""
+    usage = {"input_tokens": sum(estimate_tokens(m) for m in request.messages)}
+    if request.system_prompt == SUMMARY_SYSTEM_PROMPT:
+        seen = _pages(repr(request.messages))
+        return text_turn(f"Read pages up to page {seen}.", model="summariser", usage=usage)
+    seen = _pages(repr(request.messages) + str(request.system_prompt))
+    if seen < PAGES:
+        call = (f"p{seen + 1}", "read", {"page": seen + 1})
+        return tool_turn([call], usage=usage)
+    return text_turn("I read the whole manual.", usage=usage)
+
+
+def _pages(text: str) -> int:
+    return max((int(n) for n in re.findall(r"page (\d+)", text)), default=0)
+
+
+@tool
+def read(page: int) -> str:
+    """Read a page of the manual."""
+    return f"page {page}: " + "lorem ipsum " * 200
+
+
+definitions.define(
+    "presented", model=CountingModel(), tools=[lookup, charge_tool], presenters=[OutputFile()]
+)
+definitions.define(
+    "presented_slow",
+    model=CountingModel(deltas=60, delay=0.05, plan=False),
+    presenters=[OutputFile()],
+)
+definitions.define(
+    "bent",
+    model=CountingModel(),
+    tools=[lookup, charge_tool],
+    middleware=[mark_results],
+    extensions=[close_lookups],
+)
+definitions.define(
+    "checked",
+    model=CountingModel(deltas=1, plan=False),
+    input_guardrails=[no_forbidden],
+    output_guardrails=[no_w1],
+)
+definitions.define("strict", model=CountingModel(deltas=2, plan=False), output_guardrails=[no_w1])
+definitions.define(
+    "tool_checked",
+    model=CountingModel(),
+    tools=[lookup, charge_tool],
+    tool_guardrails=[no_big_charges],
+)
+definitions.define(
+    "reader",
+    model=FunctionDriver(reading_model),
+    tools=[read],
+    price=ModelPrice(input=1.0, output=2.0, context_window=WINDOW),
+    compaction=Summarise(2, max_tokens=200),
+    max_iterations=40,
+)
+
+
+class Shelf(Toolset):
+    """A toolset (as an MCP server is one) with a ``lookup`` of its own; each worker
+    process enters it once."""
+
+    name = "shelf"
+
+    def __init__(self) -> None:
+        self.entered = 0
+
+    async def __aenter__(self) -> Shelf:
+        self.entered += 1
+        return self
+
+    async def tools(self) -> list[Any]:
+        async def run(args: Any, ctx: Any) -> str:
+            return f"shelf {args['key']} (entered {self.entered} time(s))"
+
+        schema = {"type": "object", "properties": {"key": {"type": "string"}}}
+        return [define_tool("lookup", "Look a value up on the shelf.", schema, run)]
+
+
+definitions.define("shelved", model=CountingModel(), tools=[charge_tool], toolsets=[Shelf()])
+
+
+EVERYTHING = str(pathlib.Path(__file__).parents[1] / "mcp" / "servers" / "everything.py")
+
+
+def pid_model(request: ModelRequest) -> Any:
+    """Asks the MCP server's ``pid`` tool once, then says what it answered."""
+    answered = [m for m in request.messages if isinstance(m, ToolResultMessage)]
+    if not answered:
+        return tool_turn([("call_pid", "pid", {})])
+    return text_turn(f"the server runs as {answered[-1].result}")
+
+
+definitions.define(
+    "mcp",
+    model=FunctionDriver(pid_model),
+    toolsets=[MCPServer.stdio(sys.executable, [EVERYTHING], name="everything")],
+)

@@ -27,9 +27,11 @@ def test_definitions_check_their_options() -> None:
     definitions.define("ok", model=CountingModel(), tools=[charge_tool])
     assert list(definitions) == ["ok"] and "ok" in definitions
     assert definitions.get("ok").tools.keys() == {"charge"}
-    with pytest.raises(ConfigurationError, match="presenters cannot shape a durable run"):
-        definitions.define("bad", model=CountingModel(), presenters=[])
-    with pytest.raises(ConfigurationError, match="compaction is not supported by durable"):
+    with pytest.raises(ConfigurationError, match="cannot take journal: journal belongs to one"):
+        definitions.define("bad", model=CountingModel(), journal=None)
+    with pytest.raises(ConfigurationError, match="clock is the worker's"):
+        definitions.define("bad", model=CountingModel(), clock=lambda: 0)
+    with pytest.raises(ConfigurationError, match="compaction"):
         definitions.define("bad", model=CountingModel(), compaction="x")
     with pytest.raises(ConfigurationError, match="needs a model="):
         definitions.define("bad")
