@@ -263,7 +263,6 @@ class Agent:
         )
         self._performer = Performer(
             shell.feed,
-            shell.feed_stream,
             self._resolve_driver,
             {t.name: t for t in tool_list},
             outlet,
@@ -272,6 +271,7 @@ class Agent:
             self._paused,
             shell.collect,
             shell.stop_collecting,
+            feed_stream=shell.feed_stream,
         )
         self._performer.hooks, self._performer.guards = self._hooks, guards
         self._performer.middleware = tuple(self._middleware_checked(m) for m in middleware)

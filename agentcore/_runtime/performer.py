@@ -100,13 +100,14 @@ class Performer:
     ``on_pause(effect)`` is called with each ``AwaitApproval``/``AwaitElicitation``/
     ``Finish``. ``hooks``, ``middleware`` and ``guards`` bend model and tool calls
     (docs/middleware.md); ``collect()``/``stop_collecting(list)`` watch delivered
-    outputs (for middleware).
+    outputs (for middleware). ``feed_stream(events, start)`` feeds a driver's batch from
+    ``start`` and returns where it stopped (``Shell.feed_stream``); without it, the
+    batch is fed one event at a time through ``feed``.
     """
 
     def __init__(
         self,
         feed: Callable[[Any], None],
-        feed_stream: Callable[[Sequence[Any], int], int],
         driver: Callable[[], Driver],
         tools: Mapping[str, Tool],
         outlet: Outlet,
@@ -115,9 +116,11 @@ class Performer:
         on_pause: Callable[[Any], None],
         collect: Callable[[], list[Any]],
         stop_collecting: Callable[[list[Any]], None],
+        *,
+        feed_stream: Callable[[Sequence[Any], int], int] | None = None,
     ) -> None:
         self._feed = feed
-        self._feed_stream = feed_stream
+        self._feed_stream = feed_stream or _one_at_a_time(feed)
         self._collect = collect
         self._stop_collecting = stop_collecting
         self.hooks = Hooks()
@@ -664,3 +667,13 @@ def _hook_failure(exc: Exception, timestamp: int) -> ErrorReceived:
         ErrorCode.HANDLER_ERROR.value,
         timestamp=timestamp,
     )
+
+
+def _one_at_a_time(feed: Callable[[Any], None]) -> Callable[[Sequence[Any], int], int]:
+    """``feed_stream`` for a feed with no batch path: one event per call."""
+
+    def feed_stream(events: Sequence[Any], start: int) -> int:
+        feed(events[start])
+        return start + 1
+
+    return feed_stream
