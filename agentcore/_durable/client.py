@@ -122,6 +122,7 @@ class DurableClient:
         self.dbos = DBOSClient(system_database_url=self.url, system_database_pool_size=4)
         self.endings = Notices(self.url, ENDED)
         """Wakes ``result()`` when its workflow ends (a trigger the workers install)."""
+        self.endings.listening(5)
 
     async def __aenter__(self) -> DurableClient:
         return self

@@ -5,9 +5,10 @@ by a daemon thread. ``await notices.wait(key, done)`` returns once ``await done(
 yes; it asks when it starts, again on each notification whose payload is ``key``, and
 again every ``poll`` seconds. The poll is the fallback that makes a lost notification
 cost latency, never a hang: a notification is lost while the listening connection is
-down (the thread reconnects, waking every waiter to ask again), or when it is sent
-before the channel is listened to. A waiter registers before it asks, so a notification
-sent between the answer "no" and the wait still wakes it.
+down (the thread reconnects within ``_RETRY`` seconds and wakes every waiter to ask
+again), or when it is sent before the channel is listened to (``listening()`` waits for
+that). A waiter registers before it asks, so a notification sent between the answer
+"no" and the wait still wakes it.
 
 One connection serves every waiter of a process, whatever event loop each runs in;
 ``close()`` (idempotent) stops the thread within ``_TICK`` seconds.
@@ -26,6 +27,8 @@ __all__ = ["Notices"]
 
 _TICK = 0.2
 """How often the listening thread looks whether it was closed (seconds)."""
+_RETRY = 0.5
+"""How long the listening thread waits before it connects again (seconds)."""
 
 _log = logging.getLogger("agentcore.durable")
 
@@ -105,7 +108,7 @@ class Notices:
             except Exception:  # the database went away: listen again, waiters poll
                 self._listening.clear()
                 _log.warning("listening on %s failed; retrying", self.channel, exc_info=True)
-                self._closed.wait(self.poll)
+                self._closed.wait(_RETRY)
         self._listening.clear()
 
 
