@@ -125,7 +125,6 @@ class Conversation:
             if claimed:
                 self.feed(from_dict(json.loads(c)) for c in claimed)
             if self.pending:
-                await self._flush_outputs()
                 claimed, alone = await self._perform(*self.pending.popleft()), False
                 continue
             rest = self.state.loop.phase in AT_REST
@@ -211,27 +210,33 @@ class Conversation:
     # -- effects as steps -----------------------------------------------------------------
 
     async def _perform(self, seq: int, effect: Any) -> list[str]:
-        """Perform ``effect`` as DBOS steps and fold what it produced; the commands its
-        (last) step claimed afterwards."""
+        """Perform ``effect`` as DBOS steps while the outputs folded so far go to the
+        ``events`` stream (the write's step id is drawn first, so a replay draws the same
+        ids), then fold what it produced; the commands its (last) step claimed."""
+        done: tuple[list[dict[str, Any]], list[str]]
+        _, done = await asyncio.gather(self._flush_outputs(), self._steps(seq, effect))
+        events, claimed = done
+        self.feed(from_dict(e) for e in events)
+        return claimed
+
+    async def _steps(self, seq: int, effect: Any) -> tuple[list[dict[str, Any]], list[str]]:
         from dbos import DBOS
 
         if type(effect) is CallModel:
             name = f"model:{self.agent_id}:{seq}"
-            events, claimed = await DBOS.run_step_async(
+            done: tuple[list[dict[str, Any]], list[str]] = await DBOS.run_step_async(
                 {"name": name}, self._call_model, effect, seq
             )
-            self.feed(from_dict(e) for e in events)
-            return claimed
+            return done
         calls: tuple[ToolCallPart, ...] = effect.tool_calls
         last = len(calls) - 1
         if effect.parallel:
-            done = await asyncio.gather(
+            results = await asyncio.gather(
                 *(self._tool_step(c, i == last) for i, c in enumerate(calls))
             )
         else:
-            done = [await self._tool_step(c, i == last) for i, c in enumerate(calls)]
-        self.feed(from_dict(result) for result, _ in done)
-        return done[-1][1]
+            results = [await self._tool_step(c, i == last) for i, c in enumerate(calls)]
+        return [result for result, _ in results], results[-1][1]
 
     async def _tool_step(self, call: ToolCallPart, claim: bool) -> tuple[dict[str, Any], list[str]]:
         from dbos import DBOS
