@@ -141,9 +141,6 @@ class Worker:
                 "executor_id": self.executor_id,
                 "application_version": self.app_version,
                 "notification_listener_polling_interval_sec": 0.05,
-                # DBOS wakes to send stream notifications every this often (0.01 by
-                # default: half an idle worker's CPU); live deltas are batched per 50 ms
-                "notification_coalesce_sec": 0.05,
                 "log_level": "WARNING",
                 "sys_db_pool_size": self.pool,
             }
