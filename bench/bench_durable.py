@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import os
 import pathlib
+import random
 import resource
 import statistics
 import sys
@@ -40,7 +41,7 @@ from agentcore.testing import PostgresServer  # noqa: E402
 SCALE = float(os.environ.get("AGENTCORE_BENCH_SCALE", "1"))
 AGENTS = max(10, int(300 * SCALE))
 STEPS = 6
-LATENCY_RUNS = max(5, int(20 * SCALE))
+LATENCY_RUNS = max(10, int(40 * SCALE))
 
 
 def _entries(url: str) -> int:
@@ -107,6 +108,9 @@ async def _durable_latency(url: str) -> float:
     async with DurableClient(url) as client:
         times = []
         for i in range(LATENCY_RUNS):
+            # a random pause, so each run meets the queue's poll at a random phase (runs
+            # back to back lock onto the poll's period: all lucky or all unlucky)
+            await asyncio.sleep(random.random() * 0.05)
             started = time.perf_counter()
             run = await client.submit(f"lat{i}", "counter", "go")
             await run.result(60)
