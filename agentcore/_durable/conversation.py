@@ -9,17 +9,20 @@ workflow first ran, recorded as its first step), then folds each input as it com
    (``model:<agent>:<seq>``, ``tool:<agent>:<call id>``): stream events, tool results;
 2. the commands it claims from the agent's inbox between two effects: at the end of the
    effect's own step (the last tool step of a batch), with the rule of a running agent,
-   so a step costs one DBOS record; in a step of their own (``claim``) when no effect
-   comes first: at the start, after a timer, and once the agent is at rest (to take a
-   queued prompt, or to find the inbox empty and end);
+   so a step costs one DBOS record; at the start in the ``base`` step (when the agent is
+   at rest); in a step of their own (``claim``) otherwise: at the start of a resumed run,
+   after a timer, after a claim that took something and left nothing to perform. An
+   advance whose last step leaves the agent at rest with nothing claimed ends: a prompt
+   queued meanwhile has its own advance, enqueued behind this one;
 3. a ``clock_tick`` after a durable sleep, for a timer (a retry delay, the deadline).
 
 Every input gets the next sequence number and is appended to the journal unless the
 journal holds it already: DBOS replays recorded steps to a recovered workflow, so the
 same inputs come back in the same order and only those past the journal's end are
 written. The fold's outputs (every layer but effects) go to the workflow's ``events``
-stream once per step (a DBOS workflow write, itself recorded: replayed, it is not written
-twice), so a reader sees exactly what replaying the journal gives.
+stream once per step, while the next step runs (a DBOS workflow write, itself recorded:
+replayed, it is not written twice), so a reader sees exactly what replaying the journal
+gives.
 
 The workflow returns when the agent is at rest (idle, or paused for approval) and its
 inbox holds nothing it can take: a paused run goes on in the advance its approval starts.
