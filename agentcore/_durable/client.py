@@ -43,10 +43,14 @@ from .._loop.state import LoopConfig
 from .._runtime.outlet import ms_clock, new_id
 from .._sessions.postgres import PostgresJournal
 from .conversation import EVENTS, LIVE
-from .store import Store
+from .notices import Notices
+from .store import ENDED, Store
 from .worker import QUEUE, WORKFLOW, dbos_url
 
 __all__ = ["DurableClient", "DurableRun"]
+
+_ACTIVE = frozenset({"ENQUEUED", "PENDING", "DELAYED"})
+"""DBOS's statuses of a workflow that has not ended."""
 
 
 class DurableRun:
@@ -65,9 +69,12 @@ class DurableRun:
         (``status``: ``completed`` or ``awaiting_approval``). ``TimeoutError`` after
         ``timeout`` seconds; a workflow that failed raises its error."""
         handle: Any = await self._client.dbos.retrieve_workflow_async(self.workflow_id)
-        result: dict[str, Any] = await asyncio.wait_for(
-            handle.get_result(polling_interval_sec=0.05), timeout
-        )
+
+        async def ended() -> bool:
+            return (await handle.get_status()).status not in _ACTIVE
+
+        await asyncio.wait_for(self._client.endings.wait(self.workflow_id, ended), timeout)
+        result: dict[str, Any] = await handle.get_result()
         return result
 
     async def events(self) -> AsyncIterator[Any]:
@@ -115,6 +122,9 @@ class DurableClient:
         self.store = Store(self.url, max_connections=2)
         self.journal = PostgresJournal(self.url, max_connections=2)
         self.dbos = DBOSClient(system_database_url=self.url, system_database_pool_size=4)
+        self.endings = Notices(self.url, ENDED)
+        """Wakes ``result()`` when its workflow ends (a trigger the workers install)."""
+        self.endings.listening(5)
 
     async def __aenter__(self) -> DurableClient:
         return self
@@ -124,6 +134,7 @@ class DurableClient:
 
     def close(self) -> None:
         """Release the connections; idempotent."""
+        self.endings.close()
         self.dbos.destroy()
         self.journal.close()
         self.store.close()

@@ -31,6 +31,9 @@ def _configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--dead-after", type=float, default=5.0, help="seconds of silence before takeover"
     )
+    parser.add_argument(
+        "--poll", type=float, default=0.05, help="seconds between two looks at the queue"
+    )
     parser.add_argument("--app-version", default="agentcore-1", help="same on every worker")
 
 
@@ -45,6 +48,7 @@ def _run(args: argparse.Namespace) -> int:
         concurrency=args.concurrency,
         heartbeat=args.heartbeat,
         dead_after=args.dead_after,
+        poll=args.poll,
         app_version=args.app_version,
     )
 

@@ -4,18 +4,25 @@ The workflow drives the same pure conversation processor as ``Agent`` and never 
 state of its own: it folds the agent's journal up to ``base`` (the journal's end when the
 workflow first ran, recorded as its first step), then folds each input as it comes:
 
-1. the commands it claims from the agent's inbox (a step: ``claim``), between two effects;
-2. what each effect request produced, performed as one DBOS step whose name comes from
+1. what each effect request produced, performed as one DBOS step whose name comes from
    the agent and the sequence number of the input that asked for it
    (``model:<agent>:<seq>``, ``tool:<agent>:<call id>``): stream events, tool results;
+2. the commands it claims from the agent's inbox between two effects: at the end of the
+   effect's own step (the last tool step of a batch), with the rule of a running agent,
+   so a step costs one DBOS record; at the start in the ``base`` step (when the agent is
+   at rest); in a step of their own (``claim``) otherwise: at the start of a resumed run,
+   after a timer, after a claim that took something and left nothing to perform. An
+   advance whose last step leaves the agent at rest with nothing claimed ends: a prompt
+   queued meanwhile has its own advance, enqueued behind this one;
 3. a ``clock_tick`` after a durable sleep, for a timer (a retry delay, the deadline).
 
 Every input gets the next sequence number and is appended to the journal unless the
 journal holds it already: DBOS replays recorded steps to a recovered workflow, so the
 same inputs come back in the same order and only those past the journal's end are
 written. The fold's outputs (every layer but effects) go to the workflow's ``events``
-stream once per step (a DBOS workflow write, itself recorded: replayed, it is not written
-twice), so a reader sees exactly what replaying the journal gives.
+stream once per step, while the next step runs (a DBOS workflow write, itself recorded:
+replayed, it is not written twice), so a reader sees exactly what replaying the journal
+gives.
 
 The workflow returns when the agent is at rest (idle, or paused for approval) and its
 inbox holds nothing it can take: a paused run goes on in the advance its approval starts.
@@ -124,28 +131,23 @@ class Conversation:
         from dbos import DBOS
 
         await self.definition.connect()
-        base, now = await DBOS.run_step_async({"name": "base"}, self._journal_end)
-        self.journal.forget(self.agent_id)
-        self.written = self.journal.last_seq(self.agent_id)
-        events = itertools.islice(journal_events(self.journal, self.agent_id), base)
-        self.state = fold_state(self.definition.processor, self.definition.initial_state(), events)
-        self.seq = base
-        if base == 0:
-            self.feed([AgentConfigured(self.definition.config.to_wire(), timestamp=now)])
-        elif self.state.loop.phase not in AT_REST:  # an advance before this one failed
-            self.feed([AgentResume(timestamp=now)])
+        base, now, first = await DBOS.run_step_async({"name": "base"}, self._begin)
+        if self.state is None:  # a recorded step: its body, which folds, did not run here
+            self._fold(base, now)
+        claimed = await self._claim_step() if first is None else first
+        alone = True  # the last claim was a step of its own, with the agent's own rule
         while True:
-            rest = self.state.loop.phase in AT_REST
-            claimed: list[str] = await DBOS.run_step_async({"name": "claim"}, self._claim, rest)
             if claimed:
                 await self._take_commands([from_dict(json.loads(c)) for c in claimed])
             if self.pending:
-                await self._flush_outputs()
-                await self._perform(*self.pending.popleft())
-            elif claimed:
+                claimed, alone = await self._perform(*self.pending.popleft()), False
                 continue
+            rest = self.state.loop.phase in AT_REST
+            if claimed or not (alone or rest):
+                claimed, alone = await self._claim_step(), True
             elif not rest and self.timer is not None:
                 await self._wait_timer(self.timer)
+                claimed = await self._claim_step()
             elif rest:
                 break
             else:
@@ -258,36 +260,55 @@ class Conversation:
 
     # -- effects as steps -----------------------------------------------------------------
 
-    async def _perform(self, seq: int, effect: Any) -> None:
+    async def _perform(self, seq: int, effect: Any) -> list[str]:
+        """Perform ``effect`` as DBOS steps while the outputs folded so far go to the
+        ``events`` stream (the write's step id is drawn first, so a replay draws the same
+        ids), then fold what it produced; the commands its (last) step claimed."""
+        done: tuple[list[dict[str, Any]], list[str]]
+        _, done = await asyncio.gather(self._flush_outputs(), self._steps(seq, effect))
+        events, claimed = done
+        self.feed(from_dict(e) for e in events)
+        return claimed
+
+    async def _steps(self, seq: int, effect: Any) -> tuple[list[dict[str, Any]], list[str]]:
         from dbos import DBOS
 
         cls = type(effect)
         if cls is CallModel:
             name = f"model:{self.agent_id}:{seq}"
-            events, _cut = await DBOS.run_step_async({"name": name}, self._call_model, effect, seq)
-            self.feed(from_dict(e) for e in events)
-            return
+            done: tuple[list[dict[str, Any]], list[str]] = await DBOS.run_step_async(
+                {"name": name}, self._call_model, effect, seq
+            )
+            return done
         if cls is SummariseContext or cls is CheckOutput:
             kind = "summary" if cls is SummariseContext else "check"
             name = f"{kind}:{self.agent_id}:{seq}"
-            events, _cut = await DBOS.run_step_async({"name": name}, self._bent, effect)
-            self.feed(from_dict(e) for e in events)
-            return
+            done = await DBOS.run_step_async({"name": name}, self._bent_step, effect)
+            return done
         calls: tuple[ToolCallPart, ...] = effect.tool_calls
+        last = len(calls) - 1
         if effect.parallel:
-            results = await asyncio.gather(*(self._tool_step(c) for c in calls))
+            results = await asyncio.gather(
+                *(self._tool_step(c, i == last) for i, c in enumerate(calls))
+            )
         else:
-            results = [await self._tool_step(c) for c in calls]
-        self.feed(from_dict(r) for fed in results for r in fed)
+            results = [await self._tool_step(c, i == last) for i, c in enumerate(calls)]
+        return [r for fed, _ in results for r in fed], results[-1][1]
 
-    async def _tool_step(self, call: ToolCallPart) -> list[dict[str, Any]]:
+    async def _tool_step(
+        self, call: ToolCallPart, claim: bool
+    ) -> tuple[list[dict[str, Any]], list[str]]:
         from dbos import DBOS
 
         name = f"tool:{self.agent_id}:{call.tool_call_id}"
-        fed: list[dict[str, Any]] = await DBOS.run_step_async({"name": name}, self._call_tool, call)
-        return fed
+        done: tuple[list[dict[str, Any]], list[str]] = await DBOS.run_step_async(
+            {"name": name}, self._call_tool, call, claim
+        )
+        return done
 
-    async def _call_model(self, effect: CallModel, seq: int) -> tuple[list[dict[str, Any]], bool]:
+    async def _call_model(
+        self, effect: CallModel, seq: int
+    ) -> tuple[list[dict[str, Any]], list[str]]:
         from dbos import DBOS
 
         services = self.services
@@ -315,7 +336,7 @@ class Conversation:
             stepper = StepPerformer(
                 self.definition, preview, self._performer_outlet(), services.clock, live, aborted
             )
-            events, cut = await stepper.perform(effect)
+            events, _cut = await stepper.perform(effect)
         else:
             publish = live
             if preview is not None:
@@ -327,12 +348,18 @@ class Conversation:
                     if live is not None:
                         await live(batch)
 
-            events, cut = await call_model(
+            events, _cut = await call_model(
                 self.definition.driver, effect.request, services.clock, publish, aborted
             )
         if preview is not None and preview.deliver is not None:
             self.delivered = preview.seq
-        return [to_dict(e) for e in events], cut
+        return [to_dict(e) for e in events], await self._claim_in_step(False)
+
+    async def _bent_step(self, effect: Any) -> tuple[list[dict[str, Any]], list[str]]:
+        """A summary call or an output check as a step: what it fed, and the commands
+        the step claimed at its end."""
+        events, _cut = await self._bent(effect)
+        return events, await self._claim_in_step(False)
 
     async def _bent(self, effect: Any, key: str | None = None) -> tuple[list[dict[str, Any]], bool]:
         """A summary call, an output check or (with plugins) a tool call, performed by
@@ -367,16 +394,22 @@ class Conversation:
             self._reports = Outlet(self.agent_id, (), 1)
         return self._reports
 
-    async def _call_tool(self, call: ToolCallPart) -> list[dict[str, Any]]:
+    async def _call_tool(
+        self, call: ToolCallPart, claim: bool
+    ) -> tuple[list[dict[str, Any]], list[str]]:
         """What the call fed: its ``tool_result`` (with plugins, then a tool guardrail's
-        trip, if one tripped)."""
+        trip, if one tripped); and, for the last call of a batch (``claim``), the
+        commands the step claimed at its end."""
         key = f"{self.agent_id}/{call.tool_call_id}"
         if self.definition.plugins:  # through the middleware, hooks and tool guardrails
             events, _cut = await self._bent(ExecuteTools((call,), False), key)
-            return events
-        messages = tuple(self.state.loop.messages)
-        result = await call_tool(self.definition.tools, call, key, self.services.clock, messages)
-        return [to_dict(result)]
+        else:
+            messages = tuple(self.state.loop.messages)
+            result = await call_tool(
+                self.definition.tools, call, key, self.services.clock, messages
+            )
+            events = [to_dict(result)]
+        return events, await self._claim_in_step(False) if claim else []
 
     async def _wait_timer(self, at_ms: int) -> None:
         from dbos import DBOS
@@ -389,15 +422,46 @@ class Conversation:
 
     # -- small steps and helpers ----------------------------------------------------------
 
-    def _journal_end(self) -> tuple[int, int]:
-        """The journal's end and the clock, when the workflow first ran."""
-        return self.services.store.journal_end(self.agent_id), self.services.clock()
+    async def _begin(self) -> tuple[int, int, list[str] | None]:
+        """The ``base`` step: the journal's end and the clock when the workflow first ran;
+        it folds the journal up to there and, when the agent is at rest, claims the inbox
+        (what a ``claim`` step would do next: one DBOS record instead of two). The claim
+        is ``None`` when the agent is not at rest (an advance before this one failed)."""
+        services = self.services
+        base = await asyncio.to_thread(services.store.journal_end, self.agent_id)
+        now = services.clock()
+        self._fold(base, now)
+        if self.state.loop.phase not in AT_REST:
+            return base, now, None
+        return base, now, await self._claim_in_step(True)
 
-    def _claim(self, at_rest: bool) -> list[str]:
+    def _fold(self, base: int, now: int) -> None:
+        """The state: the journal folded up to ``base``, then the configuration (a new
+        agent) or a resume (an agent left mid-run by a failed advance)."""
+        self.journal.forget(self.agent_id)
+        self.written = self.journal.last_seq(self.agent_id)
+        events = itertools.islice(journal_events(self.journal, self.agent_id), base)
+        self.state = fold_state(self.definition.processor, self.definition.initial_state(), events)
+        self.seq = base
+        if base == 0:
+            self.feed([AgentConfigured(self.definition.config.to_wire(), timestamp=now)])
+        elif self.state.loop.phase not in AT_REST:
+            self.feed([AgentResume(timestamp=now)])
+
+    async def _claim_step(self) -> list[str]:
+        """A step that claims the inbox with the rule of the agent's phase now."""
+        from dbos import DBOS
+
+        rest = self.state.loop.phase in AT_REST
+        claimed: list[str] = await DBOS.run_step_async({"name": "claim"}, self._claim_in_step, rest)
+        return claimed
+
+    async def _claim_in_step(self, at_rest: bool) -> list[str]:
+        """Claim the inbox under the running step's key (``Store.claim``)."""
         from dbos import DBOS
 
         key = f"{DBOS.workflow_id}#{DBOS.step_id}"
-        return self.services.store.claim(self.agent_id, key, at_rest)
+        return await asyncio.to_thread(self.services.store.claim, self.agent_id, key, at_rest)
 
     async def _flush_outputs(self) -> None:
         from dbos import DBOS

@@ -12,6 +12,11 @@
 - ``agentcore_workers``: one row per live worker (its DBOS executor id), its heartbeat
   stamped with the database's clock, so workers on several machines agree on who is dead.
 
+A trigger on DBOS's ``workflow_status`` (``notify_endings``) sends the id of every
+``agentcore_advance`` workflow that ends on channel ``ENDED``, in the transaction that
+ends it, so a client waiting for a run wakes at once instead of polling
+(``notices.Notices``).
+
 The journal (``agentcore_entries``, ``PostgresJournal``) lives in the same database.
 """
 
@@ -23,7 +28,7 @@ from typing import Any
 from .._core.errors import ConfigurationError
 from .._sessions.postgres import PostgresDatabase
 
-__all__ = ["STARTS", "Store"]
+__all__ = ["ENDED", "STARTS", "Store"]
 
 STARTS = frozenset({"agent_prompt", "agent_continue"})
 """Commands that start a run: claimed only when the agent is at rest, one at a time."""
@@ -38,19 +43,30 @@ _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS agentcore_workers (executor_id TEXT PRIMARY KEY, "
     "seen_ms BIGINT NOT NULL)",
 )
+ENDED = "agentcore_ended"
+"""The channel a workflow's id is sent on when it ends (module docstring)."""
+
+_NOTIFY_ENDINGS = (
+    "CREATE OR REPLACE FUNCTION agentcore_notify_ended() RETURNS trigger LANGUAGE plpgsql "
+    f"AS $$ BEGIN PERFORM pg_notify('{ENDED}', NEW.workflow_uuid); RETURN NULL; END $$",
+    "CREATE OR REPLACE TRIGGER agentcore_ended AFTER INSERT OR UPDATE OF status "
+    "ON dbos.workflow_status FOR EACH ROW WHEN (NEW.name = 'agentcore_advance' AND "
+    "NEW.status IN ('SUCCESS', 'ERROR', 'CANCELLED', 'MAX_RECOVERY_ATTEMPTS_EXCEEDED')) "
+    "EXECUTE FUNCTION agentcore_notify_ended()",
+)
 _LOCK_KEY = 0x61C0D0AB1E
 _NOW_MS = "(extract(epoch FROM clock_timestamp()) * 1000)::bigint"
 
 _CLAIM = """
-UPDATE agentcore_inbox SET taken = %(key)s
+UPDATE agentcore_inbox SET taken = ?
 WHERE n IN (
     SELECT n FROM agentcore_inbox
-    WHERE agent_id = %(agent)s AND (taken IS NULL OR taken = %(key)s)
-      AND CASE WHEN %(rest)s THEN n <= coalesce(
-            (SELECT min(n) FROM agentcore_inbox WHERE agent_id = %(agent)s
-               AND (taken IS NULL OR taken = %(key)s) AND kind = ANY(%(starts)s)),
+    WHERE agent_id = ? AND (taken IS NULL OR taken = ?)
+      AND CASE WHEN ? THEN n <= coalesce(
+            (SELECT min(n) FROM agentcore_inbox WHERE agent_id = ?
+               AND (taken IS NULL OR taken = ?) AND kind = ANY(?)),
             9223372036854775807)
-          ELSE NOT (kind = ANY(%(starts)s)) END
+          ELSE NOT (kind = ANY(?)) END
 )
 RETURNING n, command
 """
@@ -68,6 +84,14 @@ class Store:
 
     def close(self) -> None:
         self.database.close()
+
+    def notify_endings(self) -> None:
+        """Install the trigger that announces ended workflows (module docstring); DBOS's
+        tables must exist (a worker calls this once DBOS is launched). Idempotent."""
+        with self.database.transaction() as tx:
+            tx.run("SELECT pg_advisory_xact_lock(?)", (_LOCK_KEY,))
+            for statement in _NOTIFY_ENDINGS:
+                tx.run(statement)
 
     # -- agents and their inbox -----------------------------------------------------------
 
@@ -123,12 +147,16 @@ class Store:
     def claim(self, agent_id: str, key: str, at_rest: bool) -> list[str]:
         """Take the agent's waiting commands under ``key`` (module docstring), in order:
         at rest, those up to and including the first that starts a run; during a run,
-        all but those that start one."""
-        with self.database.pool.connection() as conn:
-            rows: Sequence[Any] = conn.execute(
-                _CLAIM,
-                {"key": key, "agent": agent_id, "rest": at_rest, "starts": sorted(STARTS)},
-            ).fetchall()
+        all but those that start one.
+
+        The commit does not wait for the disk: a claim always runs inside a DBOS step,
+        whose durable record commits after it (flushing this commit's WAL with its own);
+        a claim lost with a crashed server is taken again by the step run again."""
+        starts = sorted(STARTS)
+        with self.database.transaction() as tx:
+            rows: Sequence[Any] = tx.run(
+                _CLAIM, (key, agent_id, key, at_rest, agent_id, key, starts, starts)
+            )
         return [command for _, command in sorted(rows)]
 
     def has_open(self, agent_id: str, kinds: Sequence[str]) -> bool:

@@ -152,6 +152,7 @@ class Worker:
             worker_concurrency=self.concurrency,
             polling_interval_sec=self.poll,
         )
+        store.notify_endings()
         store.beat(self.executor_id)
         self._beats = threading.Thread(target=self._beat, name="agentcore-heartbeat", daemon=True)
         self._beats.start()

@@ -94,10 +94,24 @@ async def lookup(key: str) -> str:
     return f"{key}: 42"
 
 
-def _charge_sql(key: str, amount: int) -> None:
-    import psycopg
+_pool: Any = None
 
-    with psycopg.connect(os.environ["DURABLE_TEST_DB"], autocommit=True) as conn:
+
+def _charge_sql(key: str, amount: int) -> None:
+    """Count the execution, charge once per key (a pool, as a real service keeps one: a
+    connection per call would be most of a fast tool's time)."""
+    global _pool
+    if _pool is None:
+        from psycopg_pool import ConnectionPool
+
+        _pool = ConnectionPool(
+            os.environ["DURABLE_TEST_DB"],
+            min_size=1,
+            max_size=4,
+            open=True,
+            kwargs={"autocommit": True},
+        )
+    with _pool.connection() as conn:
         conn.execute("INSERT INTO executions (key) VALUES (%s)", (key,))
         conn.execute(
             "INSERT INTO charges (key, amount) VALUES (%s, %s) ON CONFLICT (key) DO NOTHING",

@@ -41,6 +41,7 @@ class Cluster:
         heartbeat: float = 0.3,
         dead_after: float = 1.5,
         concurrency: int = 40,
+        poll: float = 0.05,
     ) -> None:
         self.url = url
         durable_app.create_tables(url)
@@ -51,6 +52,7 @@ class Cluster:
             **(env or {}),
         }
         self.heartbeat, self.dead_after, self.concurrency = heartbeat, dead_after, concurrency
+        self.poll = poll
         self.processes: list[subprocess.Popen[str]] = []
         self.ids: list[str] = []
         for _ in range(workers):
@@ -74,6 +76,8 @@ class Cluster:
                 str(self.dead_after),
                 "--concurrency",
                 str(self.concurrency),
+                "--poll",
+                str(self.poll),
             ],
             env=self.env,
             stdout=subprocess.PIPE,
