@@ -42,6 +42,7 @@ _SCHEMA = (
     "definition TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS agentcore_workers (executor_id TEXT PRIMARY KEY, "
     "seen_ms BIGINT NOT NULL)",
+    "ALTER TABLE agentcore_workers ADD COLUMN IF NOT EXISTS taken_ms BIGINT",
 )
 ENDED = "agentcore_ended"
 """The channel a workflow's id is sent on when it ends (module docstring)."""
@@ -175,23 +176,30 @@ class Store:
         with self.database.transaction() as tx:
             tx.run(
                 "INSERT INTO agentcore_workers (executor_id, seen_ms) VALUES (?, "
-                f"{_NOW_MS}) ON CONFLICT (executor_id) DO UPDATE SET seen_ms = excluded.seen_ms",
+                f"{_NOW_MS}) ON CONFLICT (executor_id) DO UPDATE SET seen_ms = excluded.seen_ms, "
+                "taken_ms = NULL",
                 (executor_id,),
             )
 
     def leave(self, executor_id: str) -> None:
-        """Forget ``executor_id`` (a worker that stops cleanly)."""
+        """Forget ``executor_id``: a worker that stops cleanly, or a dead one whose
+        workflows its taker has handed back (``take_dead``)."""
         with self.database.transaction() as tx:
             tx.run("DELETE FROM agentcore_workers WHERE executor_id = ?", (executor_id,))
 
     def take_dead(self, dead_after_ms: int) -> list[str]:
-        """The workers silent for ``dead_after_ms``, removed in the same statement, so one
-        survivor takes each dead worker's workflows over."""
+        """The workers silent for ``dead_after_ms``, marked taken in the same statement, so
+        one survivor takes each dead worker's workflows over. The row stays until its
+        taker calls ``leave`` once they are handed back: a taker that dies (or fails)
+        before that leaves a mark that goes stale after ``dead_after_ms``, and another
+        survivor takes the same worker again (deleting the row first stranded what the
+        taker had not handed back yet)."""
         with self.database.transaction(durable=True) as tx:
             rows = tx.run(
-                f"DELETE FROM agentcore_workers WHERE seen_ms < {_NOW_MS} - ? "
-                "RETURNING executor_id",
-                (dead_after_ms,),
+                f"UPDATE agentcore_workers SET taken_ms = {_NOW_MS} "
+                f"WHERE seen_ms < {_NOW_MS} - ? "
+                f"AND (taken_ms IS NULL OR taken_ms < {_NOW_MS} - ?) RETURNING executor_id",
+                (dead_after_ms, dead_after_ms),
             )
         return sorted(str(r[0]) for r in rows)
 

@@ -8,10 +8,13 @@ on this worker) and serves it until stopped.
 Failover. DBOS recovers, at launch, the workflows its *own* executor id left pending; a
 worker that never comes back would leave its agents stuck. So each worker stamps a
 heartbeat row every ``heartbeat`` seconds (the database's clock) and, on the same beat,
-takes over the workers silent for ``dead_after`` seconds: their rows are deleted in one
-statement (one survivor wins each) and each of their pending workflows is handed back to
+takes over the workers silent for ``dead_after`` seconds: their rows are marked taken in
+one statement (one survivor wins each), each of their pending workflows is handed back to
 the queue with ``DBOS.resume_workflow`` (public API: the workflow is enqueued again under
-its partition, and any worker picks it up; DBOS replays its recorded steps). A worker
+its partition, and any worker picks it up; DBOS replays its recorded steps), and only then
+is the row deleted. A taker killed halfway leaves a mark that goes stale after
+``dead_after``, and the next survivor takes the same worker again (``recover`` hands back
+only what is still pending, so taking twice is harmless). A worker
 stopped cleanly deletes its row and lets DBOS finish or leave its workflows (the next
 survivor's beat recovers what it left). Choose ``dead_after`` well above the longest
 pause a live worker can take (a stop-the-world GC, a suspended VM): a worker declared
@@ -195,6 +198,7 @@ class Worker:
                 store.beat(self.executor_id)
                 for dead in store.take_dead(int(self.dead_after * 1000)):
                     recovered = recover(dead)
+                    store.leave(dead)
                     _log.warning("took over %d workflows of dead worker %s", recovered, dead)
             except Exception:  # a failed beat is retried on the next one
                 _log.exception("heartbeat of %s failed", self.executor_id)

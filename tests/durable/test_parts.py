@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from typing import Any
 
 import pytest
@@ -175,3 +176,26 @@ def test_inbox_claims(postgres_db: str) -> None:
             suppress_health_check=[HealthCheck.too_slow],
         ),
     )
+
+
+def test_a_dead_worker_is_taken_once_until_its_taker_dies_too(postgres_db: str) -> None:
+    """A dead worker's row is marked, not deleted, while its taker hands its workflows
+    back: a second survivor does not take it meanwhile, takes it again once the mark is
+    stale (the taker died halfway), and never after the taker's ``leave``."""
+    store = Store(postgres_db, max_connections=1)
+    try:
+        for worker in ("dead", "taker", "other"):
+            store.beat(worker)
+        assert store.take_dead(60_000) == []  # nobody silent for a minute
+        time.sleep(0.01)  # the database's clock moves on a millisecond at least
+        assert store.take_dead(0) == ["dead", "other", "taker"]
+        assert store.take_dead(60_000) == []  # marked a moment ago: not taken again
+        assert store.workers() == ["dead", "other", "taker"]  # rows kept until handed back
+        time.sleep(0.01)
+        assert store.take_dead(0) == ["dead", "other", "taker"]  # marks stale: taken again
+        store.beat("other")  # alive after all: its mark is cleared
+        store.leave("dead")
+        assert store.workers() == ["other", "taker"]
+        assert store.take_dead(60_000) == []
+    finally:
+        store.close()
