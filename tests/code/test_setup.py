@@ -121,8 +121,11 @@ def test_the_task_tool_runs_the_read_only_explorer(tmp_path: pathlib.Path) -> No
         {  # the explorer's prompt: the same scripted model answers the sub-agent
             "when": "survey",
             "steps": [
-                {"tools": [{"name": "grep", "args": {"pattern": "def add"}}], "pause": 0.3},
-                {"tools": [{"name": "write", "args": {"path": "x.txt", "content": "no"}}]},
+                {"tools": [{"name": "grep", "args": {"pattern": "def add"}}]},
+                {  # the pause comes before this step: meanwhile the explorer's grep shows
+                    "tools": [{"name": "write", "args": {"path": "x.txt", "content": "no"}}],
+                    "pause": 0.3,
+                },
                 {"text": "add is defined in calc.py:1."},
             ],
         },
