@@ -19,22 +19,22 @@ journal or the conversation state: the workflow folds what a step returns.
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from typing import Any
-
-import attrs
 
 from .._core.content import ToolCallPart
 from .._core.driver import Driver, ModelRequest, close_stream
 from .._core.errors import ErrorCode
 from .._core.events import ErrorReceived, MessageStop, ToolResult
 from .._loop.tools import Tool
+from .._runtime.outlet import stamped
 from .._runtime.performer import driver_failure
 from .._runtime.tool_runner import AbortSignal, ToolContext, run_tool
 
-__all__ = ["call_model", "call_tool", "idempotency_key"]
+__all__ = ["call_model", "call_tool", "idempotency_key", "keyed"]
 
 _KEY: contextvars.ContextVar[str] = contextvars.ContextVar("agentcore_durable_key")
 
@@ -53,10 +53,17 @@ def idempotency_key() -> str:
         ) from None
 
 
-def _stamped(event: Any, now: int) -> Any:
-    if getattr(event, "timestamp", 1) == 0:
-        return attrs.evolve(event, timestamp=now)
-    return event
+@contextlib.contextmanager
+def keyed(key: str | None) -> Iterator[None]:
+    """Inside, ``idempotency_key()`` answers ``key`` (``None``: nothing changes)."""
+    if key is None:
+        yield
+        return
+    token = _KEY.set(key)
+    try:
+        yield
+    finally:
+        _KEY.reset(token)
 
 
 async def call_model(
@@ -78,7 +85,7 @@ async def call_model(
     try:
         stream = driver.receive(request)
         async for raw in stream:
-            event = _stamped(raw, clock())
+            event = stamped(raw, clock())
             events.append(event)
             if type(event) is ErrorReceived:
                 break
@@ -133,15 +140,13 @@ async def call_tool(
     ctx: ToolContext[Any] = ToolContext(
         call_id, call.tool_name, AbortSignal(), messages, _drop, deps=deps
     )
-    token = _KEY.set(key)
     try:
-        outcome = await run_tool(tool, call.input, ctx)
+        with keyed(key):
+            outcome = await run_tool(tool, call.input, ctx)
     except Exception as exc:  # a bug while running a tool still answers its call
         text = f"Tool {call.tool_name!r} failed: {type(exc).__name__}: {exc}"
         details = {"error_code": ErrorCode.TOOL_EXECUTION_ERROR.value}
         return ToolResult(call_id, text, True, details, timestamp=clock())
-    finally:
-        _KEY.reset(token)
     return ToolResult(
         call_id, outcome.content, outcome.is_error, outcome.details, timestamp=clock()
     )

@@ -35,10 +35,10 @@ from .._loop.events import (
     SummariseContext,
     ToolProgress,
 )
-from .._runtime.outlet import Outlet
+from .._runtime.outlet import Outlet, stamped
 from .._runtime.performer import Performer
 from .definitions import Definition
-from .effects import _KEY, _stamped
+from .effects import keyed
 
 __all__ = ["Preview", "StepPerformer"]
 
@@ -116,7 +116,7 @@ class StepPerformer:
     def _feed(self, event: Any) -> None:
         if type(event) is ToolProgress:
             return  # a durable step records its result, not its progress (as ``call_tool``)
-        event = _stamped(event, self.clock())
+        event = stamped(event, self.clock())
         self.events.append(event)
         self._batch.append(event)
         self.preview.fold(event)
@@ -127,28 +127,26 @@ class StepPerformer:
         call's events so far, with no ``interrupt``: the workflow folds the abort).
         ``key`` is what ``idempotency_key()`` answers meanwhile."""
         performer, answers = self.performer, _ANSWERS.get(type(effect), ())
-        token = _KEY.set(key) if key is not None else None
         cut = False
-        try:
-            performer.perform(effect)
-            published = checked = time.monotonic()
-            while performer.in_flight or (answers and not self._answered(answers)):
-                self._fed.clear()
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._fed.wait(), 0.005)
-                now = time.monotonic()
-                if self.publish is not None and now - published >= self.publish_every:
-                    await self._publish()
-                    published = now
-                if self.aborted is not None and now - checked >= self.check_every:
-                    checked = now
-                    if await self.aborted():
-                        cut = True
-                        break
-        finally:
-            await performer.aclose()
-            if token is not None:
-                _KEY.reset(token)
+        with keyed(key):
+            try:
+                performer.perform(effect)
+                published = checked = time.monotonic()
+                while performer.in_flight or (answers and not self._answered(answers)):
+                    self._fed.clear()
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self._fed.wait(), 0.005)
+                    now = time.monotonic()
+                    if self.publish is not None and now - published >= self.publish_every:
+                        await self._publish()
+                        published = now
+                    if self.aborted is not None and now - checked >= self.check_every:
+                        checked = now
+                        if await self.aborted():
+                            cut = True
+                            break
+            finally:
+                await performer.aclose()
         if cut and self.events and type(self.events[-1]) is Interrupt:
             self.events.pop()
         await self._publish()

@@ -24,7 +24,7 @@ from .delivery import EngineFailure, PresenterLane, Reporter, report_to
 from .middleware import Interceptor, all_of, intercepting
 from .subscriptions import Handler, Subscriptions, Unsubscribe, parse_subscription
 
-__all__ = ["Outlet", "ms_clock", "new_id", "stamp_message"]
+__all__ = ["Outlet", "ms_clock", "new_id", "stamp_message", "stamped"]
 
 
 def ms_clock() -> int:
@@ -35,6 +35,14 @@ def ms_clock() -> int:
 def new_id() -> str:
     """A random 16-hex-digit id: the default for message and agent ids."""
     return uuid.uuid4().hex[:16]
+
+
+def stamped(event: Any, now: int) -> Any:
+    """``event`` with ``timestamp`` ``now`` when it has none (0): what every input gets
+    before it is journaled (an evolved copy; anything else is returned unchanged)."""
+    if getattr(event, "timestamp", 1) == 0:
+        return attrs.evolve(event, timestamp=now)
+    return event
 
 
 def stamp_message(message: Any, clock: Callable[[], int], id_factory: Callable[[], str]) -> Any:

@@ -38,7 +38,7 @@ from .._journal.resume import dump_state
 from .._journal.snapshots import SnapshotStore
 from .._loop.events import EFFECTS
 from .delivery import EngineFailure
-from .outlet import Outlet
+from .outlet import Outlet, stamped
 
 __all__ = ["Shell"]
 
@@ -121,7 +121,7 @@ class Shell:
         event fed. A driver's batch of stream events comes through here, so it is one
         flat loop, and a batch costs one entry and exit instead of one per event."""
         if self._feeding:
-            self._backlog.extend(map(self._stamped, events[start:]))
+            self._backlog.extend(stamped(e, self.clock()) for e in events[start:])
             return len(events)
         self._feeding = True
         processor, outlet, backlog, end = self.processor, self.outlet, self._backlog, len(events)
@@ -130,7 +130,7 @@ class Shell:
             while index < end:
                 event = events[index]
                 index += 1
-                if getattr(event, "timestamp", 1) == 0:
+                if getattr(event, "timestamp", 1) == 0:  # ``stamped``, inline: every delta's path
                     event = attrs.evolve(event, timestamp=self.clock())
                 performed, ends = False, type(event) is ErrorReceived
                 while True:
@@ -165,11 +165,6 @@ class Shell:
             return index
         finally:
             self._feeding = False
-
-    def _stamped(self, event: Any) -> Any:
-        if getattr(event, "timestamp", 1) == 0:
-            return attrs.evolve(event, timestamp=self.clock())
-        return event
 
     def _collect(self, outputs: tuple[Any, ...]) -> None:
         for collector in self._collectors:
