@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .._loop.tools import Tool
-from .bash_tool import EnvHook, create_bash_tool
+from .bash_tool import DEFAULT_BASH_TIMEOUT, EnvHook, create_bash_tool
 from .file_tools import create_edit_tool, create_read_tool, create_write_tool
 from .local import LocalOperations
 from .operations import Operations
@@ -54,14 +54,15 @@ def create_coding_tools(
     auto_resize_images: bool = True,
     command_prefix: str | None = None,
     env: EnvHook | Mapping[str, str] | None = None,
-    bash_timeout: float | None = None,
+    bash_timeout: float | None = DEFAULT_BASH_TIMEOUT,
 ) -> list[Tool]:
     """``read``, ``write``, ``edit``, ``bash``, ``grep``, ``find``, ``ls`` for ``cwd``.
 
     ``operations`` is the backend for all of them (``LocalOperations()`` by default;
     ``ShellOperations(prefix)`` for another machine); ``allow_paths`` are directories
     outside ``cwd`` the file tools may also use; ``confined=False`` lifts confinement.
-    ``command_prefix``, ``env`` and ``bash_timeout`` (the default timeout) go to bash.
+    ``command_prefix``, ``env`` and ``bash_timeout`` (the default timeout, 300 s; None for
+    none) go to bash.
     """
     ws = _workspace(cwd, allow_paths, confined)
     ops: Operations = operations or LocalOperations()
