@@ -125,10 +125,13 @@ def create_write_tool(cwd: str | Workspace, *, operations: WriteOperations | Non
         data = args["content"].encode("utf-8")
         try:
             real = await ws.resolve(path, ops)
+        except OSError as exc:
+            return os_failure(exc, path)
+        try:
             async with ws.lock(real):
                 await ops.write_bytes(real, data)
         except OSError as exc:
-            return os_failure(exc, path)
+            return os_failure(exc, path, writing=True)
         return ToolOutput(
             f"Wrote {len(data)} bytes to {path}", details={"path": path, "bytes": len(data)}
         )
@@ -171,7 +174,10 @@ def create_edit_tool(cwd: str | Workspace, *, operations: EditOperations | None 
                     result, match, end = apply_edit(body, args["old_text"], args["new_text"])
                 except EditError as exc:
                     return failure(f"Could not edit {path}: {exc}", path=path)
-                await ops.write_bytes(real, (bom + result).encode("utf-8"))
+                try:
+                    await ops.write_bytes(real, (bom + result).encode("utf-8"))
+                except OSError as exc:
+                    return os_failure(exc, path, writing=True)
         except OSError as exc:
             return os_failure(exc, path)
         diff, first = unified_diff(body, result, match.start, match.end, end, path)

@@ -1,16 +1,29 @@
-"""``LocalOperations``: the coding tools' operations on this machine."""
+"""``LocalOperations``: the coding tools' operations on this machine.
+
+Files are reached through directory descriptors opened one part at a time from ``/``
+without following symbolic links (``openat`` with ``O_NOFOLLOW``): the path a tool was
+given is the real path confinement checked, so a part found to be a symbolic link now
+was swapped in since, and is refused. Writes go to a temporary file in the same
+directory, synced, then renamed over the name: a failure leaves the old file whole, and
+a name that is one of several hard links gets a new file (the other links keep theirs).
+"""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import errno
 import os
+import secrets
 import shutil
+import stat
 from collections.abc import AsyncGenerator, Callable, Mapping
 
 from .._runtime.tool_runner import AbortSignal
 from .operations import DirEntry, ExecResult
 from .process import run_process, stream_lines
 from .ripgrep import RipgrepSearch, find_ripgrep
+from .workspace import OutsideWorkspaceError
 
 __all__ = ["LocalOperations"]
 
@@ -72,22 +85,130 @@ class LocalOperations(RipgrepSearch):
         return stream_lines(argv, cwd=cwd, ok=(0, 1))
 
 
+_DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _swapped(path: str) -> OutsideWorkspaceError:
+    return OutsideWorkspaceError(
+        f"{path} now goes through a symbolic link: a part of it was replaced after the path "
+        "was checked; refused, so nothing outside the workspace is touched"
+    )
+
+
+def _open_dir(path: str, *, create: bool = False) -> int:
+    """A descriptor of the directory ``path`` (absolute, links resolved), opened a part at
+    a time without following a link; ``create`` makes the missing parts."""
+    fd = os.open("/", _DIRECTORY)
+    try:
+        for name in path.split("/"):
+            if not name:
+                continue
+            try:
+                child = _open_child(name, fd, create)
+            except OSError as exc:
+                if exc.errno in (errno.ELOOP, errno.ENOTDIR) and _is_link(name, fd):
+                    raise _swapped(path) from None
+                raise
+            os.close(fd)
+            fd = child
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _open_child(name: str, dir_fd: int, create: bool) -> int:
+    try:
+        return os.open(name, _DIRECTORY, dir_fd=dir_fd)
+    except FileNotFoundError:
+        if not create:
+            raise
+    with contextlib.suppress(FileExistsError):  # made meanwhile by someone else
+        os.mkdir(name, dir_fd=dir_fd)
+    return os.open(name, _DIRECTORY, dir_fd=dir_fd)
+
+
+def _is_link(name: str, dir_fd: int) -> bool:
+    try:
+        return stat.S_ISLNK(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
+
+
 def _read(path: str) -> bytes:
-    with open(path, "rb") as f:
+    parent, name = os.path.split(path)
+    directory = _open_dir(parent)
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=directory)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP and _is_link(name, directory):
+            raise _swapped(path) from None
+        raise
+    finally:
+        os.close(directory)
+    with open(fd, "rb") as f:
         return f.read()
 
 
 def _write(path: str, data: bytes) -> None:
-    parent = os.path.dirname(path)
-    if parent:
-        os.makedirs(parent, exist_ok=True)
-    with open(path, "wb") as f:
-        f.write(data)
+    parent, name = os.path.split(path)
+    directory = _open_dir(parent, create=True)
+    try:
+        _replace(directory, name, path, data)
+    finally:
+        os.close(directory)
+
+
+def _replace(directory: int, name: str, path: str, data: bytes) -> None:
+    """Write ``data`` to a new file beside ``name``, sync it, rename it over ``name``;
+    the old file's mode and (when allowed) owner carry over."""
+    try:
+        old: os.stat_result | None = os.stat(name, dir_fd=directory, follow_symlinks=False)
+    except FileNotFoundError:
+        old = None
+    if old is not None and stat.S_ISDIR(old.st_mode):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+    kept = old if old is not None and stat.S_ISREG(old.st_mode) else None
+    temporary = f".agentcore-{secrets.token_hex(8)}.tmp"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(temporary, flags, 0o600 if kept else 0o666, dir_fd=directory)
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            if kept is not None:
+                _keep_owner(fd, kept)
+                os.fchmod(fd, stat.S_IMODE(kept.st_mode))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.rename(temporary, name, src_dir_fd=directory, dst_dir_fd=directory)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary, dir_fd=directory)
+        raise
+    os.fsync(directory)
+
+
+def _keep_owner(fd: int, old: os.stat_result) -> None:
+    if (old.st_uid, old.st_gid) == (os.geteuid(), os.getegid()):
+        return
+    for uid in (old.st_uid, -1):  # another user's file: at least its group, when allowed
+        try:
+            os.fchown(fd, uid, old.st_gid)
+            return
+        except PermissionError:
+            continue
 
 
 def _list(path: str) -> list[DirEntry]:
-    with os.scandir(path) as entries:
-        return [DirEntry(e.name, _is_dir(e)) for e in entries]
+    directory = _open_dir(path)
+    try:
+        with os.scandir(directory) as entries:
+            return [DirEntry(e.name, _is_dir(e)) for e in entries]
+    finally:
+        os.close(directory)
 
 
 def _is_dir(entry: os.DirEntry[str]) -> bool:

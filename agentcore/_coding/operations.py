@@ -6,10 +6,13 @@ sandbox) by passing another implementation. Two ship with agentcore:
 ``LocalOperations`` (this machine) and ``ShellOperations`` (every operation a shell script
 run through a command prefix such as ``ssh host`` or ``docker exec -i box sh -c``).
 
-Paths given to operations are absolute and already confined to the workspace by the
-tool. Failures raise the builtin ``OSError`` subclasses (``FileNotFoundError``,
-``IsADirectoryError``, ``NotADirectoryError``, ``PermissionError``) so the tools can turn
-them into clear error results whatever the backend.
+Paths given to operations are absolute, real (links resolved) and already confined to
+the workspace by the tool; the file operations follow no symbolic link in them (a part
+that is a link now was swapped in after the check: ``OutsideWorkspaceError``). Failures
+raise the builtin ``OSError`` subclasses (``FileNotFoundError``, ``IsADirectoryError``,
+``NotADirectoryError``, ``PermissionError``, or an ``OSError`` with the real ``errno``:
+``ENOSPC``, ``EDQUOT``, ``EFBIG``...) so the tools can turn them into clear error results
+whatever the backend.
 """
 
 from __future__ import annotations
@@ -95,7 +98,9 @@ class ReadOperations(PathOperations, Protocol):
 
 class WriteOperations(PathOperations, Protocol):
     async def write_bytes(self, path: str, data: bytes) -> None:
-        """Create or replace the file, creating missing parent directories."""
+        """Create or replace the file, creating missing parent directories, atomically:
+        a new file beside it, synced, renamed over the name, with the old file's mode
+        (and owner when allowed). On failure the old file is as it was."""
         ...
 
 

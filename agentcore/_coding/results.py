@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 from typing import Any
 
 from .._loop.tools import ToolOutput
@@ -16,8 +17,9 @@ def failure(message: str, **details: Any) -> ToolOutput:
     return ToolOutput(message, details={"error": message, **details}, is_error=True)
 
 
-def os_failure(exc: OSError, path: str) -> ToolOutput:
-    """The error result for a failed file operation on ``path`` (as the model wrote it)."""
+def os_failure(exc: OSError, path: str, *, writing: bool = False) -> ToolOutput:
+    """The error result for a failed file operation on ``path`` (as the model wrote it);
+    ``writing``: the failure came from replacing the file, which was left as it was."""
     if isinstance(exc, OutsideWorkspaceError | CommandError):
         message = str(exc)
     elif isinstance(exc, FileNotFoundError):
@@ -28,6 +30,13 @@ def os_failure(exc: OSError, path: str) -> ToolOutput:
         message = f"{path!r} is not a directory (or a part of it is a file)"
     elif isinstance(exc, PermissionError):
         message = f"permission denied for {path!r}"
+    elif writing:
+        message = f"could not write {path!r}: {_reason(exc)}; the file was left as it was"
     else:
-        message = f"{path!r}: {exc.strerror or exc}"
+        message = f"{path!r}: {_reason(exc)}"
     return failure(message, path=path)
+
+
+def _reason(exc: OSError) -> str:
+    code = errno.errorcode.get(exc.errno or 0)
+    return f"{exc.strerror} ({code})" if exc.strerror and code else str(exc)
