@@ -86,6 +86,8 @@ class LocalOperations(RipgrepSearch):
 
 
 _DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+# the directories passed through: searched, not read (O_PATH needs no read permission)
+_PASSING = getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 def _swapped(path: str) -> OutsideWorkspaceError:
@@ -98,13 +100,13 @@ def _swapped(path: str) -> OutsideWorkspaceError:
 def _open_dir(path: str, *, create: bool = False) -> int:
     """A descriptor of the directory ``path`` (absolute, links resolved), opened a part at
     a time without following a link; ``create`` makes the missing parts."""
-    fd = os.open("/", _DIRECTORY)
+    names = [name for name in path.split("/") if name]
+    fd = os.open("/", _PASSING if names else _DIRECTORY)
     try:
-        for name in path.split("/"):
-            if not name:
-                continue
+        for i, name in enumerate(names, 1):
+            flags = _DIRECTORY if i == len(names) else _PASSING
             try:
-                child = _open_child(name, fd, create)
+                child = _open_child(name, fd, flags, create)
             except OSError as exc:
                 if exc.errno in (errno.ELOOP, errno.ENOTDIR) and _is_link(name, fd):
                     raise _swapped(path) from None
@@ -117,15 +119,15 @@ def _open_dir(path: str, *, create: bool = False) -> int:
     return fd
 
 
-def _open_child(name: str, dir_fd: int, create: bool) -> int:
+def _open_child(name: str, dir_fd: int, flags: int, create: bool) -> int:
     try:
-        return os.open(name, _DIRECTORY, dir_fd=dir_fd)
+        return os.open(name, flags, dir_fd=dir_fd)
     except FileNotFoundError:
         if not create:
             raise
     with contextlib.suppress(FileExistsError):  # made meanwhile by someone else
         os.mkdir(name, dir_fd=dir_fd)
-    return os.open(name, _DIRECTORY, dir_fd=dir_fd)
+    return os.open(name, flags, dir_fd=dir_fd)
 
 
 def _is_link(name: str, dir_fd: int) -> bool:
