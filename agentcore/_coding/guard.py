@@ -20,10 +20,11 @@ base64 piped to a shell, a variable holding ``/``) gets past any static reading.
 
 from __future__ import annotations
 
+import itertools
 import posixpath
 import re
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 __all__ = ["check_command", "check_risky"]
 
@@ -51,8 +52,18 @@ _WRAPPERS: dict[str, frozenset[str]] = {
     "taskset": frozenset(),
     "caffeinate": frozenset(),
     "busybox": frozenset(),
+    "setsid": frozenset(),
+    "unbuffer": frozenset(),
+    "flock": frozenset({"-w", "--wait", "--timeout", "-E", "--conflict-exit-code"}),
+    "chroot": frozenset({"--userspec", "--groups"}),
+    "runuser": frozenset({"-u", "-g", "-G", "--user", "--group"}),
+    "strace": frozenset({"-o", "-e", "-p", "-s", "-u", "-E", "-a", "-b", "-I", "-O", "-P", "-S"}),
+    "ltrace": frozenset({"-o", "-e", "-p", "-s", "-u", "-a", "-n"}),
+    "watch": frozenset({"-n", "--interval", "-q", "--equexit"}),
 }
-_POSITIONAL_WRAPPERS = {"timeout": 1, "chrt": 1, "taskset": 1}  # a duration/priority/mask first
+# a duration, priority, mask, lock file or new root comes first
+_POSITIONAL_WRAPPERS = {"timeout": 1, "chrt": 1, "taskset": 1, "flock": 1, "chroot": 1}
+_SCRIPT_RUNNERS = _SHELLS | {"eval", "su"}  # read a command from -c, eval's words or stdin
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _SYSTEM_DIRS = frozenset(
     {"/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib32", "/lib64", "/opt", "/proc"}
@@ -83,18 +94,36 @@ SimpleCheck = Callable[[list[str], int], "str | None"]
 def _scan(command: str, depth: int, simple: SimpleCheck) -> str | None:
     """The first reason ``simple`` gives for a command of ``command``: each simple
     command of its chains, and those of its ``$(...)`` substitutions (nested shells are
-    ``simple``'s to read, at ``depth + 1``)."""
+    ``simple``'s to read, at ``depth + 1``). Deeper than ``_MAX_DEPTH`` it fails closed."""
     if depth > _MAX_DEPTH:
-        return None
+        return (
+            f"nested more than {_MAX_DEPTH} levels deep (bash -c, eval, a here-string, $(...)): "
+            "too deep to read, so treated as destructive"
+        )
     for inner in _SUBSTITUTION.findall(command):
         reason = _scan(inner[0] or inner[1], depth + 1, simple)
         if reason:
             return reason
-    for words in _simple_commands(command):
-        reason = simple(words, depth)
+    previous: list[str] = []
+    for separator, words in _simple_commands(command):
+        piped = _piped_script(previous, words) if separator in ("|", "|&") else None
+        reason = simple(words if piped is None else [*words, "-c", piped], depth)
         if reason:
             return reason
+        previous = words
     return None
+
+
+def _piped_script(source: list[str], shell: list[str]) -> str | None:
+    """The script ``echo ... | bash`` (or ``printf``) feeds a shell reading its stdin."""
+    unwrapped = _unwrap(source)
+    if not unwrapped or posixpath.basename(unwrapped[0]) not in ("echo", "printf"):
+        return None
+    target = _unwrap(shell)
+    name = posixpath.basename(target[0]) if target else ""
+    if name not in _SHELLS or _shell_script(name, target[1:]) is not None:
+        return None
+    return " ".join(a for a in unwrapped[1:] if not re.fullmatch(r"-[neE]+", a))
 
 
 def _check(command: str, depth: int) -> str | None:
@@ -105,7 +134,9 @@ def _check(command: str, depth: int) -> str | None:
 
 
 def _tokens(command: str) -> list[str]:
-    lexer = shlex.shlex(command.replace("\n", " ; "), posix=True, punctuation_chars=";&|()<>")
+    lexer = shlex.shlex(
+        _ansi_c(command).replace("\n", " ; "), posix=True, punctuation_chars=";&|()<>"
+    )
     lexer.whitespace_split = True
     lexer.commenters = ""
     try:
@@ -114,14 +145,102 @@ def _tokens(command: str) -> list[str]:
         return re.findall(r"[;&|()<>]+|[^\s;&|()<>'\"]+", command)
 
 
-def _simple_commands(command: str) -> list[list[str]]:
-    commands: list[list[str]] = [[]]
+_ANSI_C = re.compile(
+    r"\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|c.|.)", re.DOTALL
+)
+_ESCAPES = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n"}
+_ESCAPES |= {"r": "\r", "t": "\t", "v": "\v"}
+
+
+def _ansi_c(command: str) -> str:
+    """``command`` with each ``$'...'`` (bash's ANSI-C quoting) outside other quotes
+    turned into the single-quoted string it stands for."""
+    if "$'" not in command:
+        return command
+    out: list[str] = []
+    i, quote = 0, ""
+    while i < len(command):
+        c = command[i]
+        if quote:
+            if c == "\\" and quote == '"':
+                out.append(command[i : i + 2])
+                i += 2
+                continue
+            quote = "" if c == quote else quote
+        elif c == "\\":
+            out.append(command[i : i + 2])
+            i += 2
+            continue
+        elif command.startswith("$'", i):
+            end = i + 2
+            while end < len(command) and command[end] != "'":
+                end += 2 if command[end] == "\\" else 1
+            out.append(shlex.quote(_ANSI_C.sub(_unescape, command[i + 2 : end])))
+            i = end + 1
+            continue
+        elif c in "'\"":
+            quote = c
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def _unescape(match: re.Match[str]) -> str:
+    code = match.group(1)
+    if code[0] in "xuU" and len(code) > 1:
+        return chr(min(int(code[1:], 16), 0x10FFFF))
+    if code[0] in "01234567":
+        return chr(int(code, 8) & 0xFF)
+    if code[0] == "c" and len(code) == 2:
+        return chr(ord(code[1]) & 0x1F)
+    return _ESCAPES.get(code, code)
+
+
+def _simple_commands(command: str) -> list[tuple[str, list[str]]]:
+    """``(the separator before it, its words)`` for each simple command."""
+    commands: list[tuple[str, list[str]]] = [("", [])]
     for token in _tokens(command):
         if token in _SEPARATORS:
-            commands.append([])
+            commands.append((token, []))
         else:
-            commands[-1].append(token)
-    return [c for c in commands if c]
+            commands[-1][1].append(token)
+    return [(separator, words) for separator, words in commands if words]
+
+
+_MAX_EXPANSIONS = 64
+
+
+def _braces(word: str) -> list[str]:
+    """The words bash's brace expansion makes of ``word`` (``/{etc,usr}``, ``{/,}``), at
+    most ``_MAX_EXPANSIONS``; quotes are gone by now, so quoted braces expand too."""
+    if "{" not in word or "," not in word:
+        return [word]
+    return list(itertools.islice(_expand_braces(word), _MAX_EXPANSIONS)) or [word]
+
+
+def _expand_braces(word: str) -> Iterator[str]:
+    start = 0
+    while (start := word.find("{", start)) >= 0:
+        depth, commas, end = 0, [], -1
+        for j in range(start, len(word)):
+            if word[j] == "{":
+                depth += 1
+            elif word[j] == "}":
+                depth -= 1
+                if not depth:
+                    end = j
+                    break
+            elif word[j] == "," and depth == 1:
+                commas.append(j)
+        if end < 0:
+            break
+        if commas and not word[:start].endswith("$"):
+            bounds = [start, *commas, end]
+            for a, b in itertools.pairwise(bounds):
+                yield from _expand_braces(word[:start] + word[a + 1 : b] + word[end + 1 :])
+            return
+        start += 1
+    yield word
 
 
 def _unwrap(words: list[str]) -> list[str]:
@@ -145,13 +264,13 @@ def _unwrap(words: list[str]) -> list[str]:
 
 def _check_simple(words: list[str], depth: int) -> str | None:
     reason = _check_redirects(words)
-    words = _unwrap(words)
-    if not words:
+    run = _command_run(words)
+    if not run:
         return reason
-    name = posixpath.basename(words[0])
-    args = words[1:]
-    if name in _SHELLS or name == "eval":
-        script = _shell_script(name, args)
+    name = posixpath.basename(run[0])
+    args = run[1:]
+    if name in _SCRIPT_RUNNERS:
+        script = _script_of(words, run)
         if script is not None:
             return _check(script, depth + 1)
     check = _CHECKS.get(name)
@@ -160,11 +279,28 @@ def _check_simple(words: list[str], depth: int) -> str | None:
     return (check(args) if check else None) or reason
 
 
+def _command_run(words: list[str]) -> list[str]:
+    """The words of the command actually run: braces expanded, wrappers removed."""
+    return _unwrap([expanded for word in words for expanded in _braces(word)])
+
+
+def _script_of(words: list[str], run: list[str]) -> str | None:
+    """The script the runner ``run`` reads, taken from its words as written when they
+    name the same runner (a quoted ``-c '{a,b}'`` is not brace-expanded by the shell)."""
+    written = _unwrap(words)
+    name = posixpath.basename(run[0])
+    if written and posixpath.basename(written[0]) == name:
+        return _shell_script(name, written[1:])
+    return _shell_script(name, run[1:])
+
+
 def _shell_script(name: str, args: list[str]) -> str | None:
+    """The script a shell, ``su`` or ``eval`` runs: its ``-c`` argument, a here-string
+    (``bash <<< '...'``), or eval's words."""
     if name == "eval":
         return " ".join(args)
     for i, arg in enumerate(args):
-        if arg.startswith("-") and not arg.startswith("--") and "c" in arg[1:]:
+        if arg == "<<<" or (arg.startswith("-") and not arg.startswith("--") and "c" in arg[1:]):
             return args[i + 1] if i + 1 < len(args) else None
     return None
 
@@ -178,22 +314,29 @@ def _check_redirects(words: list[str]) -> str | None:
     return None
 
 
+_EVERY_ENTRY = re.compile(r"\.?(?:\[[!^]?\.\]|[.?*])*\*")  # *, .*, .??*, .[!.]*, **
+
+
 def _danger_target(arg: str, *, relative: bool = True) -> str | None:
     """Why deleting ``arg`` recursively would be a disaster, or None. ``relative`` also
-    flags the current and parent directories themselves (``.``, ``*``, ``../``)."""
+    flags the current and parent directories themselves (``.``, ``*``, ``.*``, ``../``).
+    A glob naming every entry or every dotfile (``~/.*``) counts as its directory."""
     for home in ("~", "$HOME", "${HOME}"):
         if arg == home or arg.startswith(home + "/"):
             rest = posixpath.normpath(re.sub(r"/+", "/", "/" + arg[len(home) :]))
-            return "the home directory" if rest in ("/", "/*") else None
+            everything = rest == "/" or _EVERY_ENTRY.fullmatch(rest[1:]) is not None
+            return "the home directory" if everything else None
     if arg.startswith("/"):
         path = posixpath.normpath(re.sub(r"/+", "/", arg))
         if path in ("/", "/*") or (posixpath.dirname(path) == "/" and "*" in path):
             return "the root directory"
-        if path in _SYSTEM_DIRS or path.rstrip("/*") in _SYSTEM_DIRS:
+        whole = _EVERY_ENTRY.fullmatch(posixpath.basename(path)) is not None
+        if path in _SYSTEM_DIRS or (whole and posixpath.dirname(path) in _SYSTEM_DIRS):
             return f"the system directory {path}"
         return None
     path = posixpath.normpath(arg)
-    if relative and (path == "." or all(p in ("..", "*") for p in path.split("/"))):
+    parts = path.split("/")
+    if relative and (path == "." or all(p == ".." or _EVERY_ENTRY.fullmatch(p) for p in parts)):
         return f"everything in the current or a parent directory ({arg})"
     return None
 
@@ -272,6 +415,12 @@ def _check_git(args: list[str]) -> str | None:
         return f"git push forcing {plus[0]} (a '+' refspec is a force push)"
     if forced and protected:
         return f"git push {sorted(forced)[0]} to {protected[0]}"
+    current = [r for r in refspecs if r.lstrip("+") in ("HEAD", "@")]
+    if (forced and current) or any(r.startswith("+") for r in current):
+        return (
+            f"git push forcing {current[0]} pushes the current branch, which may be main/master; "
+            "name the branch (git push --force origin my-branch)"
+        )
     if forced and not refspecs:
         return (
             f"git push {sorted(forced)[0]} without naming a branch may overwrite main/master; "
@@ -350,17 +499,18 @@ def _risky(command: str, depth: int) -> str | None:
 
 
 def _risky_simple(words: list[str], depth: int) -> str | None:
-    unwrapped = _unwrap(words)
-    wrappers = words[: len(words) - len(unwrapped)]
+    unwrapped = _command_run(words)
+    wrappers = words[: max(len(words) - len(_unwrap(words)), 0)]
     root = next((w for w in (*wrappers, *unwrapped[:1]) if posixpath.basename(w) in _AS_ROOT), "")
     if root:
         return f"runs as root ({posixpath.basename(root)})"
     if not unwrapped:
         return None
     name, args = posixpath.basename(unwrapped[0]), unwrapped[1:]
-    if name in _SHELLS or name == "eval":
-        script = _shell_script(name, args)
-        return _risky(script, depth + 1) if script is not None else None
+    if name in _SCRIPT_RUNNERS:
+        script = _script_of(words, unwrapped)
+        if script is not None:
+            return _risky(script, depth + 1)
     check = _RISKY.get(name)
     return check(args) if check is not None else None
 

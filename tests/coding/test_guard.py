@@ -6,7 +6,7 @@ from __future__ import annotations
 import shlex
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentcore.coding import check_command, check_risky
@@ -60,6 +60,28 @@ DESTRUCTIVE = [
     "chown -R nobody /etc",
     "find / -delete",
     "find ~ -exec rm {} +",
+    # the misses of the attack run (findings/repros/attack/bash_guard_misses.py)
+    "rm -rf $'/'",
+    "rm -rf $'\\x2f'",
+    "bash <<< 'rm -rf /'",
+    "git push origin HEAD --force",
+    "git push -f origin @",
+    "git push origin +HEAD",
+    "rm -rf ~/.*",
+    "rm -rf {/,}",
+    "rm -rf /{etc,usr}",
+    "{rm,-rf,/}",
+    "setsid rm -rf ~",
+    "eval eval eval eval eval rm -rf /",
+    # more of the same kinds
+    "echo 'rm -rf /' | bash",
+    "printf 'rm -rf ~' | sudo sh",
+    "su -c 'rm -rf /'",
+    "rm -rf .*",
+    "rm -rf /etc/.*",
+    "flock /tmp/lock rm -rf /",
+    "watch -n 1 rm -rf ~",
+    "strace -o log rm -rf /",
 ]
 
 
@@ -116,11 +138,31 @@ def test_quoting_and_escapes_are_undone() -> None:
         assert check_command(command), command
 
 
+def test_nesting_deeper_than_four_levels_fails_closed() -> None:
+    four = "eval eval eval eval rm -rf ./build"
+    assert check_command(four) is None
+    for deep in ["eval " * 5 + "ls", _nested(5, "ls"), _nested(4, "bash <<< ls")]:
+        assert "too deep to read, so treated as destructive" in (check_command(deep) or "")
+    assert check_command(_nested(4, "rm -rf /")) == "rm -r on the root directory"
+
+
+def _nested(depth: int, inner: str) -> str:
+    for _ in range(depth):
+        inner = "bash -c " + shlex.quote(inner)
+    return inner
+
+
 def test_reasons_say_what_is_wrong() -> None:
     assert check_command("rm -rf /") == "rm -r on the root directory"
     assert "main" in (check_command("git push -f origin main") or "")
     assert "fork bomb" in (check_command(":(){ :|:& };:") or "")
     assert "/dev/sda" in (check_command("dd if=/dev/zero of=/dev/sda") or "")
+    assert check_command("git push origin HEAD --force") == (
+        "git push forcing HEAD pushes the current branch, which may be main/master; "
+        "name the branch (git push --force origin my-branch)"
+    )
+    assert check_command("rm -rf /{usr,etc}") == "rm -r on the system directory /usr"
+    assert check_command("rm -rf ~/.*") == "rm -r on the home directory"
 
 
 BENIGN = [
@@ -154,6 +196,16 @@ BENIGN = [
     "sudo apt-get install ripgrep",
     "bash -c 'echo hello'",
     "docker run --rm -v $HOME:/home alpine ls",
+    "rm -rf ~/*.log",
+    "rm -rf build/{a,b} ./.cache .venv node_modules/.cache/*",
+    "echo {a,b} ${HOME}",
+    "awk '{print $1, $2}' data.txt",
+    "echo $'hello\\n' \"it's $'\"",
+    "printf 'rm -rf /' > notes.txt",
+    "echo 'rm -rf /' | cat",
+    "echo hi | bash -c cat",
+    "bash <<< 'echo hello'",
+    "setsid make serve",
     'echo "unbalanced',
     "mkdir bomb && cd bomb",
 ]
@@ -281,3 +333,104 @@ def test_whatever_the_guard_blocks_is_risky_too(
 def test_risky_never_raises_on_arbitrary_text(text: str) -> None:
     reason = check_risky(text)
     assert reason is None or isinstance(reason, str)
+
+
+# -- the fuzz corpus: destructive commands hidden by quoting, wrappers and nesting ------
+
+_CORES = [
+    "rm -rf /",
+    "rm -rf ~",
+    "rm -fr /usr",
+    "rm -r -f --no-preserve-root /",
+    "rm -rf $HOME",
+    "rm -rf ~/.*",
+    "rm -rf /{etc,usr}",
+    "git push --force origin main",
+    "git push origin HEAD --force",
+    "git push origin +master",
+    "chmod -R 777 /",
+    "find / -delete",
+    "mkfs.ext4 /dev/sda1",
+    "dd if=/dev/zero of=/dev/sda",
+    "wipefs -a /dev/nvme0n1",
+]
+
+
+def _ansi_c(word: str, hexed: list[bool]) -> str:
+    return (
+        "$'"
+        + "".join(
+            f"\\x{ord(c):02x}" if h or c in "'\\" else c for c, h in zip(word, hexed, strict=True)
+        )
+        + "'"
+    )
+
+
+@st.composite
+def quoted_word(draw: st.DrawFn, word: str) -> str:
+    """``word`` as bash reads it back, in one of the ways it can be written."""
+    if word.startswith("~") or "$" in word or "{" in word:
+        return word  # quoting would stop the expansion that makes these dangerous
+    style = draw(st.sampled_from(["plain", "single", "double", "ansi", "escaped", "split"]))
+    if style == "single":
+        return shlex.quote(word) if "'" not in word else word
+    if style == "double":
+        return f'"{word}"'
+    if style == "ansi":
+        return _ansi_c(word, draw(st.lists(st.booleans(), min_size=len(word), max_size=len(word))))
+    if style == "escaped":
+        return "".join("\\" + c for c in word)
+    if style == "split" and len(word) > 1:
+        cut = draw(st.integers(1, len(word) - 1))
+        return f"{word[:cut]}''{word[cut:]}"
+    return word
+
+
+_WRAPPERS = [
+    "sudo ",
+    "sudo -u root -- ",
+    "env A=1 ",
+    "nohup ",
+    "nice -n 5 ",
+    "setsid ",
+    "timeout 9 ",
+    "command ",
+    "B=2 ",
+    "stdbuf -o0 ",
+    "flock /tmp/l ",
+    "time ",
+]
+_NESTINGS = [
+    lambda c: f"bash -c {shlex.quote(c)}",
+    lambda c: f"sh -c {shlex.quote(c)}",
+    lambda c: f"eval {shlex.quote(c)}",
+    lambda c: f"bash <<< {shlex.quote(c)}",
+    lambda c: f"echo {shlex.quote(c)} | bash",
+    lambda c: f"sudo su -c {shlex.quote(c)}",
+    lambda c: f"(cd /tmp && {c})",
+    lambda c: f"true && {c} || true",
+]
+
+
+@st.composite
+def hidden_destruction(draw: st.DrawFn) -> str:
+    core = draw(st.sampled_from(_CORES))
+    command = " ".join(draw(quoted_word(w)) for w in shlex.split(core))
+    command = "".join(draw(st.lists(st.sampled_from(_WRAPPERS), max_size=3))) + command
+    for nest in draw(st.lists(st.sampled_from(_NESTINGS), max_size=6)):
+        command = nest(command)
+    return command
+
+
+@settings(max_examples=400, deadline=None)
+@given(hidden_destruction())
+def test_the_fuzz_corpus_never_gets_through(command: str) -> None:
+    assert check_command(command), command
+    assert check_risky(command), command
+
+
+@given(st.text(alphabet=st.sampled_from(list("rm -f/~$'\"\\{},.*<|;&()`ebash")), max_size=60))
+def test_never_raises_on_shell_looking_text(text: str) -> None:
+    for check in (check_command, check_risky):
+        reason = check(text)
+        assert reason is None or isinstance(reason, str)
