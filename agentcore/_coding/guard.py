@@ -4,10 +4,12 @@
 irreversible damage (wipe the root or home directory, force-push over main, format or
 overwrite a disk, fork-bomb the machine), or None. It reads the command the way a shell
 would, rather than matching its text: quotes and escapes are undone (``r''m``,
-``"/"``), chains are split (``;``, ``&&``, ``||``, ``|``, ``&``, newlines, subshells and
-``$(...)``), wrappers are looked through (``sudo``, ``env``, ``nohup``, ``nice``,
-``timeout``, ``xargs``, ``command``, ``exec``, variable assignments) and nested shells are
-read recursively (``bash -c '...'``, ``sh -c``, ``eval``).
+``"/"``, ``$'\x2f'``), braces are expanded (``/{etc,usr}``), chains are split (``;``,
+``&&``, ``||``, ``|``, ``&``, newlines, subshells and ``$(...)``), wrappers are looked
+through (``sudo``, ``env``, ``nohup``, ``nice``, ``timeout``, ``setsid``, ``xargs``,
+``command``, ``exec``, variable assignments...) and nested shells are read recursively
+(``bash -c '...'``, ``sh -c``, ``su -c``, ``eval``, ``bash <<< '...'``, ``echo '...' |
+bash``), four levels deep; deeper nesting is flagged (fail closed).
 
 ``check_risky(command)`` reads a command the same way for a lower bar: why it may lose
 work or reach beyond the project (deleting files, discarding git changes, publishing
