@@ -83,6 +83,16 @@ def test_the_mode_carries_over(ws: pathlib.Path, backend: Any, call: Any, mode: 
     assert after.st_ino != before.st_ino  # a new file renamed over the name
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a file to another user needs root")
+def test_the_owner_carries_over(ws: pathlib.Path, backend: Any, call: Any) -> None:
+    src = ws / "theirs.txt"
+    src.write_text("one\n")
+    os.chown(src, 4321, 8765)
+    write = create_write_tool(str(ws), operations=backend)
+    assert not call(write, path="theirs.txt", content="two\n").is_error
+    assert (src.stat().st_uid, src.stat().st_gid) == (4321, 8765)
+
+
 def test_a_new_file_gets_the_umask_mode(ws: pathlib.Path, backend: Any, call: Any) -> None:
     umask = os.umask(0o027)
     os.umask(umask)

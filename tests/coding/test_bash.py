@@ -72,26 +72,32 @@ def test_a_background_job_holding_stdout_does_not_hang_the_call(
         os.kill(pid, signal.SIGKILL)
 
 
-def test_abort_kills_the_command(ws: pathlib.Path, acall: Any) -> None:
+def test_abort_kills_the_command_and_leaves_no_file(ws: pathlib.Path, acall: Any) -> None:
     bash = create_bash_tool(str(ws))
+    before = _spool_files()
 
     async def main() -> Any:
         stop = AbortSignal()
-        task = asyncio.ensure_future(acall(bash, signal=stop, command="sleep 30"))
-        await asyncio.sleep(0.3)
+        command = "head -c 3000000 /dev/zero | tr '\\0' x; sleep 30"
+        task = asyncio.ensure_future(acall(bash, signal=stop, command=command))
+        await asyncio.sleep(0.5)
         stop.abort()
         return await asyncio.wait_for(task, 5)
 
     out = asyncio.run(main())
     assert out.is_error and out.details["aborted"] and "aborted" in out.content
+    assert not out.details["output_limited"]
+    assert _spool_files() == before
 
 
 def test_cancellation_kills_the_process_group(ws: pathlib.Path, acall: Any) -> None:
     bash = create_bash_tool(str(ws))
     pid_file = ws / "pid"
+    before = _spool_files()
 
     async def main() -> None:
-        task = asyncio.ensure_future(acall(bash, command=f"echo $$ > {pid_file}; sleep 30"))
+        command = f"head -c 3000000 /dev/zero; echo $$ > {pid_file}; sleep 30"
+        task = asyncio.ensure_future(acall(bash, command=command))
         while not pid_file.exists() or not pid_file.read_text().strip():
             await asyncio.sleep(0.02)
         task.cancel()
@@ -104,6 +110,7 @@ def test_cancellation_kills_the_process_group(ws: pathlib.Path, acall: Any) -> N
     while _alive(pid) and time.monotonic() < deadline:
         time.sleep(0.02)
     assert not _alive(pid)
+    assert _spool_files() == before
 
 
 def _spool_files() -> set[str]:
