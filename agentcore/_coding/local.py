@@ -163,7 +163,8 @@ def _write(path: str, data: bytes) -> None:
 
 def _replace(directory: int, name: str, path: str, data: bytes) -> None:
     """Write ``data`` to a new file beside ``name``, sync it, rename it over ``name``;
-    the old file's mode and (when allowed) owner carry over."""
+    the old file's mode and (when allowed) owner carry over. A file we may not write
+    stays as it is, though renaming over it would be allowed."""
     try:
         old: os.stat_result | None = os.stat(name, dir_fd=directory, follow_symlinks=False)
     except FileNotFoundError:
@@ -171,6 +172,8 @@ def _replace(directory: int, name: str, path: str, data: bytes) -> None:
     if old is not None and stat.S_ISDIR(old.st_mode):
         raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
     kept = old if old is not None and stat.S_ISREG(old.st_mode) else None
+    if kept is not None and not os.access(name, os.W_OK, dir_fd=directory):
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), path)  # read-only
     temporary = f".agentcore-{secrets.token_hex(8)}.tmp"
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     fd = os.open(temporary, flags, 0o600 if kept else 0o666, dir_fd=directory)

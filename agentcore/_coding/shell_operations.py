@@ -139,6 +139,7 @@ class ShellOperations(RipgrepSearch):
         await self._run(
             f"{_WALK}walk {shlex.quote(parent)} 1; n={shlex.quote(name)}\n"
             '[ -d "$n" ] && [ ! -L "$n" ] && exit 3\n'
+            '[ -f "$n" ] && [ ! -L "$n" ] && [ ! -w "$n" ] && exit 6\n'
             "t=$(mktemp ./.agentcore-XXXXXXXXXXXXXXXX) || exit 7\n"
             'cat > "$t"; s=$?\n'
             'if [ "$s" != 0 ]; then rm -f -- "$t"; '

@@ -93,6 +93,16 @@ def test_the_owner_carries_over(ws: pathlib.Path, backend: Any, call: Any) -> No
     assert (src.stat().st_uid, src.stat().st_gid) == (4321, 8765)
 
 
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write any file")
+def test_a_read_only_file_is_not_replaced(ws: pathlib.Path, backend: Any, call: Any) -> None:
+    src = ws / "locked.txt"
+    src.write_text("one\n")
+    src.chmod(0o444)
+    out = call(create_write_tool(str(ws), operations=backend), path="locked.txt", content="x")
+    assert out.is_error and out.content == "permission denied for 'locked.txt'"
+    assert src.read_text() == "one\n" and _listing(ws) == ["locked.txt"]
+
+
 def test_a_new_file_gets_the_umask_mode(ws: pathlib.Path, backend: Any, call: Any) -> None:
     umask = os.umask(0o027)
     os.umask(umask)
