@@ -65,7 +65,7 @@ _WALK = """walk() {
     [ -n "$c" ] || continue
     if [ "$2" = 1 ] && [ ! -e "$c" ] && [ ! -L "$c" ]; then
       [ "$(realpath .)" = "${at:-/}" ] || exit 9
-      mkdir -- "$c" 2>/dev/null || [ -d "$c" ] || { mkdir -- "$c"; exit 7; }
+      mkdir -- "$c" || [ -d "$c" ] || exit 7
     fi
     at="$at/$c"
     [ -L "$c" ] && exit 9
