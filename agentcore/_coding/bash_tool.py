@@ -84,7 +84,11 @@ class OutputWindow:
             del self._tail[: -self._tail_room]
 
     def tail(self, size: int) -> str:
-        return (self._head + self._tail)[-size:].decode("utf-8", errors="replace")
+        """The last ``size`` bytes kept, for progress updates."""
+        end = self._tail[-size:]
+        if len(end) < size:
+            end = self._head[len(end) - size :] + end
+        return end.decode("utf-8", errors="replace")
 
     def render(self, max_lines: int, max_bytes: int) -> tuple[str, dict[str, Any] | None]:
         """The output as the model sees it, and what was cut (None when nothing was):

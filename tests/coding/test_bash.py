@@ -211,6 +211,8 @@ def test_the_window_keeps_within_its_limits_and_counts_everything(
     text, truncation = window.render(max_lines, max_bytes)
     assert window.total_bytes == len(whole)
     assert window.total_lines == whole.count(b"\n") + (not whole.endswith(b"\n") and bool(whole))
+    if not window.dropped:
+        assert window.tail(50) == whole[-50:].decode("utf-8", errors="replace")
     if truncation is None:
         assert text == whole.decode("utf-8", errors="replace")
         return
