@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import pathlib
+import re
 import shutil
 import tempfile
 
@@ -85,9 +86,12 @@ def test_the_page_as_a_person_uses_it() -> None:
                 assert 0 < len(cut) < len(_STORY)
                 # the model reported no usage before the stop: the footer counts what came
                 footer = page.get_by_test_id("assistant").last.get_by_test_id("footer")
-                await expect(footer).to_contain_text("interrupted")
-                estimate = (await footer.inner_text()).split("≈")[1].split(" ")[0]
-                assert int(estimate.replace(",", "")) == -(-len(cut) // 4)
+                await expect(footer).to_contain_text("interrupted before the model reported")
+                said = re.search(r"tokens ≈([\d,]+) out", await footer.inner_text())
+                state = await (await page.request.get(f"{base}/agents/{agent_id}/state")).json()
+                kept = state["messages"][-1]["data"]["parts"][0]["text"]  # the cut reply
+                assert kept.strip() == cut
+                assert said and int(said[1].replace(",", "")) == -(-len(kept) // 4)
                 await _shot(page, "2-interrupted")
 
                 # a tool call that needs approval

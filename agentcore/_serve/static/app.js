@@ -291,9 +291,9 @@ function stoppedNotice(d, ts) {
   const used = [`${run.turns} model call${run.turns === 1 ? "" : "s"}`,
     `${fmt((u.input_tokens || 0) + (u.output_tokens || 0))} tokens`, money(d.cost),
     `${((ts - run.started) / 1000).toFixed(1)} s`];
-  node.append(el("strong", "", "Stopped: "), `${LIMITS[d.code]}, after ${used.join(" · ")}.`);
-  const how = el("div", "how", "The work so far is kept. Continue to let it go on from here " +
-    "(each message starts a new run with fresh limits), or send a new message.");
+  node.append(el("strong", "", "Stopped: "), `${LIMITS[d.code]}.`);
+  const how = el("div", "how", `Used ${used.join(", ")}. The work so far is kept: ` +
+    "Continue lets it go on from here (a message starts a new run, with fresh limits).");
   const go = testid(el("button", "", "Continue"), "continue");
   go.onclick = () => { go.disabled = true; submitText("Continue."); };
   how.append(" ", go);
@@ -339,8 +339,8 @@ const handlers = {
     if (d.stop_reason === "interrupted" && !u.input_tokens && !u.output_tokens) {
       // the model was cut before it reported usage: what streamed is all there is to count
       const estimate = Math.ceil(streamedChars() / 4);
-      parts.splice(0, 2, `interrupted · ≈${fmt(estimate)} tokens out (estimated: the model ` +
-        "reported no usage before the stop)");
+      parts.splice(0, 2, `tokens ≈${fmt(estimate)} out (estimated: interrupted before the ` +
+        "model reported usage)");
     }
     parts.push(`${(d.duration_ms / 1000).toFixed(2)} s`);
     bubble().append(testid(el("div", "footer", parts.join(" · ")), "footer"));
@@ -589,7 +589,7 @@ let listing = 0;
 
 function refreshConversations() {
   clearTimeout(listing);
-  listing = setTimeout(loadConversations, 300);
+  listing = setTimeout(loadConversations, 100);
 }
 
 function when(ms) {
@@ -686,8 +686,8 @@ function main() {
   $("inspect").disabled = !agentId;
   $("composer").onsubmit = (submit) => {
     submit.preventDefault();
-    const value = $("text").value;
-    if (!value.trim()) return;
+    const value = $("text").value.trim();
+    if (!value) return;
     $("text").value = "";
     autosize();
     submitText(value);
@@ -706,6 +706,7 @@ function main() {
   $("inspect").onclick = async () => {
     const panel = $("inspector");
     panel.hidden = !panel.hidden;
+    document.body.classList.toggle("inspecting", !panel.hidden);
     if (!panel.hidden) await loadTimeline();
   };
   $("slider").oninput = () => showStateAt(Number($("slider").value));
