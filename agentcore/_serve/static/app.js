@@ -314,6 +314,7 @@ const handlers = {
     if (mine) mine.remove();
     $("log").append(testid(el("div", "user", said), "user"));
     $("welcome").hidden = true;
+    if ($("log").querySelectorAll(".user").length === 1) refreshConversations();  // its title
   },
   message_start() { bubble(); view.blocks = {}; },  // each model reply its own blocks
   text_delta(d) { if (d.text) append(block("text", d.index), d.text); },
@@ -402,7 +403,7 @@ let busy = false;
 const outbox = [];  // queued bubbles, oldest first
 const NOTES = {
   sending: "sending…",
-  queued: "queued: sent when this reply ends",
+  queued: "queued: sent when the agent is done",
   steer: "steering: read before the agent's next step",
   unread: "not read yet: the run ended first",
 };
@@ -667,6 +668,7 @@ async function describe() {
   if (!response.ok) return;
   const { model } = await response.json();
   const demo = model === null || model === "agentcore/demo";
+  $("model").textContent = demo ? "demo model" : model;
   $("text").placeholder = demo
     ? "Message the demo model (try: weather in Paris, delete notes.txt, research tides, tell me a story)"
     : `Message ${model}`;
@@ -722,6 +724,7 @@ function main() {
     restoreOutbox();
   }
   loadConversations();
+  autosize();
   $("text").focus();
 }
 
