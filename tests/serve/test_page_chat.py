@@ -136,8 +136,15 @@ async def test_a_message_typed_while_the_agent_answers_is_queued_or_steers() -> 
         await _send(page, "sent behind its back")
         await expect(queued).to_contain_text("sent behind its back")
 
+        # a reload replays the refusal the server journaled: not shown; what was queued
+        # is back in the box, not sent unasked
+        await page.reload()
+        await expect(page.get_by_test_id("input")).to_have_value("sent behind its back")
+        await expect(page.get_by_test_id("composer-notice")).to_contain_text("queued")
+        await expect(page.get_by_test_id("activity")).to_have_text("idle", timeout=15_000)
         log = await page.get_by_test_id("log").inner_text()
         assert "steer(" not in log and "AGENT_BUSY" not in log
+        assert "sent behind its back" not in log
 
 
 @pytest.mark.timeout(120)
