@@ -130,7 +130,7 @@ function follow() {
 
 // -- the chat, folded from the events --------------------------------------------------
 const view = { bubble: null, blocks: {}, cards: {} };
-const run = { active: false, turns: 0, started: 0, failed: false };
+const run = { turns: 0, started: 0, failed: false };  // the run in progress
 
 function bubble() {
   if (!view.bubble) {
@@ -303,7 +303,7 @@ function stoppedNotice(d, ts) {
 
 const handlers = {
   agent_start(d, ts) {
-    Object.assign(run, { active: true, turns: 0, started: ts, failed: false });
+    Object.assign(run, { turns: 0, started: ts, failed: false });
     setBusy(true);
   },
   turn_start(d) { run.turns = Math.max(run.turns, d.turn); },
@@ -359,7 +359,6 @@ const handlers = {
       bubble().append(testid(el("div", "error-message", `error ${d.code}: ${d.message}`), "error"));
     }
     view.bubble = null;
-    run.active = false;
     setActivity("idle");
     setBusy(false);
     afterRun(d.reason);
@@ -604,7 +603,8 @@ async function loadConversations() {
   const response = await api("/agents");
   if (!response.ok) return;
   const { agents } = await response.json();
-  const rows = await Promise.all(agents.map(async (agent) => {
+  // each title is one more request: the 50 the server lists last (its newest)
+  const rows = await Promise.all(agents.slice(-50).map(async (agent) => {
     const state = await api(`/agents/${agent.agent_id}/state`);
     const messages = state.ok ? (await state.json()).messages : [];
     const first = messages.find((m) => m.type === "user_message");
