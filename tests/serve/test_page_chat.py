@@ -21,7 +21,7 @@ from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Any
 
 import pytest
-from playwright.async_api import Page, async_playwright, expect
+from playwright.async_api import Page, Request, async_playwright, expect
 
 from agentcore._serve.app import STATIC
 
@@ -64,6 +64,23 @@ def _run(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
     return run
 
 
+def _watch(page: Page, base: str) -> list[str]:
+    """What the page sends that a strict server would refuse, as it happens: a request
+    to anywhere but ``base``, a POST whose body is not declared JSON."""
+    strays: list[str] = []
+
+    def check(request: Request) -> None:
+        if not request.url.startswith((base + "/", "data:")):
+            strays.append(f"{request.method} {request.url}")
+        elif request.method == "POST" and request.headers.get("content-type") != (
+            "application/json"
+        ):
+            strays.append(f"POST {request.url} as {request.headers.get('content-type')}")
+
+    page.on("request", check)
+    return strays
+
+
 def _reply(page: Page) -> Any:
     return page.get_by_test_id("assistant").last.get_by_test_id("text").last
 
@@ -72,6 +89,7 @@ def _reply(page: Page) -> Any:
 @_run
 async def test_a_message_typed_while_the_agent_answers_is_queued_or_steers() -> None:
     async with browsing(delay=0.03) as (base, page):
+        strays = _watch(page, base)
         await _send(page, LONG)
         await expect(_reply(page)).to_contain_text("You said")
         await expect(page.get_by_test_id("busy-choice")).to_be_visible()
@@ -145,6 +163,7 @@ async def test_a_message_typed_while_the_agent_answers_is_queued_or_steers() -> 
         log = await page.get_by_test_id("log").inner_text()
         assert "steer(" not in log and "AGENT_BUSY" not in log
         assert "sent behind its back" not in log
+        assert strays == []
 
 
 @pytest.mark.timeout(120)
@@ -190,6 +209,7 @@ async def test_the_thread_follows_the_newest_reply_unless_scrolled_up() -> None:
 @_run
 async def test_approval_badge_conversations_and_inspector() -> None:
     async with browsing(delay=0.01) as (base, page):
+        strays = _watch(page, base)
         activity = page.get_by_test_id("activity")
         await _send(page, "delete notes.txt")
         await expect(activity).to_have_text("waiting for approval")
@@ -232,6 +252,7 @@ async def test_approval_badge_conversations_and_inspector() -> None:
         assert await page.evaluate("document.documentElement.scrollWidth") <= 1280
         await expect(page.get_by_test_id("input")).to_be_in_viewport()
         await _shot(page, "10-inspector")
+        assert strays == []
 
 
 MARKDOWN = """Here is code:
@@ -256,11 +277,7 @@ HOSTILE = (
 @_run
 async def test_a_markdown_reply_renders_while_it_streams_and_is_sanitised() -> None:
     async with browsing(delay=0.05) as (base, page):
-        elsewhere: list[str] = []
-        page.on(
-            "request",
-            lambda r: None if r.url.startswith((base, "data:")) else elsewhere.append(r.url),
-        )
+        strays = _watch(page, base)
         await page.reload()
         await _send(page, MARKDOWN)
         reply = _reply(page)
@@ -295,7 +312,7 @@ async def test_a_markdown_reply_renders_while_it_streams_and_is_sanitised() -> N
         await expect(page.get_by_test_id("footer")).to_have_count(2)
         assert await log.locator("img, script, iframe, [onerror]").count() == 0
         assert await page.evaluate("window.pwned") is None
-        assert elsewhere == []  # nothing loaded from anywhere but the server
+        assert strays == []  # nothing loaded from anywhere but the server
 
 
 @pytest.mark.timeout(120)
