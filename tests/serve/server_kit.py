@@ -7,7 +7,7 @@ import contextlib
 import json
 import pathlib
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 import uvicorn
@@ -28,12 +28,21 @@ def free_port() -> int:
 
 @contextlib.asynccontextmanager
 async def serving(
-    *, delay: float = 0.0, journal_dir: pathlib.Path | None = None, **config: Any
+    *,
+    delay: float = 0.0,
+    journal_dir: pathlib.Path | None = None,
+    agent: Mapping[str, Any] | None = None,
+    **config: Any,
 ) -> AsyncIterator[str]:
-    """Serve the embedded model; yield the base URL; stop the server on exit."""
+    """Serve the embedded model (with ``agent``'s extra ``Agent`` options, e.g. limits);
+    yield the base URL; stop the server on exit."""
     port = free_port()
     config = {**tree_options(None, delay), **config}
-    app = create_app(ServeConfig(agent_options(None, delay), journal_dir=journal_dir, **config))
+    demo = agent_options(None, delay)
+    extra = agent or {}
+    app = create_app(
+        ServeConfig(lambda model: {**demo(model), **extra}, journal_dir=journal_dir, **config)
+    )
     server = uvicorn.Server(
         uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
     )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import pathlib
+import re
 import shutil
 import tempfile
 
@@ -59,12 +60,14 @@ def test_the_page_as_a_person_uses_it() -> None:
                 )  # a fresh --user-data-dir, as Playwright passes it
                 page = await browser.new_page()
                 await page.goto(base)
-                await expect(page.get_by_test_id("connection")).to_have_text("connected")
-                agent_id = await page.get_by_test_id("agent-id").inner_text()
-                assert agent_id and f"agent={agent_id}" in page.url
+                await expect(page.get_by_test_id("welcome")).to_be_visible()
+                assert "agent=" not in page.url  # no agent until the first message
 
                 # a message streams in; thinking is collapsed; the footer shows the turn
                 await _send(page, "hello there")
+                await expect(page.get_by_test_id("connection")).to_have_text("connected")
+                agent_id = await page.get_by_test_id("agent-id").inner_text()
+                assert agent_id and f"agent={agent_id}" in page.url
                 assistant = page.get_by_test_id("assistant").last
                 await expect(assistant.get_by_test_id("text")).to_have_text("You said: hello there")
                 thinking = assistant.get_by_test_id("thinking")
@@ -81,6 +84,14 @@ def test_the_page_as_a_person_uses_it() -> None:
                 await expect(page.get_by_test_id("interrupted")).to_be_visible()
                 cut = await story.inner_text()
                 assert 0 < len(cut) < len(_STORY)
+                # the model reported no usage before the stop: the footer counts what came
+                footer = page.get_by_test_id("assistant").last.get_by_test_id("footer")
+                await expect(footer).to_contain_text("interrupted before the model reported")
+                said = re.search(r"tokens ≈([\d,]+) out", await footer.inner_text())
+                state = await (await page.request.get(f"{base}/agents/{agent_id}/state")).json()
+                kept = state["messages"][-1]["data"]["parts"][0]["text"]  # the cut reply
+                assert kept.strip() == cut
+                assert said and int(said[1].replace(",", "")) == -(-len(kept) // 4)
                 await _shot(page, "2-interrupted")
 
                 # a tool call that needs approval
@@ -104,7 +115,7 @@ def test_the_page_as_a_person_uses_it() -> None:
                     served.feed.close()  # every SSE response ends, as when a proxy drops them
                 await expect(page.get_by_test_id("connection")).to_have_text("connected")
                 await expect(page.get_by_test_id("footer")).to_have_count(4, timeout=30_000)
-                assert await story.inner_text() == _STORY.rstrip("\n")
+                assert await story.inner_text() == _STORY.strip()
 
                 # reload: the history is all there again
                 before = await page.get_by_test_id("log").inner_text()
@@ -158,7 +169,6 @@ def test_a_sub_agent_shows_in_its_own_panel() -> None:
                 )
                 page = await browser.new_page()
                 await page.goto(base)
-                await expect(page.get_by_test_id("connection")).to_have_text("connected")
                 await _send(page, "research tides")
                 card = page.get_by_test_id("tool-card").last
                 await expect(card).to_contain_text("tool call: task")

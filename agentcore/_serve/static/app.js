@@ -1,6 +1,8 @@
 // The agentcore web page: a chat and an inspector over one agent's SSE stream.
 // Everything shown is a fold of the stream (?after=0 replays the journal), so a reload
-// rebuilds the same view, and a reconnect (Last-Event-ID) misses nothing.
+// rebuilds the same view, and a reconnect (Last-Event-ID) misses nothing. What the user
+// typed and the server has not taken yet (a message sent, queued or steering) is held in
+// #pending until its user_message comes back in the stream.
 "use strict";
 
 const params = new URLSearchParams(location.search);
@@ -14,9 +16,21 @@ function api(path, options = {}) {
   return fetch(path, Object.assign({}, options, { headers }));
 }
 
+function post(path, body = {}) {
+  return api(path, { method: "POST", body: JSON.stringify(body) });
+}
+
 function withToken(path) {
   if (!token) return path;
   return path + (path.includes("?") ? "&" : "?") + "token=" + encodeURIComponent(token);
+}
+
+function pageOf(id) {
+  const query = new URLSearchParams();
+  if (id) query.set("agent", id);
+  if (token) query.set("token", token);
+  const text = query.toString();
+  return text ? `/?${text}` : "/";
 }
 
 function el(tag, cls, text) {
@@ -26,46 +40,131 @@ function el(tag, cls, text) {
   return node;
 }
 
+function testid(node, id) {
+  node.setAttribute("data-testid", id);
+  return node;
+}
+
+// -- markdown: marked renders, Prism highlights code, DOMPurify keeps what a reply needs --
+// A model's reply is untrusted: raw HTML in it is shown as text, an image is a link (a
+// reply never makes the browser fetch anything), and the sanitiser drops whatever else.
+const ESCAPES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+const escapeHtml = (value) => String(value).replace(/[&<>"']/g, (c) => ESCAPES[c]);
+
+const markdown = new marked.Marked({
+  gfm: true,
+  breaks: true,
+  renderer: {
+    html({ text }) { return escapeHtml(text); },
+    image({ href, text }) {
+      return `<a href="${escapeHtml(href)}">image: ${escapeHtml(text || href)}</a>`;
+    },
+    checkbox({ checked }) { return checked ? "☑ " : "☐ "; },
+    code({ text, lang }) {
+      const name = (lang || "").trim().split(/\s+/)[0].toLowerCase();
+      const known = name && Object.hasOwn(Prism.languages, name);
+      const grammar = known && typeof Prism.languages[name] === "object" ? Prism.languages[name] : null;
+      const body = grammar ? Prism.highlight(text, grammar, name) : escapeHtml(text);
+      const cls = name ? ` class="language-${escapeHtml(name)}"` : "";
+      return `<pre${cls}><code${cls}>${body}</code></pre>\n`;
+    },
+  },
+});
+
+const PURIFY = {
+  ALLOWED_TAGS: ["a", "p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "strong", "em",
+    "del", "code", "pre", "blockquote", "ul", "ol", "li", "table", "thead", "tbody", "tr",
+    "th", "td", "span"],
+  ALLOWED_ATTR: ["href", "title", "class", "start", "align"],
+  ALLOWED_URI_REGEXP: /^(?:https?:|mailto:)/i,
+};
+DOMPurify.addHook("afterSanitizeAttributes", (node) => {
+  if (node.tagName === "A") {
+    node.setAttribute("target", "_blank");
+    node.setAttribute("rel", "noopener noreferrer nofollow");
+  }
+});
+
+function renderMarkdown(source) {
+  return DOMPurify.sanitize(markdown.parse(source), PURIFY);
+}
+
+// A text block keeps its markdown in .source; deltas mark it dirty, and it is rendered
+// again once per frame (or at once before any other event, so what follows a reply never
+// sees it half drawn).
+const dirty = new Set();
+let frame = 0;
+
+function markdownBlock(cls, id) {
+  const node = testid(el("div", `${cls} markdown`), id);
+  node.source = "";
+  node.body = node;
+  return node;
+}
+
+function append(node, delta) {
+  node.source += delta;
+  dirty.add(node);
+  if (!frame) frame = requestAnimationFrame(render);
+}
+
+function render() {
+  if (frame) cancelAnimationFrame(frame);
+  frame = 0;
+  for (const node of dirty) node.innerHTML = renderMarkdown(node.source);
+  dirty.clear();
+}
+
+// -- following the conversation: stay at the newest unless the user scrolled up ---------
+let stick = true;
+
+function atBottom() {
+  const thread = $("thread");
+  return thread.scrollHeight - thread.scrollTop - thread.clientHeight < 40;
+}
+
+function follow() {
+  if (stick) $("thread").scrollTop = $("thread").scrollHeight;
+  else $("jump").hidden = false;
+}
+
 // -- the chat, folded from the events --------------------------------------------------
 const view = { bubble: null, blocks: {}, cards: {} };
+const run = { turns: 0, started: 0, failed: false };  // the run in progress
 
 function bubble() {
   if (!view.bubble) {
-    view.bubble = el("div", "assistant");
-    view.bubble.dataset.testid = "assistant";
-    view.bubble.setAttribute("data-testid", "assistant");
+    view.bubble = testid(el("div", "assistant"), "assistant");
     $("log").append(view.bubble);
+    $("welcome").hidden = true;
     view.blocks = {};
   }
   return view.bubble;
 }
 
+function thinkingBlock() {
+  const node = el("details", "thinking");
+  node.append(el("summary", "", "Thinking"));
+  node.body = el("span");
+  node.append(node.body);
+  return node;
+}
+
 function block(kind, index) {
   const key = kind + index;
   if (!view.blocks[key]) {
-    let node;
-    if (kind === "thinking") {
-      node = el("details", "thinking");
-      node.setAttribute("data-testid", "thinking");
-      node.append(el("summary", "", "Thinking"));
-      node.body = el("span");
-      node.append(node.body);
-    } else {
-      node = el("div", "text");
-      node.setAttribute("data-testid", "text");
-      node.body = node;
-    }
+    const node = kind === "thinking" ? testid(thinkingBlock(), "thinking")
+      : markdownBlock("text", "text");
     bubble().append(node);
     view.blocks[key] = node;
   }
-  return view.blocks[key].body;
+  return view.blocks[key];
 }
 
 function card(call) {
   let node = view.cards[call.tool_call_id];
   if (!node) {
-    node = el("div", "card");
-    node.setAttribute("data-testid", "tool-card");
+    node = testid(el("div", "card"), "tool-card");
     node.dataset.callId = call.tool_call_id;
     node.append(el("strong", "", `tool call: ${call.tool_name}`));
     node.args = el("pre", "args");
@@ -82,20 +181,15 @@ function askApproval(call) {
   const node = card(call);
   if (node.querySelector(".approval")) return;
   const box = el("div", "approval");
-  const yes = el("button", "", "Approve");
-  const no = el("button", "", "Reject");
-  yes.setAttribute("data-testid", "approve");
-  no.setAttribute("data-testid", "reject");
+  const yes = testid(el("button", "approve", "Approve"), "approve");
+  const no = testid(el("button", "", "Reject"), "reject");
   const decide = (approved) => {
     box.remove();
-    api(`/agents/${agentId}/approve`, {
-      method: "POST",
-      body: JSON.stringify({ tool_call_id: call.tool_call_id, approved }),
-    });
+    post(`/agents/${agentId}/approve`, { tool_call_id: call.tool_call_id, approved });
   };
   yes.onclick = () => decide(true);
   no.onclick = () => decide(false);
-  box.append(yes, no);
+  box.append(el("span", "", "This call needs your approval."), yes, no);
   node.append(box);
 }
 
@@ -105,6 +199,10 @@ function text(content) {
 }
 
 function fmt(n) { return n.toLocaleString("en"); }
+
+function money(cost) {
+  return cost === null || cost === undefined ? "cost unknown" : `$${cost.toFixed(4)}`;
+}
 
 // -- sub-agents: each run of a child in its own panel, inside the card of the call that
 // spawned it (a grandchild inside its parent's panel), told apart by its lineage run id
@@ -116,14 +214,12 @@ function subPanel(lineage) {
     const parent = subs[lineage.parent_run_id];
     const cards = parent ? parent.cards : view.cards;
     const host = cards[lineage.tool_call_id] || (parent ? parent.node : bubble());
-    const node = el("div", "subagent");
-    node.setAttribute("data-testid", "subagent");
+    const node = testid(el("div", "subagent"), "subagent");
     node.dataset.runId = lineage.run_id;
     const head = el("div", "subagent-head");
     head.append(el("strong", "", `sub-agent: ${lineage.name || lineage.agent_type}`),
       el("span", "run-id", ` ${lineage.run_id}`));
-    const status = el("span", "subagent-status", "running");
-    status.setAttribute("data-testid", "subagent-status");
+    const status = testid(el("span", "subagent-status", "running"), "subagent-status");
     head.append(status);
     node.append(head);
     host.append(node);
@@ -135,21 +231,11 @@ function subPanel(lineage) {
 function subBlock(panel, kind, index) {
   const key = kind + index;
   if (!panel.blocks[key]) {
-    let node;
-    if (kind === "thinking") {
-      node = el("details", "thinking");
-      node.append(el("summary", "", "Thinking"));
-      node.body = el("span");
-      node.append(node.body);
-    } else {
-      node = el("div", "text");
-      node.setAttribute("data-testid", "subagent-text");
-      node.body = node;
-    }
+    const node = kind === "thinking" ? thinkingBlock() : markdownBlock("text", "subagent-text");
     panel.node.append(node);
     panel.blocks[key] = node;
   }
-  return panel.blocks[key].body;
+  return panel.blocks[key];
 }
 
 function subCard(panel, call) {
@@ -167,9 +253,9 @@ function subCard(panel, call) {
 
 const subHandlers = {
   message_start(panel) { panel.blocks = {}; },
-  text_delta(panel, d) { if (d.text) subBlock(panel, "text", d.index).textContent += d.text; },
+  text_delta(panel, d) { if (d.text) append(subBlock(panel, "text", d.index), d.text); },
   thinking_delta(panel, d) {
-    if (d.text) subBlock(panel, "thinking", d.index).textContent += d.text;
+    if (d.text) subBlock(panel, "thinking", d.index).body.textContent += d.text;
   },
   tool_call_message(panel, d) { subCard(panel, d.tool_call); },
   tool_result_message(panel, d) {
@@ -182,16 +268,57 @@ const subHandlers = {
   },
 };
 
+// Why a run stopped at a limit, in the user's words; the page's way on is a new message.
+const LIMITS = {
+  MAX_ITERATIONS_EXCEEDED: "it reached its limit on model calls per run (max iterations)",
+  MAX_TOKENS_EXCEEDED: "it used more tokens than its limit (max tokens)",
+  MAX_COST_EXCEEDED: "it cost more than its limit (max cost)",
+  TIMEOUT: "it ran longer than its time limit (timeout)",
+};
+
+function streamedChars() {
+  let chars = 0;
+  for (const node of Object.values(view.blocks)) {
+    chars += node.source !== undefined ? node.source.length : node.body.textContent.length;
+  }
+  return chars;
+}
+
+function stoppedNotice(d, ts) {
+  const node = testid(el("div", "stopped"), "stopped");
+  node.dataset.code = d.code;
+  const u = d.usage || {};
+  const used = [`${run.turns} model call${run.turns === 1 ? "" : "s"}`,
+    `${fmt((u.input_tokens || 0) + (u.output_tokens || 0))} tokens`, money(d.cost),
+    `${((ts - run.started) / 1000).toFixed(1)} s`];
+  node.append(el("strong", "", "Stopped: "), `${LIMITS[d.code]}.`);
+  const how = el("div", "how", `Used ${used.join(", ")}. The work so far is kept: ` +
+    "Continue lets it go on from here (a message starts a new run, with fresh limits).");
+  const go = testid(el("button", "", "Continue"), "continue");
+  go.onclick = () => { go.disabled = true; submitText("Continue."); };
+  how.append(" ", go);
+  node.append(how);
+  return node;
+}
+
 const handlers = {
+  agent_start(d, ts) {
+    Object.assign(run, { turns: 0, started: ts, failed: false });
+    setBusy(true);
+  },
+  turn_start(d) { run.turns = Math.max(run.turns, d.turn); },
   user_message(d) {
     view.bubble = null;
-    const node = el("div", "user", text(d.content));
-    node.setAttribute("data-testid", "user");
-    $("log").append(node);
+    const said = text(d.content);
+    const mine = [...$("pending").children].find((n) => n.dataset.state !== "queued" && n.text === said);
+    if (mine) mine.remove();
+    $("log").append(testid(el("div", "user", said), "user"));
+    $("welcome").hidden = true;
+    if ($("log").querySelectorAll(".user").length === 1) refreshConversations();  // its title
   },
   message_start() { bubble(); view.blocks = {}; },  // each model reply its own blocks
-  text_delta(d) { if (d.text) block("text", d.index).textContent += d.text; },
-  thinking_delta(d) { if (d.text) block("thinking", d.index).textContent += d.text; },
+  text_delta(d) { if (d.text) append(block("text", d.index), d.text); },
+  thinking_delta(d) { if (d.text) block("thinking", d.index).body.textContent += d.text; },
   tool_call_message(d) { card(d.tool_call); },
   tool_approval_required(d) { d.tool_calls.forEach(askApproval); },
   tool_result_message(d) {
@@ -202,54 +329,303 @@ const handlers = {
     if (box) box.remove();
   },
   error_message(d) {
-    const node = el("div", "error-message", `error ${d.code}: ${d.message}`);
-    node.setAttribute("data-testid", "error");
-    bubble().append(node);
+    if (d.code === "AGENT_BUSY") return;  // a refused command: the page answers it itself
+    run.failed = true;
+    bubble().append(testid(el("div", "error-message", `error ${d.code}: ${d.message}`), "error"));
   },
   turn_response(d) {
     const u = d.usage || {};
-    const cost = d.cost === null || d.cost === undefined ? "cost unknown" : `$${d.cost.toFixed(4)}`;
-    const line = `tokens ${fmt(u.input_tokens || 0)} in / ${fmt(u.output_tokens || 0)} out · ${cost} · ${(d.duration_ms / 1000).toFixed(2)} s`;
-    const node = el("div", "footer", line);
-    node.setAttribute("data-testid", "footer");
-    bubble().append(node);
+    const parts = [`tokens ${fmt(u.input_tokens || 0)} in / ${fmt(u.output_tokens || 0)} out`,
+      money(d.cost)];
+    if (d.stop_reason === "interrupted" && !u.input_tokens && !u.output_tokens) {
+      // the model was cut before it reported usage: what streamed is all there is to count
+      const estimate = Math.ceil(streamedChars() / 4);
+      parts.splice(0, 2, `tokens ≈${fmt(estimate)} out (estimated: interrupted before the ` +
+        "model reported usage)");
+    }
+    parts.push(`${(d.duration_ms / 1000).toFixed(2)} s`);
+    bubble().append(testid(el("div", "footer", parts.join(" · ")), "footer"));
   },
   subagent_event(d) {
-    const lineage = d.lineage.data;
-    const inner = d.event;
-    const handle = subHandlers[inner.type];
-    if (handle) handle(subPanel(lineage), inner.data);
+    const handle = subHandlers[d.event.type];
+    if (handle) handle(subPanel(d.lineage.data), d.event.data);
   },
-  agent_end(d) {
+  agent_end(d, ts) {
     if (d.reason === "aborted") {
-      const node = el("div", "notice", "[interrupted]");
-      node.setAttribute("data-testid", "interrupted");
-      bubble().append(node);
+      bubble().append(testid(el("div", "notice", "[interrupted]"), "interrupted"));
+    } else if (d.reason === "error" && LIMITS[d.code]) {
+      bubble().append(stoppedNotice(d, ts));
+    } else if (d.reason === "error" && !run.failed) {
+      bubble().append(testid(el("div", "error-message", `error ${d.code}: ${d.message}`), "error"));
     }
     view.bubble = null;
+    setActivity("idle");
+    setBusy(false);
+    afterRun(d.reason);
+    refreshConversations();
   },
 };
 
 const ACTIVITY = {
   conversation_thinking: "thinking", conversation_responding: "responding",
   tool_planned: "planning tool", tool_executing: "running tools",
+  tool_approval_required: "waiting for approval",
   conversation_end: "idle", conversation_interrupted: "idle", error_occurred: "error",
 };
 
+function setActivity(value) {
+  $("activity").textContent = value;
+  $("activity").dataset.state = value.replace(/ /g, "-");
+}
+
 function connect() {
+  $("connection").textContent = "connecting";
   const source = new EventSource(withToken(`/agents/${agentId}/events?after=0`));
   source.onopen = () => { $("connection").textContent = "connected"; };
   source.onerror = () => { $("connection").textContent = "reconnecting"; };
-  const seen = Object.keys(handlers).concat(Object.keys(ACTIVITY));
+  const seen = new Set(Object.keys(handlers).concat(Object.keys(ACTIVITY)));
   for (const type of seen) {
     source.addEventListener(type, (message) => {
       const event = JSON.parse(message.data);
-      if (ACTIVITY[type]) $("activity").textContent = ACTIVITY[type];
-      if (handlers[type]) handlers[type](event.data);
+      if (type !== "text_delta") render();
+      if (ACTIVITY[type]) setActivity(ACTIVITY[type]);
+      if (handlers[type]) handlers[type](event.data, event.timestamp);
       document.body.dataset.lastEventId = message.lastEventId;
     });
   }
   window.agentcoreSource = source;
+}
+
+// -- sending: at once when idle; while a run is active, queued (sent when it ends) or
+// steering (read before the agent's next step), shown at once either way ----------------
+let busy = false;
+const outbox = [];  // queued bubbles, oldest first
+const NOTES = {
+  sending: "sending…",
+  queued: "queued: sent when the agent is done",
+  steer: "steering: read before the agent's next step",
+  unread: "not read yet: the run ended first",
+};
+
+function mode() { return document.querySelector('input[name="when"]:checked').value; }
+
+function setBusy(value) {
+  busy = value;
+  $("busy-choice").hidden = !value;
+  $("interrupt").disabled = !value;
+  $("send").textContent = !value ? "Send" : mode() === "steer" ? "Steer" : "Queue";
+}
+
+function setState(node, state) {
+  node.dataset.state = state;
+  testid(node, state === "queued" ? "queued" : "pending-message");
+  node.note.textContent = NOTES[state];
+  node.edit.hidden = state !== "queued";
+}
+
+function pendingBubble(value, state) {
+  const node = el("div", "user pending");
+  node.text = value;
+  node.append(el("div", "", value));
+  node.note = el("div", "note");
+  node.edit = testid(el("button", "edit", "Edit"), "edit-queued");
+  node.edit.type = "button";
+  node.edit.onclick = () => {
+    outbox.splice(outbox.indexOf(node), 1);
+    saveOutbox();
+    node.remove();
+    restore(value);
+  };
+  const row = el("div", "row");
+  row.append(node.note, node.edit);
+  node.append(row);
+  setState(node, state);
+  $("pending").append(node);
+  $("welcome").hidden = true;
+  return node;
+}
+
+function notify(message) {
+  const notice = $("composer-notice");
+  notice.textContent = message;
+  notice.hidden = !message;
+}
+
+function restore(value) {
+  const box = $("text");
+  box.value = box.value.trim() ? `${value}\n\n${box.value}` : value;
+  autosize();
+  box.focus();
+}
+
+async function failure(response) {
+  try {
+    return (await response.json()).error || `the server answered ${response.status}`;
+  } catch {
+    return `the server answered ${response.status}`;
+  }
+}
+
+function giveBack(node, why) {
+  node.remove();
+  restore(node.text);
+  notify(`Not sent: ${why}. Your message is back in the box.`);
+}
+
+async function start(node) {
+  setState(node, "sending");
+  let response;
+  try {
+    response = await post(`/agents/${agentId}/messages`, { text: node.text });
+  } catch (error) {
+    return giveBack(node, `the server cannot be reached (${error.message})`);
+  }
+  if (response.ok) return;  // its user_message, coming back in the stream, replaces it
+  if (response.status === 409 && (await runActive())) return queue(node, true);
+  giveBack(node, response.status === 409 ? "the agent was busy" : await failure(response));
+}
+
+async function runActive() {
+  const response = await api(`/agents/${agentId}/state`);
+  if (!response.ok) return false;
+  const state = await response.json();
+  const active = state.running || state.pending_approvals.length > 0;
+  if (active) setBusy(true);  // a run this page has not seen start yet
+  return active;
+}
+
+function queue(node, first = false) {
+  setState(node, "queued");
+  if (first) outbox.unshift(node);
+  else outbox.push(node);
+  saveOutbox();
+}
+
+async function steer(value) {
+  const node = pendingBubble(value, "steer");
+  let response;
+  try {
+    response = await post(`/agents/${agentId}/steer`, { text: value });
+  } catch (error) {
+    return giveBack(node, `the server cannot be reached (${error.message})`);
+  }
+  if (!response.ok) giveBack(node, await failure(response));
+}
+
+function afterRun(reason) {
+  for (const node of $("pending").children) {
+    if (node.dataset.state === "steer") setState(node, "unread");
+  }
+  if (!outbox.length) return;
+  if (reason === "completed") {
+    const next = outbox.shift();
+    saveOutbox();
+    start(next);
+    return;
+  }
+  const held = outbox.splice(0);
+  saveOutbox();
+  for (const node of held) node.remove();
+  restore(held.map((n) => n.text).join("\n\n"));
+  notify(reason === "aborted"
+    ? "Stopped. What you queued is back in the box: send it when you are ready."
+    : "The run ended early. What you queued is back in the box: send it when you are ready.");
+}
+
+// The queue outlives a reload (sessionStorage): back in the box, never sent unasked.
+const QUEUE_KEY = () => `agentcore.queue.${agentId}`;
+
+function saveOutbox() {
+  if (!agentId) return;
+  if (outbox.length) sessionStorage.setItem(QUEUE_KEY(), JSON.stringify(outbox.map((n) => n.text)));
+  else sessionStorage.removeItem(QUEUE_KEY());
+}
+
+function restoreOutbox() {
+  const saved = JSON.parse(sessionStorage.getItem(QUEUE_KEY()) || "[]");
+  sessionStorage.removeItem(QUEUE_KEY());
+  if (saved.length) {
+    restore(saved.join("\n\n"));
+    notify("What you had queued is back in the box.");
+  }
+}
+
+async function ensureAgent() {
+  if (agentId) return true;
+  let response;
+  try {
+    response = await post("/agents");
+  } catch (error) {
+    notify(`Could not start a conversation: the server cannot be reached (${error.message}).`);
+    return false;
+  }
+  if (!response.ok) {
+    notify(`Could not start a conversation: ${await failure(response)}.`);
+    return false;
+  }
+  open((await response.json()).agent_id);
+  history.replaceState(null, "", pageOf(agentId));
+  refreshConversations();
+  return true;
+}
+
+async function submitText(value) {
+  notify("");
+  stick = true;
+  if (!(await ensureAgent())) return restore(value);
+  if (!busy) return start(pendingBubble(value, "sending"));
+  if (mode() === "steer") return steer(value);
+  queue(pendingBubble(value, "queued"));
+}
+
+function autosize() {
+  const box = $("text");
+  box.style.height = "auto";
+  box.style.height = `${Math.min(box.scrollHeight, 200)}px`;
+}
+
+// -- earlier conversations ---------------------------------------------------------------
+let listing = 0;
+
+function refreshConversations() {
+  clearTimeout(listing);
+  listing = setTimeout(loadConversations, 100);
+}
+
+function when(ms) {
+  const date = new Date(ms);
+  const today = new Date().toDateString() === date.toDateString();
+  return today ? date.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })
+    : date.toLocaleDateString([], { month: "short", day: "numeric" });
+}
+
+async function loadConversations() {
+  const response = await api("/agents");
+  if (!response.ok) return;
+  const { agents } = await response.json();
+  // each title is one more request: the 50 the server lists last (its newest)
+  const rows = await Promise.all(agents.slice(-50).map(async (agent) => {
+    const state = await api(`/agents/${agent.agent_id}/state`);
+    const messages = state.ok ? (await state.json()).messages : [];
+    const first = messages.find((m) => m.type === "user_message");
+    const last = messages[messages.length - 1];
+    return { agent, title: first ? text(first.data.content) : "", at: last ? last.timestamp : 0 };
+  }));
+  rows.sort((a, b) => b.at - a.at);
+  const nav = $("conversations");
+  nav.replaceChildren();
+  for (const { agent, title, at } of rows) {
+    if (!title && agent.agent_id !== agentId) continue;  // nothing said there yet
+    const link = testid(el("a", "conversation"), "conversation");
+    link.href = pageOf(agent.agent_id);
+    link.dataset.agent = agent.agent_id;
+    if (agent.agent_id === agentId) link.setAttribute("aria-current", "page");
+    link.append(el("span", "title", title || "New conversation"));
+    const meta = [at ? when(at) : "", agent.activity !== "idle" ? "active" : ""];
+    link.append(el("span", "meta", meta.filter(Boolean).join(" · ")));
+    nav.append(link);
+  }
+  if (!nav.children.length) nav.append(el("p", "empty", "None yet."));
 }
 
 // -- the inspector ---------------------------------------------------------------------
@@ -266,9 +642,7 @@ async function loadTimeline() {
     row.append(el("td", "", String(entry.seq)), el("td", "", entry.input.text));
     for (const layer of LAYERS) {
       const lines = entry.outputs.filter((o) => o.layer === layer).map((o) => o.text);
-      const cell = el("td", "", lines.join("\n"));
-      cell.style.whiteSpace = "pre-wrap";
-      row.append(cell);
+      row.append(el("td", "", lines.join("\n")));
     }
     body.append(row);
   }
@@ -289,37 +663,69 @@ async function showStateAt(seq) {
 }
 
 // -- wiring ------------------------------------------------------------------------------
-async function main() {
-  if (!agentId) {
-    const response = await api("/agents", { method: "POST", body: "{}" });
-    agentId = (await response.json()).agent_id;
-    params.set("agent", agentId);
-    history.replaceState(null, "", `?${params}`);
-  }
+async function describe() {
+  const response = await api(`/agents/${agentId}/state`);
+  if (!response.ok) return;
+  const { model } = await response.json();
+  const demo = model === null || model === "agentcore/demo";
+  $("model").textContent = demo ? "demo model" : model;
+  $("text").placeholder = demo
+    ? "Message the demo model (try: weather in Paris, delete notes.txt, research tides, tell me a story)"
+    : `Message ${model}`;
+}
+
+function open(id) {
+  agentId = id;
   $("agent").textContent = agentId;
   $("download").href = withToken(`/agents/${agentId}/journal`);
-  $("composer").onsubmit = async (submit) => {
+  $("inspect").disabled = false;
+  describe();
+  connect();
+}
+
+function main() {
+  $("new-chat").href = pageOf(null);
+  $("inspect").disabled = !agentId;
+  $("composer").onsubmit = (submit) => {
     submit.preventDefault();
     const value = $("text").value.trim();
     if (!value) return;
     $("text").value = "";
-    const response = await api(`/agents/${agentId}/messages`, {
-      method: "POST", body: JSON.stringify({ text: value }),
-    });
-    if (!response.ok) {
-      const node = el("div", "error-message", (await response.json()).error);
-      node.setAttribute("data-testid", "error");
-      $("log").append(node);
-    }
+    autosize();
+    submitText(value);
   };
-  $("interrupt").onclick = () => api(`/agents/${agentId}/interrupt`, { method: "POST" });
+  $("text").addEventListener("keydown", (key) => {
+    if (key.key === "Enter" && !key.shiftKey && !key.isComposing) {
+      key.preventDefault();
+      $("composer").requestSubmit();
+    }
+  });
+  $("text").addEventListener("input", autosize);
+  for (const radio of document.querySelectorAll('input[name="when"]')) {
+    radio.onchange = () => setBusy(busy);
+  }
+  $("interrupt").onclick = () => post(`/agents/${agentId}/interrupt`);
   $("inspect").onclick = async () => {
     const panel = $("inspector");
     panel.hidden = !panel.hidden;
+    document.body.classList.toggle("inspecting", !panel.hidden);
     if (!panel.hidden) await loadTimeline();
   };
   $("slider").oninput = () => showStateAt(Number($("slider").value));
-  connect();
+  const thread = $("thread");
+  thread.addEventListener("scroll", () => {
+    stick = atBottom();
+    if (stick) $("jump").hidden = true;
+  });
+  new MutationObserver(follow).observe(thread, { childList: true, subtree: true, characterData: true });
+  $("jump").onclick = () => { stick = true; follow(); $("jump").hidden = true; };
+  if (agentId) {
+    open(agentId);
+    restoreOutbox();
+  }
+  loadConversations();
+  autosize();
+  $("text").focus();
 }
 
 main();
