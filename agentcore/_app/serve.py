@@ -36,19 +36,20 @@ __all__ = ["agent_options", "check_model", "tree_options"]
 
 def agent_options(default: str | None, delay: float, base_url: str | None = None) -> Any:
     """``ServeConfig.agent_options``: a named model resolves through the driver registry
-    (at ``base_url`` when given); none (or the demo's name) is the embedded scripted
-    model."""
-
-    def driver(name: str) -> Driver:
-        return model_at(name, base_url)
+    (at ``base_url`` when given) when its agent is created, so a model that cannot run
+    (no key, an unknown provider) is refused then (``ConfigurationError``), never in the
+    middle of a run; none (or the demo's name) is the embedded scripted model."""
 
     def options(model: str | None) -> Mapping[str, Any]:
         chosen = model or default
         if chosen is None or chosen == DEMO_MODEL:
             return demo_options(delay)
-        return (
-            {"model": chosen} if base_url is None else {"model": chosen, "driver_factory": driver}
-        )
+        built = model_at(chosen, base_url)  # the agent owns it: it came from its factory
+
+        def driver(name: str) -> Driver:
+            return built if name == chosen else model_at(name, base_url)
+
+        return {"model": chosen, "driver_factory": driver}
 
     return options
 

@@ -192,7 +192,10 @@ class Host:
             raise HttpError(409, f"agent {agent_id!r} exists already")
         if self.client is not None:
             return self._new_durable(agent_id, model, system)
-        options = dict(self.config.agent_options(model))
+        try:
+            options = dict(self.config.agent_options(model))
+        except ConfigurationError as exc:  # a model the client named cannot run
+            raise HttpError(400, f"model {model!r} cannot run: {exc.message}") from None
         if system is not None:
             options["system_prompt"] = system
         journal = self._journal(agent_id)

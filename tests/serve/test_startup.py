@@ -236,3 +236,17 @@ def test_the_top_level_help_says_what_the_command_does() -> None:
     assert "without a key" not in text.splitlines()[2] and "``" not in text
     for command in ("chat", "code", "serve", "worker", "replay", "inspect"):
         assert command in text
+
+
+def test_an_agent_on_a_model_that_cannot_run_is_refused_when_created() -> None:
+    """Not at its first message, on the page, in the Python API's words."""
+
+    async def main() -> None:
+        async with serving() as base, httpx2.AsyncClient(timeout=10) as client:
+            made = await client.post(f"{base}/agents", json={"model": "nowhere/x"})
+            assert made.status_code == 400
+            error = made.json()["error"]
+            assert error.startswith("model 'nowhere/x' cannot run: unknown provider 'nowhere'")
+            assert (await client.get(f"{base}/agents")).json()["agents"] == []
+
+    asyncio.run(main())
