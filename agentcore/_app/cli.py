@@ -7,9 +7,9 @@
 
 ``chat``, ``code``, ``serve`` and ``worker`` are registered by their own modules
 (``COMMAND_MODULES``); ``replay`` and ``inspect`` look at recorded sessions without a key
-or a network. ``replay`` folds a journal through a fresh machine. With no ``--layer`` it renders the
-conversation on the console presenter; with ``--layer`` it prints one line per event of
-the chosen layers; with ``--json`` it prints one JSON object per event
+or a network. ``replay`` folds a journal through a fresh machine. With no ``--layer`` it
+renders the conversation on the console presenter; with ``--layer`` it prints one line
+per event of the chosen layers; with ``--json`` it prints one JSON object per event
 (``{"agent_id", "seq", "layer", "event"}``, ``seq`` being the input event's). ``inspect``
 prints the machine state after event ``N``.
 

@@ -195,7 +195,8 @@ class Host:
         try:
             options = dict(self.config.agent_options(model))
         except ConfigurationError as exc:  # a model the client named cannot run
-            raise HttpError(400, f"model {model!r} cannot run: {exc.message}") from None
+            named = "the server's model" if model is None else f"model {model!r}"
+            raise HttpError(400, f"{named} cannot run: {exc.message}") from None
         if system is not None:
             options["system_prompt"] = system
         journal = self._journal(agent_id)
