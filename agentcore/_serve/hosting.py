@@ -250,6 +250,11 @@ class Host:
 
         feed = self._feed(agent_id, journal, machine)
         try:
+            if journal.last_seq(agent_id) == 0:
+                raise ConfigurationError(
+                    f"it holds no entry of agent {agent_id!r} (it is empty, its first line "
+                    "was cut short, or it is another agent's)"
+                )
             agent = await self._resume(agent_id, journal, feed, options)
         except BaseException:
             feed.close()

@@ -68,6 +68,9 @@ def test_a_damaged_journal_keeps_only_its_own_agent_out(
                 for name, reason in unreadable.items():
                     assert reason.count(str(directory / f"{name}.jsonl")) == 1
                 assert "corrupt journal line" in unreadable["garbage"]
+                for name in ("empty", "torn", "foreign"):
+                    assert f"holds no entry of agent {name!r}" in unreadable[name]
+                    assert " object at 0x" not in unreadable[name]
                 state = await client.get(f"{base}/agents/torn/state")
                 assert state.status_code == 503
                 assert state.json()["error"].startswith(
