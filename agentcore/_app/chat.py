@@ -22,7 +22,7 @@ from collections.abc import Awaitable, Callable
 
 from .._core.errors import ConfigurationError
 from .._runtime.agent import Agent
-from .cli import register_command
+from .cli import add_base_url, model_refused, register_command
 
 __all__ = ["chat"]
 
@@ -64,7 +64,7 @@ def _configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--model", required=True, help="PROVIDER/MODEL, e.g. anthropic/claude-sonnet-4-5"
     )
-    parser.add_argument("--base-url", help="override the provider's base URL")
+    add_base_url(parser)
     parser.add_argument("--api-key", help="the provider's key (default: its environment variable)")
     parser.add_argument("--system", help="system prompt")
 
@@ -76,10 +76,7 @@ def _run(args: argparse.Namespace) -> int:
     try:  # before the first prompt: an unknown provider or a missing key fails now
         driver = registry.get_driver(args.model, base_url=args.base_url, api_key=args.api_key)
     except ConfigurationError as exc:
-        print(
-            f"agentcore chat: {exc.message} (on the command line: --api-key KEY)", file=sys.stderr
-        )
-        return 2
+        return model_refused("chat", exc, "--api-key")
     presenter = ConsolePresenter(show_user=False)
     agent = Agent(driver, system_prompt=args.system, presenters=[presenter], agent_id="chat")
 

@@ -1,13 +1,15 @@
-"""The ``agentcore`` command: look at recorded sessions without a key or a network.
+"""The agentcore command: chat, code, serve agents, run durable workers, replay journals.
 
 ::
 
     agentcore replay FILE [--layer stream|message|state|turn ...] [--json] [--agent ID]
     agentcore inspect FILE --seq N [--agent ID]
 
-``replay`` folds a journal through a fresh machine. With no ``--layer`` it renders the
-conversation on the console presenter; with ``--layer`` it prints one line per event of
-the chosen layers; with ``--json`` it prints one JSON object per event
+``chat``, ``code``, ``serve`` and ``worker`` are registered by their own modules
+(``COMMAND_MODULES``); ``replay`` and ``inspect`` look at recorded sessions without a key
+or a network. ``replay`` folds a journal through a fresh machine. With no ``--layer`` it
+renders the conversation on the console presenter; with ``--layer`` it prints one line
+per event of the chosen layers; with ``--json`` it prints one JSON object per event
 (``{"agent_id", "seq", "layer", "event"}``, ``seq`` being the input event's). ``inspect``
 prints the machine state after event ``N``.
 
@@ -28,6 +30,8 @@ from typing import Any, TextIO
 
 import attrs
 
+from .._core.driver import Driver
+from .._core.errors import ConfigurationError
 from .._core.events import LAYERS
 from .._core.machine import MealyMachine
 from .._core.wire import from_dict, to_dict
@@ -36,11 +40,21 @@ from .._journal.read import dumps as _dumps
 from .._journal.read import load_line
 from .._journal.replay import JournalSource, entries_of, replay_steps, state_at
 from .._loop.conversation import create_conversation_machine
-from .._runtime.plugins import price_table
+from .._runtime.plugins import price_table, resolve_model
 from .describe import describe
 from .state_view import render_state
 
-__all__ = ["COMMAND_MODULES", "Command", "build_parser", "describe", "main", "register_command"]
+__all__ = [
+    "COMMAND_MODULES",
+    "Command",
+    "add_base_url",
+    "build_parser",
+    "describe",
+    "main",
+    "model_at",
+    "model_refused",
+    "register_command",
+]
 
 COMMAND_MODULES: tuple[str, ...] = (
     "agentcore._app.chat",
@@ -74,6 +88,33 @@ def register_command(
 ) -> None:
     """Add a subcommand; a second registration of ``name`` replaces the first."""
     _COMMANDS[name] = Command(name, help, configure, run)
+
+
+def add_base_url(parser: argparse.ArgumentParser) -> None:
+    """``--base-url``, the same on every command that runs a model."""
+    parser.add_argument(
+        "--base-url",
+        metavar="URL",
+        help="the provider's API address, for an OpenAI-compatible server or a gateway "
+        "(default: the provider's own)",
+    )
+
+
+def model_at(spec: str, base_url: str | None) -> Driver:
+    """The driver for ``spec`` (``provider/model``), at ``base_url`` when one is given."""
+    return resolve_model(spec) if base_url is None else resolve_model(spec, base_url=base_url)
+
+
+def model_refused(command: str, error: ConfigurationError, key_option: str | None = None) -> int:
+    """Say why ``command`` cannot run its model (one line on stderr) and return 2; a key
+    error names ``key_option`` when the command has one."""
+    hint = f" (on the command line: {key_option} KEY)" if key_option and _key_error(error) else ""
+    print(f"agentcore {command}: {error.message}{hint}", file=sys.stderr)
+    return 2
+
+
+def _key_error(error: ConfigurationError) -> bool:
+    return "API key" in error.message
 
 
 def priced_machine() -> MealyMachine:

@@ -2,44 +2,64 @@
 
 ::
 
-    agentcore serve [--host 127.0.0.1] [--port 8000] [--model PROVIDER/MODEL]
-                    [--journal-dir DIR] [--token TOKEN] [--cors-origin URL ...]
-                    [--database-url URL [--definition NAME]]
+    agentcore serve [--host 127.0.0.1] [--port 8000] [--model PROVIDER/MODEL [--base-url URL]]
+                    [--journal-dir DIR] [--token TOKEN] [--allow-origin ORIGIN ...]
+                    [--allow-host NAME ...] [--database-url URL [--definition NAME]]
 
-Without ``--model`` (or with no key) agents run the embedded scripted model, so it works
-on a fresh machine, offline. With ``--database-url``, the agents are durable: ``agentcore
-worker`` processes on that database run them, each new agent runs definition
-``--definition`` (or the ``model`` its creation names), and every agent the database
-holds is served. Off loopback a bearer token is required (generated and printed when not
-given). See docs/serve.md.
+Without ``--model`` agents run the embedded scripted model, so it works on a fresh
+machine, offline; a ``--model`` that cannot run (its key missing, an unknown provider)
+stops the command before it serves, as ``chat`` and ``code`` do. With
+``--database-url``, the agents are durable: ``agentcore worker`` processes on that
+database run them, each new agent runs definition ``--definition`` (or the ``model`` its
+creation names), and every agent the database holds is served. Off loopback a bearer
+token is required (generated and printed when not given); a frontend served from another
+origin needs ``--allow-origin``. See docs/serve.md.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import pathlib
 import sys
 from collections.abc import Mapping
 from typing import Any
 
-from .cli import register_command
+from .._core.driver import Driver
+from .._core.errors import ConfigurationError
+from .cli import add_base_url, model_at, model_refused, register_command
 from .serve_model import DEMO_AGENT, DEMO_MODEL, demo_options, demo_registry
 
-__all__ = ["agent_options", "tree_options"]
+__all__ = ["agent_options", "check_model", "tree_options"]
 
 
-def agent_options(default: str | None, delay: float) -> Any:
-    """``ServeConfig.agent_options``: a named model resolves through the driver registry;
-    none (or the demo's name) is the embedded scripted model."""
+def agent_options(default: str | None, delay: float, base_url: str | None = None) -> Any:
+    """``ServeConfig.agent_options``: a named model resolves through the driver registry
+    (at ``base_url`` when given) when its agent is created, so a model that cannot run
+    (no key, an unknown provider) is refused then (``ConfigurationError``), never in the
+    middle of a run; none (or the demo's name) is the embedded scripted model."""
 
     def options(model: str | None) -> Mapping[str, Any]:
         chosen = model or default
         if chosen is None or chosen == DEMO_MODEL:
             return demo_options(delay)
-        return {"model": chosen}
+        built = model_at(chosen, base_url)  # the agent owns it: it came from its factory
+
+        def driver(name: str) -> Driver:
+            return built if name == chosen else model_at(name, base_url)
+
+        return {"model": chosen, "driver_factory": driver}
 
     return options
+
+
+def check_model(model: str, base_url: str | None) -> None:
+    """Build ``model``'s driver once, so a missing key or an unknown provider is said
+    before the server starts (``ConfigurationError``), not on the page at the first
+    message."""
+    driver = model_at(model, base_url)
+    asyncio.run(driver.aclose())
 
 
 def tree_options(model: str | None, delay: float) -> dict[str, Any]:
@@ -56,13 +76,31 @@ def _configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--model", help="PROVIDER/MODEL for new agents (default: the embedded model)"
     )
+    add_base_url(parser)
     parser.add_argument("--journal-dir", help="keep journals here and resume them on restart")
     parser.add_argument(
         "--token",
         default=os.environ.get("AGENTCORE_SERVE_TOKEN"),
         help="bearer token for the API (default $AGENTCORE_SERVE_TOKEN; generated off loopback)",
     )
-    parser.add_argument("--cors-origin", action="append", default=[], help="allow this origin")
+    parser.add_argument(
+        "--allow-origin",
+        "--cors-origin",
+        dest="allow_origin",
+        metavar="ORIGIN",
+        action="append",
+        default=[],
+        help="a frontend's origin (e.g. http://localhost:3000) that may drive the agents; "
+        "CORS is answered for it (repeatable)",
+    )
+    parser.add_argument(
+        "--allow-host",
+        metavar="NAME",
+        action="append",
+        default=[],
+        help="a Host name to serve besides IP addresses and localhost (e.g. behind a proxy; "
+        "repeatable; '*' for any)",
+    )
     parser.add_argument("--max-body", type=int, default=1 << 20, help="request body limit, bytes")
     parser.add_argument("--delay", type=float, default=0.02, help="embedded model: s per event")
     parser.add_argument(
@@ -72,6 +110,17 @@ def _configure(parser: argparse.ArgumentParser) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.base_url is not None and args.model in (None, DEMO_MODEL):
+        print(
+            "agentcore serve: --base-url is the address of --model's provider: name the model",
+            file=sys.stderr,
+        )
+        return 2
+    if args.model not in (None, DEMO_MODEL) and args.database_url is None:
+        try:
+            check_model(args.model, args.base_url)
+        except ConfigurationError as exc:
+            return model_refused("serve", exc)
     try:
         from .._serve.app import ServeConfig
         from .._serve.server import run
@@ -81,16 +130,21 @@ def _run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    config = ServeConfig(
-        agent_options(args.model, args.delay),
-        journal_dir=pathlib.Path(args.journal_dir) if args.journal_dir else None,
-        token=args.token or None,
-        cors_origins=tuple(args.cors_origin),
-        max_body=args.max_body,
-        database_url=args.database_url,
-        definition=args.definition,
-        **({} if args.database_url else tree_options(args.model, args.delay)),
-    )
+    try:
+        config = ServeConfig(
+            agent_options(args.model, args.delay, args.base_url),
+            journal_dir=pathlib.Path(args.journal_dir) if args.journal_dir else None,
+            token=args.token or None,
+            allow_origins=tuple(args.allow_origin),
+            allow_hosts=tuple(args.allow_host),
+            max_body=args.max_body,
+            database_url=args.database_url,
+            definition=args.definition,
+            **({} if args.database_url else tree_options(args.model, args.delay)),
+        )
+    except ConfigurationError as exc:
+        print(f"agentcore serve: {exc.message}", file=sys.stderr)
+        return 2
     run(config, args.host, args.port)
     return 0
 

@@ -15,8 +15,11 @@ Routes (``{id}`` is an agent id; every body is JSON and size-limited):
 - ``POST /chat`` a Vercel AI SDK chat request streams that run; ``GET /chat/{id}/stream``
   resumes the run in progress (204 when there is none).
 
-With a ``token``, every route but the page and its files needs ``Authorization: Bearer
-<token>`` (or ``?token=`` for ``EventSource``, which cannot set headers).
+Every request's ``Host`` must be a name no DNS-rebinding page can use; a state-changing
+request must come from the page's own origin, an allowed one, or a client that is not a
+browser; a body is JSON with its content type saying so (``guard``). With a ``token``,
+every route but the page and its files needs ``Authorization: Bearer <token>`` (or
+``?token=`` for ``EventSource``, which cannot set headers).
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ import hmac
 import json
 import pathlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.applications import Starlette
@@ -49,6 +52,7 @@ from .._journal.read import dumps
 from .._journal.replay import replay_steps, state_at
 from .._runtime.plugins import protocol_names, wire_protocol
 from .feed import Reader
+from .guard import host_refusal, normal_origin, origin_refusal
 from .hosting import AGENT_ID, AgentOptions, Host, HttpError, ServeConfig, Served
 from .protocol import (
     Cursor,
@@ -63,34 +67,58 @@ __all__ = ["AgentOptions", "ServeConfig", "Served", "create_app"]
 
 STATIC = pathlib.Path(__file__).resolve().parent / "static"
 
+_T = TypeVar("_T")
 
-class _Auth:
-    """Bearer-token check in front of every route but the page and its static files."""
 
-    def __init__(self, app: ASGIApp, token: str | None) -> None:
+_SAFE = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+class _Guard:
+    """The security rules in front of every route (docs/serve.md, "Security"): a ``Host``
+    that could be a rebound name is refused (403), then, with a token, every route but
+    the page and its files needs it (401), and a state-changing request from a browser
+    page of another origin is refused (403) unless it carries the token."""
+
+    def __init__(self, app: ASGIApp, config: ServeConfig) -> None:
         self.app = app
-        self.token = token
+        self.config = config
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if self.token is None or scope["type"] != "http" or _public(scope["path"]):
+        refused = None if scope["type"] != "http" else self._refusal(Request(scope))
+        if refused is None:
             await self.app(scope, receive, send)
             return
-        request = Request(scope)
-        given = request.headers.get("authorization", "")
-        value = (
-            given[7:]
-            if given.lower().startswith("bearer ")
-            else request.query_params.get("token", "")
+        status, message = refused
+        extra = {"www-authenticate": "Bearer"} if status == 401 else {}
+        await JSONResponse({"error": message}, status_code=status, headers=extra)(
+            scope, receive, send
         )
-        if not hmac.compare_digest(value.encode(), self.token.encode()):
-            response = JSONResponse(
-                {"error": "missing or wrong bearer token (Authorization: Bearer <token>)"},
-                status_code=401,
-                headers={"www-authenticate": "Bearer"},
-            )
-            await response(scope, receive, send)
-            return
-        await self.app(scope, receive, send)
+
+    def _refusal(self, request: Request) -> tuple[int, str] | None:
+        headers, config = request.headers, self.config
+        host = headers.get("host")
+        wrong_host = host_refusal(host, config.allow_hosts)
+        if wrong_host is not None:
+            return 403, wrong_host
+        token_ok = config.token is not None and hmac.compare_digest(
+            _given_token(request).encode(), config.token.encode()
+        )
+        guarded = not _public(request.url.path) and request.method != "OPTIONS"  # a preflight
+        if config.token is not None and not token_ok and guarded:
+            return 401, "missing or wrong bearer token (Authorization: Bearer <token>)"
+        if request.method in _SAFE or token_ok:
+            return None
+        foreign = origin_refusal(
+            headers.get("origin"), headers.get("sec-fetch-site"), host, config.allow_origins
+        )
+        return None if foreign is None else (403, foreign)
+
+
+def _given_token(request: Request) -> str:
+    given = request.headers.get("authorization", "")
+    if given.lower().startswith("bearer "):
+        return given[7:]
+    return request.query_params.get("token", "")
 
 
 def _public(path: str) -> bool:
@@ -111,12 +139,32 @@ async def _body(request: Request, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-async def _json(request: Request, limit: int) -> dict[str, Any]:
+async def _json_body(request: Request, limit: int) -> bytes:
+    """The body of a route that reads JSON: it must say so (``Content-Type:
+    application/json``, which no cross-site form or ``no-cors`` fetch can send)."""
     raw = await _body(request, limit)
+    kind = request.headers.get("content-type", "").partition(";")[0].strip().lower()
+    if raw.strip() and kind != "application/json":
+        raise HttpError(
+            415, f"send the body as JSON with Content-Type: application/json (got {kind!r})"
+        )
+    return raw
+
+
+def _parsed(parse: Callable[[bytes], _T], raw: bytes) -> _T:
+    """``parse(raw)``, a body nested too deep for the parser being the client's fault."""
+    try:
+        return parse(raw)
+    except RecursionError:
+        raise HttpError(400, "the body's JSON is nested too deeply to read") from None
+
+
+async def _json(request: Request, limit: int) -> dict[str, Any]:
+    raw = await _json_body(request, limit)
     if not raw.strip():
         return {}
     try:
-        value = json.loads(raw)
+        value = _parsed(json.loads, raw)
     except ValueError as exc:
         raise HttpError(400, f"the body is not JSON ({exc})") from None
     if not isinstance(value, dict):
@@ -181,7 +229,9 @@ def _describe(served: Served) -> dict[str, Any]:
 
 
 async def _list(server: Host, request: Request) -> Response:
-    return JSONResponse({"agents": [_describe(s) for s in server.agents.values()]})
+    unreadable = [{"agent_id": a, "error": e} for a, e in server.unreadable.items()]
+    agents = [_describe(s) for s in server.agents.values()]
+    return JSONResponse({"agents": agents, "unreadable": unreadable})
 
 
 async def _message(server: Host, request: Request) -> Response:
@@ -350,9 +400,9 @@ async def _events(server: Host, request: Request) -> Response:
 async def _run_endpoint(server: Host, request: Request, name: str) -> Response:
     protocol = _protocol(name)
     assert isinstance(protocol, RunProtocol)
-    raw = await _body(request, server.config.max_body)
+    raw = await _json_body(request, server.config.max_body)
     try:
-        run = protocol.parse_run(raw)
+        run = _parsed(protocol.parse_run, raw)
     except ValueError as exc:
         raise HttpError(400, str(exc)) from None
     if not AGENT_ID.match(run.agent_id):
@@ -442,16 +492,15 @@ def create_app(config: ServeConfig) -> Starlette:
         route("/chat", _chat, ["POST"]),
         route("/chat/{agent_id}/stream", _chat_resume, ["GET"]),
     ]
-    middleware = [Middleware(_Auth, token=config.token)]
-    if config.cors_origins:
-        middleware.insert(
-            0,
+    middleware = [Middleware(_Guard, config=config)]
+    if config.allow_origins:  # inside the guard: a preflight's Host is checked too
+        middleware.append(
             Middleware(
                 CORSMiddleware,
-                allow_origins=list(config.cors_origins),
+                allow_origins=[normal_origin(o) for o in config.allow_origins],
                 allow_methods=["GET", "POST"],
                 allow_headers=["authorization", "content-type", "last-event-id"],
-            ),
+            )
         )
     app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
     app.state.server = server

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import pathlib
 import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -21,7 +22,7 @@ from typing import Any
 import attrs
 
 from .._agents.registry import AgentRegistry
-from .._core.errors import ConfigurationError
+from .._core.errors import AgentBusyError, AgentError, ConfigurationError
 from .._core.machine import MealyMachine
 from .._durable.client import DurableClient
 from .._durable.remote import DurableAgent
@@ -29,9 +30,12 @@ from .._journal.journal import Journal, JsonlJournal, MemoryJournal
 from .._loop.conversation import create_conversation_machine
 from .._runtime.agent import Agent
 from .feed import Feed
+from .guard import check_origin
 from .protocol import RunRequest
 
 __all__ = ["AGENT_ID", "AgentOptions", "Host", "HttpError", "ServeConfig", "Served"]
+
+_log = logging.getLogger("agentcore.serve")
 
 AGENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 """What an agent id (an AG-UI thread id, a Vercel chat id) may be."""
@@ -45,8 +49,11 @@ AgentOptions = Callable[[str | None], Mapping[str, Any]]
 class ServeConfig:
     """How the app behaves. ``agent_options`` builds agents (``AgentOptions``);
     ``journal_dir`` keeps each agent's journal as ``<dir>/<agent_id>.jsonl`` so a restarted
-    server resumes them (None: in memory); ``token`` guards every API route; ``cors_origins``
-    allows those origins (none by default); ``max_body`` caps a request body in bytes;
+    server resumes them (None: in memory); ``token`` guards every API route;
+    ``allow_origins`` are the origins of frontends served elsewhere that may drive the
+    agents (CORS is answered for them; none by default); ``allow_hosts`` the ``Host``
+    names served besides IP literals and ``localhost`` (``"*"``: any; docs/serve.md,
+    "Security"); ``max_body`` caps a request body in bytes;
     ``max_frames`` caps each stream's buffer (a client further behind is cut and resumes);
     ``flush`` the least time between two writes to a stream's clients, in seconds (frames
     made meanwhile go out together: a fast stream costs each client at most ``1/flush``
@@ -62,7 +69,8 @@ class ServeConfig:
     agent_options: AgentOptions
     journal_dir: pathlib.Path | None = None
     token: str | None = None
-    cors_origins: Sequence[str] = ()
+    allow_origins: Sequence[str] = ()
+    allow_hosts: Sequence[str] = ()
     max_body: int = 1 << 20
     max_frames: int = 4096
     flush: float = 0.02
@@ -74,6 +82,11 @@ class ServeConfig:
     definition: str | None = None
 
     def __attrs_post_init__(self) -> None:
+        for origin in self.allow_origins:
+            try:
+                check_origin(origin)
+            except ValueError as exc:
+                raise ConfigurationError(f"ServeConfig: allow_origins: {exc}") from None
         if self.database_url is not None and self.registry is not None:
             raise ConfigurationError(
                 "ServeConfig: durable agents (database_url) take their definitions from "
@@ -119,6 +132,8 @@ class Host:
         self._counter = 0
         self.client: DurableClient | None = None
         """The durable agents' client (``database_url``), made by ``open``."""
+        self.unreadable: dict[str, str] = {}
+        """Agents whose journal could not be resumed at startup, with the reason."""
 
     # -- agents --------------------------------------------------------------------------
 
@@ -172,11 +187,16 @@ class Host:
             agent_id = self._new_id()
         elif not AGENT_ID.match(agent_id):
             raise HttpError(400, f"agent id {agent_id!r} must match {AGENT_ID.pattern}")
+        self._refuse_unreadable(agent_id)
         if agent_id in self.agents or self._journal_exists(agent_id):
             raise HttpError(409, f"agent {agent_id!r} exists already")
         if self.client is not None:
             return self._new_durable(agent_id, model, system)
-        options = dict(self.config.agent_options(model))
+        try:
+            options = dict(self.config.agent_options(model))
+        except ConfigurationError as exc:  # a model the client named cannot run
+            named = "the server's model" if model is None else f"model {model!r}"
+            raise HttpError(400, f"{named} cannot run: {exc.message}") from None
         if system is not None:
             options["system_prompt"] = system
         journal = self._journal(agent_id)
@@ -185,7 +205,7 @@ class Host:
         if self.config.journal_dir is not None:
             meta = self.config.journal_dir / f"{agent_id}.json"
             meta.write_text(json.dumps({"model": model, "system": system}), encoding="utf-8")
-        served = self.agents[agent_id] = Served(agent, feed, model)
+        served = self.agents[agent_id] = Served(agent, feed, model or _model_name(options))
         return served
 
     def _new_durable(self, agent_id: str, definition: str | None, system: str | None) -> Served:
@@ -200,28 +220,50 @@ class Host:
         return served
 
     async def resume_all(self) -> None:
-        """Resume every agent whose journal is in ``journal_dir`` (a restarted server)."""
+        """Resume every agent whose journal is in ``journal_dir`` (a restarted server).
+        A journal that cannot be read keeps its agent out (``unreadable``, logged), never
+        the others."""
         directory = self.config.journal_dir
         if directory is None:
             return
         for path in sorted(directory.glob("*.jsonl")):
-            agent_id = path.stem
-            meta_path = path.with_suffix(".json")
-            meta = json.loads(meta_path.read_text(encoding="utf-8")) if meta_path.exists() else {}
-            options = dict(self.config.agent_options(meta.get("model")))
-            if meta.get("system") is not None:
-                options["system_prompt"] = meta["system"]
-            journal = JsonlJournal(path, fsync="turn")
-            holder: list[Agent] = []
+            try:
+                await self._resume_file(path)
+            except (AgentError, OSError, ValueError) as exc:
+                message = getattr(exc, "message", None) or str(exc)
+                reason = message if str(path) in message else f"{path}: {message}"
+                self.unreadable[path.stem] = reason
+                _log.error("agentcore serve: agent %r not served: %s", path.stem, reason)
 
-            def machine(holder: list[Agent] = holder) -> MealyMachine:
-                return create_conversation_machine(holder[0].prices)
+    async def _resume_file(self, path: pathlib.Path) -> None:
+        agent_id = path.stem
+        meta_path = path.with_suffix(".json")
+        meta = json.loads(meta_path.read_text(encoding="utf-8")) if meta_path.exists() else {}
+        options = dict(self.config.agent_options(meta.get("model")))
+        if meta.get("system") is not None:
+            options["system_prompt"] = meta["system"]
+        journal = JsonlJournal(path, fsync="turn")
+        holder: list[Agent] = []
 
-            feed = self._feed(agent_id, journal, machine)
+        def machine() -> MealyMachine:
+            return create_conversation_machine(holder[0].prices)
+
+        feed = self._feed(agent_id, journal, machine)
+        try:
+            if journal.last_seq(agent_id) == 0:
+                raise ConfigurationError(
+                    f"it holds no entry of agent {agent_id!r} (it is empty, its first line "
+                    "was cut short, or it is another agent's)"
+                )
             agent = await self._resume(agent_id, journal, feed, options)
-            holder.append(agent)
-            served = self.agents[agent_id] = Served(agent, feed, meta.get("model"))
-            served.task = self._spawn(agent.wait())
+        except BaseException:
+            feed.close()
+            journal.close()
+            raise
+        holder.append(agent)
+        model = meta.get("model") or _model_name(options)
+        served = self.agents[agent_id] = Served(agent, feed, model)
+        served.task = self._spawn(agent.wait())
 
     def _feed(self, agent_id: str, journal: Journal, machine: Callable[[], MealyMachine]) -> Feed:
         config = self.config
@@ -253,9 +295,15 @@ class Host:
 
     def get(self, agent_id: str) -> Served:
         served = self.agents.get(agent_id)
-        if served is None:
-            raise HttpError(404, f"no agent {agent_id!r}")
-        return served
+        if served is not None:
+            return served
+        self._refuse_unreadable(agent_id)
+        raise HttpError(404, f"no agent {agent_id!r}")
+
+    def _refuse_unreadable(self, agent_id: str) -> None:
+        reason = self.unreadable.get(agent_id)
+        if reason is not None:
+            raise HttpError(503, f"agent {agent_id!r} cannot be served: {reason}")
 
     def get_or_create(self, agent_id: str) -> Served:
         return self.agents.get(agent_id) or self.create(None, agent_id, None)
@@ -288,9 +336,9 @@ class Host:
         served.run_seq = 0 if journal is None else journal.last_seq(served.agent.agent_id)
         task = self._spawn(work)
         await asyncio.sleep(0)  # a command the agent rejects raises before its first await
-        if task.done() and task.exception() is not None:
-            error = task.exception()
-            raise HttpError(409, str(error))
+        error = task.exception() if task.done() else None
+        if error is not None:
+            raise HttpError(409, _refused(served.agent, error))
         served.task = task
         return task
 
@@ -311,6 +359,26 @@ class Host:
         if not request.decisions and not request.prompt:
             raise HttpError(400, "the request has neither a new user message nor an approval")
         return await self.start(served, work())
+
+
+def _model_name(options: Mapping[str, Any]) -> str | None:
+    """The name of the model ``options`` run (a driver's ``model``, if it has one)."""
+    model = options.get("model")
+    return model if isinstance(model, str) else getattr(model, "model", None)
+
+
+def _refused(agent: Agent | DurableAgent, error: BaseException) -> str:
+    """What a client is told when the agent refuses a command at once, in HTTP terms."""
+    if not isinstance(error, AgentBusyError):
+        return getattr(error, "message", None) or str(error)
+    path = f"/agents/{agent.agent_id}"
+    waiting = [c.tool_call_id for c in agent.state.pending_approvals]
+    if waiting:
+        return f"the agent waits for a decision on {waiting}: POST {path}/approve"
+    return (
+        f"the agent is answering: POST {path}/steer to redirect it now, {path}/follow_up "
+        f"to queue the message for when it finishes, or {path}/interrupt to stop it"
+    )
 
 
 def _retrieve(task: asyncio.Task[Any]) -> None:

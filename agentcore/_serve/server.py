@@ -29,6 +29,14 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def _is_address(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return False
+    return True
+
+
 def new_token() -> str:
     """A fresh random bearer token (32 URL-safe characters)."""
     return secrets.token_urlsafe(24)
@@ -45,11 +53,14 @@ def run(
     """Serve ``create_app(config)`` on ``host:port`` until interrupted (blocking).
 
     Off loopback, a token is required: without one in ``config``, one is generated and
-    printed with the page's address, so only who reads it can use the API.
+    printed with the page's address, so only who reads it can use the API. A host bound
+    by name is one of the ``Host`` names served.
     """
     import uvicorn
 
     out = out or sys.stdout
+    if not _is_address(host) and host not in config.allow_hosts:  # a name bound: served
+        config = attrs.evolve(config, allow_hosts=(*config.allow_hosts, host))
     if not is_loopback(host) and config.token is None:
         config = attrs.evolve(config, token=new_token())
         out.write(

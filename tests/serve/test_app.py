@@ -245,7 +245,7 @@ def test_a_restarted_server_resumes_and_reconnects_lose_nothing(tmp_path: pathli
 def test_token_body_limit_and_cors() -> None:
     async def main() -> None:
         async with (
-            serving(token="s3cret", max_body=100, cors_origins=("http://ui.example",)) as base,
+            serving(token="s3cret", max_body=100, allow_origins=("http://ui.example",)) as base,
             httpx2.AsyncClient(timeout=10) as client,
         ):
             assert (await client.get(f"{base}/")).status_code == 200  # the page is public

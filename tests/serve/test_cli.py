@@ -65,7 +65,7 @@ def test_agentcore_serve_starts_on_a_fresh_machine() -> None:
                 break
             except httpx2.ConnectError:
                 time.sleep(0.05)
-        assert created.status_code == 201 and created.json()["model"] is None
+        assert created.status_code == 201 and created.json()["model"] == "agentcore/demo"
         assert "<title>agentcore</title>" in httpx2.get(base).text
     finally:
         process.terminate()

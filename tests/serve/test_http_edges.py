@@ -171,3 +171,57 @@ def test_the_vercel_resume_route_joins_the_run_in_progress() -> None:
 def test_parse_sse_reads_what_the_server_frames() -> None:
     frames = parse_sse("id: a:1.0\nevent: x\ndata: 1\n\n: keep-alive\n\ndata: [DONE]\n\n")
     assert frames == [{"id": "a:1.0", "event": "x", "data": "1"}, {"data": "[DONE]"}]
+
+
+def test_deeply_nested_json_is_a_bad_request_on_every_route_that_reads_a_body() -> None:
+    """JSON nested past the parser's recursion limit (200 KB, under the body cap) is the
+    client's fault: 400 with the reason, never a 500 and a traceback."""
+    deep = b"[" * 100_000 + b"]" * 100_000
+    wrapped = b'{"messages": ' + deep + b"}"
+
+    async def main() -> None:
+        async with serving() as base, httpx2.AsyncClient(timeout=20) as client:
+            await client.post(f"{base}/agents", json={"agent_id": "a1"})
+            agent = "/agents/a1"
+            for route in ("/agents", f"{agent}/messages", f"{agent}/steer", f"{agent}/follow_up",
+                          f"{agent}/approve", "/chat", "/ag-ui"):  # fmt: skip
+                for body in (deep, wrapped):
+                    sent = await client.post(
+                        f"{base}{route}", content=body, headers={"content-type": "application/json"}
+                    )
+                    assert sent.status_code == 400, (route, sent.status_code)
+                    error = sent.json()["error"]  # AG-UI's parser (pydantic) has its own words
+                    assert "nested too deeply" in error or "recursion limit exceeded" in error
+            shallow = await client.post(f"{base}/agents/a1/steer", json=[[[["x"]]]])
+            assert shallow.status_code == 400 and "JSON object" in shallow.json()["error"]
+
+    asyncio.run(main())
+
+
+def test_a_message_sent_while_the_agent_answers_is_refused_in_http_terms() -> None:
+    """The 409 names the routes to use, not the Python API (``steer(msg)``)."""
+
+    async def main() -> None:
+        async with serving(delay=0.002) as base, httpx2.AsyncClient(timeout=10) as client:
+            agent = (await client.post(f"{base}/agents", json={})).json()["agent_id"]
+            url = f"{base}/agents/{agent}"
+            await client.post(f"{url}/messages", json={"text": "tell me a story"})
+            busy = await client.post(f"{url}/messages", json={"text": "weather in Paris"})
+            assert busy.status_code == 409
+            error = busy.json()["error"]
+            assert f"POST /agents/{agent}/steer" in error and f"/agents/{agent}/follow_up" in error
+            assert "(msg)" not in error and "()" not in error
+            await client.post(f"{url}/interrupt")
+            await _idle(client, url)
+            await client.post(f"{url}/messages", json={"text": "delete notes.txt"})
+            for _ in range(500):
+                state = (await client.get(f"{url}/state")).json()
+                if state["pending_approvals"]:
+                    break
+                await asyncio.sleep(0.01)
+            waiting = await client.post(f"{url}/messages", json={"text": "hi"})
+            assert waiting.status_code == 409
+            assert f"POST /agents/{agent}/approve" in waiting.json()["error"]
+            assert "approve()" not in waiting.json()["error"]
+
+    asyncio.run(main())

@@ -2,8 +2,9 @@
 
 ::
 
-    agentcore code [--model PROVIDER/MODEL | demo | script/FILE.json] [--cwd DIR]
-                   [--resume | --session ID] [--sessions] [--approval MODE] [--no-guard]
+    agentcore code [--model PROVIDER/MODEL | demo | script/FILE.json] [--base-url URL]
+                   [--cwd DIR] [--resume | --session ID] [--sessions] [--approval MODE]
+                   [--no-guard]
 
 The agent works in a workspace (``--cwd``, default the current directory) with the tools
 of ``agentcore.coding``, confined to it, and the ``task`` tool running a read-only
@@ -34,7 +35,7 @@ import time
 from typing import Any
 
 from ..._core.errors import ConfigurationError
-from ..cli import register_command
+from ..cli import add_base_url, register_command
 
 __all__: list[str] = []
 
@@ -46,6 +47,7 @@ def _configure(parser: argparse.ArgumentParser) -> None:
         "script/FILE.json (a scripted model); default: $AGENTCORE_MODEL, else the first "
         "provider with a key, else demo",
     )
+    add_base_url(parser)
     parser.add_argument("--cwd", help="the workspace (default: the current directory)")
     which = parser.add_mutually_exclusive_group()
     which.add_argument(
@@ -96,13 +98,13 @@ def _run(args: argparse.Namespace) -> int:
                 session = store.open(info.id)
             model = args.model or session.info.model
             cwd = session.info.cwd
-            driver, price = make_driver(model)
+            driver, price = make_driver(model, base_url=args.base_url)
             resumed = True
         else:
             model = args.model or default_model()
             if model.startswith(SCRIPT_PREFIX):
                 model = SCRIPT_PREFIX + os.path.abspath(model.removeprefix(SCRIPT_PREFIX))
-            driver, price = make_driver(model)  # a missing key fails before anything
+            driver, price = make_driver(model, base_url=args.base_url)  # a missing key: now
             cwd = _workspace(args.cwd, demo=model == DEMO)
             _check_workspace(cwd)
             session = store.create(cwd, model)
@@ -156,7 +158,7 @@ async def _main(
     drivers = [driver]
 
     async def switch_model(name: str) -> Agent:
-        new_driver, new_price = make_driver(name)
+        new_driver, new_price = make_driver(name, base_url=args.base_url)
         drivers.append(new_driver)
         assert app.agent is not None
         await close_agent(app.agent)
@@ -169,6 +171,7 @@ async def _main(
             resumed=True,
             max_iterations=args.max_iterations,
             guard=args.guard,
+            base_url=args.base_url,
         )
 
     app = CodeApp(
@@ -188,6 +191,7 @@ async def _main(
         resumed=resumed,
         max_iterations=args.max_iterations,
         guard=args.guard,
+        base_url=args.base_url,
     )
     console.print(
         f"[bold]agentcore code[/bold] · {info.cwd} · {model} · session {info.id}\n"

@@ -40,8 +40,8 @@ from ..._core.secrets import scrub
 from ..._loop.tools import Tool
 from ..._runtime.agent import Agent
 from ..._runtime.extensions import Extension
-from ..._runtime.plugins import resolve_model
 from ..._runtime.shipped_extensions import bash_guard, context_info, tool_logger
+from ..cli import model_at
 from .script import DEMO_SCRIPT, load_script, script_driver
 from .sessions import Session
 
@@ -121,10 +121,10 @@ _EXPLORER_PROMPT = (
 )
 
 
-def subagent_registry(model: str, cwd: str) -> AgentRegistry:
+def subagent_registry(model: str, cwd: str, *, base_url: str | None = None) -> AgentRegistry:
     """The coding agent's sub-agents: the ``explorer`` (read-only tools of ``cwd``, the
-    session's ``model``) that its ``task`` tool runs, and the agent itself (``ROOT``,
-    whose other tools are given when it is created)."""
+    session's ``model`` at ``base_url``) that its ``task`` tool runs, and the agent itself
+    (``ROOT``, whose other tools are given when it is created)."""
     explorer = AgentDefinition(
         EXPLORER,
         model,
@@ -140,7 +140,7 @@ def subagent_registry(model: str, cwd: str) -> AgentRegistry:
     return AgentRegistry(
         [root, explorer],
         tools=create_read_only_tools(cwd),
-        driver_factory=lambda name: make_driver(name)[0],
+        driver_factory=lambda name: make_driver(name, base_url=base_url)[0],
     )
 
 
@@ -208,10 +208,11 @@ def default_model(environ: Mapping[str, str] = os.environ) -> str:
     return next((model for key, model in DEFAULT_MODELS if environ.get(key)), DEMO)
 
 
-def make_driver(model: str) -> tuple[Driver, ModelPrice | None]:
-    """The driver for ``model`` (``demo``, ``script/PATH`` or ``provider/model``) and its
-    price when the driver does not come with one (a scripted model costs nothing).
-    Raises ``ConfigurationError`` for an unknown provider, a missing key or a bad script."""
+def make_driver(model: str, *, base_url: str | None = None) -> tuple[Driver, ModelPrice | None]:
+    """The driver for ``model`` (``demo``, ``script/PATH`` or ``provider/model`` at
+    ``base_url``, default the provider's) and its price when the driver does not come
+    with one (a scripted model costs nothing). Raises ``ConfigurationError`` for an
+    unknown provider, a missing key or a bad script."""
     if model == DEMO:
         return script_driver(load_script(DEMO_SCRIPT)), ModelPrice(input=0.0, output=0.0)
     if model.startswith(SCRIPT_PREFIX):
@@ -219,7 +220,7 @@ def make_driver(model: str) -> tuple[Driver, ModelPrice | None]:
         if not path:
             raise ConfigurationError("script/ needs a path: --model script/path/to/script.json")
         return script_driver(load_script(path)), ModelPrice(input=0.0, output=0.0)
-    return resolve_model(model), None
+    return model_at(model, base_url), None
 
 
 async def open_agent(
@@ -232,12 +233,14 @@ async def open_agent(
     resumed: bool,
     max_iterations: int | None = 50,
     guard: bool = True,
+    base_url: str | None = None,
 ) -> Agent:
     """The session's agent on ``driver`` (the model ``model``), the root of its sub-agent
     tree: new, or rebuilt from its journal (``AgentRegistry.resume``, which goes on with
-    what was in flight, children included), with the todo list its history left."""
+    what was in flight, children included), with the todo list its history left. Its
+    sub-agents run their models at ``base_url``."""
     cwd, todos = session.info.cwd, TodoStore()
-    registry = subagent_registry(model, cwd)
+    registry = subagent_registry(model, cwd, base_url=base_url)
     options: dict[str, Any] = {
         "model": driver,
         "agent_id": session.info.id,
