@@ -35,14 +35,14 @@ from .._core.errors import ConfigurationError
 from .._core.events import LAYERS
 from .._core.machine import MealyMachine
 from .._core.wire import from_dict, to_dict
+from .._journal.describe import describe
 from .._journal.journal import JournalError, MemoryJournal
 from .._journal.read import dumps as _dumps
 from .._journal.read import load_line
 from .._journal.replay import JournalSource, entries_of, replay_steps, state_at
+from .._journal.state_view import render_state
 from .._loop.conversation import create_conversation_machine
 from .._runtime.plugins import price_table, resolve_model
-from .describe import describe
-from .state_view import render_state
 
 __all__ = [
     "COMMAND_MODULES",
@@ -60,7 +60,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "agentcore._app.chat",
     "agentcore._app.serve",
     "agentcore._app.code",
-    "agentcore._durable.command",
+    "agentcore._app.worker",
 )
 """Modules that register more subcommands (e.g. ``chat``) when imported."""
 

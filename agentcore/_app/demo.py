@@ -22,12 +22,12 @@ from typing import Any, TextIO
 
 from .._core.events import LAYERS
 from .._core.pricing import ModelPrice
+from .._journal.describe import describe
 from .._journal.journal import MemoryJournal, read_jsonl
 from .._journal.replay import replay
 from .._loop.conversation import create_conversation_machine
 from .._loop.tools import tool
 from .._runtime.agent import Agent
-from .describe import describe
 
 __all__ = ["SESSION", "layer_lines", "main"]
 

@@ -1,6 +1,7 @@
-"""The extensions agentcore ships: a tool logger, a context-info injector, a bash guard.
+"""The extensions agentcore ships: a tool logger and a context-info injector (the bash
+guard lives with the coding tools, ``agentcore/_coding/bash_guard.py``).
 
-Each is a factory returning an extension (``agent.use(bash_guard())``); see
+Each is a factory returning an extension (``agent.use(tool_logger())``); see
 docs/middleware.md. They use only the public ``ExtensionAPI``, like yours would.
 """
 
@@ -9,17 +10,15 @@ from __future__ import annotations
 import datetime
 import logging
 import pathlib
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from .._coding.guard import check_command
-from .._core.content import ToolCallPart
 from .._core.driver import Message
 from .._core.events import UserMessage
 from .._loop.events import ToolExecutionEnd, ToolExecutionStart
-from .extensions import Block, Continue, Extension, ExtensionAPI
+from .extensions import Extension, ExtensionAPI
 
-__all__ = ["bash_guard", "context_info", "tool_logger"]
+__all__ = ["context_info", "tool_logger"]
 
 _log = logging.getLogger("agentcore.tools")
 
@@ -123,35 +122,3 @@ def _git_branch(root: pathlib.Path) -> str | None:
                 return head.removeprefix("ref: ").removeprefix("refs/heads/")
             return head[:12]
     return None
-
-
-def bash_guard(
-    tools: Collection[str] = ("bash", "shell", "run_command"),
-    *,
-    argument: str = "command",
-) -> Extension:
-    """Block shell commands that would do irreversible damage (wipe the root or home
-    directory, force-push to main/master, fork bombs, formatting or overwriting a disk),
-    read the way a shell reads them (quotes, chains, wrappers, nested shells: see
-    ``agentcore.coding.check_command``). Applies to calls of ``tools`` whose ``argument``
-    is a string; the model is told why the call was blocked."""
-    names = frozenset(tools)
-
-    def extension(api: ExtensionAPI) -> None:
-        def guard(call: ToolCallPart, tool: Any) -> Continue | Block:
-            if call.tool_name not in names:
-                return Continue()
-            command = call.input.get(argument)
-            if not isinstance(command, str):
-                return Continue()
-            reason = check_command(command)
-            if reason is None:
-                return Continue()
-            return Block(
-                f"Blocked by the bash guard: {reason}. The command was not run; "
-                "choose a safer way to reach the goal, or ask the user to run it."
-            )
-
-        api.on("before_tool_call", guard)
-
-    return extension

@@ -42,14 +42,14 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from .._app.describe import describe
-from .._app.state_view import render_state
 from .._core.errors import AgentError, ConfigurationError
 from .._core.events import LAYERS
 from .._core.wire import to_dict
+from .._journal.describe import describe
 from .._journal.journal import Journal
 from .._journal.read import dumps
 from .._journal.replay import replay_steps, state_at
+from .._journal.state_view import render_state
 from .._runtime.plugins import protocol_names, wire_protocol
 from .feed import Reader
 from .guard import host_refusal, normal_origin, origin_refusal

@@ -28,6 +28,7 @@ import attrs
 from ..._agents.definition import AgentDefinition
 from ..._agents.registry import AgentRegistry
 from ..._agents.tree import node_of
+from ..._coding.bash_guard import bash_guard
 from ..._coding.factory import create_all_tools, create_read_only_tools
 from ..._coding.guard import check_command, check_risky
 from ..._coding.todo import TodoItem, TodoStore
@@ -40,7 +41,7 @@ from ..._core.secrets import scrub
 from ..._loop.tools import Tool
 from ..._runtime.agent import Agent
 from ..._runtime.extensions import Extension
-from ..._runtime.shipped_extensions import bash_guard, context_info, tool_logger
+from ..._runtime.shipped_extensions import context_info, tool_logger
 from ..cli import model_at
 from .script import DEMO_SCRIPT, load_script, script_driver
 from .sessions import Session

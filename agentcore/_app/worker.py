@@ -15,7 +15,7 @@ import argparse
 import signal
 from typing import Any
 
-from .._app.cli import register_command
+from .cli import register_command
 
 __all__: list[str] = []
 
@@ -38,8 +38,8 @@ def _configure(parser: argparse.ArgumentParser) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from .definitions import load_definitions
-    from .worker import Worker
+    from .._durable.definitions import load_definitions
+    from .._durable.worker import Worker
 
     worker = Worker(
         args.database_url,

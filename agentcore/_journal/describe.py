@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._core.wire import to_dict
-from .._journal.read import dumps as _dumps
+from .read import dumps as _dumps
 
 __all__ = ["describe"]
 
