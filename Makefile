@@ -10,6 +10,10 @@ SYSTEM_STAMP := $(VENV)/.system-packages
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
+	# the distribution was named agentcore before: a venv (and the checkout's egg-info, read
+	# by a python started here) made then keeps old entry points beside the new ones
+	$(BIN)/pip uninstall --quiet --quiet --yes agentcore
+	rm -rf agentcore.egg-info
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 

@@ -5,9 +5,11 @@ feed it stream events and presenters consume its outputs. The most used names ar
 re-exported here; each public submodule (``agentcore.events``, ``.processors``,
 ``.combinators``, ``.machine``, ``.state_machine``, ``.engine``, ``.journal``, ``.loop``,
 ``.tools``, ``.agent``, ``.middleware``, ``.extensions``, ``.guardrails``, ``.pricing``,
-``.errors``, ``.testing``) holds the rest.
+``.errors``, ``.testing``) holds the rest. The drivers and presenters are
+``agentcore.drivers`` and ``agentcore.presenters``.
 """
 
+from . import _aliases
 from ._core.agent_processor import agent_processor as agent_processor
 from ._core.agent_processor import (
     create_initial_agent_engine_state as create_initial_agent_engine_state,
@@ -123,3 +125,6 @@ __all__ = [
     "to_dict",
     "tool",
 ]
+
+# the old spellings `drivers`/`presenters` for one release (see agentcore/_aliases.py)
+_aliases.install()

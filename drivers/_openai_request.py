@@ -41,8 +41,9 @@ from agentcore.events import (
     ToolResultMessage,
     UserMessage,
 )
-from drivers._history import group_tool_results, normalize_history, normalize_tool_call_ids
-from drivers._output import openai_json_schema
+
+from ._history import group_tool_results, normalize_history, normalize_tool_call_ids
+from ._output import openai_json_schema
 
 __all__ = ["REASONING_EFFORT", "build_body", "reasoning_effort"]
 

@@ -141,5 +141,5 @@ def get_driver(
 def _missing(extra: str, exc: ImportError) -> ConfigurationError:
     return ConfigurationError(
         f"the {extra} driver needs its SDK ({exc}); install it with "
-        f"pip install 'agentcore[{extra}]'"
+        f"pip install 'agentcore-engine[{extra}]'"
     )

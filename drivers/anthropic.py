@@ -1,4 +1,4 @@
-"""Anthropic Messages API driver (``pip install agentcore[anthropic]``).
+"""Anthropic Messages API driver (``pip install 'agentcore-engine[anthropic]'``).
 
 See docs/providers.md for options, the event mapping, stop reasons, thinking budgets,
 retries and errors; docs/drivers.md for the normaliser interface.

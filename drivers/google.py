@@ -1,4 +1,6 @@
-"""Google Gemini driver over the official ``google-genai`` SDK (``pip install agentcore[google]``).
+"""Google Gemini driver over the official ``google-genai`` SDK.
+
+Needs the ``google`` extra: ``pip install 'agentcore-engine[google]'``.
 
 See docs/providers.md (section Google Gemini) for options, the event mapping, thinking,
 thought signatures, retries and errors; docs/drivers.md for the normaliser interface.

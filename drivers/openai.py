@@ -1,6 +1,6 @@
 """OpenAI Chat Completions driver, for OpenAI and every OpenAI-compatible server.
 
-``pip install agentcore[openai]``. See docs/providers.md (section OpenAI) for options, the
+``pip install 'agentcore-engine[openai]'``. See docs/providers.md (section OpenAI) for options, the
 event mapping, compatible servers and how errors and retries behave; docs/drivers.md for
 the normaliser interface.
 """

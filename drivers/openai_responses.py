@@ -1,6 +1,6 @@
 """OpenAI Responses API driver (``POST /responses``, streamed, stateless).
 
-``pip install agentcore[openai]``. See docs/providers.md (section OpenAI Responses API)
+``pip install 'agentcore-engine[openai]'``. See docs/providers.md (section OpenAI Responses API)
 for options, the event mapping, how reasoning is carried between turns, and errors;
 docs/drivers.md for the normaliser interface.
 """

@@ -14,8 +14,9 @@ import pathlib
 from agentcore import ModelRequest
 from agentcore.errors import ConfigurationError
 from agentcore.events import StreamEvent, UserMessage
-from drivers.registry import get_driver
-from drivers.testing import ReplayServer, sse_response
+
+from .registry import get_driver
+from .testing import ReplayServer, sse_response
 
 __all__ = ["recorded_call", "sse_provider"]
 

@@ -29,7 +29,8 @@ from agentcore.events import (
     UserMessage,
 )
 from agentcore.journal import JournalSource, entries_of
-from drivers.scripted import ScriptedDriver
+
+from .scripted import ScriptedDriver
 
 __all__ = ["RecordingDriver", "ReplayDriver", "model_calls"]
 

@@ -18,10 +18,10 @@ import pathlib
 import sys
 
 from agentcore.agent import Agent
+from agentcore.drivers.scripted import ScriptedDriver, text_turn, tool_turn
 from agentcore.events import MessageStart, TextDelta, ThinkingDelta
 from agentcore.journal import JsonlJournal
 from agentcore.tools import tool
-from drivers.scripted import ScriptedDriver, text_turn, tool_turn
 
 OUT = pathlib.Path(__file__).parents[1] / "agentcore" / "_app" / "data" / "weather.jsonl"
 MODEL = "claude-sonnet-4-5"

@@ -21,9 +21,9 @@ import sys
 from collections.abc import AsyncIterator
 
 from agentcore import AgentError, create_agent
-from drivers.registry import get_driver
-from drivers.testing import ReplayServer, sse_response
-from presenters.console import ConsolePresenter
+from agentcore.drivers.registry import get_driver
+from agentcore.drivers.testing import ReplayServer, sse_response
+from agentcore.presenters.console import ConsolePresenter
 
 
 @contextlib.asynccontextmanager

@@ -1,7 +1,7 @@
 """Presenters: sinks for the engine's outputs (logs, terminal, files, browsers, databases).
 
-``ConsolePresenter`` is imported on first use, so ``import presenters`` never imports
-``rich`` (an optional dependency: ``pip install 'agentcore[console]'``).
+``ConsolePresenter`` is imported on first use, so ``import agentcore.presenters`` never imports
+``rich`` (an optional dependency: ``pip install 'agentcore-engine[console]'``).
 """
 
 from typing import TYPE_CHECKING, Any
@@ -34,4 +34,4 @@ def __getattr__(name: str) -> Any:
         from .console import ConsolePresenter
 
         return ConsolePresenter
-    raise AttributeError(f"module 'presenters' has no attribute {name!r}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

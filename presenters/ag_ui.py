@@ -1,6 +1,6 @@
 """The AG-UI protocol (``?protocol=ag-ui``), built on the ``ag-ui-protocol`` package's types.
 
-Needs the ``ag-ui`` extra (``pip install 'agentcore[ag-ui]'``). Outputs map, through the
+Needs the ``ag-ui`` extra (``pip install 'agentcore-engine[ag-ui]'``). Outputs map, through the
 shared UI shape (``presenters._ui``), to AG-UI events:
 
 - ``agent_start`` (or content after a pause): ``RUN_STARTED`` and ``STATE_SNAPSHOT``;

@@ -34,7 +34,8 @@ try:
     from rich.text import Text
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError(
-        "presenters.console needs rich; install it with: pip install 'agentcore[console]'"
+        "agentcore.presenters.console needs rich; install it with: "
+        "pip install 'agentcore-engine[console]'"
     ) from exc
 
 from agentcore.events import (

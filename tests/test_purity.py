@@ -49,6 +49,14 @@ FORBIDDEN_CALLS = frozenset(
 SHELL_PACKAGES = frozenset({"drivers", "presenters"})
 
 
+def _is_plugin(module: str) -> bool:
+    """A plugin package, by its installed name (``agentcore.drivers``) or its old one."""
+    parts = module.split(".")
+    return parts[0] in SHELL_PACKAGES or (
+        parts[0] == "agentcore" and parts[1:2] in (["drivers"], ["presenters"])
+    )
+
+
 def _all_modules() -> dict[str, pathlib.Path]:
     """Dotted module name inside ``agentcore`` (``_core.events``) -> its file."""
     found = {}
@@ -167,11 +175,7 @@ def _plugin_imports(path: pathlib.Path) -> list[tuple[int, str, bool]]:
             and isinstance(node.args[0].value, str)
         ):
             names = [node.args[0].value]
-        found += [
-            (node.lineno, name, id(node) in top_level)
-            for name in names
-            if name.split(".")[0] in SHELL_PACKAGES
-        ]
+        found += [(node.lineno, name, id(node) in top_level) for name in names if _is_plugin(name)]
     return found
 
 
@@ -207,13 +211,15 @@ def test_plugin_imports_are_found_however_written(tmp_path: pathlib.Path) -> Non
         "import drivers.scripted\n"
         "def f():\n"
         "    from presenters import console\n"
-        "    return importlib.import_module('drivers.registry')\n",
+        "    from agentcore.presenters import sse\n"
+        "    return importlib.import_module('agentcore.drivers.registry')\n",
         encoding="utf-8",
     )
     assert _plugin_imports(sample) == [
         (1, "drivers.scripted", True),
         (3, "presenters", False),
-        (4, "drivers.registry", False),
+        (4, "agentcore.presenters", False),
+        (5, "agentcore.drivers.registry", False),
     ]
 
 

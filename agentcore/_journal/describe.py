@@ -18,7 +18,7 @@ def describe(output: Any) -> str:
         if value in (None, "", [], {}, False):
             continue
         if isinstance(value, str):
-            text = repr(value)
+            text = repr(str(value))  # an ErrorCode (a StrEnum) as its value, like any code
         elif isinstance(value, float):
             text = f"{value:.6g}"  # a summed cost, not 0.0025199999999999997
         else:

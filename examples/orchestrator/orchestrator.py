@@ -28,9 +28,9 @@ import attrs
 from agentcore import ModelRequest
 from agentcore.agents import AgentDefinition, AgentRegistry, SubagentEvent, load_definitions
 from agentcore.coding import create_edit_tool, create_find_tool, create_grep_tool, create_read_tool
+from agentcore.drivers.scripted import FunctionDriver, text_turn, tool_turn
 from agentcore.events import AssistantMessage, ToolResultMessage
 from agentcore.journal import MemoryJournal
-from drivers.scripted import FunctionDriver, text_turn, tool_turn
 
 HERE = pathlib.Path(__file__).parent
 DEFAULT_REQUEST = (
