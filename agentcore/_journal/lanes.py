@@ -137,6 +137,12 @@ class FileLock:
             os.ftruncate(fd, 0)
             os.close(fd)
 
+    def __del__(self) -> None:
+        # a journal dropped without close(): its lock goes with it, as with its process
+        fd, self._fd = getattr(self, "_fd", None), None
+        if fd is not None:
+            os.close(fd)
+
 
 def _read_holder(fd: int) -> dict[str, Any] | None:
     try:
