@@ -473,7 +473,13 @@ class Conversation:
     def _result(self) -> dict[str, Any]:
         loop = self.state.loop
         reply = next((m for m in reversed(loop.messages) if type(m) is AssistantMessage), None)
-        status = "awaiting_approval" if loop.phase == "approval" else "completed"
+        status = (
+            "awaiting_approval"
+            if loop.phase == "approval"
+            else "failed"
+            if loop.error is not None  # the run's error: reset when a run starts
+            else "completed"
+        )
         error = None if loop.error is None else {"code": loop.error[0], "message": loop.error[1]}
         return {
             "agent_id": self.agent_id,
