@@ -351,7 +351,11 @@ class Agent:
         agent = cls(agent_id=agent_id, snapshots=snapshots, **options)
         agent._take_over(journal)
         if before_resume is not None:
-            await before_resume(agent)
+            try:
+                await before_resume(agent)
+            except BaseException:
+                release_lane(journal, agent_id)  # no agent came of it: its lane is free
+                raise
         agent._shell.feed(AgentResume())
         return agent
 
