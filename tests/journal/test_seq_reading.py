@@ -46,7 +46,7 @@ def _write(path: pathlib.Path, pairs: list[tuple[str, int]], tail: str = "") -> 
         ([1, 2, 3, 2], r"seq 2 after seq 3: a duplicate or decreasing"),
         ([1, 2, 4], r"seq 4 after seq 2: seq 3 missing"),
         ([2, 3], r"seq 2 after seq 0: seq 1 missing"),
-        ([1, 5], r"seqs 2 to 4 missing"),
+        ([1, 5], r"seq 5 after seq 1: seqs 2 to 4 missing"),
     ],
 )
 def test_a_broken_sequence_is_refused_by_every_reader(
