@@ -473,14 +473,16 @@ class Conversation:
     def _result(self) -> dict[str, Any]:
         loop = self.state.loop
         reply = next((m for m in reversed(loop.messages) if type(m) is AssistantMessage), None)
-        status = (
+        error = None if loop.error is None else {"code": loop.error[0], "message": loop.error[1]}
+        status = (  # loop.error is the run's own: reset when a run starts
             "awaiting_approval"
             if loop.phase == "approval"
-            else "failed"
-            if loop.error is not None  # the run's error: reset when a run starts
             else "completed"
+            if error is None
+            else "aborted"
+            if error["code"] == "ABORTED"
+            else "failed"
         )
-        error = None if loop.error is None else {"code": loop.error[0], "message": loop.error[1]}
         return {
             "agent_id": self.agent_id,
             "status": status,
