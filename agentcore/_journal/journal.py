@@ -79,6 +79,10 @@ class Journal(Protocol):
 
     A journal is the source of truth of its agents' conversations: whatever ``append``
     accepted, ``entries`` gives back, in the same order, with the same ``seq``.
+
+    Optional, and every journal agentcore ships has them: ``claim(agent_id)`` and
+    ``release(agent_id)`` (one writer per agent's lane, ``lanes``), and ``flush()`` (write
+    what waits in a batch). Reading refuses a sequence that repeats, goes back or skips.
     """
 
     def append(self, agent_id: str, event: Any) -> int:

@@ -25,7 +25,6 @@ protection, and its appends count as written at once).
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import os
@@ -112,6 +111,8 @@ class FileLock:
         """Take the lock; ``LaneBusyError`` naming the holder when another has it."""
         if self._fd is not None:
             return
+        import fcntl  # Unix (flock): imported here, so that importing agentcore needs it not
+
         try:
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         except OSError as exc:
