@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from agentcore import Agent
+from agentcore.events import TextDelta
 from agentcore.journal import Journal, JournalError, LaneBusyError, MemoryJournal
 from agentcore.sessions import Session, Sessions
 from drivers.scripted import FunctionDriver, text_turn
@@ -166,3 +167,40 @@ def test_a_second_process_is_refused_and_a_dead_holder_is_taken_over(
         if child.poll() is None:
             child.kill()
         child.communicate()
+
+
+def test_a_postgres_lane_held_by_a_dead_local_process_is_taken_over(postgres_db: str) -> None:
+    """The server has not yet ended the connection of a holder whose process died: the
+    next writer ends it (the holder is a dead process of this host, by the connection's
+    application_name) and takes the lane; a live holder is refused."""
+    import psycopg
+
+    from agentcore._sessions.postgres import _lane_app_name, _lane_key
+    from agentcore.journal import PostgresJournal
+
+    def holder(pid: int) -> psycopg.Connection[Any]:
+        conn = psycopg.connect(postgres_db, autocommit=True, application_name=_lane_app_name(pid))
+        (schema,) = conn.execute("SELECT current_schema()").fetchone()  # type: ignore[misc]
+        conn.execute("SELECT pg_advisory_lock(%s)", (_lane_key(schema, "s1"),))
+        return conn
+
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    dead = holder(int(gone.stdout))
+    journal = PostgresJournal(postgres_db)
+    journal.claim("s1")  # the dead holder's connection is ended, its lane taken over
+    assert journal.append("s1", TextDelta("x", 0, timestamp=1)) == 1
+    with pytest.raises(psycopg.OperationalError, match="terminating connection"):
+        dead.execute("SELECT 1")  # the stale holder's connection was ended
+    journal.close()
+
+    live = holder(os.getpid())  # alive: this very process, through another connection
+    journal = PostgresJournal(postgres_db)
+    with pytest.raises(LaneBusyError, match=rf"pid {os.getpid()} on .* connected since"):
+        journal.claim("s1")
+    journal.close()
+    live.close()
