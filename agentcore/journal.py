@@ -6,6 +6,7 @@ from ._journal.journal import Journal as Journal
 from ._journal.journal import JournalEntry as JournalEntry
 from ._journal.journal import JournalError as JournalError
 from ._journal.journal import JsonlJournal as JsonlJournal
+from ._journal.journal import LaneBusyError as LaneBusyError
 from ._journal.journal import MemoryJournal as MemoryJournal
 from ._journal.journal import read_jsonl as read_jsonl
 from ._journal.journal import scrub as scrub
@@ -35,6 +36,7 @@ __all__ = [
     "JournalError",
     "JournalSource",
     "JsonlJournal",
+    "LaneBusyError",
     "MemoryJournal",
     "MemorySnapshots",
     "PostgresJournal",

@@ -5,14 +5,17 @@
     agentcore worker --database-url postgresql://user:pw@host:5432/db --agents app:definitions
 
 ``--agents`` names the ``agentcore.durable.Definitions`` every worker of the deployment
-imports (``module:attribute``, or a function returning one). The worker runs until
+imports (``module:attribute``, or a function returning one), found from the working
+directory first, as uvicorn and celery find their apps. The worker runs until
 SIGINT or SIGTERM; it prints ``worker <executor id> ready`` once it serves the queue.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import signal
+import sys
 from typing import Any
 
 from .cli import register_command
@@ -41,6 +44,8 @@ def _run(args: argparse.Namespace) -> int:
     from .._durable.definitions import load_definitions
     from .._durable.worker import Worker
 
+    if os.getcwd() not in sys.path:  # the console script's path holds its own folder only
+        sys.path.insert(0, os.getcwd())
     worker = Worker(
         args.database_url,
         load_definitions(args.agents),

@@ -66,8 +66,10 @@ class DurableRun:
 
     async def result(self, timeout: float | None = None) -> dict[str, Any]:
         """Wait for the advance to end: ``{"agent_id", "status", "seq", "text", "error"}``
-        (``status``: ``completed`` or ``awaiting_approval``). ``TimeoutError`` after
-        ``timeout`` seconds; a workflow that failed raises its error."""
+        (``status``: ``completed``, ``awaiting_approval``, ``aborted``, or ``failed``
+        when the run ended with an error, where ``Agent.run`` would raise it: ``error``
+        holds its ``code`` and ``message``). ``TimeoutError`` after ``timeout`` seconds; a workflow
+        that failed raises its error."""
         handle: Any = await self._client.dbos.retrieve_workflow_async(self.workflow_id)
 
         async def ended() -> bool:

@@ -473,8 +473,16 @@ class Conversation:
     def _result(self) -> dict[str, Any]:
         loop = self.state.loop
         reply = next((m for m in reversed(loop.messages) if type(m) is AssistantMessage), None)
-        status = "awaiting_approval" if loop.phase == "approval" else "completed"
         error = None if loop.error is None else {"code": loop.error[0], "message": loop.error[1]}
+        status = (  # loop.error is the run's own: reset when a run starts
+            "awaiting_approval"
+            if loop.phase == "approval"
+            else "completed"
+            if error is None
+            else "aborted"
+            if error["code"] == "ABORTED"
+            else "failed"
+        )
         return {
             "agent_id": self.agent_id,
             "status": status,

@@ -42,13 +42,16 @@ from .._core.errors import ConfigurationError
 from .._core.secrets import has_secret, scrub, scrub_bytes, scrub_event
 from .._core.wire import to_dict
 from .fork import can_fork, forked_records
+from .lanes import FileLock, LaneBusyError, Lanes
 from .read import (
     JournalEntry,
     JournalError,
     Record,
+    SeqCheck,
     build_entries,
     entry_problem,
     in_process_records,
+    seq_problem,
 )
 from .read import dumps as _dumps
 from .tail import LastSeqs, entries_start, repair_tail
@@ -59,6 +62,7 @@ __all__ = [
     "JournalEntry",
     "JournalError",
     "JsonlJournal",
+    "LaneBusyError",
     "MemoryJournal",
     "read_jsonl",
     "scrub",
@@ -75,6 +79,10 @@ class Journal(Protocol):
 
     A journal is the source of truth of its agents' conversations: whatever ``append``
     accepted, ``entries`` gives back, in the same order, with the same ``seq``.
+
+    Optional, and every journal agentcore ships has them: ``claim(agent_id)`` and
+    ``release(agent_id)`` (one writer per agent's lane, ``lanes``), and ``flush()`` (write
+    what waits in a batch). Reading refuses a sequence that repeats, goes back or skips.
     """
 
     def append(self, agent_id: str, event: Any) -> int:
@@ -135,6 +143,10 @@ class _Sequencer:
             self._last[agent_id] = seq
 
 
+def _nothing(_agent_id: str) -> None:
+    """A lane in memory is held by the journal object alone."""
+
+
 def _check_after(after: int) -> None:
     if type(after) is not int:
         raise TypeError(f"after must be a seq (an integer), got {after!r}")
@@ -155,22 +167,28 @@ class MemoryJournal:
     come from a journal). Raises ``JournalError`` for an entry whose ``agent_id`` or
     ``seq`` is wrong, and as ``Journal`` says."""
 
-    __slots__ = ("_closed", "_entries", "_seq")
+    __slots__ = ("_closed", "_entries", "_lanes", "_seq")
 
     def __init__(self, entries: Iterable[JournalEntry] = ()) -> None:
         self._entries: list[JournalEntry] = []
         self._seq = _Sequencer()
         self._closed = False
+        self._lanes = Lanes(lambda agent: f"agent {agent!r} of {self!r}", _nothing, _nothing)
         for number, entry in enumerate(entries, 1):
             problem = (
                 entry_problem(entry[0], entry[1])
                 if isinstance(entry, tuple) and len(entry) == 3
                 else f"expected a JournalEntry, got {entry!r}"
             )
+            if problem is None and entry[1] != self._seq.last(entry[0]) + 1:
+                problem = seq_problem(entry[0], entry[1], self._seq.last(entry[0]))
             if problem is not None:
                 raise JournalError(f"entry {number}: {problem}")
             self._entries.append(JournalEntry(*entry))
-            self._seq.observe(entry[0], entry[1])
+            self._seq.advance(entry[0], entry[1])
+
+    def __repr__(self) -> str:
+        return f"MemoryJournal(<{len(self._entries)} entries>)"
 
     def append(self, agent_id: str, event: Any) -> int:
         if self._closed:
@@ -196,12 +214,26 @@ class MemoryJournal:
     def last_seq(self, agent_id: str) -> int:
         return self._seq.last(agent_id)
 
+    def claim(self, agent_id: str) -> None:
+        """Become the agent's one writer in this journal (``lanes``): a second claim
+        before ``release`` raises ``LaneBusyError``."""
+        if self._closed:
+            raise JournalError("this MemoryJournal is closed; make a new one")
+        self._lanes.claim(agent_id)
+
+    def release(self, agent_id: str) -> None:
+        self._lanes.release(agent_id)
+
+    def flush(self) -> None:
+        """Nothing waits in memory."""
+
     def sync(self) -> None:
         """Nothing to make durable in memory."""
 
     def close(self) -> None:
         """Refuse later appends; the entries stay readable."""
         self._closed = True
+        self._lanes.release_all()
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -217,9 +249,15 @@ class JsonlJournal:
     an unknown ``fsync`` policy, and ``JournalError`` as ``Journal`` says, or when an
     agent's sequence runs into a line whose ``agent_id`` or ``seq`` is wrong. See the
     module docstring for what each policy guarantees after a crash.
+
+    One writer per file: the first ``claim`` or ``append`` takes an exclusive ``flock``
+    on ``<path>.lock`` (``lanes``), held until every lane is released, the next
+    ``flush``/``sync`` for lanes held by appends alone, or ``close()``; another writer,
+    in this process or another, gets ``LaneBusyError`` naming the holder. A holder that
+    dies loses its lock with its process.
     """
 
-    __slots__ = ("_fd", "_fsync", "_path", "_seq")
+    __slots__ = ("_fd", "_fsync", "_lanes", "_lock", "_path", "_seq")
 
     def __init__(self, path: str | os.PathLike[str], *, fsync: FsyncPolicy = "never") -> None:
         if fsync not in _FSYNC_POLICIES:
@@ -228,14 +266,40 @@ class JsonlJournal:
         self._fsync = fsync
         self._seq = _Sequencer(LastSeqs(self._path, repair_tail(self._path)))
         self._fd: int | None = os.open(self._path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        self._lock = FileLock(self._path.with_name(self._path.name + ".lock"), str(self._path))
+        self._lanes = Lanes(lambda _agent: str(self._path), self._take, self._give_back)
+
+    def __repr__(self) -> str:
+        return f"JsonlJournal({str(self._path)!r})"
 
     @property
     def path(self) -> Path:
         return self._path
 
+    def _take(self, _agent_id: str) -> None:
+        if not self._lock.held:
+            self._lock.acquire()
+            # another writer may have written since this object last looked
+            self._seq = _Sequencer(LastSeqs(self._path, repair_tail(self._path)))
+
+    def _give_back(self, _agent_id: str) -> None:
+        if not self._lanes.held:
+            self._lock.release()
+
+    def claim(self, agent_id: str) -> None:
+        """Become the agent's one writer (class docstring); ``LaneBusyError`` when
+        another writer holds the file."""
+        if self._fd is None:
+            raise JournalError(f"journal {self._path} is closed; open a new JsonlJournal")
+        self._lanes.claim(agent_id)
+
+    def release(self, agent_id: str) -> None:
+        self._lanes.release(agent_id)
+
     def append(self, agent_id: str, event: Any) -> int:
         if self._fd is None:
             raise JournalError(f"journal {self._path} is closed; open a new JsonlJournal")
+        self._lanes.hold(agent_id)
         seq = self._seq.last(agent_id) + 1
         try:
             line = _dumps({"agent_id": agent_id, "seq": seq, "event": to_dict(event)})
@@ -255,18 +319,26 @@ class JsonlJournal:
     def last_seq(self, agent_id: str) -> int:
         return self._seq.last(agent_id)
 
+    def flush(self) -> None:
+        """Every append is written to the OS as it is made: nothing waits. Ends the hold
+        of lanes taken by appends alone."""
+        self._lanes.release_unclaimed()
+
     def sync(self) -> None:
         """A durability point: ``fsync`` under the ``turn`` and ``always`` policies."""
         if self._fd is not None and self._fsync != "never":
             os.fsync(self._fd)
+        self._lanes.release_unclaimed()
 
     def close(self) -> None:
-        """Flush to disk and close; idempotent. Reading still works afterwards."""
+        """Flush to disk, release the file's lock and close; idempotent. Reading still
+        works afterwards."""
         if self._fd is not None:
             fd, self._fd = self._fd, None
             if self._fsync != "never":
                 os.fsync(fd)
             os.close(fd)
+        self._lanes.release_all()
 
 
 def record_blocks(
@@ -278,15 +350,22 @@ def record_blocks(
     after: int = 0,
 ) -> Iterator[list[Record]]:
     """The records of a JSONL journal file (see ``read``) in blocks of up to a few hundred,
-    as ``read_jsonl`` reads them. A corrupt line raises ``JournalError`` after the records
-    before it were yielded."""
+    as ``read_jsonl`` reads them. A corrupt line, or an agent's ``seq`` that does not
+    grow by one (``SeqCheck``), raises ``JournalError`` after the records before it were
+    yielded."""
     _check_after(after)
     start = entries_start(Path(path), agent_id, after) if after and agent_id is not None else 0
     if parallel and not start and can_fork():
         blocks = forked_records(path, agent_id, decode_events)
     else:
         blocks = in_process_records(path, agent_id, decode_events, start=start)
-    return _after(blocks, after) if after else blocks
+    checked = _numbered(blocks, SeqCheck(path, None if start else 0))
+    return _after(checked, after) if after else checked
+
+
+def _numbered(blocks: Iterator[list[Record]], check: SeqCheck) -> Iterator[list[Record]]:
+    for records in blocks:
+        yield check.check_records(records)
 
 
 def _after(blocks: Iterator[list[Record]], after: int) -> Iterator[list[Record]]:

@@ -40,6 +40,7 @@ __all__ = [
     "JournalEntry",
     "JournalError",
     "Record",
+    "SeqCheck",
     "build_entries",
     "corrupt_line",
     "dumps",
@@ -51,6 +52,7 @@ __all__ = [
     "load_line",
     "loads",
     "parse_lines",
+    "seq_problem",
 ]
 
 
@@ -149,6 +151,53 @@ def entry_problem(agent_id: Any, seq: Any) -> str | None:
     if type(seq) is not int or seq < 1:
         return f"seq must be an integer of at least 1, got {seq!r}"
     return None
+
+
+def seq_problem(agent_id: str, seq: int, last: int) -> str:
+    """What is wrong with agent ``agent_id``'s ``seq`` coming after its ``last``."""
+    if seq <= last:
+        return (
+            f"agent {agent_id!r} has seq {seq} after seq {last}: a duplicate or decreasing "
+            "seq (two writers wrote this agent at once)"
+        )
+    missing = f"seq {last + 1}" if seq == last + 2 else f"seqs {last + 1} to {seq - 1}"
+    return f"agent {agent_id!r} has seq {seq} after seq {last}: {missing} missing"
+
+
+class SeqCheck:
+    """Each agent's ``seq`` grows by one along a journal, from ``after + 1`` (from
+    wherever it is first met when ``after`` is None: a read that starts mid-file);
+    ``check(agent_id, seq)`` or ``check_records`` raise ``JournalError`` naming
+    ``where`` at the first entry that breaks it: a duplicate, decreasing or missing seq
+    is never read as if the journal were whole."""
+
+    __slots__ = ("_after", "_last", "_where")
+
+    def __init__(self, where: object, after: int | None = 0) -> None:
+        self._where = where
+        self._after = after
+        self._last: dict[str, int] = {}
+
+    def check(self, agent_id: str, seq: int) -> None:
+        last = self._last.get(agent_id)
+        if last is None:
+            if self._after is None:
+                self._last[agent_id] = seq
+                return
+            last = self._after
+        if seq != last + 1:
+            raise JournalError(f"{self._where}: {seq_problem(agent_id, seq, last)}")
+        self._last[agent_id] = seq
+
+    def check_records(self, records: list[Record]) -> list[Record]:
+        last, after = self._last, self._after
+        for record in records:
+            agent, seq = record[0], record[1]
+            previous = last.get(agent, after)
+            if previous is not None and seq != previous + 1:
+                self.check(agent, seq)  # raises, with the message
+            last[agent] = seq
+        return records
 
 
 def _values_getter(names: tuple[str, ...]) -> Callable[[Any], Any]:

@@ -40,6 +40,7 @@ from .._core.pricing import ModelPrice
 from .._core.processor import AnyProcessor
 from .._core.state_machine import AgentState, StateChange
 from .._journal.journal import Journal
+from .._journal.lanes import claim_lane, flush_journal, release_lane
 from .._journal.snapshots import SnapshotStore
 from .._loop.compaction import Compaction, Strategy
 from .._loop.conversation import AgentSnapshot, ConversationState, create_conversation, snapshot_of
@@ -272,6 +273,7 @@ class Agent:
             shell.collect,
             shell.stop_collecting,
             feed_stream=shell.feed_stream,
+            barrier=self._journal_barrier,
         )
         self._performer.hooks, self._performer.guards = self._hooks, guards
         self._performer.middleware = tuple(self._middleware_checked(m) for m in middleware)
@@ -288,13 +290,20 @@ class Agent:
         self._ready_handlers: tuple[Callable[[Agent], object], ...] = ()
         self._destroy_handlers: tuple[Callable[[Agent], object], ...] = ()
         self._closed = False
+        if journal is not None and not continuing:
+            claim_lane(journal, self.agent_id)  # one writer per agent: refused here
         shell.feed(AgentConfigured(self.config.to_wire()))
         if messages:
             shell.feed(AgentReset(tuple(messages)))
         if continuing:  # a session the journal holds: load it, resume a run it cut off
             assert journal is not None
             self._take_over(journal)
-            if resumes_at_once(shell.state):
+            try:
+                cut_off = resumes_at_once(shell.state)
+            except BaseException:
+                release_lane(journal, self.agent_id)
+                raise
+            if cut_off:
                 shell.feed(AgentResume())
         for extension in extensions:
             self.use(extension)
@@ -342,7 +351,11 @@ class Agent:
         agent = cls(agent_id=agent_id, snapshots=snapshots, **options)
         agent._take_over(journal)
         if before_resume is not None:
-            await before_resume(agent)
+            try:
+                await before_resume(agent)
+            except BaseException:
+                release_lane(journal, agent_id)  # no agent came of it: its lane is free
+                raise
         agent._shell.feed(AgentResume())
         return agent
 
@@ -351,9 +364,14 @@ class Agent:
         newest snapshot), journal from now on, and journal this agent's configuration
         when it differs from the journal's."""
         shell = self._shell
-        state = load_conversation(
-            journal, self.agent_id, self.processor, self.initial_state(), shell.snapshots
-        )
+        claim_lane(journal, self.agent_id)  # one writer per agent: refused here
+        try:
+            state = load_conversation(
+                journal, self.agent_id, self.processor, self.initial_state(), shell.snapshots
+            )
+        except BaseException:
+            release_lane(journal, self.agent_id)
+            raise
         shell.state, shell.journal = state, journal
         wire = self.config.to_wire()
         if state.loop.config.to_wire() != wire:
@@ -787,6 +805,7 @@ class Agent:
         self._outlet.cancel()
         self._call_handlers(self._destroy_handlers)
         self._sync_journal()
+        self._release_journal()
         if self._owns_driver and self._driver is not None:
             await self._driver.aclose()
 
@@ -935,6 +954,27 @@ class Agent:
         if journal is not None:
             try:
                 journal.sync()
+            except Exception as exc:
+                self._outlet.report(EngineFailure("journal", repr(journal), exc, None))
+
+    def _release_journal(self) -> None:
+        """Let the agent's lane in its journal go (it was this agent's since it opened the
+        journal): another writer may open it now."""
+        journal = self._shell.journal
+        if journal is not None:
+            try:
+                release_lane(journal, self.agent_id)
+            except Exception as exc:
+                self._outlet.report(EngineFailure("journal", repr(journal), exc, None))
+
+    def _journal_barrier(self) -> None:
+        """Before a tool call that is not idempotent runs: the journal writes what it holds
+        back, so after a crash it shows the call was asked for (and resume answers it
+        ``INTERRUPTED`` instead of running it again)."""
+        journal = self._shell.journal
+        if journal is not None:
+            try:
+                flush_journal(journal)
             except Exception as exc:
                 self._outlet.report(EngineFailure("journal", repr(journal), exc, None))
 

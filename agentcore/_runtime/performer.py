@@ -102,7 +102,9 @@ class Performer:
     (docs/middleware.md); ``collect()``/``stop_collecting(list)`` watch delivered
     outputs (for middleware). ``feed_stream(events, start)`` feeds a driver's batch from
     ``start`` and returns where it stopped (``Shell.feed_stream``); without it, the
-    batch is fed one event at a time through ``feed``.
+    batch is fed one event at a time through ``feed``. ``barrier()`` is called before
+    a batch of tool calls holding one that is not idempotent runs (the journal writes what
+    it holds back).
     """
 
     def __init__(
@@ -118,8 +120,10 @@ class Performer:
         stop_collecting: Callable[[list[Any]], None],
         *,
         feed_stream: Callable[[Sequence[Any], int], int] | None = None,
+        barrier: Callable[[], None] = lambda: None,
     ) -> None:
         self._feed = feed
+        self._barrier = barrier
         self._feed_stream = feed_stream or _one_at_a_time(feed)
         self._collect = collect
         self._stop_collecting = stop_collecting
@@ -156,6 +160,11 @@ class Performer:
         if cls is CallModel or cls is SummariseContext:
             self._call_model(effect)
         elif cls is ExecuteTools:
+            tools = self.tools
+            if not all(
+                getattr(tools.get(c.tool_name), "idempotent", False) for c in effect.tool_calls
+            ):
+                self._barrier()  # the journal holds the request before the effect happens
             for call in effect.tool_calls:
                 self._run_tool(call)
         elif cls is CancelModel:

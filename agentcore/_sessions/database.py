@@ -65,6 +65,17 @@ class Database(Protocol):
         """An SQL expression: the UTC day (``YYYY-MM-DD``) of a millisecond timestamp."""
         ...
 
+    def take_lane(self, agent_id: str, lane: str) -> None:
+        """Hold ``agent_id``'s lane against every other writer, in this process or
+        another (``lanes``); ``LaneBusyError`` naming ``lane`` and the holder when
+        another holds it."""
+        ...
+
+    def give_back_lane(self, agent_id: str) -> None:
+        """Let go of a lane ``take_lane`` took. Idempotent."""
+        ...
+
     def close(self) -> None:
-        """Release the connection (or the pool this database made). Idempotent."""
+        """Release the connection (or the pool this database made) and every lane held.
+        Idempotent."""
         ...

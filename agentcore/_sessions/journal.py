@@ -22,8 +22,13 @@ never one that a ``sync()`` returned after.
 
 A write that fails raises ``JournalError``: the entry of that ``append`` is not recorded
 and its agent's sequence does not move; entries appended before it (with ``batch > 1``)
-stay waiting and are written by the next write. One writer per agent, as for any
-journal; several processes may write different agents to one database.
+stay waiting and are written by the next write.
+
+One writer per agent (``agentcore._journal.lanes``): ``claim(agent_id)`` (an ``Agent``
+does it when it opens the journal) or the first ``append`` takes the agent's lane in the
+database (a lock file for SQLite, an advisory lock for PostgreSQL); a second writer, in
+this process or another, gets ``LaneBusyError`` naming the holder. Several processes may
+write different agents to one database.
 """
 
 from __future__ import annotations
@@ -33,7 +38,8 @@ from typing import Any
 
 from .._core.errors import ConfigurationError
 from .._journal.journal import FsyncPolicy, _check_after, _Sequencer
-from .._journal.read import JournalEntry, JournalError
+from .._journal.lanes import Lanes
+from .._journal.read import JournalEntry, JournalError, SeqCheck
 from .database import Database
 from .rows import decode_rows, encode_event
 from .schema import migrate
@@ -61,7 +67,17 @@ class SqlJournal:
     """A journal in a database (module docstring); ``SqliteJournal`` and
     ``PostgresJournal`` open one. ``database`` is migrated to the current schema."""
 
-    __slots__ = ("_batch", "_closed", "_dirty", "_fsync", "_pending", "_seq", "_tally", "database")
+    __slots__ = (
+        "_batch",
+        "_closed",
+        "_dirty",
+        "_fsync",
+        "_lanes",
+        "_pending",
+        "_seq",
+        "_tally",
+        "database",
+    )
 
     def __init__(self, database: Database, *, fsync: FsyncPolicy, batch: int) -> None:
         if fsync not in _FSYNC_POLICIES:
@@ -80,6 +96,7 @@ class SqlJournal:
         self._tally = Tally(self._stored_price, self._stored_call)
         self._closed = False
         self._dirty = False  # written since the last durable commit
+        self._lanes = Lanes(self._lane_name, self._take, database.give_back_lane)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.database.name!r})"
@@ -113,6 +130,29 @@ class SqlJournal:
         except Exception as exc:
             raise JournalError(f"{self.database.name}: {type(exc).__name__}: {exc}") from exc
 
+    # -- lanes ----------------------------------------------------------------------------
+
+    def _lane_name(self, agent_id: str) -> str:
+        return f"agent {agent_id!r} in {self.database.name}"
+
+    def _take(self, agent_id: str) -> None:
+        self.database.take_lane(agent_id, self._lane_name(agent_id))
+        self.forget(agent_id)  # another writer may have written since we last looked
+
+    def claim(self, agent_id: str) -> None:
+        """Become the agent's one writer (module docstring); ``LaneBusyError`` when
+        another writer holds its lane."""
+        if self._closed:
+            raise JournalError(f"{self!r} is closed; open a new one")
+        self._lanes.claim(agent_id)
+
+    def release(self, agent_id: str) -> None:
+        """Write what waits and let the agent's lane go."""
+        try:
+            self.flush()
+        finally:
+            self._lanes.release(agent_id)
+
     # -- the Journal protocol -------------------------------------------------------------
 
     def append(self, agent_id: str, event: Any) -> int:
@@ -120,6 +160,7 @@ class SqlJournal:
             raise JournalError(f"{self!r} is closed; open a new one")
         if type(agent_id) is not str:
             raise JournalError(f"agent_id must be a string, got {agent_id!r}")
+        self._lanes.hold(agent_id)
         seq = self._seq.last(agent_id) + 1
         self._pending.append((agent_id, seq, encode_event(agent_id, event), event))
         self._seq.advance(agent_id, seq)
@@ -133,10 +174,12 @@ class SqlJournal:
         return seq
 
     def flush(self) -> None:
-        """Write the appends waiting in the batch now (one transaction). Raises
-        ``JournalError`` when the write fails (they stay waiting)."""
+        """Write the appends waiting in the batch now (one transaction), and end the hold
+        of lanes taken by appends alone. Raises ``JournalError`` when the write fails
+        (they stay waiting)."""
         if self._pending:
             self._write(durable=False)
+        self._lanes.release_unclaimed()
 
     def _write(self, durable: bool) -> None:
         pending = self._pending
@@ -163,7 +206,7 @@ class SqlJournal:
         return self._read(agent_id, after)
 
     def _read(self, agent_id: str | None, after: int) -> Iterator[JournalEntry]:
-        where = self.database.name
+        where, check = self.database.name, SeqCheck(self.database.name, after)
         if agent_id is not None:
             sql = (
                 "SELECT agent_id, seq, event FROM agentcore_entries "
@@ -174,6 +217,8 @@ class SqlJournal:
                 rows = self._query(sql, (agent_id, last, _PAGE))
                 if not rows:
                     return
+                for row in rows:
+                    check.check(row[0], row[1])
                 yield from decode_rows(rows, where)
                 last = rows[-1][1]
         sql = (
@@ -185,6 +230,8 @@ class SqlJournal:
             rows = self._query(sql, (last, after, _PAGE))
             if not rows:
                 return
+            for row in rows:
+                check.check(row[0], row[1])
             yield from decode_rows([row[:3] for row in rows], where)
             last = rows[-1][3]
 
@@ -200,6 +247,7 @@ class SqlJournal:
                 self._write(durable=True)
             else:
                 self._durable_point()
+            self._lanes.release_unclaimed()
         else:
             self.flush()
 
@@ -224,6 +272,7 @@ class SqlJournal:
                 self.sync()
         finally:
             self._closed = True
+            self._lanes.release_all()
             self.database.close()
 
     # -- for the session tools ------------------------------------------------------------

@@ -10,16 +10,30 @@ per transaction: ``SET LOCAL synchronous_commit`` ``off`` for an ordinary commit
 server writes it, and flushes its WAL within ``wal_writer_delay``, 200 ms by default), ``on``
 for a durable one (the commit returns once its WAL, and every commit before it, is
 flushed).
+
+Lanes (one writer per agent): a session-level advisory lock per agent
+(``pg_try_advisory_lock``, keyed on a digest of the agent id), held on one connection of
+its own (not the pool's) while the writer holds the lane. The server releases the locks
+of a connection that ends, so a holder that dies (its process, or its machine once the
+server notices the connection is gone) frees its lanes. That connection's
+``application_name`` says who holds them, for the message a refused writer gets.
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
+import re
+import socket
+import threading
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Literal
 
 from .._core.errors import ConfigurationError
 from .._journal.journal import FsyncPolicy
+from .._journal.lanes import LaneBusyError
 from .._journal.read import JournalError
 from .journal import SqlJournal
 
@@ -31,6 +45,19 @@ __all__ = ["PostgresDatabase", "PostgresJournal"]
 
 _COPY_ROWS = 32
 _CONNECT_TIMEOUT = 30
+_TAKEOVER_S = 5.0
+"""How long taking a lane waits for a dead holder's connection to end."""
+_LANE_NAME = re.compile(r"agentcore lanes: pid (\d+) on ")
+_KEEPALIVE = (
+    "SET tcp_keepalives_idle = 10; SET tcp_keepalives_interval = 5; SET tcp_keepalives_count = 3"
+)
+"""The lane connection's keepalives: the server ends the connection of a holder whose
+machine died within about 25 s, and with it the holder's lanes."""
+_LANE_HOLDER = (
+    "SELECT a.application_name, a.client_addr, a.backend_start, a.pid FROM pg_locks l "
+    "JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.granted "
+    "AND l.classid = %s AND l.objid = %s AND l.objsubid = 1"
+)
 _SQL: dict[str, str] = {}
 
 
@@ -129,6 +156,10 @@ class PostgresDatabase:
             )
         self._pool: ConnectionPool | None = pool
         self.name = _public_name(self._conninfo)
+        self._lanes: dict[str, int] = {}  # agent id -> advisory lock key
+        self._lane_conn: Any = None  # a psycopg.Connection, made at the first lane
+        self._lane_guard = threading.Lock()
+        self._schema = ""  # where agentcore's tables are: part of a lane's key
 
     @property
     def pool(self) -> ConnectionPool:
@@ -154,10 +185,94 @@ class PostgresDatabase:
     def day(self, column: str) -> str:
         return f"to_char(to_timestamp({column} / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD')"
 
+    def _lane_connection(self) -> Any:
+        conn = self._lane_conn
+        if conn is None or conn.closed:
+            try:
+                conn = self._psycopg.connect(
+                    self._conninfo,
+                    autocommit=True,
+                    connect_timeout=_CONNECT_TIMEOUT,
+                    application_name=_lane_app_name(os.getpid()),
+                )
+            except self._psycopg.Error as exc:
+                raise JournalError(
+                    f"cannot connect to {self.name} to hold a lane: {type(exc).__name__}: {exc}"
+                ) from exc
+            conn.execute(_KEEPALIVE)
+            (self._schema,) = conn.execute("SELECT current_schema()").fetchone()
+            self._lane_conn = conn
+        return conn
+
+    def take_lane(self, agent_id: str, lane: str) -> None:
+        """The agent's advisory lock; a holder that is a dead process of this host (its
+        connection not yet ended by the server) has its connection ended, then the lock is
+        taken over."""
+        with self._lane_guard:
+            conn = self._lane_connection()
+            key = _lane_key(self._schema, agent_id)
+            ids = ((key >> 32) & 0xFFFFFFFF, key & 0xFFFFFFFF)
+            deadline = time.monotonic() + _TAKEOVER_S
+            while not conn.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()[0]:
+                rows = conn.execute(_LANE_HOLDER, ids).fetchall()
+                if time.monotonic() > deadline or (rows and not _dead_here(rows[0][0])):
+                    raise LaneBusyError(lane, _holder(rows))
+                if rows:
+                    conn.execute("SELECT pg_terminate_backend(%s)", (rows[0][3],))
+                time.sleep(0.02)
+            self._lanes[agent_id] = key
+
+    def give_back_lane(self, agent_id: str) -> None:
+        with self._lane_guard:
+            key = self._lanes.pop(agent_id, None)
+            conn = self._lane_conn
+            if key is not None and conn is not None and not conn.closed:
+                conn.execute("SELECT pg_advisory_unlock(%s)", (key,))
+
     def close(self) -> None:
+        with self._lane_guard:
+            conn, self._lane_conn = self._lane_conn, None
+            self._lanes.clear()
+        if conn is not None:
+            conn.close()  # the server lets go of every lane it held
         pool, self._pool = self._pool, None
         if pool is not None and self._own:
             pool.close()
+
+
+def _lane_key(schema: str, agent_id: str) -> int:
+    """The advisory lock key of an agent's lane (advisory locks are database-wide: the
+    schema of agentcore's tables is part of it): a signed 64-bit digest."""
+    lane = f"agentcore lane\0{schema}\0{agent_id}"
+    digest = hashlib.sha256(lane.encode("utf-8", "surrogatepass"))
+    return int.from_bytes(digest.digest()[:8], "big", signed=True)
+
+
+def _lane_app_name(pid: int) -> str:
+    """The ``application_name`` of process ``pid``'s lane connection on this host."""
+    return f"agentcore lanes: pid {pid} on {socket.gethostname()}"[:63]
+
+
+def _dead_here(application_name: str | None) -> bool:
+    """Whether a lane connection's holder is a process of this host that is gone."""
+    found = _LANE_NAME.match(application_name or "")
+    if found is None or _lane_app_name(int(found[1])) != application_name:
+        return False
+    try:
+        os.kill(int(found[1]), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # alive, someone else's
+        return False
+    return False
+
+
+def _holder(rows: list[tuple[Any, ...]]) -> str:
+    if not rows:
+        return "another writer (it let go a moment ago: try again)"
+    name, address, since, _pid = rows[0]
+    where = f" from {address}" if address is not None else ""
+    return f"{name or 'a connection'}{where}, connected since {since:%Y-%m-%dT%H:%M:%S%z}"
 
 
 class PostgresJournal(SqlJournal):

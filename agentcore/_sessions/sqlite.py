@@ -8,6 +8,11 @@ Durability (``synchronous``): ``NORMAL`` in WAL mode makes every commit a ``writ
 WAL file (a process crash loses nothing committed) and syncs only at checkpoints (a
 machine crash may lose the last commits, never corrupts); a durable commit runs with
 ``FULL``, which syncs the WAL before returning, and with it every commit before it.
+
+Lanes (one writer per agent): a lock file per agent in ``<file>.lanes/``, taken with
+``flock`` (``agentcore._journal.lanes.FileLock``), held while the writer holds the lane;
+the operating system releases the lock of a process that dies. SQLite in WAL mode serves
+the processes of one machine only, which is where ``flock`` excludes.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from typing import Any, Literal
 
 from .._core.errors import ConfigurationError
 from .._journal.journal import FsyncPolicy
+from .._journal.lanes import FileLock, lane_file
 from .._journal.read import JournalError
 from .journal import SqlJournal
 
@@ -86,6 +92,7 @@ class SqliteDatabase:
             raise JournalError(f"{self.name} cannot use WAL mode (journal_mode is {mode})")
         conn.execute(f"PRAGMA synchronous={synchronous}")
         self._conn: sqlite3.Connection | None = conn
+        self._lanes: dict[str, FileLock] = {}
 
     def _open(self) -> sqlite3.Connection:
         if self._conn is None:
@@ -122,7 +129,26 @@ class SqliteDatabase:
     def day(self, column: str) -> str:
         return f"date({column} / 1000, 'unixepoch')"
 
+    def take_lane(self, agent_id: str, lane: str) -> None:
+        if str(self.path) == ":memory:":
+            return  # a database no other connection sees
+        directory = self.path.with_name(self.path.name + ".lanes")
+        try:
+            directory.mkdir(mode=0o700, exist_ok=True)
+        except OSError as exc:
+            raise JournalError(f"cannot make the lane directory {directory}: {exc}") from exc
+        lock = FileLock(lane_file(directory, agent_id), lane)
+        lock.acquire()
+        self._lanes[agent_id] = lock
+
+    def give_back_lane(self, agent_id: str) -> None:
+        lock = self._lanes.pop(agent_id, None)
+        if lock is not None:
+            lock.release()
+
     def close(self) -> None:
+        for agent_id in list(self._lanes):
+            self.give_back_lane(agent_id)
         conn, self._conn = self._conn, None
         if conn is not None:
             conn.close()

@@ -12,6 +12,14 @@ Call them from your own tests (they raise ``AssertionError`` saying what broke):
 check then holds that nothing is lost and every agent's sequence goes on. A Hypothesis
 property test (random events of every registered type, interleaved agents, syncs and
 reads in between) compares the journal with a list, the model.
+
+``second(journal)`` (optional) opens a second writer on ``journal``'s storage while
+``journal`` stays open (another handle on the same file or database; for a journal that
+lives in one object, the object itself): the check then holds that a lane one writer
+claimed is refused to the other with ``LaneBusyError`` until it is released or its
+journal closed, and a property test interleaves the two writers' claims, appends,
+releases and syncs: every append is either refused with ``LaneBusyError`` or numbered
+one above the last accepted one of its agent, whichever writer made it.
 """
 
 from __future__ import annotations
@@ -27,6 +35,7 @@ from .._core.events import TextDelta, ToolResult, UserMessage
 from .._core.secrets import scrub_event
 from .._core.wire import to_dict
 from .._journal.journal import Journal
+from .._journal.lanes import LaneBusyError, claim_lane, release_lane
 from .._journal.read import JournalEntry, JournalError
 from .._journal.snapshots import SnapshotStore
 from .strategies import registered_events, unchecked
@@ -174,6 +183,104 @@ def _check_model(make: Callable[[], Journal], examples: int) -> None:
     appends_are_kept_as_a_list()
 
 
+def _refused(call: Callable[[], object], what: str) -> LaneBusyError:
+    try:
+        call()
+    except LaneBusyError as exc:
+        return exc
+    raise AssertionError(f"{what} must raise LaneBusyError")
+
+
+def _check_one_writer(make: Callable[[], Journal], second: Callable[[Journal], Journal]) -> None:
+    event = TextDelta("x", 0, timestamp=1)
+    first = make()
+    other = second(first)
+    try:
+        claim_lane(first, "a")
+        assert first.append("a", event) == 1
+        refusal = _refused(lambda: claim_lane(other, "a"), "a second claim of a claimed lane")
+        assert refusal.lane and refusal.lane in str(refusal), "LaneBusyError must name the lane"
+        assert refusal.holder and refusal.holder in str(refusal), "and the holder"
+        if other is not first:
+            _refused(lambda: other.append("a", event), "an append to a lane another claimed")
+        release_lane(first, "a")
+        claim_lane(other, "a")
+        assert other.append("a", event) == 2, "a lane taken over must continue its sequence"
+        if other is not first:
+            _refused(lambda: first.append("a", event), "an append to a lane another claimed")
+            other.close()  # closing lets every lane go
+            claim_lane(first, "a")
+            assert first.append("a", event) == 3
+        seqs = [e.seq for e in first.entries("a")]
+        assert seqs == list(range(1, len(seqs) + 1)), f"seqs must be unique and gapless: {seqs}"
+    finally:
+        other.close()
+        first.close()
+
+
+_writers = st.lists(
+    st.tuples(
+        st.integers(0, 1),
+        st.sampled_from(["append", "append", "claim", "release", "sync"]),
+        st.sampled_from(["a", "b"]),
+    ),
+    max_size=30,
+)
+
+
+def _check_two_writers(
+    make: Callable[[], Journal], second: Callable[[Journal], Journal], examples: int
+) -> None:
+    @settings(
+        max_examples=examples,
+        deadline=None,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(_writers)
+    def seqs_stay_unique(operations: list[tuple[int, str, str]]) -> None:
+        first = make()
+        writers = (first, second(first))
+        shared = writers[0] is writers[1]
+        accepted: dict[str, int] = {"a": 0, "b": 0}
+        claimed: dict[str, int] = {}  # agent -> the writer that claimed it
+        try:
+            for number, (w, op, agent) in enumerate(operations):
+                journal, holder = writers[w], claimed.get(agent)
+                if op == "append":
+                    try:
+                        seq = journal.append(agent, TextDelta(f"{number}", 0, timestamp=number))
+                    except LaneBusyError:
+                        assert holder != w, "refused an append to a lane its writer claimed"
+                        continue
+                    assert shared or holder in (None, w), "accepted an append to a claimed lane"
+                    accepted[agent] += 1
+                    assert seq == accepted[agent], f"agent {agent}: seq {seq} after {seq - 1}"
+                elif op == "claim":
+                    try:
+                        claim_lane(journal, agent)
+                    except LaneBusyError:
+                        continue
+                    assert holder is None, "a claimed lane was claimed again"
+                    claimed[agent] = w
+                elif op == "release":
+                    release_lane(journal, agent)
+                    if holder == w or (shared and holder is not None):
+                        del claimed[agent]
+                else:
+                    journal.sync()
+            for journal in writers:
+                journal.close()
+            for agent, count in accepted.items():
+                seqs = [e.seq for e in first.entries(agent)]
+                assert seqs == list(range(1, count + 1)), f"agent {agent}: {seqs}"
+        finally:
+            for journal in writers:
+                journal.close()
+
+    seqs_stay_unique()
+
+
 _INT64 = 1 << 63
 
 
@@ -209,12 +316,14 @@ def check_journal(
     make_journal: Callable[[], Journal],
     *,
     reopen: Callable[[Journal], Journal] | None = None,
+    second: Callable[[Journal], Journal] | None = None,
     examples: int = 30,
 ) -> None:
     """Check that journals from ``make_journal`` keep the ``Journal`` protocol
     (docs/journal.md): sequences per agent, append order, ``after``, scrubbed secrets,
     refused events that leave no trace, ``close`` and reading afterwards, reopening (with
-    ``reopen``), and ``examples`` random runs against a list. Raises ``AssertionError``."""
+    ``reopen``), one writer per lane (with ``second``), and ``examples`` random runs
+    against a list. Raises ``AssertionError``."""
     for check in (_check_basics, _check_secrets_and_bad_events, _check_close):
         journal = make_journal()
         try:
@@ -223,6 +332,9 @@ def check_journal(
             journal.close()
     if reopen is not None:
         _check_reopen(make_journal, reopen)
+    if second is not None:
+        _check_one_writer(make_journal, second)
+        _check_two_writers(make_journal, second, examples)
     _check_model(make_journal, examples)
 
 

@@ -308,7 +308,7 @@ def test_a_question_open_when_the_process_died_is_asked_again(tmp_path: pathlib.
         await until(lambda: app.asking is not None)
         assert app._task is not None
         app._task.cancel()  # the process dies with the question open
-        app.session.journal.sync()
+        app.session.journal.close()  # the OS lets its lock go
         return app.session.info.id
 
     session_id = asyncio.run(first())

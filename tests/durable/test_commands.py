@@ -79,7 +79,7 @@ def test_an_abort_cuts_a_streaming_model_call(cluster: Cluster) -> None:
             assert [e.reason for e in ends] == ["aborted"]
             history = client.history("abort-1")
             assert history_problems(history) == []
-            assert result["status"] == "completed"
+            assert result["status"] == "aborted" and result["error"]["code"] == "ABORTED"
 
     asyncio.run(scenario())
 

@@ -132,6 +132,7 @@ def test_a_resumed_agent_asks_for_the_summary_again() -> None:
         assert agent.conversation_state.loop.phase == "compacting"
         task.cancel()  # the process "dies": its state is lost, the journal stays
         agent._shell.journal = None
+        journal.release("reader")  # as the OS lets a dead process's lanes go
 
     asyncio.run(die_while_summarising())
     second = Model(pages=12)

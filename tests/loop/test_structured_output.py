@@ -449,6 +449,7 @@ def test_a_resumed_agent_goes_on_with_the_structured_run() -> None:
         await asyncio.sleep(0.05)  # the second call streams, then the process dies
         task.cancel()
         agent._shell.journal = None  # nothing after the death reaches the journal
+        journal.release("a")  # as the OS lets a dead process's lanes go
 
     asyncio.run(first_process())
 

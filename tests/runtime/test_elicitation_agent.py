@@ -147,10 +147,12 @@ def test_a_resumed_agent_cancels_the_question_its_dead_process_asked(
     path = tmp_path / "journal.jsonl"
 
     async def first() -> None:
-        agent = _agent([tool_turn([("g1", "greet", {})])], journal=JsonlJournal(path), agent_id="a")
+        journal = JsonlJournal(path)
+        agent = _agent([tool_turn([("g1", "greet", {})])], journal=journal, agent_id="a")
         await agent.run("greet me")
         assert agent.state.pending_elicitations
         agent._shell.journal = None  # the process dies here: nothing more is journaled
+        journal.close()  # and the OS lets its lock go
 
     asyncio.run(first())
 

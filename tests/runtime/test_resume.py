@@ -45,6 +45,7 @@ def _stop_midway(journal: Any, turns: list[Any], until: str) -> None:
         await reached.wait()
         task.cancel()  # the process "dies": its state is lost, the journal stays
         agent._shell.journal = None  # nothing after the death reaches the journal
+        journal.release("a")  # as the OS lets a dead process's lanes go
 
     asyncio.run(main())
 
@@ -106,14 +107,16 @@ def test_resume_keeps_a_pause_for_approval_and_queued_messages(tmp_path: Any) ->
     path = tmp_path / "journal.jsonl"
 
     async def first() -> None:
+        journal = JsonlJournal(path)
         agent = Agent(
             ScriptedDriver([tool_turn([("d1", "delete", {"path": "/x"})])]),
             tools=[delete],
-            journal=JsonlJournal(path),
+            journal=journal,
             agent_id="a",
         )
         await agent.prompt("clean up")
         agent.follow_up("and then summarise")
+        journal.close()  # the process ends, its journal's lock with it
 
     asyncio.run(first())
 
@@ -156,7 +159,9 @@ def test_snapshots_change_no_result() -> None:
     assert snapshots.latest("a") is not None
 
     async def back(store: Any) -> Agent:
-        return await Agent.resume(journal, model=ScriptedDriver([]), snapshots=store)
+        # a new process over the same entries (the live agent still holds its lane)
+        copy = MemoryJournal(journal.entries())
+        return await Agent.resume(copy, model=ScriptedDriver([]), snapshots=store)
 
     with_snapshots, without = asyncio.run(back(snapshots)), asyncio.run(back(None))
     assert with_snapshots.conversation_state == without.conversation_state

@@ -32,7 +32,7 @@ _names = itertools.count()
 @attrs.define
 class Backend:
     """``open()`` gives ``(journal, snapshots)`` over the same storage each time (the
-    memory backend shares its objects)."""
+    memory backend: a new journal holding the last one's entries, as a file reopened)."""
 
     name: str
     open: Callable[[], tuple[Journal, SnapshotStore]]
@@ -45,8 +45,13 @@ class Backend:
 def make_backend(name: str, tmp_path: pathlib.Path, server: Any = None, **options: Any) -> Backend:
     n = next(_names)
     if name == "memory":
-        shared = (MemoryJournal(), MemorySnapshots())
-        return Backend(name, lambda: shared)
+        last, snapshots = [MemoryJournal()], MemorySnapshots()
+
+        def open_memory() -> tuple[Journal, SnapshotStore]:
+            last[0] = MemoryJournal(last[0].entries())
+            return last[0], snapshots
+
+        return Backend(name, open_memory)
     if name == "jsonl":
         return Backend(
             name,

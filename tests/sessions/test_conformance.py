@@ -27,7 +27,7 @@ _names = itertools.count()
 
 
 def test_memory_journal_conforms() -> None:
-    check_journal(MemoryJournal)
+    check_journal(MemoryJournal, second=lambda journal: journal)
 
 
 def test_jsonl_journal_conforms(tmp_path: pathlib.Path) -> None:
@@ -36,7 +36,13 @@ def test_jsonl_journal_conforms(tmp_path: pathlib.Path) -> None:
         journal.close()
         return JsonlJournal(journal.path)
 
-    check_journal(lambda: JsonlJournal(tmp_path / f"{next(_names)}.jsonl"), reopen=reopen)
+    def second(journal: Journal) -> Journal:
+        assert isinstance(journal, JsonlJournal)
+        return JsonlJournal(journal.path)
+
+    check_journal(
+        lambda: JsonlJournal(tmp_path / f"{next(_names)}.jsonl"), reopen=reopen, second=second
+    )
 
 
 @pytest.mark.parametrize("batch", [1, 4])
@@ -50,7 +56,11 @@ def test_sqlite_journal_conforms(tmp_path: pathlib.Path, batch: int, fsync: str)
         journal.close()
         return SqliteJournal(journal.path, fsync=fsync, batch=batch)  # type: ignore[arg-type]
 
-    check_journal(make, reopen=reopen)
+    def second(journal: Journal) -> Journal:
+        assert isinstance(journal, SqliteJournal)
+        return SqliteJournal(journal.path, fsync=fsync, batch=batch)  # type: ignore[arg-type]
+
+    check_journal(make, reopen=reopen, second=second)
 
 
 def test_sqlite_journal_conforms_always(tmp_path: pathlib.Path) -> None:
@@ -73,7 +83,10 @@ def test_postgres_journal_conforms(postgres_server: PostgresServer, fsync: str, 
         journal.close()
         return PostgresJournal(made[id(journal)], fsync=fsync, batch=batch)  # type: ignore[arg-type]
 
-    check_journal(make, reopen=reopen, examples=15)
+    def second(journal: Journal) -> Journal:
+        return PostgresJournal(made[id(journal)], fsync=fsync, batch=batch)  # type: ignore[arg-type]
+
+    check_journal(make, reopen=reopen, second=second, examples=15)
 
 
 STORES: dict[str, Callable[[pathlib.Path, int], object]] = {

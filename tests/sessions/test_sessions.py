@@ -12,7 +12,7 @@ import pytest
 from agentcore import Agent
 from agentcore.errors import ConfigurationError
 from agentcore.events import MessageStart, TextDelta, UserMessage
-from agentcore.journal import MemoryJournal, SqliteJournal
+from agentcore.journal import LaneBusyError, MemoryJournal, SqliteJournal
 from agentcore.loop import AgentConfigured, AgentPrompt, LoopConfig
 from agentcore.sessions import JournalMemory, Session
 from agentcore.testing import assert_replays
@@ -77,11 +77,14 @@ def test_session_options_that_contradict_each_other_are_refused(tmp_path: pathli
         Agent(driver, session=Session(journal, "s1"), journal=MemoryJournal())
     with pytest.raises(ConfigurationError, match="session must be a Session"):
         Agent(driver, session="s1")  # type: ignore[arg-type]
-    Agent(driver, journal=journal, session_id="s1", messages=[UserMessage("u0", "earlier")])
+    first = Agent(driver, journal=journal, session_id="s1", messages=[UserMessage("u0", "earlier")])
     with pytest.raises(ConfigurationError, match="has a history already"):
         Agent(driver, journal=journal, session_id="s1", messages=[UserMessage("u1", "x")])
     with pytest.raises(ConfigurationError, match="already holds agent"):
         Agent(driver, journal=journal, agent_id="s1")  # without session=: a mistake
+    with pytest.raises(LaneBusyError, match="'s1'"):
+        Agent(driver, journal=journal, session_id="s1")  # the first one still writes it
+    asyncio.run(first.aclose())
     again = Agent(driver, journal=journal, session_id="s1")
     assert _texts(again.state.messages) == [("user_message", "earlier")]
     journal.close()
