@@ -12,8 +12,8 @@ recovered workflow replays them without running the plugins again.
 
 While the step runs, each fed event is folded into a scratch copy of the conversation
 state (the processor is pure and the state immutable), so the middleware see the
-outputs they wait for (the assembled reply), and ``Preview`` delivers them to the
-worker's presenters live.
+outputs they wait for (the assembled reply), and a ``preview`` (a scratch
+``Conversation``) delivers them to the worker's presenters live.
 """
 
 from __future__ import annotations
@@ -25,9 +25,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from .._core.events import Interrupt
-from .._core.secrets import scrub_event
+from .._journal.conversation import Conversation
 from .._loop.events import (
-    EFFECTS,
     CheckOutput,
     ContextSummary,
     GuardrailTripped,
@@ -40,39 +39,27 @@ from .._runtime.performer import Performer
 from .definitions import Definition
 from .effects import keyed
 
-__all__ = ["Preview", "StepPerformer"]
+__all__ = ["StepPerformer", "preview"]
 
 
-class Preview:
-    """Outputs of inputs not journaled yet, folded from a scratch state and delivered
-    (``deliver``) at once; ``seq`` is the sequence number the last one will have."""
+class _Delivered:
+    """A ``Sink`` over a preview's ``deliver`` (the worker's presenters)."""
 
-    def __init__(self, definition: Definition, state: Any, seq: int, deliver: Any) -> None:
-        self.processor = definition.processor
-        self.state = state
-        self.seq = seq
-        self.deliver: Callable[[Any], None] | None = deliver
-        self.collectors: tuple[list[Any], ...] = ()
+    congested = False
 
-    def fold(self, event: Any) -> None:
-        """Fold ``event`` as the workflow will (secrets scrubbed); deliver its outputs."""
-        self.seq += 1
-        self.state, outputs = self.processor(self.state, scrub_event(event))
-        deliver, collectors = self.deliver, self.collectors
-        for output in outputs:
-            if type(output) not in EFFECTS:
-                if deliver is not None:
-                    deliver(output)
-                for collected in collectors:
-                    collected.append(output)
+    def __init__(self, deliver: Callable[[Any], None]) -> None:
+        self.send = deliver
 
-    def collect(self) -> list[Any]:
-        collected: list[Any] = []
-        self.collectors = (*self.collectors, collected)
-        return collected
 
-    def stop_collecting(self, collected: list[Any]) -> None:
-        self.collectors = tuple(c for c in self.collectors if c is not collected)
+def preview(
+    definition: Definition, state: Any, seq: int, deliver: Callable[[Any], None] | None
+) -> Conversation:
+    """A scratch ``Conversation`` from ``state`` at ``seq``: the outputs of inputs not
+    journaled yet, folded as the workflow will fold them (secrets scrubbed, nothing
+    journaled, effects left to the workflow) and delivered (``deliver``) at once;
+    its ``seq`` is the sequence number the last one will have."""
+    outlet = None if deliver is None else _Delivered(deliver)
+    return Conversation(definition.processor, state, agent_id="", outlet=outlet, seq=seq)
 
 
 class StepPerformer:
@@ -83,7 +70,7 @@ class StepPerformer:
     def __init__(
         self,
         definition: Definition,
-        preview: Preview,
+        preview: Conversation,
         outlet: Outlet,
         clock: Callable[[], int],
         publish: Callable[[list[Any]], Awaitable[None]] | None = None,
@@ -119,7 +106,7 @@ class StepPerformer:
         event = stamped(event, self.clock())
         self.events.append(event)
         self._batch.append(event)
-        self.preview.fold(event)
+        self.preview.feed(event)
         self._fed.set()
 
     async def perform(self, effect: Any, key: str | None = None) -> tuple[list[Any], bool]:
