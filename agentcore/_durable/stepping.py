@@ -51,6 +51,18 @@ class _Delivered:
         self.send = deliver
 
 
+class _Numbered:
+    """A preview's journal: keeps nothing, numbers each input as the workflow's journal
+    will."""
+
+    def __init__(self, seq: int) -> None:
+        self.seq = seq
+
+    def append(self, agent_id: str, event: Any) -> int:
+        self.seq += 1
+        return self.seq
+
+
 def preview(
     definition: Definition, state: Any, seq: int, deliver: Callable[[Any], None] | None
 ) -> Conversation:
@@ -59,7 +71,9 @@ def preview(
     journaled, effects left to the workflow) and delivered (``deliver``) at once;
     its ``seq`` is the sequence number the last one will have."""
     outlet = None if deliver is None else _Delivered(deliver)
-    return Conversation(definition.processor, state, agent_id="", outlet=outlet, seq=seq)
+    return Conversation(
+        definition.processor, state, agent_id="", journal=_Numbered(seq), outlet=outlet, seq=seq
+    )
 
 
 class StepPerformer:

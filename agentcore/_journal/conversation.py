@@ -106,9 +106,10 @@ def _scrubbed(event: Any) -> Any:
 class Conversation:
     """One agent's conversation state and the one way to advance it (module docstring).
 
-    ``seq`` is the sequence number of the last input (the journal's answer; counted when
-    there is no journal). ``activity(state)`` reads what the agent is doing, for
-    ``on_state_change`` handlers.
+    ``seq`` is the sequence number of the last input: the journal's answer; without a
+    journal, ``receive``, ``replayed`` and ``catch_up`` count (``feed`` does not: it is
+    the per-delta path, and a conversation that needs numbers has a journal).
+    ``activity(state)`` reads what the agent is doing, for ``on_state_change`` handlers.
     """
 
     __slots__ = (
@@ -228,8 +229,7 @@ class Conversation:
                         seq = self._journal(event)
                         self.seq = seq or self.seq + 1
                     else:
-                        seq = 0
-                        self.seq += 1
+                        seq = 0  # the hot path of an agent without a journal: no count
                     before = self.state
                     self.state, outputs = processor(before, event)
                     if seq and self.snapshots is not None and seq % self.snapshot_every == 0:
