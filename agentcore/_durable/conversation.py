@@ -36,13 +36,12 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-from collections import deque
 from collections.abc import Callable
 from typing import Any
 
 from .._core.content import ToolCallPart
-from .._core.errors import ConfigurationError, ErrorCode, MessageRejectedError
-from .._core.events import AssistantMessage, Interrupt, ToolResult
+from .._core.errors import MessageRejectedError
+from .._core.events import AssistantMessage
 from .._core.wire import from_dict, to_dict
 from .._journal import conversation as _conversation
 from .._journal.read import JournalError
@@ -51,15 +50,10 @@ from .._loop.events import (
     AgentConfigured,
     AgentPrompt,
     AgentResume,
-    AwaitApproval,
     CallModel,
-    CancelModel,
-    CancelTools,
     CheckOutput,
     ClockTick,
     ExecuteTools,
-    Finish,
-    SetTimer,
     SummariseContext,
 )
 from .._loop.state import AT_REST
@@ -67,13 +61,11 @@ from .._runtime.outlet import Outlet, ms_clock
 from .._sessions.postgres import PostgresJournal
 from .definitions import Definition
 from .effects import call_model, call_tool
+from .performer import DurablePerformer
 from .stepping import StepPerformer, preview
 from .store import Store
 
 __all__ = ["Conversation", "Services"]
-
-_STEPS = frozenset({CallModel, SummariseContext, ExecuteTools, CheckOutput})
-"""Effects performed as steps, in the order the fold asked for them."""
 
 EVENTS = "events"
 """The workflow's stream of outputs (wire dicts, one list per step)."""
@@ -111,10 +103,8 @@ class Conversation:
         self.journal = services.journal
         self.lane = _Lane(services.journal)
         self.conversation: _conversation.Conversation | None = None
-        self.pending: deque[tuple[int, Any]] = deque()
-        self.timer: int | None = None
+        self.performer = DurablePerformer(self.lane, self.feed)
         self.outputs: list[dict[str, Any]] = []
-        self.ended: Any = None
         self.delivered = 0
         """The last input whose outputs the presenters have (delivered live in a step)."""
         self.outlet = _outlet(agent_id, definition)
@@ -145,14 +135,15 @@ class Conversation:
         while True:
             if claimed:
                 await self._take_commands([from_dict(json.loads(c)) for c in claimed])
-            if self.pending:
-                claimed, alone = await self._perform(*self.pending.popleft()), False
+            pending = self.performer.pending
+            if pending:
+                claimed, alone = await self._perform(*pending.popleft()), False
                 continue
             rest = self.state.loop.phase in AT_REST
             if claimed or not (alone or rest):
                 claimed, alone = await self._claim_step(), True
-            elif not rest and self.timer is not None:
-                await self._wait_timer(self.timer)
+            elif not rest and self.performer.timer is not None:
+                await self._wait_timer(self.performer.timer)
                 claimed = await self._claim_step()
             elif rest:
                 break
@@ -216,41 +207,6 @@ class Conversation:
         lane = self.lane
         if self.outlet is not None and lane.fresh and lane.seq > self.delivered:
             self.outlet.send(output)
-
-    def _take(self, effect: Any) -> None:
-        cls = type(effect)
-        if cls in _STEPS:
-            self.pending.append((self.seq, effect))
-        elif cls is CancelModel:  # nothing streams between two steps: it ends now
-            self.pending = deque(p for p in self.pending if not isinstance(p[1], CallModel))
-            self.feed([Interrupt("abort", timestamp=self.lane.now)])
-        elif cls is CancelTools:
-            self._cancel_tools(set(effect.tool_call_ids))
-        elif cls is SetTimer:
-            self.timer = effect.at_ms
-        elif cls is Finish or cls is AwaitApproval:
-            self.timer = None
-            self.ended = effect
-        else:
-            raise ConfigurationError(
-                f"a durable agent cannot perform {cls.__name__} (elicitation is not "
-                "supported; see docs/durable.md)"
-            )
-
-    def _cancel_tools(self, ids: set[str]) -> None:
-        kept: deque[tuple[int, Any]] = deque()
-        for seq, effect in self.pending:
-            if type(effect) is ExecuteTools:
-                calls = tuple(c for c in effect.tool_calls if c.tool_call_id not in ids)
-                if not calls:
-                    continue
-                effect = ExecuteTools(calls, effect.parallel)
-            kept.append((seq, effect))
-        self.pending = kept
-        text = "The call was cancelled before it finished: the run was stopped."
-        details = {"error_code": ErrorCode.ABORTED.value}
-        for call_id in sorted(ids):
-            self.feed([ToolResult(call_id, text, True, details, timestamp=self.lane.now)])
 
     # -- effects as steps -----------------------------------------------------------------
 
@@ -415,7 +371,7 @@ class Conversation:
         now: int = await DBOS.run_step_async({"name": "clock"}, self.services.clock)
         await DBOS.sleep_async(max(0, at_ms - now) / 1000)
         tick: int = await DBOS.run_step_async({"name": "clock"}, self.services.clock)
-        self.timer = None
+        self.performer.timer = None
         self.feed([ClockTick(timestamp=max(tick, at_ms))])
 
     # -- small steps and helpers ----------------------------------------------------------
@@ -447,7 +403,7 @@ class Conversation:
             clock=lambda: lane.now,
             journal=lane,
             outlet=self,
-            perform=self._take,
+            perform=self.performer.perform,
         )
         conversation.catch_up(itertools.islice(journal_events(self.journal, self.agent_id), base))
         self.conversation = conversation

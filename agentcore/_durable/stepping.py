@@ -2,7 +2,7 @@
 
 A definition with middleware, extension hooks, guardrails or ``compaction`` has its model
 calls, summary calls, tool calls and output checks performed by the runtime's own
-``Performer``, equipped by the template agent (``Agent.equip``): the same middleware
+``LocalPerformer``, equipped by the template agent (``Agent.equip``): the same middleware
 onion, the same hooks, the same guardrail verdicts, the same summary reading. Nothing of
 that is written twice. The performer's ``feed`` is this step's: what it feeds (stream
 events, a ``tool_result``, a ``context_summary``, a ``guardrail_tripped``, an
@@ -35,7 +35,7 @@ from .._loop.events import (
     ToolProgress,
 )
 from .._runtime.outlet import Outlet, stamped
-from .._runtime.performer import Performer
+from .._runtime.performer import LocalPerformer
 from .definitions import Definition
 from .effects import keyed
 
@@ -77,7 +77,7 @@ def preview(
 
 
 class StepPerformer:
-    """One effect performed by an equipped ``Performer`` (module docstring). ``publish``
+    """One effect performed by an equipped ``LocalPerformer`` (module docstring). ``publish``
     gets the fed events in batches (the ``live`` stream), at most every ``publish_every``
     seconds; ``aborted()`` is asked every ``check_every`` seconds during a model call."""
 
@@ -101,7 +101,7 @@ class StepPerformer:
         self.publish, self.aborted = publish, aborted
         self.publish_every, self.check_every = publish_every, check_every
         self.performer = definition.template.equip(
-            Performer(
+            LocalPerformer(
                 self._feed,
                 lambda: definition.driver,
                 definition.tools,

@@ -7,7 +7,7 @@ engine vocabulary of the seed (``receive``, ``on``, ``react``, ``on_state_change
 ``on_ready``, ``on_destroy``, ``use``, ``intercept``, ``interrupt``, ``destroy``,
 ``message_queue``) drive one conversation processor through one ``Conversation``: every
 input is stamped, scrubbed, journaled, folded; outputs are delivered; effects performed
-(``Performer``).
+(``LocalPerformer``).
 The agent decides nothing itself; a command the processor rejects raises here.
 
 ``model`` is a driver or a ``"provider/model"`` string, resolved on first use by
@@ -93,7 +93,7 @@ from .options import (
 )
 from .outlet import Outlet, ms_clock, new_id, stamp_message
 from .output_stream import OutputStream, build_output
-from .performer import Performer
+from .performer import LocalPerformer
 from .plugins import resolve_model
 from .run_stream import RunStream
 from .subscriptions import Handler, Unsubscribe, react_map
@@ -264,7 +264,7 @@ class Agent:
             snapshot=dump_state,
             snapshot_every=positive_int("snapshot_every", snapshot_every),
         )
-        self._performer = Performer(
+        self._performer = LocalPerformer(
             shell.feed,
             self._resolve_driver,
             {t.name: t for t in tool_list},
@@ -481,7 +481,7 @@ class Agent:
             raise TypeError(f"a middleware is an async function (action, next), got {middleware!r}")
         return middleware  # type: ignore[no-any-return]
 
-    def equip(self, performer: Performer) -> Performer:
+    def equip(self, performer: LocalPerformer) -> LocalPerformer:
         """``performer`` bent as this agent bends its own: its extensions' hooks, its
         middleware and its guardrails (with input checks of their own, so two performers
         never cancel each other's). A durable worker performs each step with one."""

@@ -1,7 +1,7 @@
 """Performing the loop's effect requests: model calls, tool calls, timers.
 
-``Performer.perform(effect)`` is the one seam where effects turn into I/O (durable
-execution and tests plug a different performer in here). Every result comes back as an
+``LocalPerformer`` implements the ``Performer`` protocol (``performing``) in this process:
+``perform(effect)`` is where effects turn into I/O. Every result comes back as an
 input through ``feed``, so the journal holds it and a replay reproduces what followed:
 
 - ``CallModel``: the driver's stream events are fed one by one; a driver that raises, or
@@ -85,14 +85,15 @@ from .delivery import EngineFailure, FailureSource
 from .extensions import Block, Hooks
 from .guardrails import Guards, Verdict, judge, judged
 from .outlet import Outlet, new_id
+from .performing import BasePerformer, aborted
 from .tool_runner import AbortSignal, ToolContext, run_tool
 
-__all__ = ["Performer", "driver_failure"]
+__all__ = ["LocalPerformer", "driver_failure"]
 
 _TERMINAL = (MessageStop, ErrorReceived)
 
 
-class Performer:
+class LocalPerformer(BasePerformer):
     """Performs one agent's effects with ``driver`` and ``tools`` (module docstring).
 
     ``messages()`` gives the conversation so far (for ``ToolContext``); ``deps`` is the
@@ -101,7 +102,7 @@ class Performer:
     ``Finish``. ``hooks``, ``middleware`` and ``guards`` bend model and tool calls
     (docs/middleware.md); ``collect()``/``stop_collecting(list)`` watch delivered
     outputs (for middleware). ``feed_stream(events, start)`` feeds a driver's batch from
-    ``start`` and returns where it stopped (``Shell.feed_stream``); without it, the
+    ``start`` and returns where it stopped (``Conversation.feed_stream``); without it, the
     batch is fed one event at a time through ``feed``.
     """
 
@@ -180,8 +181,8 @@ class Performer:
         else:
             raise TypeError(f"not an effect request: {effect!r}")
 
-    async def aclose(self) -> None:
-        """Cancel whatever is in flight and wait for the model task to end; idempotent."""
+    def cancel(self) -> None:
+        """Cancel whatever is in flight (timer, checks, tool calls, the model call)."""
         self._cancel_timer()
         self._end_checks()
         for task, signal in list(self._calls.values()):
@@ -193,6 +194,12 @@ class Performer:
             self._cancelling = True
             self._driver().interrupt()
             model.cancel()
+
+    async def aclose(self) -> None:
+        """``cancel``, then wait for the model task to end; idempotent."""
+        self.cancel()
+        model = self._model
+        if model is not None:
             await asyncio.wait([model])
 
     # -- model calls ----------------------------------------------------------------------
@@ -519,10 +526,7 @@ class Performer:
             entry_task, signal = entry
             signal.abort()
             entry_task.cancel()
-        text = "The call was cancelled before it finished: the run was stopped."
-        self._feed(
-            ToolResult(call_id, text, True, _code(ErrorCode.ABORTED), timestamp=self._clock())
-        )
+        self._feed(aborted(call_id, self._clock()))
 
     # -- guardrails -----------------------------------------------------------------------
 
