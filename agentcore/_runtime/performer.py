@@ -9,9 +9,10 @@ input through ``feed``, so the journal holds it and a replay reproduces what fol
   ``error_received`` (retryable ``CONNECTION_ERROR`` for a cut stream; the exception's
   own ``code`` and ``retryable`` otherwise). Feeding pauses while an async presenter is
   over its backpressure mark.
-- ``SummariseContext``: the driver is called the same way, but its stream events are
-  read here and never fed (they would enter the conversation): one ``context_summary``
-  is fed with the text, usage and model, or with the error the call ended with.
+- ``SummariseContext``: the driver is called the same way, but its reply is read here
+  by the message assembler (``collect_reply``) and never fed (it would enter the
+  conversation): one ``context_summary`` is fed with the text, usage and model, or with
+  the error the call ended with.
 - ``CancelModel``: the driver is told to stop and its task cancelled (a summary's too);
   once the stream has ended, an ``interrupt`` is fed (the processor flushes the partial
   reply).
@@ -42,14 +43,13 @@ from .._core.driver import Driver, ModelRequest, close_stream
 from .._core.errors import ErrorCode
 from .._core.events import (
     AssistantMessage,
+    ErrorMessage,
     ErrorReceived,
     Interrupt,
-    MessageDelta,
-    MessageStart,
     MessageStop,
-    TextDelta,
     ToolResult,
 )
+from .._core.replies import collect_reply
 from .._loop.events import (
     AnswerElicitation,
     AwaitApproval,
@@ -283,46 +283,30 @@ class LocalPerformer(BasePerformer):
         return last
 
     async def _summary(self, effect: SummariseContext) -> None:
-        """Read a summary call's stream here; feed its ``context_summary``."""
+        """Read a summary call's reply here (``collect_reply``: the message assembler,
+        never the conversation); feed its ``context_summary``."""
         self._streaming = True
-        stream = None
-        texts: list[str] = []
-        usage, model = Usage(), ""
-        failure: ErrorReceived | None = None
-        stopped = False
+        message: AssistantMessage | None = None
+        failure: ErrorReceived | ErrorMessage | None = None
         try:
             try:
                 request = effect.request
             except Exception as exc:
                 failure = _hook_failure(exc, self._clock())
             else:
-                stream = self._driver().receive(request)
-                async for event in stream:
-                    if isinstance(event, TextDelta):
-                        texts.append(event.text)
-                    elif isinstance(event, MessageDelta):
-                        usage = event.usage
-                    elif isinstance(event, MessageStart):
-                        model = event.model
-                    elif isinstance(event, MessageStop):
-                        stopped = True
-                    elif isinstance(event, ErrorReceived):
-                        failure = event
-                    if stopped or failure is not None or self._cancelling:
-                        break
+                message, failure = await collect_reply(self._driver(), request)
         except asyncio.CancelledError:
             pass
         except Exception as exc:  # a failing driver never takes the agent down
             failure = driver_failure(exc, self._clock())
         finally:
             self._model = None
-            if stream is not None:
-                await close_stream(stream)
         now = self._clock()
+        usage, model = (Usage(), "") if message is None else (message.usage, message.model)
         if self._cancelling:
             self._feed(Interrupt("abort", timestamp=now))
-        elif failure is None and stopped:
-            self._feed(ContextSummary("".join(texts), usage, model, timestamp=now))
+        elif failure is None and message is not None and not message.incomplete:
+            self._feed(ContextSummary(message.text, usage, model, timestamp=now))
         else:
             failure = failure or _cut(now)
             self._feed(
