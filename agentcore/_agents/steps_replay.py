@@ -1,9 +1,10 @@
 """Reading a ``handle_steps`` generator back from its agent's journal lane.
 
-``walk(entries, processor, state)`` folds the lane (``(seq, event)`` pairs) through the
-agent's own conversation processor and follows the ``StepsDriver``'s moves the way it made
-them live: a model call starts at each ``CallModel`` the fold emits; a ``StepsYield``
-record says what the generator was sent and what it yielded; the call ends with its
+``walk(entries, processor, state)`` folds the lane (``(seq, event)`` pairs) through a
+``Conversation`` of the agent's own conversation processor and follows the
+``StepsDriver``'s moves the way it made them live: a model call starts at each
+``CallModel`` the fold emits; a ``StepsYield`` record says what the generator was sent
+and what it yielded; the call ends with its
 ``message_stop`` (what the yield asked for is under way), or with an ``error_received``
 or ``interrupt`` (the generator was ended, as the live driver ends it). A call that a
 process stop cut off (an ``agent_resume`` or the lane's end comes before its end) is
@@ -37,6 +38,7 @@ from .._core.events import (
     TextDelta,
 )
 from .._core.processor import AnyProcessor
+from .._journal.conversation import Conversation
 from .._loop.conversation import AgentSnapshot, snapshot_of
 from .._loop.events import AgentResume, AgentStart, CallModel
 from .._loop.steps_record import StepsYield
@@ -115,14 +117,15 @@ def walk(entries: Iterable[tuple[int, Any]], processor: AnyProcessor, state: Any
     """The generator an agent's lane leaves in use (module docstring). Raises
     ``ProtocolError`` for a lane whose records do not follow each other."""
     moves, before = _Moves(), None
+    conversation = Conversation(processor, state, agent_id="")
     runs = 0
     window: dict[int, Any] = {}  # seq -> the state after it, for the current model call
     start: MessageStart | None = None
     texts: dict[int, list[str]] = {}
     completing: Asked | None = None
     for seq, event in entries:
-        state, outputs = processor(state, event)
-        window[seq] = state
+        outputs = conversation.replayed(event)
+        window[seq] = state = conversation.state
         cls = type(event)
         if cls is StepsYield:
             if event.answer == "start":

@@ -36,31 +36,24 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-from collections import deque
 from collections.abc import Callable
 from typing import Any
 
 from .._core.content import ToolCallPart
-from .._core.errors import ConfigurationError, ErrorCode, MessageRejectedError
-from .._core.events import AssistantMessage, Interrupt, ToolResult
-from .._core.secrets import scrub_event
+from .._core.errors import MessageRejectedError
+from .._core.events import AssistantMessage
 from .._core.wire import from_dict, to_dict
+from .._journal import conversation as _conversation
 from .._journal.read import JournalError
-from .._journal.resume import fold_state, journal_events
+from .._journal.resume import journal_events
 from .._loop.events import (
-    EFFECTS,
     AgentConfigured,
     AgentPrompt,
     AgentResume,
-    AwaitApproval,
     CallModel,
-    CancelModel,
-    CancelTools,
     CheckOutput,
     ClockTick,
     ExecuteTools,
-    Finish,
-    SetTimer,
     SummariseContext,
 )
 from .._loop.state import AT_REST
@@ -68,13 +61,11 @@ from .._runtime.outlet import Outlet, ms_clock
 from .._sessions.postgres import PostgresJournal
 from .definitions import Definition
 from .effects import call_model, call_tool
-from .stepping import Preview, StepPerformer
+from .performer import DurablePerformer
+from .stepping import StepPerformer, preview
 from .store import Store
 
 __all__ = ["Conversation", "Services"]
-
-_STEPS = frozenset({CallModel, SummariseContext, ExecuteTools, CheckOutput})
-"""Effects performed as steps, in the order the fold asked for them."""
 
 EVENTS = "events"
 """The workflow's stream of outputs (wire dicts, one list per step)."""
@@ -110,19 +101,24 @@ class Conversation:
         self.agent_id = agent_id
         self.definition = definition
         self.journal = services.journal
-        self.state: Any = None
-        self.seq = 0
-        self.written = 0
-        self.now = 0
-        self.pending: deque[tuple[int, Any]] = deque()
-        self.timer: int | None = None
+        self.lane = _Lane(services.journal)
+        self.conversation: _conversation.Conversation | None = None
+        self.performer = DurablePerformer(self.lane, self.feed)
         self.outputs: list[dict[str, Any]] = []
-        self.backlog: deque[Any] = deque()
-        self.ended: Any = None
         self.delivered = 0
         """The last input whose outputs the presenters have (delivered live in a step)."""
         self.outlet = _outlet(agent_id, definition)
         self._reports: Outlet | None = None
+
+    @property
+    def state(self) -> Any:
+        """The conversation state folded so far."""
+        assert self.conversation is not None, "the base step folds the journal first"
+        return self.conversation.state
+
+    @property
+    def seq(self) -> int:
+        return self.lane.seq
 
     # -- the workflow ---------------------------------------------------------------------
 
@@ -132,21 +128,22 @@ class Conversation:
 
         await self.definition.connect()
         base, now, first = await DBOS.run_step_async({"name": "base"}, self._begin)
-        if self.state is None:  # a recorded step: its body, which folds, did not run here
+        if self.conversation is None:  # a recorded step: its body, which folds, did not run here
             self._fold(base, now)
         claimed = await self._claim_step() if first is None else first
         alone = True  # the last claim was a step of its own, with the agent's own rule
         while True:
             if claimed:
                 await self._take_commands([from_dict(json.loads(c)) for c in claimed])
-            if self.pending:
-                claimed, alone = await self._perform(*self.pending.popleft()), False
+            pending = self.performer.pending
+            if pending:
+                claimed, alone = await self._perform(*pending.popleft()), False
                 continue
             rest = self.state.loop.phase in AT_REST
             if claimed or not (alone or rest):
                 claimed, alone = await self._claim_step(), True
-            elif not rest and self.timer is not None:
-                await self._wait_timer(self.timer)
+            elif not rest and self.performer.timer is not None:
+                await self._wait_timer(self.performer.timer)
                 claimed = await self._claim_step()
             elif rest:
                 break
@@ -194,69 +191,22 @@ class Conversation:
     # -- folding --------------------------------------------------------------------------
 
     def feed(self, events: Any) -> None:
-        """Number, journal (when new), fold each event; keep outputs and effects; then
-        write what was appended (one transaction)."""
-        self.backlog.extend(events)
-        processor, journal, agent_id = self.definition.processor, self.journal, self.agent_id
-        while self.backlog:
-            event = scrub_event(self.backlog.popleft())
-            self.seq += 1
-            self.now = max(self.now, event.timestamp)
-            deliver = None
-            if self.seq > self.written:
-                seq = journal.append(agent_id, event)
-                if seq != self.seq:
-                    raise JournalError(
-                        f"agent {agent_id!r}: journal at {seq}, expected {self.seq} (another "
-                        "process writes this agent's journal)"
-                    )
-                self.written = seq
-                if self.outlet is not None and seq > self.delivered:
-                    deliver = self.outlet.send
-            self.state, outputs = processor(self.state, event)
-            for output in outputs:
-                if type(output) in EFFECTS:
-                    self._take(output)
-                else:
-                    self.outputs.append(to_dict(output))
-                    if deliver is not None:
-                        deliver(output)
-        journal.flush()
+        """Number, journal (when new), fold each event (``Conversation``); keep outputs
+        and effects; then write what was appended (one transaction)."""
+        assert self.conversation is not None, "the base step folds the journal first"
+        self.conversation.feed_all(events)
+        self.journal.flush()
 
-    def _take(self, effect: Any) -> None:
-        cls = type(effect)
-        if cls in _STEPS:
-            self.pending.append((self.seq, effect))
-        elif cls is CancelModel:  # nothing streams between two steps: it ends now
-            self.pending = deque(p for p in self.pending if not isinstance(p[1], CallModel))
-            self.backlog.append(Interrupt("abort", timestamp=self.now))
-        elif cls is CancelTools:
-            self._cancel_tools(set(effect.tool_call_ids))
-        elif cls is SetTimer:
-            self.timer = effect.at_ms
-        elif cls is Finish or cls is AwaitApproval:
-            self.timer = None
-            self.ended = effect
-        else:
-            raise ConfigurationError(
-                f"a durable agent cannot perform {cls.__name__} (elicitation is not "
-                "supported; see docs/durable.md)"
-            )
+    congested = False
+    """As a ``Sink`` of the fold: a step's outputs never make it wait."""
 
-    def _cancel_tools(self, ids: set[str]) -> None:
-        kept: deque[tuple[int, Any]] = deque()
-        for seq, effect in self.pending:
-            if type(effect) is ExecuteTools:
-                calls = tuple(c for c in effect.tool_calls if c.tool_call_id not in ids)
-                if not calls:
-                    continue
-                effect = ExecuteTools(calls, effect.parallel)
-            kept.append((seq, effect))
-        self.pending = kept
-        text = "The call was cancelled before it finished: the run was stopped."
-        details = {"error_code": ErrorCode.ABORTED.value}
-        for call_id in sorted(ids):
-            self.backlog.append(ToolResult(call_id, text, True, details, timestamp=self.now))
+    def send(self, output: Any) -> None:
+        """An output of the fold: for the ``events`` stream, and for the presenters when
+        its input was journaled just now and not delivered live in a step."""
+        self.outputs.append(to_dict(output))
+        lane = self.lane
+        if self.outlet is not None and lane.fresh and lane.seq > self.delivered:
+            self.outlet.send(output)
 
     # -- effects as steps -----------------------------------------------------------------
 
@@ -327,20 +277,20 @@ class Conversation:
             return await asyncio.to_thread(store.has_open, agent_id, ["agent_abort"])
 
         outlet = self.outlet
-        preview = None
+        ahead = None
         if outlet is not None or self.definition.plugins:
             send = None if outlet is None else outlet.send
-            preview = Preview(self.definition, self.state, self.seq, send)
+            ahead = preview(self.definition, self.state, self.seq, send)
         if self.definition.plugins:
-            assert preview is not None
+            assert ahead is not None
             stepper = StepPerformer(
-                self.definition, preview, self._performer_outlet(), services.clock, live, aborted
+                self.definition, ahead, self._performer_outlet(), services.clock, live, aborted
             )
             events, _cut = await stepper.perform(effect)
         else:
             publish = live
-            if preview is not None:
-                fold = preview.fold
+            if ahead is not None:
+                fold = ahead.feed
 
                 async def publish(batch: list[Any]) -> None:
                     for event in batch:
@@ -351,8 +301,8 @@ class Conversation:
             events, _cut = await call_model(
                 self.definition.driver, effect.request, services.clock, publish, aborted
             )
-        if preview is not None and preview.deliver is not None:
-            self.delivered = preview.seq
+        if ahead is not None and outlet is not None:
+            self.delivered = ahead.seq
         return [to_dict(e) for e in events], await self._claim_in_step(False)
 
     async def _bent_step(self, effect: Any) -> tuple[list[dict[str, Any]], list[str]]:
@@ -364,9 +314,11 @@ class Conversation:
     async def _bent(self, effect: Any, key: str | None = None) -> tuple[list[dict[str, Any]], bool]:
         """A summary call, an output check or (with plugins) a tool call, performed by
         the runtime's performer (``stepping``); what it fed."""
-        preview = Preview(self.definition, self.state, self.seq, None)
         stepper = StepPerformer(
-            self.definition, preview, self._performer_outlet(), self.services.clock
+            self.definition,
+            preview(self.definition, self.state, self.seq, None),
+            self._performer_outlet(),
+            self.services.clock,
         )
         events, cut = await stepper.perform(effect, key)
         return [to_dict(e) for e in events], cut
@@ -379,9 +331,11 @@ class Conversation:
         return to_dict(started)
 
     async def _check_input(self, messages: tuple[Any, ...]) -> list[dict[str, Any]]:
-        preview = Preview(self.definition, self.state, self.seq, None)
         stepper = StepPerformer(
-            self.definition, preview, self._performer_outlet(), self.services.clock
+            self.definition,
+            preview(self.definition, self.state, self.seq, None),
+            self._performer_outlet(),
+            self.services.clock,
         )
         return [to_dict(e) for e in await stepper.check_input(messages)]
 
@@ -417,7 +371,7 @@ class Conversation:
         now: int = await DBOS.run_step_async({"name": "clock"}, self.services.clock)
         await DBOS.sleep_async(max(0, at_ms - now) / 1000)
         tick: int = await DBOS.run_step_async({"name": "clock"}, self.services.clock)
-        self.timer = None
+        self.performer.timer = None
         self.feed([ClockTick(timestamp=max(tick, at_ms))])
 
     # -- small steps and helpers ----------------------------------------------------------
@@ -439,10 +393,20 @@ class Conversation:
         """The state: the journal folded up to ``base``, then the configuration (a new
         agent) or a resume (an agent left mid-run by a failed advance)."""
         self.journal.forget(self.agent_id)
-        self.written = self.journal.last_seq(self.agent_id)
-        events = itertools.islice(journal_events(self.journal, self.agent_id), base)
-        self.state = fold_state(self.definition.processor, self.definition.initial_state(), events)
-        self.seq = base
+        lane = self.lane
+        lane.written, lane.seq = self.journal.last_seq(self.agent_id), base
+        definition = self.definition
+        conversation = _conversation.Conversation(
+            definition.processor,
+            definition.initial_state(),
+            agent_id=self.agent_id,
+            clock=lambda: lane.now,
+            journal=lane,
+            outlet=self,
+            perform=self.performer.perform,
+        )
+        conversation.catch_up(itertools.islice(journal_events(self.journal, self.agent_id), base))
+        self.conversation = conversation
         if base == 0:
             self.feed([AgentConfigured(self.definition.config.to_wire(), timestamp=now)])
         elif self.state.loop.phase not in AT_REST:
@@ -490,6 +454,33 @@ class Conversation:
             "text": "" if reply is None else reply.text,
             "error": error,
         }
+
+
+class _Lane:
+    """The journal as the workflow's fold writes it: every input gets the next sequence
+    number and is appended only past what the journal holds (``fresh``; a recovered
+    workflow folds its recorded steps again), checked against the journal's answer.
+    ``now`` is the latest input's time (what the workflow's own inputs are stamped with,
+    so a replayed workflow stamps them the same)."""
+
+    def __init__(self, journal: PostgresJournal) -> None:
+        self.journal = journal
+        self.seq = self.written = self.now = 0
+        self.fresh = False
+
+    def append(self, agent_id: str, event: Any) -> int:
+        self.seq += 1
+        self.now = max(self.now, event.timestamp)
+        self.fresh = self.seq > self.written
+        if self.fresh:
+            seq = self.journal.append(agent_id, event)
+            if seq != self.seq:
+                raise JournalError(
+                    f"agent {agent_id!r}: journal at {seq}, expected {self.seq} (another "
+                    "process writes this agent's journal)"
+                )
+            self.written = seq
+        return self.seq
 
 
 def _outlet(agent_id: str, definition: Definition) -> Outlet | None:

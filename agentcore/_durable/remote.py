@@ -34,6 +34,7 @@ from typing import Any
 from .._core.agent_processor import activity_of
 from .._core.state_machine import AgentState
 from .._core.wire import from_dict, to_dict
+from .._journal.conversation import Conversation
 from .._journal.read import JournalEntry
 from .._loop.conversation import AgentSnapshot, create_conversation, snapshot_of
 from .._loop.events import EFFECTS
@@ -106,9 +107,10 @@ class DurableAgent:
         self.on_rewind = on_rewind
         self.poll, self.idle_poll = poll, idle_poll
         self.journal = FollowedJournal(agent_id)
-        self._processor, initial = create_conversation()
-        self._state: Any = initial(LoopConfig())
-        self._ahead_state: Any = None
+        processor, initial = create_conversation()
+        self._conversation = Conversation(processor, initial(LoopConfig()), agent_id=agent_id)
+        self._streamed: Conversation | None = None
+        """The journal's state, then the live events folded ahead of it."""
         self._attempt: tuple[int, int] | None = None
         self._runs: list[DurableRun] = []
         self._sending: asyncio.Future[Any] | None = None
@@ -123,7 +125,7 @@ class DurableAgent:
     @property
     def conversation_state(self) -> Any:
         """The state folded so far (the journal's, then what streams ahead of it)."""
-        return self._state if self._ahead_state is None else self._ahead_state
+        return (self._conversation if self._streamed is None else self._streamed).state
 
     @property
     def state(self) -> AgentSnapshot:
@@ -137,9 +139,9 @@ class DurableAgent:
 
     async def load(self) -> None:
         """Fold the journal so far; its outputs are not delivered (before ``start``)."""
-        for entry in await asyncio.to_thread(self._read, 0):
-            self.journal.journaled.append(entry)
-            self._state = self._processor(self._state, entry.event)[0]
+        entries = await asyncio.to_thread(self._read, 0)
+        self.journal.journaled.extend(entries)
+        self._conversation.catch_up(e.event for e in entries)
 
     def start(self) -> None:
         """Follow the journal (and the live streams of the runs this object starts)."""
@@ -264,12 +266,12 @@ class DurableAgent:
         """Fold a journal entry; deliver its outputs unless they went out ahead."""
         journal = self.journal
         ahead = journal.ahead
-        self._state, outputs = self._processor(self._state, entry.event)
+        outputs = self._conversation.replayed(entry.event)
         if ahead and to_dict(ahead[0]) == to_dict(entry.event):
             journal.journaled.append(entry)
             ahead.pop(0)
             if not ahead:
-                self._ahead_state = self._attempt = None
+                self._streamed = self._attempt = None
             return
         if ahead:
             self._rewind(entry.seq)
@@ -285,19 +287,21 @@ class DurableAgent:
         if self._attempt != attempt:
             if journal.ahead:  # another attempt of the call streamed ahead before
                 self._rewind(journal.end + 1)
-            self._attempt, self._ahead_state = attempt, self._state
+            main = self._conversation
+            self._attempt = attempt
+            self._streamed = Conversation(main.processor, main.state, agent_id=self.agent_id)
+        assert self._streamed is not None
         for wire in batch["events"]:
             event = from_dict(wire)
             journal.ahead.append(event)
-            self._ahead_state, outputs = self._processor(self._ahead_state, event)
-            self._deliver(outputs)
+            self._deliver(self._streamed.replayed(event))
 
     def _rewind(self, seq: int) -> None:
         """Outputs from ``seq`` on went out for events the journal does not hold."""
         journal = self.journal
         last = journal.end + len(journal.ahead)
         journal.ahead.clear()
-        self._ahead_state = self._attempt = None
+        self._streamed = self._attempt = None
         if self.on_rewind is not None:
             self.on_rewind(seq, last)
 

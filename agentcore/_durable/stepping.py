@@ -2,7 +2,7 @@
 
 A definition with middleware, extension hooks, guardrails or ``compaction`` has its model
 calls, summary calls, tool calls and output checks performed by the runtime's own
-``Performer``, equipped by the template agent (``Agent.equip``): the same middleware
+``LocalPerformer``, equipped by the template agent (``Agent.equip``): the same middleware
 onion, the same hooks, the same guardrail verdicts, the same summary reading. Nothing of
 that is written twice. The performer's ``feed`` is this step's: what it feeds (stream
 events, a ``tool_result``, a ``context_summary``, a ``guardrail_tripped``, an
@@ -12,8 +12,8 @@ recovered workflow replays them without running the plugins again.
 
 While the step runs, each fed event is folded into a scratch copy of the conversation
 state (the processor is pure and the state immutable), so the middleware see the
-outputs they wait for (the assembled reply), and ``Preview`` delivers them to the
-worker's presenters live.
+outputs they wait for (the assembled reply), and a ``preview`` (a scratch
+``Conversation``) delivers them to the worker's presenters live.
 """
 
 from __future__ import annotations
@@ -25,9 +25,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from .._core.events import Interrupt
-from .._core.secrets import scrub_event
+from .._journal.conversation import Conversation
 from .._loop.events import (
-    EFFECTS,
     CheckOutput,
     ContextSummary,
     GuardrailTripped,
@@ -36,54 +35,56 @@ from .._loop.events import (
     ToolProgress,
 )
 from .._runtime.outlet import Outlet, stamped
-from .._runtime.performer import Performer
+from .._runtime.performer import LocalPerformer
 from .definitions import Definition
 from .effects import keyed
 
-__all__ = ["Preview", "StepPerformer"]
+__all__ = ["StepPerformer", "preview"]
 
 
-class Preview:
-    """Outputs of inputs not journaled yet, folded from a scratch state and delivered
-    (``deliver``) at once; ``seq`` is the sequence number the last one will have."""
+class _Delivered:
+    """A ``Sink`` over a preview's ``deliver`` (the worker's presenters)."""
 
-    def __init__(self, definition: Definition, state: Any, seq: int, deliver: Any) -> None:
-        self.processor = definition.processor
-        self.state = state
+    congested = False
+
+    def __init__(self, deliver: Callable[[Any], None]) -> None:
+        self.send = deliver
+
+
+class _Numbered:
+    """A preview's journal: keeps nothing, numbers each input as the workflow's journal
+    will."""
+
+    def __init__(self, seq: int) -> None:
         self.seq = seq
-        self.deliver: Callable[[Any], None] | None = deliver
-        self.collectors: tuple[list[Any], ...] = ()
 
-    def fold(self, event: Any) -> None:
-        """Fold ``event`` as the workflow will (secrets scrubbed); deliver its outputs."""
+    def append(self, agent_id: str, event: Any) -> int:
         self.seq += 1
-        self.state, outputs = self.processor(self.state, scrub_event(event))
-        deliver, collectors = self.deliver, self.collectors
-        for output in outputs:
-            if type(output) not in EFFECTS:
-                if deliver is not None:
-                    deliver(output)
-                for collected in collectors:
-                    collected.append(output)
+        return self.seq
 
-    def collect(self) -> list[Any]:
-        collected: list[Any] = []
-        self.collectors = (*self.collectors, collected)
-        return collected
 
-    def stop_collecting(self, collected: list[Any]) -> None:
-        self.collectors = tuple(c for c in self.collectors if c is not collected)
+def preview(
+    definition: Definition, state: Any, seq: int, deliver: Callable[[Any], None] | None
+) -> Conversation:
+    """A scratch ``Conversation`` from ``state`` at ``seq``: the outputs of inputs not
+    journaled yet, folded as the workflow will fold them (secrets scrubbed, nothing
+    journaled, effects left to the workflow) and delivered (``deliver``) at once;
+    its ``seq`` is the sequence number the last one will have."""
+    outlet = None if deliver is None else _Delivered(deliver)
+    return Conversation(
+        definition.processor, state, agent_id="", journal=_Numbered(seq), outlet=outlet, seq=seq
+    )
 
 
 class StepPerformer:
-    """One effect performed by an equipped ``Performer`` (module docstring). ``publish``
+    """One effect performed by an equipped ``LocalPerformer`` (module docstring). ``publish``
     gets the fed events in batches (the ``live`` stream), at most every ``publish_every``
     seconds; ``aborted()`` is asked every ``check_every`` seconds during a model call."""
 
     def __init__(
         self,
         definition: Definition,
-        preview: Preview,
+        preview: Conversation,
         outlet: Outlet,
         clock: Callable[[], int],
         publish: Callable[[list[Any]], Awaitable[None]] | None = None,
@@ -100,7 +101,7 @@ class StepPerformer:
         self.publish, self.aborted = publish, aborted
         self.publish_every, self.check_every = publish_every, check_every
         self.performer = definition.template.equip(
-            Performer(
+            LocalPerformer(
                 self._feed,
                 lambda: definition.driver,
                 definition.tools,
@@ -119,7 +120,7 @@ class StepPerformer:
         event = stamped(event, self.clock())
         self.events.append(event)
         self._batch.append(event)
-        self.preview.fold(event)
+        self.preview.feed(event)
         self._fed.set()
 
     async def perform(self, effect: Any, key: str | None = None) -> tuple[list[Any], bool]:

@@ -10,13 +10,12 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol
 
-from .._core.agent_processor import appended_chunk, appending, with_appended
 from .._core.machine import MealyMachine
 from .._loop.conversation import create_conversation_machine
 from .._loop.events import EFFECTS
+from .conversation import delta_lens, fold_records
 from .journal import Journal, JournalEntry, read_jsonl, record_blocks
-from .read import BUILDERS, Record
-from .resume import Lens, delta_lens
+from .read import BUILDERS
 
 __all__ = [
     "JournalSource",
@@ -82,7 +81,10 @@ def replay(
         if isinstance(machine, MealyMachine) and not machine.observed:
             lens = delta_lens(machine.processor)
             if lens is not None:
-                yield from _fold_in_bulk(blocks, machine, lens)
+                store = machine.store
+                yield from fold_records(
+                    blocks, BUILDERS, machine.process, store.get, store.set, lens
+                )
                 return
         build, process = BUILDERS, machine.process
         for records in blocks:
@@ -96,54 +98,6 @@ def replay(
         for output in process(entry_agent, event):
             if type(output) not in EFFECTS:
                 yield entry_agent, output
-
-
-def _fold_in_bulk(
-    blocks: Iterable[list[Record]], machine: MealyMachine, lens: Lens
-) -> Iterator[tuple[str, Any]]:
-    """Fold records through ``machine``, runs of deltas in bulk (as ``fold_state``).
-
-    After each event, ``appending`` tells which deltas would now only append a chunk to the
-    agent's streaming block; while the next events are such deltas, their chunks are
-    collected, and appended at once (``with_appended``) before the next other event is
-    processed. Outputs and states are those of processing every event (a property test
-    holds them equal); as appends give no output, every yield happens with the machine's
-    state exact (a delta the processor echoes is yielded as it comes). Effect requests
-    are not yielded.
-    """
-    build, process = BUILDERS, machine.process
-    get: Callable[[str], Any] = machine.store.get
-    set_ = machine.store.set
-    core_of, with_core, echoes = lens
-    run_agent = ""
-    hot: tuple[type[Any], int] | None = None
-    chunks: list[str] = []
-
-    def flush() -> None:
-        state = get(run_agent)
-        set_(run_agent, with_core(state, with_appended(core_of(state), chunks)))
-        chunks.clear()
-
-    try:
-        for records in blocks:
-            for agent, _seq, kind, timestamp, values in records:
-                event = build[kind](values, timestamp)
-                if hot is not None and agent == run_agent:
-                    chunk = appended_chunk(event, hot)
-                    if chunk is not None:
-                        chunks.append(chunk)
-                        if echoes:
-                            yield agent, event
-                        continue
-                if chunks:
-                    flush()
-                for output in process(agent, event):
-                    if type(output) not in EFFECTS:
-                        yield agent, output
-                hot, run_agent = appending(core_of(get(agent))), agent
-    finally:
-        if chunks:
-            flush()
 
 
 def state_at(

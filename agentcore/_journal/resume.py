@@ -1,12 +1,8 @@
 """Rebuilding a conversation state from a journal: the fold, and snapshots of its result.
 
 ``fold_state(processor, state, events)`` folds a journal's events (``journal_events``)
-into a state, keeping nothing of the outputs (the live agent delivered them already).
-Runs of stream deltas that only append to the block being streamed are applied in one call
-(``appending``/``with_appended`` on the core state), which is exact because a delta
-changes nothing but the core's hot block and gives the loop nothing to decide; user
-processors (watchers) see every event, so a conversation with any is folded one event at
-a time.
+into a state through a ``Conversation`` (``catch_up``: outputs dropped, since the live
+agent delivered them already; runs of appending deltas in one call).
 
 ``dump_state``/``load_state`` turn a conversation state into bytes for a
 ``SnapshotStore`` and back. The loop's configuration is kept as its wire form (its
@@ -20,21 +16,17 @@ from __future__ import annotations
 
 import io
 import pickle
-from collections.abc import Callable, Iterable, Iterator
-from operator import attrgetter
-from typing import Any, TypeAlias
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 from .._core import assembler, state_events
-from .._core.agent_processor import agent_processor, appended_chunk, appending, with_appended
 from .._core.content import ZERO_USAGE
 from .._core.processor import AnyProcessor
-from .._loop.conversation import conversation_processor
+from .conversation import Conversation
 from .journal import Journal, JsonlJournal, record_blocks
 from .read import BUILDERS
 
 __all__ = [
-    "Lens",
-    "delta_lens",
     "dump_state",
     "fold_state",
     "journal_events",
@@ -73,26 +65,6 @@ class _Unpickler(pickle.Unpickler):
         return _SHARED[pid]
 
 
-Lens: TypeAlias = tuple[Callable[[Any], Any], Callable[[Any, Any], Any], bool]
-"""``(core of a state, state with another core, whether a delta is its own output)``."""
-
-_WHOLE: Lens = (lambda state: state, lambda _state, core: core, False)
-# the conversation echoes its stream inputs as outputs (ECHO)
-_CORE: Lens = (attrgetter("core"), lambda state, core: state._replace(core=core), True)
-
-
-def delta_lens(processor: AnyProcessor) -> Lens | None:
-    """How to reach the core state of ``processor``'s state, when a delta that only
-    appends a chunk changes nothing else and gives no output: ``agent_processor``, and
-    the conversation processor without user processors (it routes deltas to its core
-    only). None for any other processor (a user's processor sees every event)."""
-    if processor is agent_processor:
-        return _WHOLE
-    if processor is conversation_processor:
-        return _CORE
-    return None
-
-
 def journal_events(journal: Journal, agent_id: str, after: int = 0) -> Iterator[Any]:
     """The events of ``agent_id`` after ``seq`` ``after``: a JSONL file's built straight from
     its records (no ``JournalEntry`` per event), any other journal's from its entries."""
@@ -107,29 +79,10 @@ def journal_events(journal: Journal, agent_id: str, after: int = 0) -> Iterator[
 
 
 def fold_state(processor: AnyProcessor, state: Any, events: Iterable[Any]) -> Any:
-    """``state`` after every event, outputs dropped (see the module docstring)."""
-    lens = delta_lens(processor)
-    if lens is None:
-        for event in events:
-            state, _ = processor(state, event)
-        return state
-    core_of, with_core, _ = lens
-    hot: tuple[type[Any], int] | None = None
-    chunks: list[str] = []
-    for event in events:
-        if hot is not None:
-            chunk = appended_chunk(event, hot)
-            if chunk is not None:
-                chunks.append(chunk)
-                continue
-        if chunks:
-            state = with_core(state, with_appended(core_of(state), chunks))
-            chunks = []
-        state, _ = processor(state, event)
-        hot = appending(core_of(state))
-    if chunks:
-        state = with_core(state, with_appended(core_of(state), chunks))
-    return state
+    """``state`` after every journaled event, outputs dropped (``Conversation.catch_up``)."""
+    conversation = Conversation(processor, state, agent_id="")
+    conversation.catch_up(events)
+    return conversation.state
 
 
 def dump_state(state: Any) -> bytes:

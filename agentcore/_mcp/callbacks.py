@@ -20,7 +20,7 @@ import mcp_types as mt
 from mcp.client.session import ClientRequestContext, ElicitationFnT, SamplingFnT
 
 from .._core.driver import Driver
-from .._core.events import ErrorReceived, MessageStart, MessageStop, TextDelta
+from .._core.replies import collect_reply
 from .._loop.events import ElicitationAnswer, ElicitationRequest
 from .convert import sampling_request, sampling_stop_reason
 from .errors import Redactor
@@ -38,8 +38,9 @@ ElicitationHandler: TypeAlias = Callable[[ElicitationRequest], Awaitable[Elicita
 def sampling_callback(driver: Driver, server: str, redact: Redactor) -> SamplingFnT:
     """The SDK callback that answers ``sampling/createMessage`` with ``driver``.
 
-    The messages become a ``ModelRequest``; the driver's text deltas, joined, are the
-    answer, with the model its ``message_start`` named. Requests run one at a time
+    The messages become a ``ModelRequest``; the driver's reply, read by the message
+    assembler (``collect_reply``), is the answer, with the model its ``message_start``
+    named. Requests run one at a time
     (a driver serves one call at a time). An ``error_received`` event, a raise, or
     content agentcore cannot forward answers the server with an error.
     """
@@ -52,26 +53,22 @@ def sampling_callback(driver: Driver, server: str, redact: Redactor) -> Sampling
             request = sampling_request(params)
         except ValueError as exc:
             return mt.ErrorData(code=mt.INVALID_PARAMS, message=str(exc))
-        text: list[str] = []
-        model = driver.name
-        stop: str | None = None
         try:
             async with lock:
-                async for event in driver.receive(request):
-                    if isinstance(event, TextDelta):
-                        text.append(event.text)
-                    elif isinstance(event, MessageStart):
-                        model = event.model
-                    elif isinstance(event, MessageStop):
-                        stop = event.stop_reason
-                    elif isinstance(event, ErrorReceived):
-                        return _refuse(f"the client's model failed: {event.message}", redact)
+                message, error = await collect_reply(driver, request)
         except Exception as exc:  # a failing driver answers the server, never crashes it
             log.warning("MCP server %r: sampling driver raised %s", server, type(exc).__name__)
             return _refuse(f"the client's model failed: {type(exc).__name__}: {exc}", redact)
+        if error is not None:
+            return _refuse(f"the client's model failed: {error.message}", redact)
+        if message is None:
+            text, model, stop = "", driver.name, None
+        else:  # a stream cut before message_stop has no stop reason
+            stop = None if message.incomplete else message.stop_reason
+            text, model = message.text, message.model
         return mt.CreateMessageResult(
             role="assistant",
-            content=mt.TextContent(type="text", text="".join(text)),
+            content=mt.TextContent(type="text", text=text),
             model=model,
             stop_reason=sampling_stop_reason(stop),
         )

@@ -5,8 +5,9 @@ The agent vocabulary (``prompt``, ``run``, ``stream``, ``steer``, ``follow_up``,
 ``aclose``) and the
 engine vocabulary of the seed (``receive``, ``on``, ``react``, ``on_state_change``,
 ``on_ready``, ``on_destroy``, ``use``, ``intercept``, ``interrupt``, ``destroy``,
-``message_queue``) drive one conversation processor through one ``Shell``: every input is
-stamped, journaled, folded; outputs are delivered; effects performed (``Performer``).
+``message_queue``) drive one conversation processor through one ``Conversation``: every
+input is stamped, scrubbed, journaled, folded; outputs are delivered; effects performed
+(``LocalPerformer``).
 The agent decides nothing itself; a command the processor rejects raises here.
 
 ``model`` is a driver or a ``"provider/model"`` string, resolved on first use by
@@ -39,8 +40,10 @@ from .._core.events import AssistantMessage, ErrorMessage, TextDelta, UserMessag
 from .._core.pricing import ModelPrice
 from .._core.processor import AnyProcessor
 from .._core.state_machine import AgentState, StateChange
+from .._journal.conversation import Conversation
 from .._journal.journal import Journal
 from .._journal.lanes import claim_lane, flush_journal, release_lane
+from .._journal.resume import dump_state
 from .._journal.snapshots import SnapshotStore
 from .._loop.compaction import Compaction, Strategy
 from .._loop.conversation import AgentSnapshot, ConversationState, create_conversation, snapshot_of
@@ -91,10 +94,9 @@ from .options import (
 )
 from .outlet import Outlet, ms_clock, new_id, stamp_message
 from .output_stream import OutputStream, build_output
-from .performer import Performer
+from .performer import LocalPerformer
 from .plugins import resolve_model
 from .run_stream import RunStream
-from .shell import Shell
 from .subscriptions import Handler, Unsubscribe, react_map
 from .toolsets import AgentToolsets, Toolset
 
@@ -249,7 +251,7 @@ class Agent:
         self._outlet = outlet = Outlet(self.agent_id, presenters, max_pending)
         self._close_timeout = close_timeout
         self.processor, self._initial_state = create_conversation(processors)
-        self._shell = shell = Shell(
+        self._shell = shell = Conversation(
             self.processor,
             self.initial_state(),
             agent_id=self.agent_id,
@@ -257,12 +259,13 @@ class Agent:
             journal=None if continuing else journal,
             outlet=outlet,
             perform=lambda effect: self._performer.perform(effect),
-            report=outlet.report,
+            report=lambda *failure: outlet.report(EngineFailure(*failure)),
             activity=lambda state: activity_of(state.core),
             snapshots=snapshots,
+            snapshot=dump_state,
             snapshot_every=positive_int("snapshot_every", snapshot_every),
         )
-        self._performer = Performer(
+        self._performer = LocalPerformer(
             shell.feed,
             self._resolve_driver,
             {t.name: t for t in tool_list},
@@ -397,7 +400,8 @@ class Agent:
     @property
     def journal(self) -> Journal | None:
         """The journal every input is appended to (``None`` when there is none)."""
-        return self._shell.journal
+        journal: Journal | None = self._shell.journal
+        return journal
 
     @property
     def message_queue(self) -> MessageQueueView:
@@ -495,7 +499,7 @@ class Agent:
             raise TypeError(f"a middleware is an async function (action, next), got {middleware!r}")
         return middleware  # type: ignore[no-any-return]
 
-    def equip(self, performer: Performer) -> Performer:
+    def equip(self, performer: LocalPerformer) -> LocalPerformer:
         """``performer`` bent as this agent bends its own: its extensions' hooks, its
         middleware and its guardrails (with input checks of their own, so two performers
         never cancel each other's). A durable worker performs each step with one."""

@@ -1,7 +1,7 @@
 """Performing the loop's effect requests: model calls, tool calls, timers.
 
-``Performer.perform(effect)`` is the one seam where effects turn into I/O (durable
-execution and tests plug a different performer in here). Every result comes back as an
+``LocalPerformer`` implements the ``Performer`` protocol (``performing``) in this process:
+``perform(effect)`` is where effects turn into I/O. Every result comes back as an
 input through ``feed``, so the journal holds it and a replay reproduces what followed:
 
 - ``CallModel``: the driver's stream events are fed one by one; a driver that raises, or
@@ -9,9 +9,10 @@ input through ``feed``, so the journal holds it and a replay reproduces what fol
   ``error_received`` (retryable ``CONNECTION_ERROR`` for a cut stream; the exception's
   own ``code`` and ``retryable`` otherwise). Feeding pauses while an async presenter is
   over its backpressure mark.
-- ``SummariseContext``: the driver is called the same way, but its stream events are
-  read here and never fed (they would enter the conversation): one ``context_summary``
-  is fed with the text, usage and model, or with the error the call ended with.
+- ``SummariseContext``: the driver is called the same way, but its reply is read here
+  by the message assembler (``collect_reply``) and never fed (it would enter the
+  conversation): one ``context_summary`` is fed with the text, usage and model, or with
+  the error the call ended with.
 - ``CancelModel``: the driver is told to stop and its task cancelled (a summary's too);
   once the stream has ended, an ``interrupt`` is fed (the processor flushes the partial
   reply).
@@ -42,14 +43,13 @@ from .._core.driver import Driver, ModelRequest, close_stream
 from .._core.errors import ErrorCode
 from .._core.events import (
     AssistantMessage,
+    ErrorMessage,
     ErrorReceived,
     Interrupt,
-    MessageDelta,
-    MessageStart,
     MessageStop,
-    TextDelta,
     ToolResult,
 )
+from .._core.replies import collect_reply
 from .._loop.events import (
     AnswerElicitation,
     AwaitApproval,
@@ -85,14 +85,15 @@ from .delivery import EngineFailure, FailureSource
 from .extensions import Block, Hooks
 from .guardrails import Guards, Verdict, judge, judged
 from .outlet import Outlet, new_id
+from .performing import BasePerformer, aborted
 from .tool_runner import AbortSignal, ToolContext, run_tool
 
-__all__ = ["Performer", "driver_failure"]
+__all__ = ["LocalPerformer", "driver_failure"]
 
 _TERMINAL = (MessageStop, ErrorReceived)
 
 
-class Performer:
+class LocalPerformer(BasePerformer):
     """Performs one agent's effects with ``driver`` and ``tools`` (module docstring).
 
     ``messages()`` gives the conversation so far (for ``ToolContext``); ``deps`` is the
@@ -101,7 +102,7 @@ class Performer:
     ``Finish``. ``hooks``, ``middleware`` and ``guards`` bend model and tool calls
     (docs/middleware.md); ``collect()``/``stop_collecting(list)`` watch delivered
     outputs (for middleware). ``feed_stream(events, start)`` feeds a driver's batch from
-    ``start`` and returns where it stopped (``Shell.feed_stream``); without it, the
+    ``start`` and returns where it stopped (``Conversation.feed_stream``); without it, the
     batch is fed one event at a time through ``feed``. ``barrier()`` is called before
     a batch of tool calls holding one that is not idempotent runs (the journal writes what
     it holds back).
@@ -189,8 +190,8 @@ class Performer:
         else:
             raise TypeError(f"not an effect request: {effect!r}")
 
-    async def aclose(self) -> None:
-        """Cancel whatever is in flight and wait for the model task to end; idempotent."""
+    def cancel(self) -> None:
+        """Cancel whatever is in flight (timer, checks, tool calls, the model call)."""
         self._cancel_timer()
         self._end_checks()
         for task, signal in list(self._calls.values()):
@@ -202,6 +203,12 @@ class Performer:
             self._cancelling = True
             self._driver().interrupt()
             model.cancel()
+
+    async def aclose(self) -> None:
+        """``cancel``, then wait for the model task to end; idempotent."""
+        self.cancel()
+        model = self._model
+        if model is not None:
             await asyncio.wait([model])
 
     # -- model calls ----------------------------------------------------------------------
@@ -285,46 +292,30 @@ class Performer:
         return last
 
     async def _summary(self, effect: SummariseContext) -> None:
-        """Read a summary call's stream here; feed its ``context_summary``."""
+        """Read a summary call's reply here (``collect_reply``: the message assembler,
+        never the conversation); feed its ``context_summary``."""
         self._streaming = True
-        stream = None
-        texts: list[str] = []
-        usage, model = Usage(), ""
-        failure: ErrorReceived | None = None
-        stopped = False
+        message: AssistantMessage | None = None
+        failure: ErrorReceived | ErrorMessage | None = None
         try:
             try:
                 request = effect.request
             except Exception as exc:
                 failure = _hook_failure(exc, self._clock())
             else:
-                stream = self._driver().receive(request)
-                async for event in stream:
-                    if isinstance(event, TextDelta):
-                        texts.append(event.text)
-                    elif isinstance(event, MessageDelta):
-                        usage = event.usage
-                    elif isinstance(event, MessageStart):
-                        model = event.model
-                    elif isinstance(event, MessageStop):
-                        stopped = True
-                    elif isinstance(event, ErrorReceived):
-                        failure = event
-                    if stopped or failure is not None or self._cancelling:
-                        break
+                message, failure = await collect_reply(self._driver(), request)
         except asyncio.CancelledError:
             pass
         except Exception as exc:  # a failing driver never takes the agent down
             failure = driver_failure(exc, self._clock())
         finally:
             self._model = None
-            if stream is not None:
-                await close_stream(stream)
         now = self._clock()
+        usage, model = (Usage(), "") if message is None else (message.usage, message.model)
         if self._cancelling:
             self._feed(Interrupt("abort", timestamp=now))
-        elif failure is None and stopped:
-            self._feed(ContextSummary("".join(texts), usage, model, timestamp=now))
+        elif failure is None and message is not None and not message.incomplete:
+            self._feed(ContextSummary(message.text, usage, model, timestamp=now))
         else:
             failure = failure or _cut(now)
             self._feed(
@@ -528,10 +519,7 @@ class Performer:
             entry_task, signal = entry
             signal.abort()
             entry_task.cancel()
-        text = "The call was cancelled before it finished: the run was stopped."
-        self._feed(
-            ToolResult(call_id, text, True, _code(ErrorCode.ABORTED), timestamp=self._clock())
-        )
+        self._feed(aborted(call_id, self._clock()))
 
     # -- guardrails -----------------------------------------------------------------------
 

@@ -33,7 +33,7 @@ from .._loop.state import LoopConfig
 from .._runtime.outlet import ms_clock
 
 if TYPE_CHECKING:
-    from .._runtime.shell import Shell
+    from .._journal.conversation import Conversation
 
 __all__ = [
     "Detached",
@@ -144,11 +144,11 @@ class Detached:
 
     __slots__ = ("_journal", "_snapshots", "_state")
 
-    def __init__(self, shell: Shell) -> None:
+    def __init__(self, shell: Conversation) -> None:
         self._journal, self._snapshots, self._state = shell.journal, shell.snapshots, shell.state
         shell.journal = shell.snapshots = None
 
-    def restore(self, shell: Shell) -> None:
+    def restore(self, shell: Conversation) -> None:
         shell.journal, shell.snapshots, shell.state = self._journal, self._snapshots, self._state
 
 

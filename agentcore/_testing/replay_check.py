@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from .._journal.conversation import Conversation
 from .._loop.events import EFFECTS
 
 if TYPE_CHECKING:
@@ -21,10 +22,10 @@ def assert_replays(agent: Agent, delivered: Sequence[Any]) -> None:
     journal = agent.journal
     if journal is None:
         raise AssertionError(f"agent {agent.agent_id} has no journal to replay")
-    state = agent.initial_state()
+    conversation = Conversation(agent.processor, agent.initial_state(), agent_id=agent.agent_id)
     outputs: list[Any] = []
     for entry in journal.entries(agent.agent_id):
-        state, out = agent.processor(state, entry.event)
+        out = conversation.replayed(entry.event)
         outputs.extend(o for o in out if type(o) not in EFFECTS)
     for i, (replayed, live) in enumerate(zip(outputs, delivered, strict=False)):
         if replayed != live:
@@ -33,5 +34,5 @@ def assert_replays(agent: Agent, delivered: Sequence[Any]) -> None:
         raise AssertionError(
             f"replay gives {len(outputs)} outputs, {len(delivered)} were delivered"
         )
-    if state != agent.conversation_state:
+    if conversation.state != agent.conversation_state:
         raise AssertionError("the replayed conversation state differs from the agent's")

@@ -1,0 +1,436 @@
+"""``Conversation``: the one fold of an agent's inputs (sans-IO, like h11's ``Connection``).
+
+Every shell drives this object and none folds the conversation processor on its own: the
+in-process ``Agent``, the durable worker and its steps' previews, a follower of a durable
+run, ``resume``, ``replay`` and step replay. ``Conversation.receive(event)`` is the whole
+rule for one input:
+
+1. an event whose ``timestamp`` is 0 is stamped with the conversation's clock;
+2. secrets (API keys, bearer tokens) are scrubbed from it (the only scrubber of inputs),
+   so what is folded is exactly what the journal holds and a replay gives the same
+   outputs;
+3. it is appended to the journal (when there is one, through the journal protocol:
+   ``append(agent_id, event) -> seq``) *before* it is folded;
+4. it is folded through the conversation processor, and the outputs are returned, effect
+   requests included: the caller decides nothing but where they go.
+
+``feed``/``feed_stream`` are ``receive`` with delivery, for a running agent: each output
+goes to ``outlet.send`` except effect requests, which go to ``perform``. Feeding is
+synchronous and not re-entrant: an event fed while outputs are being delivered (a
+subscriber calling ``steer``, a performer answering at once) waits in a backlog and is
+folded right after, in order. ``feed_stream`` is the per-delta hot path, so it inlines
+``receive``'s steps (one flat loop per driver batch).
+
+A journal that fails to append is reported (``report("journal", name, error, event)``)
+and the input is folded anyway, so an agent never gets stuck on its log; with no
+``report`` the failure is raised (the durable worker's journal must not diverge). With a
+snapshot store, the state is saved after every ``snapshot_every``-th journaled input.
+
+Inputs read back from a journal were stamped and scrubbed when they were journaled:
+``catch_up`` folds them with their outputs dropped, and ``replay_outputs`` folds a
+journal's records and yields the outputs; both apply runs of stream deltas that only
+append to the block being streamed in one call (exact: such a delta changes nothing but
+the core's hot block and gives the loop nothing to decide). That fast path lives here
+because it is the fold's.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from operator import attrgetter
+from typing import Any, Protocol, TypeAlias
+
+import attrs
+
+from .._core.agent_processor import agent_processor, appended_chunk, appending, with_appended
+from .._core.events import LAYERS, ErrorReceived, InputJsonDelta, TextDelta, ThinkingDelta
+from .._core.processor import AnyProcessor
+from .._core.secrets import SHORTEST_SECRET, holds_secret, scrub_event
+from .._core.state_machine import AgentState, StateChange
+from .._loop.conversation import conversation_processor
+from .._loop.events import EFFECTS
+from .read import Record
+
+__all__ = ["Conversation", "Lens", "Sink", "delta_lens", "fold_records"]
+
+Report: TypeAlias = Callable[[str, str, BaseException, Any], None]
+"""``report(source, name, error, subject)``: a journal, snapshot or handler failed."""
+
+
+class Sink(Protocol):
+    """Where delivered outputs go: ``send(output)``; ``congested`` asks a driver's reader
+    to wait (an ``Outlet``)."""
+
+    congested: bool
+
+    def send(self, output: Any) -> None: ...
+
+
+class Dropped:
+    """A sink that keeps nothing (catching up, a conversation nobody watches)."""
+
+    congested = False
+
+    def send(self, output: Any) -> None:
+        """Nothing to deliver to."""
+
+
+def _ignore(_effect: Any) -> None:
+    """Effects of a conversation that performs none."""
+
+
+def _no_clock() -> int:
+    raise TypeError(
+        "an input with timestamp 0 reached a conversation made without clock= (inputs "
+        "read back from a journal are stamped already)"
+    )
+
+
+_TEXT_DELTAS = (TextDelta, ThinkingDelta)
+"""Deltas whose one field that may hold a secret is ``text`` (the others are an index and
+maybe a signature); ``InputJsonDelta``'s is ``partial_json``."""
+
+
+def _scrubbed(event: Any) -> Any:
+    cls = type(event)
+    if cls in _TEXT_DELTAS:
+        if len(event.text) >= SHORTEST_SECRET and holds_secret(event.text):
+            return scrub_event(event)
+        return event
+    if cls is not InputJsonDelta or holds_secret(event.partial_json):
+        return scrub_event(event)
+    return event
+
+
+class Conversation:
+    """One agent's conversation state and the one way to advance it (module docstring).
+
+    ``seq`` is the sequence number of the last input: the journal's answer; without a
+    journal, ``receive``, ``replayed`` and ``catch_up`` count (``feed`` does not: it is
+    the per-delta path, and a conversation that needs numbers has a journal).
+    ``activity(state)`` reads what the agent is doing, for ``on_state_change`` handlers.
+    """
+
+    __slots__ = (
+        "_backlog",
+        "_change_handlers",
+        "_collectors",
+        "_feeding",
+        "activity",
+        "agent_id",
+        "clock",
+        "journal",
+        "outlet",
+        "perform",
+        "processor",
+        "report",
+        "seq",
+        "snapshot",
+        "snapshot_every",
+        "snapshots",
+        "state",
+    )
+
+    def __init__(
+        self,
+        processor: AnyProcessor,
+        state: Any,
+        *,
+        agent_id: str,
+        clock: Callable[[], int] = _no_clock,
+        journal: Any = None,
+        outlet: Sink | None = None,
+        perform: Callable[[Any], None] = _ignore,
+        report: Report | None = None,
+        activity: Callable[[Any], AgentState] | None = None,
+        snapshots: Any = None,
+        snapshot: Callable[[Any], bytes] | None = None,
+        snapshot_every: int = 1000,
+        seq: int = 0,
+    ) -> None:
+        self.processor = processor
+        self.state = state
+        self.agent_id = agent_id
+        self.clock = clock
+        self.journal = journal
+        self.outlet: Sink = Dropped() if outlet is None else outlet
+        self.perform = perform
+        self.report = report
+        self.activity = activity
+        self.snapshots = snapshots
+        self.snapshot = snapshot
+        self.snapshot_every = snapshot_every
+        self.seq = seq
+        self._backlog: deque[Any] = deque()
+        self._feeding = False
+        self._collectors: tuple[list[Any], ...] = ()
+        self._change_handlers: tuple[Callable[[StateChange], object], ...] = ()
+
+    # -- one input ------------------------------------------------------------------------
+
+    def receive(self, event: Any) -> tuple[Any, ...]:
+        """Stamp, scrub, journal and fold ``event``; its outputs, effect requests
+        included, delivered nowhere (the caller's to route)."""
+        if getattr(event, "timestamp", 1) == 0:
+            event = attrs.evolve(event, timestamp=self.clock())
+        event = _scrubbed(event)
+        seq = self._journal(event) if self.journal is not None else 0
+        self.seq = seq or self.seq + 1
+        self.state, outputs = self.processor(self.state, event)
+        if seq and self.snapshots is not None and seq % self.snapshot_every == 0:
+            self._snapshot(seq)
+        return outputs
+
+    def feed(self, event: Any) -> None:
+        """``receive`` ``event``; deliver its outputs; perform its effects.
+
+        An event fed while another is being folded (by a presenter, a handler, an effect
+        performed inline) waits in the backlog and is folded right after, in order."""
+        self.feed_stream((event,), 0)
+
+    def feed_all(self, events: Iterable[Any]) -> None:
+        """``feed`` each of ``events``, in order."""
+        for event in events:
+            self.feed_stream((event,), 0)
+
+    def feed_stream(self, events: Sequence[Any], start: int) -> int:
+        """``feed`` each of ``events[start:]`` in turn, stopping after one that performed
+        an effect, left the outlet congested or is an ``error_received`` (what a model
+        call's reader must look at before it goes on); return the index after the last
+        event fed. A driver's batch of stream events comes through here, so it is one
+        flat loop (``receive`` inlined), and a batch costs one entry and exit instead of
+        one per event."""
+        if self._feeding:
+            clock = self.clock
+            self._backlog.extend(
+                attrs.evolve(e, timestamp=clock()) if getattr(e, "timestamp", 1) == 0 else e
+                for e in events[start:]
+            )
+            return len(events)
+        self._feeding = True
+        processor, outlet, backlog, end = self.processor, self.outlet, self._backlog, len(events)
+        index = start
+        try:
+            while index < end:
+                event = events[index]
+                index += 1
+                if getattr(event, "timestamp", 1) == 0:
+                    event = attrs.evolve(event, timestamp=self.clock())
+                performed, ends = False, type(event) is ErrorReceived
+                while True:
+                    cls = type(event)
+                    if cls in _TEXT_DELTAS:
+                        if len(event.text) >= SHORTEST_SECRET and holds_secret(event.text):
+                            event = scrub_event(event)
+                    elif cls is not InputJsonDelta or holds_secret(event.partial_json):
+                        event = scrub_event(event)
+                    if self.journal is not None:
+                        seq = self._journal(event)
+                        self.seq = seq or self.seq + 1
+                    else:
+                        seq = 0  # the hot path of an agent without a journal: no count
+                    before = self.state
+                    self.state, outputs = processor(before, event)
+                    if seq and self.snapshots is not None and seq % self.snapshot_every == 0:
+                        self._snapshot(seq)
+                    if outputs:
+                        if self._collectors:
+                            self._collect(outputs)
+                        deliver = outlet.send
+                        for output in outputs:
+                            if type(output) in EFFECTS:
+                                self.perform(output)
+                                performed = True
+                            else:
+                                deliver(output)
+                        if self._change_handlers:
+                            self._announce(before, outputs)
+                    if not backlog:
+                        break
+                    event = backlog.popleft()
+                if performed or ends or outlet.congested:
+                    return index
+            return index
+        finally:
+            self._feeding = False
+
+    def _collect(self, outputs: tuple[Any, ...]) -> None:
+        for collector in self._collectors:
+            collector.extend(o for o in outputs if type(o) not in EFFECTS)
+
+    def _journal(self, event: Any) -> int:
+        try:
+            seq: int = self.journal.append(self.agent_id, event)
+        except Exception as exc:  # the log failed: say so, never get stuck on it
+            if self.report is None:
+                raise
+            self.report("journal", repr(self.journal), exc, event)
+            return 0
+        return seq
+
+    def _snapshot(self, seq: int) -> None:
+        assert self.snapshot is not None, "a snapshot store needs a snapshot= function"
+        try:
+            self.snapshots.save(self.agent_id, seq, self.snapshot(self.state))
+        except Exception as exc:  # a snapshot is an optimisation: report, go on
+            if self.report is None:
+                raise
+            self.report("journal", repr(self.snapshots), exc, seq)
+
+    # -- inputs read back from a journal ---------------------------------------------------
+
+    def catch_up(self, events: Iterable[Any], *, count: bool = True) -> None:
+        """Fold journaled ``events`` (stamped and scrubbed already), outputs dropped; the
+        delta fast path (module docstring). ``seq`` advances by one per event unless
+        ``count`` is false (the caller sets it)."""
+        processor, state = self.processor, self.state
+        lens = delta_lens(processor)
+        n = 0
+        if lens is None:
+            for event in events:
+                state, _ = processor(state, event)
+                n += 1
+        else:
+            core_of, with_core, _ = lens
+            hot: tuple[type[Any], int] | None = None
+            chunks: list[str] = []
+            for event in events:
+                n += 1
+                if hot is not None:
+                    chunk = appended_chunk(event, hot)
+                    if chunk is not None:
+                        chunks.append(chunk)
+                        continue
+                if chunks:
+                    state = with_core(state, with_appended(core_of(state), chunks))
+                    chunks = []
+                state, _ = processor(state, event)
+                hot = appending(core_of(state))
+            if chunks:
+                state = with_core(state, with_appended(core_of(state), chunks))
+        self.state = state
+        if count:
+            self.seq += n
+
+    def replayed(self, event: Any) -> tuple[Any, ...]:
+        """Fold one journaled ``event`` (stamped and scrubbed already, not journaled
+        again); its outputs, effect requests included."""
+        self.seq += 1
+        self.state, outputs = self.processor(self.state, event)
+        return outputs
+
+    # -- watching ------------------------------------------------------------------------
+
+    def collect(self) -> list[Any]:
+        """Start collecting every delivered output (for a ``Reply``, or to see what a
+        command caused) into a new list, returned; collections may nest."""
+        collected: list[Any] = []
+        self._collectors = (*self._collectors, collected)
+        return collected
+
+    def stop_collecting(self, collected: list[Any]) -> None:
+        self._collectors = tuple(c for c in self._collectors if c is not collected)
+
+    def on_state_change(self, handler: Callable[[StateChange], object]) -> Callable[[], None]:
+        """Call ``handler(StateChange)`` after each step that changed the activity."""
+        if self.activity is None:
+            raise TypeError("on_state_change needs a conversation made with activity=")
+        self._change_handlers = (*self._change_handlers, handler)
+
+        def remove() -> None:
+            self._change_handlers = tuple(h for h in self._change_handlers if h is not handler)
+
+        return remove
+
+    def _announce(self, before: Any, outputs: tuple[Any, ...]) -> None:
+        assert self.activity is not None
+        previous, current = self.activity(before), self.activity(self.state)
+        if previous is current:
+            return
+        cause = next((o for o in reversed(outputs) if _is_state_event(o)), None)
+        change = StateChange(previous, current, cause)
+        for handler in self._change_handlers:
+            try:
+                handler(change)
+            except Exception as exc:
+                if self.report is None:
+                    raise
+                self.report("handler", repr(handler), exc, change)
+
+
+def _is_state_event(output: Any) -> bool:
+    return LAYERS.get(getattr(output, "type", ""), "") == "state"
+
+
+# -- the delta fast path over a journal's records ------------------------------------------
+
+Lens: TypeAlias = tuple[Callable[[Any], Any], Callable[[Any, Any], Any], bool]
+"""``(core of a state, state with another core, whether a delta is its own output)``."""
+
+_WHOLE: Lens = (lambda state: state, lambda _state, core: core, False)
+# the conversation echoes its stream inputs as outputs (ECHO)
+_CORE: Lens = (attrgetter("core"), lambda state, core: state._replace(core=core), True)
+
+
+def delta_lens(processor: AnyProcessor) -> Lens | None:
+    """How to reach the core state of ``processor``'s state, when a delta that only
+    appends a chunk changes nothing else and gives no output: ``agent_processor``, and
+    the conversation processor without user processors (it routes deltas to its core
+    only). None for any other processor (a user's processor sees every event)."""
+    if processor is agent_processor:
+        return _WHOLE
+    if processor is conversation_processor:
+        return _CORE
+    return None
+
+
+def fold_records(
+    blocks: Iterable[list[Record]],
+    builders: Any,
+    process: Callable[[str, Any], tuple[Any, ...]],
+    get: Callable[[str], Any],
+    set_: Callable[[str, Any], None],
+    lens: Lens,
+) -> Iterator[tuple[str, Any]]:
+    """Fold a journal's records (several agents' lanes) through ``process``, runs of
+    deltas in bulk, yielding ``(agent_id, output)`` for every output but effects.
+
+    After each event, ``appending`` tells which deltas would now only append a chunk to the
+    agent's streaming block; while the next events are such deltas, their chunks are
+    collected, and appended at once (``with_appended``, on the state ``get``/``set_``
+    reach) before the next other event is processed. Outputs and states are those of
+    processing every event (a property test holds them equal); as appends give no output,
+    every yield happens with the state exact (a delta the processor echoes is yielded as
+    it comes).
+    """
+    core_of, with_core, echoes = lens
+    run_agent = ""
+    hot: tuple[type[Any], int] | None = None
+    chunks: list[str] = []
+
+    def flush() -> None:
+        state = get(run_agent)
+        set_(run_agent, with_core(state, with_appended(core_of(state), chunks)))
+        chunks.clear()
+
+    try:
+        for records in blocks:
+            for agent, _seq, kind, timestamp, values in records:
+                event = builders[kind](values, timestamp)
+                if hot is not None and agent == run_agent:
+                    chunk = appended_chunk(event, hot)
+                    if chunk is not None:
+                        chunks.append(chunk)
+                        if echoes:
+                            yield agent, event
+                        continue
+                if chunks:
+                    flush()
+                for output in process(agent, event):
+                    if type(output) not in EFFECTS:
+                        yield agent, output
+                hot, run_agent = appending(core_of(get(agent))), agent
+    finally:
+        if chunks:
+            flush()
