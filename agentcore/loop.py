@@ -75,6 +75,8 @@ from ._loop.partial_json import PartialJson as PartialJson
 from ._loop.partial_json import is_prefix as is_prefix
 from ._loop.partial_json import json_in_text as json_in_text
 from ._loop.partial_json import parse_partial as parse_partial
+from ._loop.policy import PHASES as PHASES
+from ._loop.policy import TRANSITIONS as TRANSITIONS
 from ._loop.policy import loop_processor as loop_processor
 from ._loop.previews import preview_processor as preview_processor
 from ._loop.previews import tool_previews as tool_previews
@@ -129,6 +131,7 @@ __all__ = [
     "ModelUsage",
     "OutputPassed",
     "OutputRetry",
+    "PHASES",
     "PartialJson",
     "PendingSummary",
     "QueueMode",
@@ -139,6 +142,7 @@ __all__ = [
     "SteeringPolicy",
     "Summarise",
     "SummariseContext",
+    "TRANSITIONS",
     "ToolApproval",
     "ToolApprovalRequired",
     "ToolExecutionEnd",

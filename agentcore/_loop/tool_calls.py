@@ -47,6 +47,7 @@ __all__ = [
     "on_progress",
     "on_tool_result",
     "plan",
+    "refuse_approval",
     "rejected",
     "run_again",
     "spent",
@@ -268,17 +269,22 @@ def answer_unanswered(s: LoopState, code: str, message: str, ts: int, out: Out) 
 # -- approvals ------------------------------------------------------------------------------
 
 
+def refuse_approval(s: LoopState, e: ToolApproval, out: Out) -> LoopState:
+    """A decision for a call that does not await one."""
+    batch = s.batch
+    waiting = [i for i in batch.pending if i not in batch.decisions] if batch else []
+    call_id = e.tool_call_id
+    out.append(rejected(f"no tool call with id {call_id!r} awaits approval; waiting: {waiting}", e))
+    return s
+
+
 def on_approval(s: LoopState, e: ToolApproval, ts: int, out: Out) -> LoopState:
     """Record a decision; once every pending call is decided, answer the rejected ones
     and run the approved ones (the run's deadline moves by the time spent paused)."""
     batch, run = s.batch, s.run
     call_id = e.tool_call_id
-    if s.phase != "approval" or batch is None or run is None or call_id not in batch.pending:
-        waiting = [i for i in batch.pending if i not in batch.decisions] if batch else []
-        out.append(
-            rejected(f"no tool call with id {call_id!r} awaits approval; waiting: {waiting}", e)
-        )
-        return s
+    if batch is None or run is None or call_id not in batch.pending:
+        return refuse_approval(s, e, out)
     if call_id in batch.decisions:
         decided = "approved" if batch.decisions[call_id][0] else "rejected"
         out.append(rejected(f"tool call {call_id!r} was already {decided}", e))
