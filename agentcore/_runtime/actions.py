@@ -47,6 +47,7 @@ from .._core.events import (
     ToolUseStart,
     ToolUseStop,
 )
+from .._loop.events import RunEndReason
 
 __all__ = [
     "Action",
@@ -64,9 +65,8 @@ __all__ = [
     "through",
 ]
 
-LoopEndReason: TypeAlias = Literal[
-    "complete", "max_iterations", "max_tokens", "max_cost", "timeout", "aborted", "error"
-]
+LoopEndReason: TypeAlias = RunEndReason
+"""The loop's own end reason (``Finish.reason``, ``agent_end``): one vocabulary."""
 
 
 @attrs.frozen(slots=True)
@@ -81,12 +81,15 @@ class LoopStartAction:
 
 @attrs.frozen(slots=True)
 class LoopEndAction:
-    """A run ended: ``result`` (an ``AgentResult``, or the ``Reply`` of ``receive``) and why."""
+    """A run ended: ``result`` (an ``AgentResult``, or the ``Reply`` of ``receive``) and
+    why, as the loop said it (``agent_end``): ``reason`` and the error ``code`` (``None``
+    for a completed run)."""
 
     type: ClassVar[str] = "loop_end"
     result: Any
     reason: LoopEndReason
     metadata: Mapping[str, Any] = attrs.field(factory=dict)
+    code: str | None = attrs.field(default=None, kw_only=True)
 
 
 @attrs.frozen(slots=True)

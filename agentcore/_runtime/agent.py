@@ -31,7 +31,6 @@ from .._core.errors import (
     AgentError,
     ConfigurationError,
     EngineClosedError,
-    ErrorCode,
     MessageRejectedError,
     error_from_code,
 )
@@ -72,7 +71,7 @@ from .._sessions.session import (
     open_session,
     resumes_at_once,
 )
-from .actions import LoopEndAction, LoopEndReason, LoopStartAction, Middleware, through
+from .actions import LoopEndAction, LoopStartAction, Middleware, through
 from .delivery import EngineFailure
 from .extensions import Extension, ExtensionAPI, Hooks
 from .guardrails import Guardrail, Guards, guardrails_of
@@ -861,7 +860,7 @@ class Agent:
         end: Finish | AwaitApproval | AwaitElicitation | None = self._last_pause
         result = self._result(start, time.perf_counter() - began, end)
         if type(end) is Finish and performer.middleware:
-            ended = LoopEndAction(result, _end_reason(end))
+            ended = LoopEndAction(result, end.reason, code=end.code)
             ended = await through(performer.middleware, ended, _returned, LoopEndAction)
             result = ended.result
         return end, result
@@ -1029,22 +1028,6 @@ _PROMPT_OPTIONS = tuple(
 
 async def _returned(action: Any) -> Any:
     return action
-
-
-_LIMIT_REASONS: Mapping[str, LoopEndReason] = {
-    ErrorCode.MAX_ITERATIONS_EXCEEDED.value: "max_iterations",
-    ErrorCode.MAX_TOKENS_EXCEEDED.value: "max_tokens",
-    ErrorCode.MAX_COST_EXCEEDED.value: "max_cost",
-    ErrorCode.TIMEOUT.value: "timeout",
-}
-
-
-def _end_reason(end: Finish) -> LoopEndReason:
-    if end.reason == "completed":
-        return "complete"
-    if end.reason == "aborted":
-        return "aborted"
-    return _LIMIT_REASONS.get(end.code or "", "error")
 
 
 def create_agent(

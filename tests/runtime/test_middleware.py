@@ -162,7 +162,10 @@ def test_loop_end_carries_the_reason_and_may_rewrite_the_result() -> None:
         return first.output
 
     assert asyncio.run(go()) == "rewritten"
-    assert [e.reason for e in ends] == ["complete", "max_iterations"]
+    assert [(e.reason, e.code) for e in ends] == [
+        ("completed", None),
+        ("error", "MAX_ITERATIONS_EXCEEDED"),
+    ]
 
 
 def test_a_model_error_comes_back_as_an_error_action() -> None:
