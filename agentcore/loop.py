@@ -53,6 +53,7 @@ from ._loop.events import ElicitationRequest as ElicitationRequest
 from ._loop.events import ExecuteTools as ExecuteTools
 from ._loop.events import Finish as Finish
 from ._loop.events import GuardrailTripped as GuardrailTripped
+from ._loop.events import InputRejected as InputRejected
 from ._loop.events import ModelCallRetry as ModelCallRetry
 from ._loop.events import ModelUsage as ModelUsage
 from ._loop.events import OutputPassed as OutputPassed
@@ -123,6 +124,7 @@ __all__ = [
     "ExecuteTools",
     "Finish",
     "GuardrailTripped",
+    "InputRejected",
     "KeepLastTurns",
     "Limits",
     "LoopConfig",

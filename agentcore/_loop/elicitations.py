@@ -76,7 +76,7 @@ def refuse_request(s: LoopState, e: ElicitationRequest, ts: int, out: Out) -> Lo
 def _refused(
     s: LoopState, e: ElicitationRequest, problem: str | None, ts: int, out: Out
 ) -> LoopState:
-    out.append(rejected(f"elicitation {e.elicitation_id!r} was not asked: {problem}", e))
+    out.extend(rejected(f"elicitation {e.elicitation_id!r} was not asked: {problem}", e))
     out.append(AnswerElicitation(_cancel(e, ts)))
     return s
 
@@ -86,7 +86,7 @@ def refuse_answer(s: LoopState, e: ElicitationAnswer, out: Out) -> LoopState:
     run = s.run
     waiting = [] if run is None else [p.elicitation_id for p in run.elicitations]
     message = f"no elicitation with id {e.elicitation_id!r} awaits an answer; waiting: {waiting}"
-    out.append(rejected(message, e))
+    out.extend(rejected(message, e))
     return s
 
 
@@ -99,7 +99,7 @@ def on_answer(s: LoopState, e: ElicitationAnswer, ts: int, out: Out) -> LoopStat
         return refuse_answer(s, e, out)
     problem = answer_problem(request, e)
     if problem is not None:
-        out.append(rejected(f"elicitation {e.elicitation_id!r}: {problem}", e))
+        out.extend(rejected(f"elicitation {e.elicitation_id!r}: {problem}", e))
         return s
     out.append(e)
     out.append(AnswerElicitation(e))

@@ -128,7 +128,7 @@ def loop_processor(state: LoopState, event: Any) -> tuple[LoopState, tuple[Any, 
         return state, ()
     row = _ROWS.get(cls)
     if row is None:
-        return state, (rejected(f"the agent loop does not accept {cls.__name__}", event),)
+        return state, rejected(f"the agent loop does not accept {cls.__name__}", event)
     handler = row[state.phase]
     if handler is _ignore:
         return state, ()
@@ -154,7 +154,7 @@ def _on_continue(s: LoopState, e: AgentContinue, ts: int, out: Out) -> LoopState
         messages = messages.delete(len(messages) - 1)  # asked again from before it
     last_is_reply = bool(messages) and isinstance(messages[-1], AssistantMessage)
     if not messages or (last_is_reply and not s.steering and not s.follow_ups):
-        out.append(
+        out.extend(
             rejected(
                 "cannot continue: the conversation is empty or ends with the assistant's "
                 "reply; prompt, steer or follow up first",
@@ -178,7 +178,7 @@ def _busy(s: LoopState, e: Any, ts: int, out: Out) -> LoopState:
         "running: use steer(msg) to redirect it now, or follow_up(msg) to queue a "
         "message for when it finishes"
     )
-    out.append(rejected(f"the agent is {what}", e, ErrorCode.AGENT_BUSY))
+    out.extend(rejected(f"the agent is {what}", e, ErrorCode.AGENT_BUSY))
     return s
 
 
@@ -186,7 +186,7 @@ def _busy_approving(s: LoopState, e: Any, ts: int, out: Out) -> LoopState:
     batch = s.batch
     waiting = [] if batch is None else [i for i in batch.pending if i not in batch.decisions]
     what = f"waiting for tool approval: approve() or reject() {waiting}, or abort()"
-    out.append(rejected(f"the agent is {what}", e, ErrorCode.AGENT_BUSY))
+    out.extend(rejected(f"the agent is {what}", e, ErrorCode.AGENT_BUSY))
     return s
 
 
@@ -195,7 +195,7 @@ def _busy_eliciting(s: LoopState, e: Any, ts: int, out: Out) -> LoopState:
     assert run is not None
     waiting = [p.elicitation_id for p in run.elicitations]
     what = f"waiting for the user: answer_elicitation() {waiting}, or abort()"
-    out.append(rejected(f"the agent is {what}", e, ErrorCode.AGENT_BUSY))
+    out.extend(rejected(f"the agent is {what}", e, ErrorCode.AGENT_BUSY))
     return s
 
 
@@ -374,7 +374,7 @@ def _on_assistant(s: LoopState, e: AssistantMessage, ts: int, out: Out) -> LoopS
 
 
 def _stray_reply(s: LoopState, e: AssistantMessage, ts: int, out: Out) -> LoopState:
-    out.append(rejected("an assistant message arrived while no model call was open", e))
+    out.extend(rejected("an assistant message arrived while no model call was open", e))
     return s
 
 
@@ -432,7 +432,7 @@ def _final_answer(s: LoopState) -> Any:
 
 
 def _stray_output_passed(s: LoopState, e: OutputPassed, ts: int, out: Out) -> LoopState:
-    out.append(rejected("output_passed arrived while no final answer was being checked", e))
+    out.extend(rejected("output_passed arrived while no final answer was being checked", e))
     return s
 
 

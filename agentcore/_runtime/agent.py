@@ -34,7 +34,7 @@ from .._core.errors import (
     MessageRejectedError,
     error_from_code,
 )
-from .._core.events import AssistantMessage, ErrorMessage, TextDelta, UserMessage
+from .._core.events import AssistantMessage, TextDelta, UserMessage
 from .._core.pricing import ModelPrice
 from .._core.processor import AnyProcessor
 from .._core.state_machine import AgentState, StateChange
@@ -56,6 +56,7 @@ from .._loop.events import (
     ElicitationAction,
     ElicitationAnswer,
     Finish,
+    InputRejected,
     ToolApproval,
     ToolExecutionEnd,
     ToolExecutionStart,
@@ -812,8 +813,8 @@ class Agent:
             self._shell.feed(event)
         finally:
             self._shell.stop_collecting(collected)
-        if collected and all(type(o) is ErrorMessage for o in collected):
-            rejection = collected[0]
+        rejection = next((o for o in collected if type(o) is InputRejected), None)
+        if rejection is not None:
             raise error_from_code(rejection.message, rejection.code)
 
     async def _run(

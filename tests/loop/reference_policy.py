@@ -1,8 +1,8 @@
 """The loop policy as it was before the phase table (commit 3d0d8f9), kept verbatim as
 the oracle of tests/loop/test_phase_table.py: the table must accept, reject and ignore
-exactly what this dispatch did. Not used by the library. The one change: the phase checks
+exactly what this dispatch did. Not used by the library. The changes: the phase checks
 that ``tool_calls.on_approval`` and ``elicitations.on_request`` made are made here (the
-table owns them now)."""
+table owns them now), and ``rejected`` gives the ``error_message`` alone, as it did."""
 
 # ruff: noqa
 # mypy: ignore-errors
@@ -74,7 +74,11 @@ from agentcore._loop.events import (
     TurnStart,
 )
 from agentcore._loop.state import Batch, LoopState, Run
-from agentcore._loop.tool_calls import rejected, spent, turn_end
+from agentcore._loop.tool_calls import rejected as _refusal, spent, turn_end
+
+
+def rejected(*args: Any) -> Any:
+    return _refusal(*args)[0]  # the error_message (input_rejected came later)
 
 __all__ = ["loop_processor"]
 

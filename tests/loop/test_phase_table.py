@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from agentcore import ModelPrice, Summarise
 from agentcore.events import (
     AssistantMessage,
+    ErrorMessage,
     ErrorReceived,
     Interrupt,
     MessageStart,
@@ -47,6 +48,7 @@ from agentcore.loop import (
     ElicitationAnswer,
     ElicitationRequest,
     GuardrailTripped,
+    InputRejected,
     Limits,
     LoopConfig,
     OutputPassed,
@@ -272,6 +274,22 @@ def _fold(processor: Any, state: Any, event: Any) -> tuple[Any, list[Any]]:
     return state, outputs
 
 
+def _without_refusals(outputs: list[Any]) -> list[Any]:
+    return [o for o in outputs if type(o) is not InputRejected]
+
+
+def _each_refusal_is_explicit(outputs: list[Any]) -> None:
+    """Every ``error_message`` of the loop is a refusal, and an ``input_rejected`` that
+    names it follows it (what the shell raises from)."""
+    for i, o in enumerate(outputs):
+        if type(o) is ErrorMessage:
+            after = outputs[i + 1]
+            assert type(after) is InputRejected
+            assert (after.message, after.code) == (o.message, o.code)
+        if type(o) is InputRejected:
+            assert type(outputs[i - 1]) is ErrorMessage
+
+
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_the_table_decides_as_the_old_dispatch_did(data: st.DataObject) -> None:
@@ -293,6 +311,7 @@ def test_the_table_decides_as_the_old_dispatch_did(data: st.DataObject) -> None:
         event = _event(data, new, n, ts=10 * (n + 1))
         new, out_new = _fold(loop_processor, new, event)
         old, out_old = _fold(reference_processor, old, event)
-        assert out_new == out_old, event
+        assert _without_refusals(out_new) == _without_refusals(out_old), event
+        _each_refusal_is_explicit(out_new)
         assert new == old, event
         assert (new.phase == "idle") == (new.run is None), (new.phase, event)
