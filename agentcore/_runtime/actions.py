@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, ClassVar, Literal, TypeAlias
+from typing import Any, ClassVar, Literal, TypeAlias, TypeVar
 
 import attrs
 
@@ -59,9 +59,13 @@ __all__ = [
     "ModelCallAction",
     "ModelResponseAction",
     "Next",
+    "PluginKind",
     "ToolCallAction",
     "ToolResultAction",
+    "declare",
+    "declared_kind",
     "events_of",
+    "middleware",
     "through",
 ]
 
@@ -151,9 +155,30 @@ Action: TypeAlias = (
     | ToolResultAction
     | ErrorAction
 )
+_P = TypeVar("_P")
 Next: TypeAlias = Callable[[Any], Awaitable[Any]]
 Middleware: TypeAlias = Callable[[Any, Next], Awaitable[Any]]
 """``async def mw(action, next) -> action`` (see the module docstring)."""
+
+PluginKind: TypeAlias = Literal["middleware", "extension"]
+_KIND = "__agentcore_plugin__"
+
+
+def declare(plugin: _P, kind: PluginKind) -> _P:
+    """Mark ``plugin`` as a ``kind``: what ``agent.use`` registers it as."""
+    setattr(plugin, _KIND, kind)
+    return plugin
+
+
+def declared_kind(plugin: Any) -> str | None:
+    """The kind ``plugin`` declared (``declare``, ``@middleware``, ``@extension``), if any."""
+    return getattr(plugin, _KIND, None)
+
+
+def middleware(fn: _P) -> _P:
+    """Declare ``fn`` a middleware (``async def mw(action, next)``), so that
+    ``agent.use(fn)`` adds it as one."""
+    return declare(fn, "middleware")
 
 
 def through(

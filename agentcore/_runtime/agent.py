@@ -72,7 +72,14 @@ from .._sessions.session import (
     open_session,
     resumes_at_once,
 )
-from .actions import LoopEndAction, LoopStartAction, Middleware, through
+from .actions import (
+    LoopEndAction,
+    LoopStartAction,
+    Middleware,
+    PluginKind,
+    declared_kind,
+    through,
+)
 from .delivery import EngineFailure
 from .extensions import Extension, ExtensionAPI, Hooks
 from .guardrails import Guardrail, Guards, guardrails_of
@@ -297,7 +304,7 @@ class Agent:
             if resumes_at_once(shell.state):
                 shell.feed(AgentResume())
         for extension in extensions:
-            self.use(extension)
+            self.use(extension, kind="extension")
 
     def initial_state(self) -> ConversationState:
         """A fresh conversation state for this agent's processor (its hooks and prices,
@@ -429,13 +436,19 @@ class Agent:
         failure (logged on ``agentcore.engine`` when nobody listens)."""
         return self._outlet.on_error(handler)
 
-    def use(self, plugin: Extension | Middleware) -> Unsubscribe:
+    def use(self, plugin: Extension | Middleware, *, kind: PluginKind | None = None) -> Unsubscribe:
         """Add an extension (``def ext(api)``: returns ``dispose``, which removes exactly
         what it added) or a middleware (``async def mw(action, next)``: returns its
-        remover; first added = outermost). They are told apart by their number of
-        parameters; see docs/middleware.md."""
-        arity = _arity(plugin)
-        if arity == 1:
+        remover; first added = outermost). ``plugin`` is what it declares
+        (``@extension``, ``@middleware``) or what ``kind`` says; see docs/middleware.md."""
+        kind = kind or declared_kind(plugin)  # type: ignore[assignment]
+        if kind not in ("extension", "middleware"):
+            raise TypeError(
+                f"agent.use() adds a middleware or an extension, and {plugin!r} declares "
+                "neither: decorate it with @middleware (agentcore.middleware) or @extension "
+                "(agentcore.extensions), or pass kind='middleware' or kind='extension'"
+            )
+        if kind == "extension":
             api = ExtensionAPI(self)
             try:
                 cleanup = plugin(api)  # type: ignore[call-arg]

@@ -18,6 +18,7 @@ from .._core.driver import Message
 from .._core.events import UserMessage
 from .._loop.events import ToolExecutionEnd, ToolExecutionStart
 from .extensions import Block, Continue, Extension, ExtensionAPI
+from .extensions import extension as declared
 
 __all__ = ["bash_guard", "context_info", "tool_logger"]
 
@@ -59,7 +60,7 @@ def tool_logger(on_log: Callable[[Mapping[str, Any]], object] | None = None) -> 
 
         api.on("event", on_event)
 
-    return extension
+    return declared(extension)
 
 
 def _log_entry(entry: Mapping[str, Any]) -> None:
@@ -101,7 +102,7 @@ def context_info(
 
         api.on("transform_context", inject)
 
-    return extension
+    return declared(extension)
 
 
 def _git_branch(root: pathlib.Path) -> str | None:
@@ -154,4 +155,4 @@ def bash_guard(
 
         api.on("before_tool_call", guard)
 
-    return extension
+    return declared(extension)

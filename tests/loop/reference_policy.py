@@ -80,6 +80,7 @@ from agentcore._loop.tool_calls import rejected as _refusal, spent, turn_end
 def rejected(*args: Any) -> Any:
     return _refusal(*args)[0]  # the error_message (input_rejected came later)
 
+
 __all__ = ["loop_processor"]
 
 Out: TypeAlias = list[Any]
