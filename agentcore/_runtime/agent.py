@@ -47,6 +47,7 @@ from .._loop.events import (
     AgentConfigured,
     AgentContinue,
     AgentFollowUp,
+    AgentOutput,
     AgentPrompt,
     AgentReset,
     AgentResume,
@@ -62,7 +63,7 @@ from .._loop.events import (
     ToolExecutionStart,
 )
 from .._loop.lineage import TreeUsage, subagent_details
-from .._loop.output import answer_in, output_spec
+from .._loop.output import output_spec
 from .._loop.state import AT_REST, LoopConfig, QueueMode, SteeringPolicy, default_convert_to_llm
 from .._loop.tools import Tool, as_tool
 from .._sessions.session import (
@@ -614,8 +615,12 @@ class Agent:
         ``output_mode`` is ``auto`` (the driver's best), ``native``, ``tool`` or
         ``prompted``: see docs/structured-output.md."""
 
+        answers: list[Any] = []
+
         def relay(event: Any) -> None:
-            if type(event) is TextDelta:
+            if type(event) is AgentOutput:  # the loop's valid answer, as JSON
+                answers.append(event.output)
+            elif type(event) is TextDelta:
                 if on_token is not None:
                     on_token(event.text)
             elif on_tool_call is not None and type(event) is ToolExecutionStart:
@@ -628,7 +633,7 @@ class Agent:
         command = AgentPrompt(self._messages(prompt), **self._limits(limits), output=spec)
         unsubscribe = self.subscribe(relay)
         try:
-            end, result = await self._run(command, deps, skip_memory_save)
+            _, result = await self._run(command, deps, skip_memory_save)
             error = self.state.error
         finally:
             unsubscribe()
@@ -638,9 +643,7 @@ class Agent:
                 on_error(error)
             raise error
         if spec is not None and build is not None:  # no answer while paused for approval
-            replies = [m for m in result.messages if isinstance(m, AssistantMessage)]
-            answered = isinstance(end, Finish) and bool(replies)
-            typed = build_output(build, answer_in(spec, replies[-1])) if answered else None
+            typed = build_output(build, answers[-1]) if answers else None
             result = attrs.evolve(result, output=typed)
         if on_complete is not None:
             on_complete(result)
