@@ -8,6 +8,7 @@
   the ones that do not), the table dispatch makes the same states and outputs as the
   dispatch it replaced (``reference_policy.py``, the old code kept as the oracle).
 - Outside a run the phase is ``idle``, and only there (the table relies on it).
+- Pure: folding the same input into the same state again gives the same state and outputs.
 """
 
 from __future__ import annotations
@@ -309,7 +310,10 @@ def test_the_table_decides_as_the_old_dispatch_did(data: st.DataObject) -> None:
     new = old = initial_loop_state(config)
     for n in range(data.draw(st.integers(1, 60), "steps")):
         event = _event(data, new, n, ts=10 * (n + 1))
+        before = new
         new, out_new = _fold(loop_processor, new, event)
+        again, out_again = _fold(loop_processor, before, event)  # pure: the same fold again
+        assert (again, out_again) == (new, out_new)
         old, out_old = _fold(reference_processor, old, event)
         assert _without_refusals(out_new) == _without_refusals(out_old), event
         _each_refusal_is_explicit(out_new)
