@@ -7,6 +7,7 @@ from ._runtime.extensions import Continue as Continue
 from ._runtime.extensions import Extension as Extension
 from ._runtime.extensions import ExtensionAPI as ExtensionAPI
 from ._runtime.extensions import HookName as HookName
+from ._runtime.extensions import extension as extension
 from ._runtime.shipped_extensions import context_info as context_info
 from ._runtime.shipped_extensions import tool_logger as tool_logger
 
@@ -18,5 +19,6 @@ __all__ = [
     "HookName",
     "bash_guard",
     "context_info",
+    "extension",
     "tool_logger",
 ]

@@ -53,6 +53,7 @@ from ._loop.events import ElicitationRequest as ElicitationRequest
 from ._loop.events import ExecuteTools as ExecuteTools
 from ._loop.events import Finish as Finish
 from ._loop.events import GuardrailTripped as GuardrailTripped
+from ._loop.events import InputRejected as InputRejected
 from ._loop.events import ModelCallRetry as ModelCallRetry
 from ._loop.events import ModelUsage as ModelUsage
 from ._loop.events import OutputPassed as OutputPassed
@@ -75,6 +76,8 @@ from ._loop.partial_json import PartialJson as PartialJson
 from ._loop.partial_json import is_prefix as is_prefix
 from ._loop.partial_json import json_in_text as json_in_text
 from ._loop.partial_json import parse_partial as parse_partial
+from ._loop.policy import PHASES as PHASES
+from ._loop.policy import TRANSITIONS as TRANSITIONS
 from ._loop.policy import loop_processor as loop_processor
 from ._loop.previews import preview_processor as preview_processor
 from ._loop.previews import tool_previews as tool_previews
@@ -121,6 +124,7 @@ __all__ = [
     "ExecuteTools",
     "Finish",
     "GuardrailTripped",
+    "InputRejected",
     "KeepLastTurns",
     "Limits",
     "LoopConfig",
@@ -129,6 +133,7 @@ __all__ = [
     "ModelUsage",
     "OutputPassed",
     "OutputRetry",
+    "PHASES",
     "PartialJson",
     "PendingSummary",
     "QueueMode",
@@ -139,6 +144,7 @@ __all__ = [
     "SteeringPolicy",
     "Summarise",
     "SummariseContext",
+    "TRANSITIONS",
     "ToolApproval",
     "ToolApprovalRequired",
     "ToolExecutionEnd",

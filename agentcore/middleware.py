@@ -1,8 +1,8 @@
 """Middleware over a run's typed actions (docs/middleware.md).
 
 ``async def middleware(action, next) -> action``, added with ``Agent(middleware=[...])``
-or ``agent.use(middleware)``: an onion around the start and end of each run, each model
-call and each tool call.
+or, declared ``@middleware``, with ``agent.use(mw)``: an onion around the start and end
+of each run, each model call and each tool call.
 """
 
 from ._runtime.actions import Action as Action
@@ -17,6 +17,7 @@ from ._runtime.actions import Next as Next
 from ._runtime.actions import ToolCallAction as ToolCallAction
 from ._runtime.actions import ToolResultAction as ToolResultAction
 from ._runtime.actions import events_of as events_of
+from ._runtime.actions import middleware as middleware
 
 __all__ = [
     "Action",
@@ -31,4 +32,5 @@ __all__ = [
     "ToolCallAction",
     "ToolResultAction",
     "events_of",
+    "middleware",
 ]

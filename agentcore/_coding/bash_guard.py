@@ -11,6 +11,7 @@ from typing import Any
 
 from .._core.content import ToolCallPart
 from .._runtime.extensions import Block, Continue, Extension, ExtensionAPI
+from .._runtime.extensions import extension as declared
 from .guard import check_command
 
 __all__ = ["bash_guard"]
@@ -45,4 +46,4 @@ def bash_guard(
 
         api.on("before_tool_call", guard)
 
-    return extension
+    return declared(extension)

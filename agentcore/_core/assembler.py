@@ -452,16 +452,7 @@ def _on_tool_result(state: AssemblerState, event: ToolResult) -> Result:
     if name is None:
         return reject(state, event, f"no pending tool call has id {event.tool_call_id!r}")
     base = _Base(base.pending.remove(event.tool_call_id), base.strict)
-    return (*state[:5], base), (
-        ToolResultMessage(
-            tool_call_id=event.tool_call_id,
-            tool_name=name,
-            result=event.result,
-            is_error=event.is_error,
-            details=event.details,
-            timestamp=event.timestamp,
-        ),
-    )
+    return (*state[:5], base), (ToolResultMessage.answering(event, name),)
 
 
 def _on_error(state: AssemblerState, event: ErrorReceived) -> Result:

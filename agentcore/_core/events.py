@@ -380,6 +380,19 @@ class ToolResultMessage:
     details: JSONValue = None
     timestamp: int = _ts()
 
+    @classmethod
+    def answering(cls, result: ToolResult, tool_name: str) -> ToolResultMessage:
+        """The history entry of ``result``, a call to ``tool_name``: the one builder, used
+        by the core's assembler and the loop alike."""
+        return cls(
+            result.tool_call_id,
+            tool_name,
+            result.result,
+            result.is_error,
+            result.details,
+            timestamp=result.timestamp,
+        )
+
 
 @event_type("error_message", "message")
 @attrs.frozen(slots=True)

@@ -31,7 +31,15 @@ from .state import LoopState, Run
 from .tool_calls import advance, rejected
 from .tool_schema import StrictValidator
 
-__all__ = ["answer_problem", "cancel_all", "cancel_for", "on_answer", "on_request"]
+__all__ = [
+    "answer_problem",
+    "cancel_all",
+    "cancel_for",
+    "on_answer",
+    "on_request",
+    "refuse_answer",
+    "refuse_request",
+]
 
 Out: TypeAlias = list[Any]
 
@@ -40,16 +48,14 @@ def on_request(s: LoopState, e: ElicitationRequest, ts: int, out: Out) -> LoopSt
     """Pause for ``e`` when its call is running; otherwise answer it ``cancel`` at once."""
     run, batch = s.run, s.batch
     problem = None
-    if run is None or batch is None or s.phase not in ("tools", "elicitation"):
+    if run is None or batch is None:
         problem = "no tool call is running"
     elif e.tool_call_id not in batch.running:
         problem = f"tool call {e.tool_call_id!r} is not running"
     elif any(p.elicitation_id == e.elicitation_id for p in run.elicitations):
         problem = f"elicitation {e.elicitation_id!r} is already waiting"
     if problem is not None or run is None:
-        out.append(rejected(f"elicitation {e.elicitation_id!r} was not asked: {problem}", e))
-        out.append(AnswerElicitation(_cancel(e, ts)))
-        return s
+        return _refused(s, e, problem, ts, out)
     if run.stopping is not None:  # the run is ending: nobody will answer
         out.append(AnswerElicitation(_cancel(e, ts)))
         return s
@@ -62,23 +68,38 @@ def on_request(s: LoopState, e: ElicitationRequest, ts: int, out: Out) -> LoopSt
     )
 
 
+def refuse_request(s: LoopState, e: ElicitationRequest, ts: int, out: Out) -> LoopState:
+    """A question while no tool call runs: answered ``cancel`` at once."""
+    return _refused(s, e, "no tool call is running", ts, out)
+
+
+def _refused(
+    s: LoopState, e: ElicitationRequest, problem: str | None, ts: int, out: Out
+) -> LoopState:
+    out.extend(rejected(f"elicitation {e.elicitation_id!r} was not asked: {problem}", e))
+    out.append(AnswerElicitation(_cancel(e, ts)))
+    return s
+
+
+def refuse_answer(s: LoopState, e: ElicitationAnswer, out: Out) -> LoopState:
+    """An answer no question waits for."""
+    run = s.run
+    waiting = [] if run is None else [p.elicitation_id for p in run.elicitations]
+    message = f"no elicitation with id {e.elicitation_id!r} awaits an answer; waiting: {waiting}"
+    out.extend(rejected(message, e))
+    return s
+
+
 def on_answer(s: LoopState, e: ElicitationAnswer, ts: int, out: Out) -> LoopState:
     """Hand a valid answer to its call; resume the run once nothing else waits."""
     run = s.run
     pending = () if run is None else run.elicitations
     request = next((p for p in pending if p.elicitation_id == e.elicitation_id), None)
     if request is None or run is None:
-        waiting = [p.elicitation_id for p in pending]
-        out.append(
-            rejected(
-                f"no elicitation with id {e.elicitation_id!r} awaits an answer; waiting: {waiting}",
-                e,
-            )
-        )
-        return s
+        return refuse_answer(s, e, out)
     problem = answer_problem(request, e)
     if problem is not None:
-        out.append(rejected(f"elicitation {e.elicitation_id!r}: {problem}", e))
+        out.extend(rejected(f"elicitation {e.elicitation_id!r}: {problem}", e))
         return s
     out.append(e)
     out.append(AnswerElicitation(e))

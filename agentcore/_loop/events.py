@@ -66,6 +66,7 @@ __all__ = [
     "ExecuteTools",
     "Finish",
     "GuardrailTripped",
+    "InputRejected",
     "ModelCallRetry",
     "OutputPassed",
     "ModelUsage",
@@ -495,6 +496,21 @@ class ModelCallRetry:
     delay_ms: int
     code: str
     message: str
+    timestamp: int = _ts()
+
+
+@event_type("input_rejected", "loop")
+@attrs.frozen(slots=True)
+class InputRejected:
+    """The loop refused ``input`` (its wire type): it does not fit the phase, or names a
+    call or question nobody waits for. The state did not change. Emitted beside the
+    ``error_message`` that shows the refusal; the shell raises from this one, rather
+    than guessing a refusal from the outputs a command caused."""
+
+    type: ClassVar[str] = "input_rejected"
+    input: str
+    message: str
+    code: str
     timestamp: int = _ts()
 
 

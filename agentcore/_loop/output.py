@@ -34,14 +34,12 @@ import jsonschema
 from .._core.content import JSONValue, ToolCallPart
 from .._core.driver import OUTPUT_MODES, ModelRequest, OutputMode, OutputSpec, ToolSpec
 from .._core.errors import ConfigurationError
-from .._core.events import AssistantMessage
 from .partial_json import json_in_text
 from .tool_json import json_path
 from .tool_schema import StrictValidator, class_arguments
 
 __all__ = [
     "LENIENT",
-    "answer_in",
     "check_call",
     "check_text",
     "failure_message",
@@ -189,13 +187,6 @@ def check_call(spec: OutputSpec, call: ToolCallPart) -> tuple[JSONValue, list[st
         return None, [f"the arguments are not a valid JSON object ({call.input_error})"]
     value: JSONValue = dict(call.input)
     return value, schema_errors(spec, value)
-
-
-def answer_in(spec: OutputSpec, reply: AssistantMessage) -> JSONValue:
-    """The answer held by ``reply``, a reply the loop accepted as the run's answer."""
-    if spec.mode == "tool":
-        return next(dict(c.input) for c in reply.tool_calls if c.tool_name == spec.name)
-    return json_in_text(reply.text)
 
 
 def schema_errors(spec: OutputSpec, value: JSONValue) -> list[str]:

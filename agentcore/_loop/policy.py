@@ -33,9 +33,10 @@ conversation processor feeds to the core; and the effect requests of ``events``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import partial
-from typing import Any, TypeAlias
+from types import MappingProxyType
+from typing import Any, TypeAlias, get_args
 
 from pyrsistent import pvector
 
@@ -98,10 +99,10 @@ from .events import (
     ToolProgress,
     TurnStart,
 )
-from .state import Batch, LoopState, Run
+from .state import Batch, LoopState, Phase, Run
 from .tool_calls import rejected, spent, turn_end
 
-__all__ = ["loop_processor"]
+__all__ = ["PHASES", "TRANSITIONS", "loop_processor"]
 
 Out: TypeAlias = list[Any]
 
@@ -125,9 +126,12 @@ def loop_processor(state: LoopState, event: Any) -> tuple[LoopState, tuple[Any, 
     cls = type(event)
     if cls in _DELTAS:
         return state, ()
-    handler = _HANDLERS.get(cls)
-    if handler is None:
-        return state, (rejected(f"the agent loop does not accept {cls.__name__}", event),)
+    row = _ROWS.get(cls)
+    if row is None:
+        return state, rejected(f"the agent loop does not accept {cls.__name__}", event)
+    handler = row[state.phase]
+    if handler is _ignore:
+        return state, ()
     out: Out = []
     new = handler(state, event, event.timestamp, out)
     return new, tuple(out)
@@ -137,9 +141,6 @@ def loop_processor(state: LoopState, event: Any) -> tuple[LoopState, tuple[Any, 
 
 
 def _on_prompt(s: LoopState, e: AgentPrompt, ts: int, out: Out) -> LoopState:
-    if s.phase != "idle":
-        out.append(_busy(s, e))
-        return s
     s = _start_run(s, e, ts, out)
     for m in e.messages:
         _enter(m, ts, out)
@@ -148,15 +149,12 @@ def _on_prompt(s: LoopState, e: AgentPrompt, ts: int, out: Out) -> LoopState:
 
 
 def _on_continue(s: LoopState, e: AgentContinue, ts: int, out: Out) -> LoopState:
-    if s.phase != "idle":
-        out.append(_busy(s, e))
-        return s
     messages = s.messages
     if messages and _cut_off_reply(messages[-1]):
         messages = messages.delete(len(messages) - 1)  # asked again from before it
     last_is_reply = bool(messages) and isinstance(messages[-1], AssistantMessage)
     if not messages or (last_is_reply and not s.steering and not s.follow_ups):
-        out.append(
+        out.extend(
             rejected(
                 "cannot continue: the conversation is empty or ends with the assistant's "
                 "reply; prompt, steer or follow up first",
@@ -174,20 +172,37 @@ def _cut_off_reply(message: Any) -> bool:
     return isinstance(message, AssistantMessage) and message.incomplete and not message.tool_calls
 
 
-def _busy(s: LoopState, e: Any) -> Any:
-    if s.phase == "approval":
-        batch = s.batch
-        waiting = [] if batch is None else [i for i in batch.pending if i not in batch.decisions]
-        what = f"waiting for tool approval: approve() or reject() {waiting}, or abort()"
-    elif s.phase == "elicitation" and s.run is not None:
-        waiting = [p.elicitation_id for p in s.run.elicitations]
-        what = f"waiting for the user: answer_elicitation() {waiting}, or abort()"
-    else:
-        what = (
-            "running: use steer(msg) to redirect it now, or follow_up(msg) to queue a "
-            "message for when it finishes"
-        )
-    return rejected(f"the agent is {what}", e, ErrorCode.AGENT_BUSY)
+def _busy(s: LoopState, e: Any, ts: int, out: Out) -> LoopState:
+    """A command that needs an idle agent arrived during a run."""
+    what = (
+        "running: use steer(msg) to redirect it now, or follow_up(msg) to queue a "
+        "message for when it finishes"
+    )
+    out.extend(rejected(f"the agent is {what}", e, ErrorCode.AGENT_BUSY))
+    return s
+
+
+def _busy_approving(s: LoopState, e: Any, ts: int, out: Out) -> LoopState:
+    batch = s.batch
+    waiting = [] if batch is None else [i for i in batch.pending if i not in batch.decisions]
+    what = f"waiting for tool approval: approve() or reject() {waiting}, or abort()"
+    out.extend(rejected(f"the agent is {what}", e, ErrorCode.AGENT_BUSY))
+    return s
+
+
+def _busy_eliciting(s: LoopState, e: Any, ts: int, out: Out) -> LoopState:
+    run = s.run
+    assert run is not None
+    waiting = [p.elicitation_id for p in run.elicitations]
+    what = f"waiting for the user: answer_elicitation() {waiting}, or abort()"
+    out.extend(rejected(f"the agent is {what}", e, ErrorCode.AGENT_BUSY))
+    return s
+
+
+def _ignore(s: LoopState, e: Any, ts: int, out: Out) -> LoopState:
+    """Not the loop's to decide in this phase: stream traffic outside a run, the answer
+    to an effect whose run (or call) is over."""
+    return s
 
 
 def _start_run(s: LoopState, e: AgentPrompt | AgentContinue, ts: int, out: Out) -> LoopState:
@@ -306,7 +321,8 @@ def _call_again(s: LoopState, out: Out) -> LoopState:
 
 def _on_message_start(s: LoopState, e: MessageStart, ts: int, out: Out) -> LoopState:
     run = s.run
-    if s.phase != "model" or run is None or run.streaming:
+    assert run is not None
+    if run.streaming:
         return s
     out.append(AgentMessageStart("assistant", None, timestamp=ts))
     return s.with_run(run.replace(streaming=True))
@@ -314,11 +330,9 @@ def _on_message_start(s: LoopState, e: MessageStart, ts: int, out: Out) -> LoopS
 
 def _on_assistant(s: LoopState, e: AssistantMessage, ts: int, out: Out) -> LoopState:
     run = s.run
-    if run is None:
-        return s  # not part of a run: the core assembles it, the loop has nothing to decide
-    if s.phase != "model" or run.awaiting_error:
-        out.append(rejected("an assistant message arrived while no model call was open", e))
-        return s
+    assert run is not None
+    if run.awaiting_error:
+        return _stray_reply(s, e, ts, out)
     if run.resuming and e.incomplete:  # flushed after a process stop; the call is issued again
         out.append(AgentMessageEnd("assistant", e, timestamp=ts))
         why = "the process stopped while the reply was streamed; the model call is issued again"
@@ -357,6 +371,11 @@ def _on_assistant(s: LoopState, e: AssistantMessage, ts: int, out: Out) -> LoopS
     if run.output is not None and not s.steering and not s.follow_ups:
         return _final_answer_text(s, run.output, e, ts, out)
     return _next_call_or_finish(s, ts, out)
+
+
+def _stray_reply(s: LoopState, e: AssistantMessage, ts: int, out: Out) -> LoopState:
+    out.extend(rejected("an assistant message arrived while no model call was open", e))
+    return s
 
 
 def _charge(s: LoopState, usage: Usage, model: str, purpose: str, ts: int, out: Out) -> LoopState:
@@ -412,10 +431,12 @@ def _final_answer(s: LoopState) -> Any:
     return None
 
 
+def _stray_output_passed(s: LoopState, e: OutputPassed, ts: int, out: Out) -> LoopState:
+    out.extend(rejected("output_passed arrived while no final answer was being checked", e))
+    return s
+
+
 def _on_output_passed(s: LoopState, e: OutputPassed, ts: int, out: Out) -> LoopState:
-    if s.phase != "checking":
-        out.append(rejected("output_passed arrived while no final answer was being checked", e))
-        return s
     run = s.run
     if run is not None and run.output_value is not None:  # a structured answer passed
         return _finish_with_output(s, run.output_value, ts, out, checked=True)
@@ -540,15 +561,20 @@ def _finish_with_output(
     return _finish(s, "completed", None, None, ts, out)
 
 
+def _on_error_elsewhere(s: LoopState, e: ErrorReceived, ts: int, out: Out) -> LoopState:
+    """An error while no model call is open (a tool's, the runtime's): the run stops."""
+    run = s.run
+    assert run is not None
+    s = s.with_run(run.replace(partial=None, awaiting_error=False))
+    return _stop(s, e.code, e.message, ts, out)
+
+
 def _on_error(s: LoopState, e: ErrorReceived, ts: int, out: Out) -> LoopState:
     run = s.run
-    if run is None:
-        return s  # not part of a run: the core reports it
+    assert run is not None
     partial = run.partial
     run = run.replace(partial=None, awaiting_error=False)
     s = s.with_run(run)
-    if s.phase != "model":
-        return _stop(s, e.code, e.message, ts, out)
     if e.code == _OVERFLOW and run.stopping is None and not run.overflowed:
         compacted = _compact_for_overflow(s, e, partial, ts, out)
         if compacted is not None:
@@ -585,8 +611,9 @@ def _on_summary(s: LoopState, e: ContextSummary, ts: int, out: Out) -> LoopState
     """The summary a compaction asked for: adopt it and make the model call; a failed (or
     empty) one ends the run with its error."""
     run = s.run
-    if run is None or s.phase != "compacting" or run.summary is None:
-        return s  # the answer to a summary whose run is over
+    assert run is not None
+    if run.summary is None:
+        return s  # the answer to a summary whose compaction is over
     s = _charge(s, e.usage, e.model, "summary", ts, out)
     if run.stopping is not None:
         return _end(s, ts, out)
@@ -654,26 +681,34 @@ def _on_follow_up(s: LoopState, e: AgentFollowUp, ts: int, out: Out) -> LoopStat
 
 
 def _on_abort(s: LoopState, e: AgentAbort | Interrupt, ts: int, out: Out) -> LoopState:
-    run = s.run
-    if (
-        type(e) is Interrupt
-        and run is not None
-        and run.stopping is not None
-        and s.phase in _CALLING
-    ):
-        return _end(s, ts, out)  # the cancelled call had no reply
     return _stop(s, ErrorCode.ABORTED.value, f"the run was aborted ({e.reason})", ts, out)
 
 
-def _on_tick(s: LoopState, e: ClockTick, ts: int, out: Out) -> LoopState:
+def _on_interrupt_call(s: LoopState, e: Interrupt, ts: int, out: Out) -> LoopState:
+    """The stream of a model call ended by an interrupt."""
     run = s.run
-    if run is None:
-        return s
-    if s.phase == "waiting" and run.retry_at is not None and ts >= run.retry_at:
+    assert run is not None
+    if run.stopping is not None:
+        return _end(s, ts, out)  # the cancelled call had no reply
+    return _on_abort(s, e, ts, out)
+
+
+def _on_retry_tick(s: LoopState, e: ClockTick, ts: int, out: Out) -> LoopState:
+    """A failed call waits: issue it again once its time has come."""
+    run = s.run
+    assert run is not None
+    if run.retry_at is not None and ts >= run.retry_at:
         s = _call_again(s, out)
         _arm(s, out)
         return s
-    if run.deadline is None or ts < run.deadline or s.phase in _PAUSES:
+    return _on_tick(s, e, ts, out)
+
+
+def _on_tick(s: LoopState, e: ClockTick, ts: int, out: Out) -> LoopState:
+    """Past the deadline, the run stops with ``TIMEOUT`` (pauses do not tick)."""
+    run = s.run
+    assert run is not None
+    if run.deadline is None or ts < run.deadline:
         return s
     limit = run.limits.timeout_ms
     return _stop(s, ErrorCode.TIMEOUT.value, f"the run took longer than {limit} ms", ts, out)
@@ -748,34 +783,48 @@ def _finish(
 
 
 def _on_resume(s: LoopState, e: AgentResume, ts: int, out: Out) -> LoopState:
-    """Re-perform what was in flight when the process stopped (docs/journal.md, Resume):
-    a model call is issued again (a reply it had streamed is flushed as incomplete
-    first); a running idempotent tool call runs again, any other is answered with an
-    ``INTERRUPTED`` error result; a pause for approval stays a pause."""
+    """Re-perform what was in flight when the process stopped (docs/journal.md, Resume).
+    This handler serves the phases with nothing to perform again: the timer is set again."""
+    _arm(s, out)
+    return s
+
+
+def _resume_model(s: LoopState, e: AgentResume, ts: int, out: Out) -> LoopState:
+    """A model call is issued again (a reply it had streamed is flushed as incomplete
+    first)."""
     run = s.run
-    if run is None:
-        return s
-    s = elicitations.cancel_all(s, ts, out)  # nobody waits for an answer any more
-    if s.phase == "model":
-        if run.streaming:  # the core holds the open reply: flush it
-            out.append(Interrupt(e.reason, timestamp=ts))
-            s = s.with_run(run.replace(resuming=run.stopping is None))
-            if run.stopping is not None:
-                return s  # the flushed reply ends the run (see _on_assistant)
+    assert run is not None
+    if run.streaming:  # the core holds the open reply: flush it
+        out.append(Interrupt(e.reason, timestamp=ts))
+        s = s.with_run(run.replace(resuming=run.stopping is None))
         if run.stopping is not None:
-            return _end(s, ts, out)
-        s = _call_again(s, out)
-    elif s.phase == "compacting":
-        if run.stopping is not None:
-            return _end(s, ts, out)
-        out.append(summarise(s))
-    elif s.phase == "tools" and s.batch is not None and s.batch.running:
-        running = tuple(sorted(s.batch.running))
+            return s  # the flushed reply ends the run (see _on_assistant)
+    if run.stopping is not None:
+        return _end(s, ts, out)
+    return _on_resume(_call_again(s, out), e, ts, out)
+
+
+def _resume_compacting(s: LoopState, e: AgentResume, ts: int, out: Out) -> LoopState:
+    run = s.run
+    assert run is not None
+    if run.stopping is not None:
+        return _end(s, ts, out)
+    out.append(summarise(s))
+    return _on_resume(s, e, ts, out)
+
+
+def _resume_tools(s: LoopState, e: AgentResume, ts: int, out: Out) -> LoopState:
+    """A running idempotent tool call runs again, any other is answered with an
+    ``INTERRUPTED`` error result."""
+    run, batch = s.run, s.batch
+    assert run is not None
+    if batch is not None and batch.running:
+        running = tuple(sorted(batch.running))
         tools = s.config.tools_by_name
         again = (
             ()
             if run.stopping
-            else tuple(i for i in running if _idempotent(tools.get(s.batch.name_of(i))))
+            else tuple(i for i in running if _idempotent(tools.get(batch.name_of(i))))
         )
         lost = tuple(i for i in running if i not in again)
         if lost:
@@ -786,13 +835,30 @@ def _on_resume(s: LoopState, e: AgentResume, ts: int, out: Out) -> LoopState:
             tool_calls.answer_running(s, lost, text, ErrorCode.INTERRUPTED.value, ts, out)
         if again:
             tool_calls.run_again(s, again, out)
-    elif s.phase == "approval" and s.batch is not None:
-        pending = tuple(c for c in s.batch.calls if c.tool_call_id in s.batch.pending)
+    return _on_resume(s, e, ts, out)
+
+
+def _resume_elicitation(s: LoopState, e: AgentResume, ts: int, out: Out) -> LoopState:
+    """Nobody waits for an answer any more: the questions are answered ``cancel``, then
+    as in ``tools``."""
+    return _resume_tools(elicitations.cancel_all(s, ts, out), e, ts, out)
+
+
+def _resume_approval(s: LoopState, e: AgentResume, ts: int, out: Out) -> LoopState:
+    """A pause for approval stays a pause."""
+    run, batch = s.run, s.batch
+    assert run is not None
+    if batch is not None:
+        pending = tuple(c for c in batch.calls if c.tool_call_id in batch.pending)
         out.append(AwaitApproval(pending, run.usage, spent(s, run.cost)))
-    elif s.phase == "checking":
-        out.append(CheckOutput(_final_answer(s), run.output_value))
-    _arm(s, out)
-    return s
+    return _on_resume(s, e, ts, out)
+
+
+def _resume_checking(s: LoopState, e: AgentResume, ts: int, out: Out) -> LoopState:
+    run = s.run
+    assert run is not None
+    out.append(CheckOutput(_final_answer(s), run.output_value))
+    return _on_resume(s, e, ts, out)
 
 
 def _idempotent(tool: Any) -> bool:
@@ -804,9 +870,6 @@ def _on_configured(s: LoopState, e: AgentConfigured, ts: int, out: Out) -> LoopS
 
 
 def _on_reset(s: LoopState, e: AgentReset, ts: int, out: Out) -> LoopState:
-    if s.phase != "idle":
-        out.append(_busy(s, e))
-        return s
     return s.replace(
         messages=pvector(e.messages), steering=(), follow_ups=(), error=None, context=None
     )
@@ -814,8 +877,7 @@ def _on_reset(s: LoopState, e: AgentReset, ts: int, out: Out) -> LoopState:
 
 def _on_tool_result(s: LoopState, e: ToolResult, ts: int, out: Out) -> LoopState:
     run = s.run
-    if run is None:
-        return s  # not part of a run: the core records it
+    assert run is not None
     if e.tool_call_id in run.discarded:  # the answer to a dropped reply's call: recorded
         return s.with_run(run.replace(discarded=run.discarded - {e.tool_call_id}))
     if run.elicitations:  # the call ended: what it asked needs no answer any more
@@ -827,10 +889,17 @@ def _on_approval(s: LoopState, e: ToolApproval, ts: int, out: Out) -> LoopState:
     return _after_tools(tool_calls.on_approval(s, e, ts, out), ts, out)
 
 
+def _stray_approval(s: LoopState, e: ToolApproval, ts: int, out: Out) -> LoopState:
+    return tool_calls.refuse_approval(s, e, out)
+
+
+def _stray_answer(s: LoopState, e: ElicitationAnswer, ts: int, out: Out) -> LoopState:
+    return elicitations.refuse_answer(s, e, out)
+
+
 def _on_elicitation_answer(s: LoopState, e: ElicitationAnswer, ts: int, out: Out) -> LoopState:
-    paused = s.phase == "elicitation"
     s = elicitations.on_answer(s, e, ts, out)
-    return _after_tools(s, ts, out) if paused and s.phase == "tools" else s
+    return _after_tools(s, ts, out) if s.phase == "tools" else s
 
 
 def _on_progress(s: LoopState, e: ToolProgress, ts: int, out: Out) -> LoopState:
@@ -839,26 +908,83 @@ def _on_progress(s: LoopState, e: ToolProgress, ts: int, out: Out) -> LoopState:
 
 _Handler: TypeAlias = Callable[[LoopState, Any, int, Out], LoopState]
 
-_HANDLERS: dict[type[Any], _Handler] = {
-    AgentPrompt: _on_prompt,
-    AgentContinue: _on_continue,
-    AgentSteer: _on_steer,
-    AgentFollowUp: _on_follow_up,
-    AgentAbort: _on_abort,
-    AgentResume: _on_resume,
-    AgentReset: _on_reset,
-    AgentConfigured: _on_configured,
-    Interrupt: _on_abort,
-    ClockTick: _on_tick,
-    ContextSummary: _on_summary,
-    ToolApproval: _on_approval,
-    ToolProgress: _on_progress,
-    ElicitationRequest: elicitations.on_request,
-    ElicitationAnswer: _on_elicitation_answer,
-    ToolResult: _on_tool_result,
-    MessageStart: _on_message_start,
-    AssistantMessage: _on_assistant,
-    ErrorReceived: _on_error,
-    GuardrailTripped: _on_guardrail,
-    OutputPassed: _on_output_passed,
-}
+PHASES: tuple[Phase, ...] = get_args(Phase)
+_RUNNING = tuple(p for p in PHASES if p != "idle")
+_TICKING = tuple(p for p in _RUNNING if p not in _PAUSES)
+
+
+def _rows(
+    *rows: tuple[Phase | tuple[Phase, ...], type[Any], _Handler],
+) -> dict[tuple[Phase, type[Any]], _Handler]:
+    """The table from its rows; a phase an input type has no row for ignores it."""
+    table: dict[tuple[Phase, type[Any]], _Handler] = {}
+    for phases, cls, handler in rows:
+        for phase in (phases,) if isinstance(phases, str) else phases:
+            assert (phase, cls) not in table, f"two rows for ({phase}, {cls.__name__})"
+            table[phase, cls] = handler
+    for _, cls, _ in rows:
+        for phase in PHASES:
+            table.setdefault((phase, cls), _ignore)
+    return table
+
+
+TRANSITIONS: Mapping[tuple[Phase, type[Any]], _Handler] = MappingProxyType(
+    _rows(
+        ("idle", AgentPrompt, _on_prompt),
+        ("idle", AgentContinue, _on_continue),
+        ("idle", AgentReset, _on_reset),
+        (("model", "compacting", "waiting", "tools", "checking"), AgentPrompt, _busy),
+        (("model", "compacting", "waiting", "tools", "checking"), AgentContinue, _busy),
+        (("model", "compacting", "waiting", "tools", "checking"), AgentReset, _busy),
+        ("approval", AgentPrompt, _busy_approving),
+        ("approval", AgentContinue, _busy_approving),
+        ("approval", AgentReset, _busy_approving),
+        ("elicitation", AgentPrompt, _busy_eliciting),
+        ("elicitation", AgentContinue, _busy_eliciting),
+        ("elicitation", AgentReset, _busy_eliciting),
+        (PHASES, AgentSteer, _on_steer),
+        (PHASES, AgentFollowUp, _on_follow_up),
+        (PHASES, AgentConfigured, _on_configured),
+        (_RUNNING, AgentAbort, _on_abort),
+        (("model", "compacting"), Interrupt, _on_interrupt_call),
+        (("waiting", "tools", "approval", "elicitation", "checking"), Interrupt, _on_abort),
+        (_RUNNING, GuardrailTripped, _on_guardrail),
+        ("waiting", ClockTick, _on_retry_tick),
+        (("model", "compacting", "tools", "checking"), ClockTick, _on_tick),
+        ("model", MessageStart, _on_message_start),
+        ("model", AssistantMessage, _on_assistant),
+        (tuple(p for p in _RUNNING if p != "model"), AssistantMessage, _stray_reply),
+        ("model", ErrorReceived, _on_error),
+        (tuple(p for p in _RUNNING if p != "model"), ErrorReceived, _on_error_elsewhere),
+        ("compacting", ContextSummary, _on_summary),
+        (_RUNNING, ToolResult, _on_tool_result),
+        (_RUNNING, ToolProgress, _on_progress),
+        ("approval", ToolApproval, _on_approval),
+        (tuple(p for p in PHASES if p != "approval"), ToolApproval, _stray_approval),
+        (("tools", "elicitation"), ElicitationRequest, elicitations.on_request),
+        (
+            ("idle", "model", "compacting", "waiting", "approval", "checking"),
+            ElicitationRequest,
+            elicitations.refuse_request,
+        ),
+        ("elicitation", ElicitationAnswer, _on_elicitation_answer),
+        (tuple(p for p in PHASES if p != "elicitation"), ElicitationAnswer, _stray_answer),
+        ("checking", OutputPassed, _on_output_passed),
+        (tuple(p for p in PHASES if p != "checking"), OutputPassed, _stray_output_passed),
+        ("model", AgentResume, _resume_model),
+        ("compacting", AgentResume, _resume_compacting),
+        ("tools", AgentResume, _resume_tools),
+        ("elicitation", AgentResume, _resume_elicitation),
+        ("approval", AgentResume, _resume_approval),
+        ("checking", AgentResume, _resume_checking),
+        ("waiting", AgentResume, _on_resume),
+    )
+)
+"""The loop policy as data: ``(phase, input type) -> handler`` (h11's
+``EVENT_TRIGGERED_TRANSITIONS``). docs/loop.md's "Phases and transitions" table lists
+every pair whose handler is not ``_ignore``; tests/loop/test_phase_table.py checks it."""
+
+_ROWS: dict[type[Any], dict[str, _Handler]] = {}
+for (_phase, _cls), _handler in TRANSITIONS.items():
+    _ROWS.setdefault(_cls, {})[_phase] = _handler
+"""The table by input type, then phase: one lookup of each on the hot path."""

@@ -27,6 +27,7 @@ from .events import (
     AgentMessageStart,
     AwaitApproval,
     ExecuteTools,
+    InputRejected,
     SetTimer,
     ToolApproval,
     ToolApprovalRequired,
@@ -47,6 +48,7 @@ __all__ = [
     "on_progress",
     "on_tool_result",
     "plan",
+    "refuse_approval",
     "rejected",
     "run_again",
     "spent",
@@ -56,9 +58,18 @@ __all__ = [
 Out: TypeAlias = list[Any]
 
 
-def rejected(message: str, event: Any, code: ErrorCode = ErrorCode.PROTOCOL_ERROR) -> Any:
-    """The ``error_message`` for an input that does not fit the current phase."""
-    return ErrorMessage(message, code.value, timestamp=getattr(event, "timestamp", 0))
+def rejected(
+    message: str, event: Any, code: ErrorCode = ErrorCode.PROTOCOL_ERROR
+) -> tuple[ErrorMessage, InputRejected]:
+    """The outputs of refusing an input that does not fit the current phase: the
+    ``error_message`` that shows it as history, and the ``input_rejected`` that says
+    which input was refused (what a caller that fed a command reads)."""
+    ts = getattr(event, "timestamp", 0)
+    name = getattr(event, "type", type(event).__name__)
+    return (
+        ErrorMessage(message, code.value, timestamp=ts),
+        InputRejected(name, message, code.value, timestamp=ts),
+    )
 
 
 def _answer(
@@ -206,10 +217,10 @@ def on_tool_result(s: LoopState, e: ToolResult, ts: int, out: Out) -> LoopState:
     batch = s.batch
     call_id = e.tool_call_id
     if batch is None or call_id not in batch.running:
-        out.append(rejected(f"no running tool call has id {call_id!r}", e))
+        out.extend(rejected(f"no running tool call has id {call_id!r}", e))
         return s
     name = batch.name_of(call_id)
-    result = ToolResultMessage(call_id, name, e.result, e.is_error, e.details, timestamp=ts)
+    result = ToolResultMessage.answering(e, name)
     out.append(ToolExecutionEnd(call_id, name, result, e.is_error, timestamp=ts))
     batch = batch.answer(call_id, result)
     s = s.with_batch(batch)
@@ -268,20 +279,25 @@ def answer_unanswered(s: LoopState, code: str, message: str, ts: int, out: Out) 
 # -- approvals ------------------------------------------------------------------------------
 
 
+def refuse_approval(s: LoopState, e: ToolApproval, out: Out) -> LoopState:
+    """A decision for a call that does not await one."""
+    batch = s.batch
+    waiting = [i for i in batch.pending if i not in batch.decisions] if batch else []
+    call_id = e.tool_call_id
+    out.extend(rejected(f"no tool call with id {call_id!r} awaits approval; waiting: {waiting}", e))
+    return s
+
+
 def on_approval(s: LoopState, e: ToolApproval, ts: int, out: Out) -> LoopState:
     """Record a decision; once every pending call is decided, answer the rejected ones
     and run the approved ones (the run's deadline moves by the time spent paused)."""
     batch, run = s.batch, s.run
     call_id = e.tool_call_id
-    if s.phase != "approval" or batch is None or run is None or call_id not in batch.pending:
-        waiting = [i for i in batch.pending if i not in batch.decisions] if batch else []
-        out.append(
-            rejected(f"no tool call with id {call_id!r} awaits approval; waiting: {waiting}", e)
-        )
-        return s
+    if batch is None or run is None or call_id not in batch.pending:
+        return refuse_approval(s, e, out)
     if call_id in batch.decisions:
         decided = "approved" if batch.decisions[call_id][0] else "rejected"
-        out.append(rejected(f"tool call {call_id!r} was already {decided}", e))
+        out.extend(rejected(f"tool call {call_id!r} was already {decided}", e))
         return s
     decisions = {**batch.decisions, call_id: (e.approved, e.reason)}
     batch = batch.replace(decisions=decisions)

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, ClassVar, Literal, TypeAlias
+from typing import Any, ClassVar, Literal, TypeAlias, TypeVar
 
 import attrs
 
@@ -47,6 +47,7 @@ from .._core.events import (
     ToolUseStart,
     ToolUseStop,
 )
+from .._loop.events import RunEndReason
 
 __all__ = [
     "Action",
@@ -58,15 +59,18 @@ __all__ = [
     "ModelCallAction",
     "ModelResponseAction",
     "Next",
+    "PluginKind",
     "ToolCallAction",
     "ToolResultAction",
+    "declare",
+    "declared_kind",
     "events_of",
+    "middleware",
     "through",
 ]
 
-LoopEndReason: TypeAlias = Literal[
-    "complete", "max_iterations", "max_tokens", "max_cost", "timeout", "aborted", "error"
-]
+LoopEndReason: TypeAlias = RunEndReason
+"""The loop's own end reason (``Finish.reason``, ``agent_end``): one vocabulary."""
 
 
 @attrs.frozen(slots=True)
@@ -81,12 +85,15 @@ class LoopStartAction:
 
 @attrs.frozen(slots=True)
 class LoopEndAction:
-    """A run ended: ``result`` (an ``AgentResult``, or the ``Reply`` of ``receive``) and why."""
+    """A run ended: ``result`` (an ``AgentResult``, or the ``Reply`` of ``receive``) and
+    why, as the loop said it (``agent_end``): ``reason`` and the error ``code`` (``None``
+    for a completed run)."""
 
     type: ClassVar[str] = "loop_end"
     result: Any
     reason: LoopEndReason
     metadata: Mapping[str, Any] = attrs.field(factory=dict)
+    code: str | None = attrs.field(default=None, kw_only=True)
 
 
 @attrs.frozen(slots=True)
@@ -148,9 +155,30 @@ Action: TypeAlias = (
     | ToolResultAction
     | ErrorAction
 )
+_P = TypeVar("_P")
 Next: TypeAlias = Callable[[Any], Awaitable[Any]]
 Middleware: TypeAlias = Callable[[Any, Next], Awaitable[Any]]
 """``async def mw(action, next) -> action`` (see the module docstring)."""
+
+PluginKind: TypeAlias = Literal["middleware", "extension"]
+_KIND = "__agentcore_plugin__"
+
+
+def declare(plugin: _P, kind: PluginKind) -> _P:
+    """Mark ``plugin`` as a ``kind``: what ``agent.use`` registers it as."""
+    setattr(plugin, _KIND, kind)
+    return plugin
+
+
+def declared_kind(plugin: Any) -> str | None:
+    """The kind ``plugin`` declared (``declare``, ``@middleware``, ``@extension``), if any."""
+    return getattr(plugin, _KIND, None)
+
+
+def middleware(fn: _P) -> _P:
+    """Declare ``fn`` a middleware (``async def mw(action, next)``), so that
+    ``agent.use(fn)`` adds it as one."""
+    return declare(fn, "middleware")
 
 
 def through(

@@ -32,11 +32,10 @@ from .._core.errors import (
     AgentError,
     ConfigurationError,
     EngineClosedError,
-    ErrorCode,
     MessageRejectedError,
     error_from_code,
 )
-from .._core.events import AssistantMessage, ErrorMessage, TextDelta, UserMessage
+from .._core.events import AssistantMessage, TextDelta, UserMessage
 from .._core.pricing import ModelPrice
 from .._core.processor import AnyProcessor
 from .._core.state_machine import AgentState, StateChange
@@ -52,6 +51,7 @@ from .._loop.events import (
     AgentConfigured,
     AgentContinue,
     AgentFollowUp,
+    AgentOutput,
     AgentPrompt,
     AgentReset,
     AgentResume,
@@ -61,12 +61,13 @@ from .._loop.events import (
     ElicitationAction,
     ElicitationAnswer,
     Finish,
+    InputRejected,
     ToolApproval,
     ToolExecutionEnd,
     ToolExecutionStart,
 )
 from .._loop.lineage import TreeUsage, subagent_details
-from .._loop.output import answer_in, output_spec
+from .._loop.output import output_spec
 from .._loop.state import AT_REST, LoopConfig, QueueMode, SteeringPolicy, default_convert_to_llm
 from .._loop.tools import Tool, as_tool
 from .._sessions.session import (
@@ -76,7 +77,14 @@ from .._sessions.session import (
     open_session,
     resumes_at_once,
 )
-from .actions import LoopEndAction, LoopEndReason, LoopStartAction, Middleware, through
+from .actions import (
+    LoopEndAction,
+    LoopStartAction,
+    Middleware,
+    PluginKind,
+    declared_kind,
+    through,
+)
 from .delivery import EngineFailure
 from .extensions import Extension, ExtensionAPI, Hooks
 from .guardrails import Guardrail, Guards, guardrails_of
@@ -309,7 +317,7 @@ class Agent:
             if cut_off:
                 shell.feed(AgentResume())
         for extension in extensions:
-            self.use(extension)
+            self.use(extension, kind="extension")
 
     def initial_state(self) -> ConversationState:
         """A fresh conversation state for this agent's processor (its hooks and prices,
@@ -451,13 +459,19 @@ class Agent:
         failure (logged on ``agentcore.engine`` when nobody listens)."""
         return self._outlet.on_error(handler)
 
-    def use(self, plugin: Extension | Middleware) -> Unsubscribe:
+    def use(self, plugin: Extension | Middleware, *, kind: PluginKind | None = None) -> Unsubscribe:
         """Add an extension (``def ext(api)``: returns ``dispose``, which removes exactly
         what it added) or a middleware (``async def mw(action, next)``: returns its
-        remover; first added = outermost). They are told apart by their number of
-        parameters; see docs/middleware.md."""
-        arity = _arity(plugin)
-        if arity == 1:
+        remover; first added = outermost). ``plugin`` is what it declares
+        (``@extension``, ``@middleware``) or what ``kind`` says; see docs/middleware.md."""
+        kind = kind or declared_kind(plugin)  # type: ignore[assignment]
+        if kind not in ("extension", "middleware"):
+            raise TypeError(
+                f"agent.use() adds a middleware or an extension, and {plugin!r} declares "
+                "neither: decorate it with @middleware (agentcore.middleware) or @extension "
+                "(agentcore.extensions), or pass kind='middleware' or kind='extension'"
+            )
+        if kind == "extension":
             api = ExtensionAPI(self)
             try:
                 cleanup = plugin(api)  # type: ignore[call-arg]
@@ -623,8 +637,12 @@ class Agent:
         ``output_mode`` is ``auto`` (the driver's best), ``native``, ``tool`` or
         ``prompted``: see docs/structured-output.md."""
 
+        answers: list[Any] = []
+
         def relay(event: Any) -> None:
-            if type(event) is TextDelta:
+            if type(event) is AgentOutput:  # the loop's valid answer, as JSON
+                answers.append(event.output)
+            elif type(event) is TextDelta:
                 if on_token is not None:
                     on_token(event.text)
             elif on_tool_call is not None and type(event) is ToolExecutionStart:
@@ -637,7 +655,7 @@ class Agent:
         command = AgentPrompt(self._messages(prompt), **self._limits(limits), output=spec)
         unsubscribe = self.subscribe(relay)
         try:
-            end, result = await self._run(command, deps, skip_memory_save)
+            _, result = await self._run(command, deps, skip_memory_save)
             error = self.state.error
         finally:
             unsubscribe()
@@ -647,9 +665,7 @@ class Agent:
                 on_error(error)
             raise error
         if spec is not None and build is not None:  # no answer while paused for approval
-            replies = [m for m in result.messages if isinstance(m, AssistantMessage)]
-            answered = isinstance(end, Finish) and bool(replies)
-            typed = build_output(build, answer_in(spec, replies[-1])) if answered else None
+            typed = build_output(build, answers[-1]) if answers else None
             result = attrs.evolve(result, output=typed)
         if on_complete is not None:
             on_complete(result)
@@ -836,8 +852,8 @@ class Agent:
             self._shell.feed(event)
         finally:
             self._shell.stop_collecting(collected)
-        if collected and all(type(o) is ErrorMessage for o in collected):
-            rejection = collected[0]
+        rejection = next((o for o in collected if type(o) is InputRejected), None)
+        if rejection is not None:
             raise error_from_code(rejection.message, rejection.code)
 
     async def _run(
@@ -884,7 +900,7 @@ class Agent:
         end: Finish | AwaitApproval | AwaitElicitation | None = self._last_pause
         result = self._result(start, time.perf_counter() - began, end)
         if type(end) is Finish and performer.middleware:
-            ended = LoopEndAction(result, _end_reason(end))
+            ended = LoopEndAction(result, end.reason, code=end.code)
             ended = await through(performer.middleware, ended, _returned, LoopEndAction)
             result = ended.result
         return end, result
@@ -1073,22 +1089,6 @@ _PROMPT_OPTIONS = tuple(
 
 async def _returned(action: Any) -> Any:
     return action
-
-
-_LIMIT_REASONS: Mapping[str, LoopEndReason] = {
-    ErrorCode.MAX_ITERATIONS_EXCEEDED.value: "max_iterations",
-    ErrorCode.MAX_TOKENS_EXCEEDED.value: "max_tokens",
-    ErrorCode.MAX_COST_EXCEEDED.value: "max_cost",
-    ErrorCode.TIMEOUT.value: "timeout",
-}
-
-
-def _end_reason(end: Finish) -> LoopEndReason:
-    if end.reason == "completed":
-        return "complete"
-    if end.reason == "aborted":
-        return "aborted"
-    return _LIMIT_REASONS.get(end.code or "", "error")
 
 
 def create_agent(

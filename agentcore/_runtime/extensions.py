@@ -26,13 +26,14 @@ goes on.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypeVar
 
 import attrs
 
 from .._core.content import JSONValue, ToolCallPart
 from .._core.driver import Message
 from .._core.events import ToolResult
+from .actions import declare
 from .awaitables import awaitable
 from .subscriptions import Unsubscribe
 
@@ -47,6 +48,7 @@ __all__ = [
     "ExtensionAPI",
     "HookName",
     "Hooks",
+    "extension",
 ]
 
 HookName: TypeAlias = Literal["transform_context", "before_tool_call", "after_tool_result", "event"]
@@ -225,6 +227,14 @@ class ExtensionAPI:
 
 Extension: TypeAlias = Callable[[ExtensionAPI], "Callable[[], object] | None"]
 """``def extension(api) -> cleanup | None``."""
+
+_E = TypeVar("_E")
+
+
+def extension(fn: _E) -> _E:
+    """Declare ``fn`` an extension (``def ext(api)``), so that ``agent.use(fn)`` adds it
+    as one."""
+    return declare(fn, "extension")
 
 
 def _name(hook: Any) -> str:

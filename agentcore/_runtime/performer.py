@@ -40,7 +40,7 @@ import attrs
 
 from .._core.content import ToolCallPart, Usage
 from .._core.driver import Driver, ModelRequest, close_stream
-from .._core.errors import ErrorCode
+from .._core.errors import ErrorCode, OutputParseError
 from .._core.events import (
     AssistantMessage,
     ErrorMessage,
@@ -85,6 +85,7 @@ from .delivery import EngineFailure, FailureSource
 from .extensions import Block, Hooks
 from .guardrails import Guards, Verdict, judge, judged
 from .outlet import Outlet, new_id
+from .output_stream import build_output
 from .performing import BasePerformer, aborted
 from .tool_runner import AbortSignal, ToolContext, run_tool
 
@@ -556,8 +557,8 @@ class LocalPerformer(BasePerformer):
             return effect.message
         if self.build_output is not None:
             try:
-                return self.build_output(effect.output)
-            except Exception:  # the run ends with OUTPUT_PARSE_ERROR when it is built
+                return build_output(self.build_output, effect.output)
+            except OutputParseError:  # the run ends with it when its answer is built
                 pass
         return effect.output
 

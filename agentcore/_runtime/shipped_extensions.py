@@ -17,6 +17,7 @@ from .._core.driver import Message
 from .._core.events import UserMessage
 from .._loop.events import ToolExecutionEnd, ToolExecutionStart
 from .extensions import Extension, ExtensionAPI
+from .extensions import extension as declared
 
 __all__ = ["context_info", "tool_logger"]
 
@@ -58,7 +59,7 @@ def tool_logger(on_log: Callable[[Mapping[str, Any]], object] | None = None) -> 
 
         api.on("event", on_event)
 
-    return extension
+    return declared(extension)
 
 
 def _log_entry(entry: Mapping[str, Any]) -> None:
@@ -100,7 +101,7 @@ def context_info(
 
         api.on("transform_context", inject)
 
-    return extension
+    return declared(extension)
 
 
 def _git_branch(root: pathlib.Path) -> str | None:

@@ -235,6 +235,14 @@ def _check(rt: Runtime) -> None:
     for cls in (ToolExecutionEnd, ToolResult, ToolResultMessage):
         ids = [o.tool_call_id for o in rt.outputs if type(o) is cls]
         assert sorted(ids) == sorted(asked), cls.__name__
+    # one message per result: the core's tool_result_message is the history's entry and
+    # the tool_execution_end's result (both built by ToolResultMessage.answering)
+    made = {o.tool_call_id: o for o in rt.outputs if type(o) is ToolResultMessage}
+    for m in history:
+        if isinstance(m, ToolResultMessage):
+            assert made[m.tool_call_id] == m
+    for end in (o for o in rt.outputs if type(o) is ToolExecutionEnd):
+        assert made[end.tool_call_id] == end.result
     # the projected activity is the state machine's fold of the outputs
     machine = AgentStateMachine()
     for output in rt.outputs:

@@ -44,6 +44,7 @@ from agentcore.loop import (
     ElicitationAnswer,
     ElicitationRequest,
     ExecuteTools,
+    InputRejected,
     Limits,
     LoopConfig,
     SetTimer,
@@ -159,7 +160,7 @@ def test_random_interleavings_answer_every_elicitation_once(data: st.DataObject)
             sim.feed(ClockTick(), advance=data.draw(st.sampled_from([10, 200, 400]), "wait"))
         elif choice == "stray answer":
             out = sim.feed(ElicitationAnswer("decline", None, "nobody"))
-            assert [type(o) for o in out] == [ErrorMessage]
+            assert [type(o) for o in out] == [ErrorMessage, InputRejected]
         elif choice == "prompt":
             sim.feed(AgentPrompt([UserMessage(f"u{sim.clock}", "again")]))
         elif choice[0] == "finish":
@@ -243,7 +244,10 @@ def test_a_request_from_a_call_that_is_not_running_is_cancelled_at_once() -> Non
     sim = _asking()
     out = sim.feed(ElicitationRequest("srv", "Who?", elicitation_id="e9", tool_call_id="c7"))
     assert isinstance(out[0], ErrorMessage) and "'c7' is not running" in out[0].message
-    assert out[1] == AnswerElicitation(ElicitationAnswer("cancel", None, "e9", timestamp=sim.clock))
+    assert out[1] == InputRejected(
+        "elicitation_request", out[0].message, out[0].code, timestamp=sim.clock
+    )
+    assert out[2] == AnswerElicitation(ElicitationAnswer("cancel", None, "e9", timestamp=sim.clock))
     assert sim.state.phase == "tools"
 
 
@@ -263,7 +267,7 @@ def test_an_answer_that_does_not_fit_is_refused_and_the_question_stays(
     sim = _asking()
     sim.ask("c1")
     out = sim.feed(answer)
-    assert len(out) == 1 and isinstance(out[0], ErrorMessage) and problem in out[0].message
+    assert [type(o) for o in out] == [ErrorMessage, InputRejected] and problem in out[0].message
     assert out[0].code == ErrorCode.PROTOCOL_ERROR
     assert sim.state.phase == "elicitation" and sim.waiting == {"e1": "c1"}
 

@@ -77,8 +77,8 @@ def test_transform_context_hooks_chain_after_the_agents_own_in_order() -> None:
         return extension
 
     agent, driver, _ = _agent([text_turn("ok")], transform_context=own)
-    agent.use(ext("first"))
-    agent.use(ext("second"))
+    agent.use(ext("first"), kind="extension")
+    agent.use(ext("second"), kind="extension")
     asyncio.run(agent.run("hi"))
     assert _texts(driver.requests[0]) == ["hi", "own", "first", "second"]
     assert next(m.content for m in agent.state.messages if hasattr(m, "content")) == "hi"
@@ -95,7 +95,7 @@ def test_a_blocking_before_tool_call_prevents_execution_and_the_model_sees_why()
 
     turns = [tool_turn([("c1", "bash", {"command": "ls"})]), text_turn("ok")]
     agent, driver, rec = _agent(turns)
-    agent.use(extension)
+    agent.use(extension, kind="extension")
     asyncio.run(agent.run("list"))
     assert ran == [] and later == []  # the first block wins
     (result,) = rec.outputs(type="tool_result")
@@ -117,7 +117,7 @@ def test_before_tool_call_may_change_the_arguments_and_after_tool_result_the_res
 
     turns = [tool_turn([("c1", "add", {"a": 1, "b": 1})]), text_turn("ok")]
     agent, _, rec = _agent(turns)
-    agent.use(extension)
+    agent.use(extension, kind="extension")
     asyncio.run(agent.run("add"))
     assert [r.result for r in rec.outputs(type="tool_result")] == ["<42!>"]
 
@@ -138,8 +138,8 @@ def test_dispose_removes_exactly_what_the_extension_added() -> None:
         api.on("transform_context", lambda ms: [*ms, UserMessage(message_id="b", content="B")])
 
     agent, driver, _ = _agent([text_turn("1"), text_turn("2")])
-    dispose_a = agent.use(ext_a)
-    agent.use(ext_b)
+    dispose_a = agent.use(ext_a, kind="extension")
+    agent.use(ext_b, kind="extension")
     asyncio.run(agent.run("x"))
     assert "echo" in [t.name for t in driver.requests[0].tools]
     assert _texts(driver.requests[0])[-2:] == ["A", "B"]
@@ -179,7 +179,7 @@ def test_dispose_leaves_the_agent_as_it_was(additions: list[str]) -> None:
             else:
                 api.on("transform_context", lambda ms: ms)
 
-    dispose = agent.use(extension)
+    dispose = agent.use(extension, kind="extension")
     dispose()
     assert before() == baseline
 
@@ -196,7 +196,7 @@ def test_a_failing_hook_is_an_error_result_and_a_report_not_a_crash() -> None:
     turns = [tool_turn([("c1", "add", {"a": 1, "b": 1})]), text_turn("fine")]
     agent, _, rec = _agent(turns)
     agent.on_error(failures.append)
-    agent.use(extension)
+    agent.use(extension, kind="extension")
     assert asyncio.run(agent.run("go")).output == "fine"
     (result,) = rec.outputs(type="tool_result")
     assert result.is_error and "hook bug" in str(result.result)
@@ -208,7 +208,7 @@ def test_an_async_transform_context_fails_the_call_with_a_named_error() -> None:
         return messages
 
     agent, _, _ = _agent([text_turn("x")])
-    agent.use(lambda api: api.on("transform_context", slow) and None)
+    agent.use(lambda api: api.on("transform_context", slow) and None, kind="extension")
     with pytest.raises(Exception, match="async; it must be a plain function"):
         asyncio.run(agent.run("hi"))
 
@@ -224,7 +224,7 @@ def test_steer_and_follow_up_from_an_extension() -> None:
 
     turns = [tool_turn([("c1", "add", {"a": 1, "b": 1})]), text_turn("a"), text_turn("b")]
     agent, driver, _ = _agent(turns)
-    agent.use(extension)
+    agent.use(extension, kind="extension")
     asyncio.run(agent.run("go"))
     assert "steered" in _texts(driver.requests[1])
     assert "followed" in _texts(driver.requests[2])
@@ -239,12 +239,12 @@ def test_register_tool_is_journaled_so_replay_knows_it() -> None:
         """Multiply."""
         return a * b
 
-    agent.use(lambda api: api.register_tool(mul) and None)
+    agent.use(lambda api: api.register_tool(mul) and None, kind="extension")
     asyncio.run(agent.run("6*7"))
     assert [r.result for r in rec.outputs(type="tool_result")] == ["42"]
     assert_replays(agent, rec.outputs())
     with pytest.raises(Exception, match="already has a tool named 'mul'"):
-        agent.use(lambda api: api.register_tool(mul) and None)
+        agent.use(lambda api: api.register_tool(mul) and None, kind="extension")
 
 
 # -- the shipped extensions ------------------------------------------------------------

@@ -162,7 +162,10 @@ def test_loop_end_carries_the_reason_and_may_rewrite_the_result() -> None:
         return first.output
 
     assert asyncio.run(go()) == "rewritten"
-    assert [e.reason for e in ends] == ["complete", "max_iterations"]
+    assert [(e.reason, e.code) for e in ends] == [
+        ("completed", None),
+        ("error", "MAX_ITERATIONS_EXCEEDED"),
+    ]
 
 
 def test_a_model_error_comes_back_as_an_error_action() -> None:
@@ -236,15 +239,15 @@ def test_use_tells_middleware_from_extensions_and_removes_them() -> None:
         return await next(action)
 
     agent, _, _ = _agent([text_turn("a"), text_turn("b")])
-    remove = agent.use(mw)
+    remove = agent.use(mw, kind="middleware")
     asyncio.run(agent.run("1"))
     remove()
     asyncio.run(agent.run("2"))
     assert calls.count("loop_start") == 1
     with pytest.raises(TypeError, match="async function"):
-        agent.use(lambda action, next: action)
+        agent.use(lambda action, next: action, kind="middleware")
     with pytest.raises(TypeError):
-        agent.use(lambda: None)  # type: ignore[arg-type]
+        agent.use(lambda: None, kind="middleware")  # type: ignore[arg-type]
 
 
 def test_loop_start_sees_options_and_rewrites_limits() -> None:
@@ -311,8 +314,8 @@ def test_use_and_remove_change_the_onion_from_the_next_action_keeping_order() ->
         return mw
 
     agent, _, _ = _agent([text_turn("a"), text_turn("b"), text_turn("c")], middleware=[layer("1")])
-    remove_2 = agent.use(layer("2"))
-    agent.use(layer("3"))
+    remove_2 = agent.use(layer("2"), kind="middleware")
+    agent.use(layer("3"), kind="middleware")
 
     async def go() -> None:
         await agent.run("first")
@@ -320,7 +323,7 @@ def test_use_and_remove_change_the_onion_from_the_next_action_keeping_order() ->
         remove_2()
         await agent.run("second")
         log.append("|")
-        agent.use(layer("2"))
+        agent.use(layer("2"), kind="middleware")
         await agent.run("third")
 
     asyncio.run(go())
