@@ -27,6 +27,7 @@ from google.genai import errors as genai_errors
 from google.genai import types as genai_types
 
 from agentcore import ModelRequest, ThinkingLevel, ms_clock
+from agentcore._runtime.secret_logs import url_secrets
 from agentcore.errors import ConfigurationError, ErrorCode
 
 from ._base import ApiKeySource, Failure, failure_from_status
@@ -151,7 +152,7 @@ class GoogleDriver(StreamingDriver[GeminiState, _Chunk]):
             name="google",
             retry=retry,
             get_api_key=get_api_key,
-            keys=(configured,),
+            keys=(configured, *url_secrets(base_url)),
             owns_client=owns_client,
             clock=clock,
             sleep=sleep,

@@ -148,7 +148,8 @@ class Agent:
     their tools to ``tools``; the agent owns them: entered before the first run, listed
     before each run and when they announce a change, left in ``aclose`` (see
     ``_runtime.toolsets``). ``compaction`` keeps what each request sends under the
-    model's context window (docs/compaction.md). Raises ``ConfigurationError`` for bad
+    model's context window (docs/compaction.md). ``base_url`` and ``api_key`` go to the
+    driver a ``"provider/model"`` string names. Raises ``ConfigurationError`` for bad
     options (naming the option and the value).
     """
 
@@ -179,6 +180,8 @@ class Agent:
         retry_delay: float = 1.0,
         messages: Sequence[Any] = (),
         driver_factory: Callable[[str], Driver] | None = None,
+        base_url: str | None = None,
+        api_key: str | None = None,
         presenters: Sequence[Any] = (),
         journal: Journal | None = None,
         snapshots: SnapshotStore | None = None,
@@ -202,6 +205,14 @@ class Agent:
             guardrails_of("output_guardrails", output_guardrails),
             guardrails_of("tool_guardrails", tool_guardrails),
         )
+        self._driver_options = {
+            k: v for k, v in (("base_url", base_url), ("api_key", api_key)) if v is not None
+        }
+        if self._driver_options and not isinstance(model, str):
+            raise ConfigurationError(
+                f"{' and '.join(self._driver_options)} apply to a 'provider/model' string; "
+                f"give them to the driver itself, got model={model!r}"
+            )
         self._model = model if isinstance(model, str) else as_model_driver(model, driver_factory)
         self._owns_driver = isinstance(model, str | list | tuple)
         self._driver_factory = driver_factory
@@ -974,7 +985,7 @@ class Agent:
         if self._driver is None:
             assert isinstance(self._model, str)
             factory = self._driver_factory or resolve_model
-            self._driver = as_model_driver(factory(self._model))
+            self._driver = as_model_driver(factory(self._model, **self._driver_options))
         return self._driver
 
     def _output(
