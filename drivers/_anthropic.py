@@ -133,7 +133,8 @@ class AnthropicDriver(StreamingDriver[AnthropicState, _Event]):
             if key is None and get_api_key is None and not is_loopback(base_url):
                 raise ConfigurationError(
                     "no Anthropic API key: set ANTHROPIC_API_KEY, or pass api_key=, "
-                    "get_api_key= or client= (a loopback base_url needs none)"
+                    "get_api_key= or client= (a loopback base_url needs none)",
+                    details={"option": "api_key"},
                 )
             client = anthropic.AsyncAnthropic(
                 api_key=key or _PLACEHOLDER, base_url=base_url, max_retries=0

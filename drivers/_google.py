@@ -142,7 +142,8 @@ class GoogleDriver(StreamingDriver[GeminiState, _Chunk]):
             if key is None and get_api_key is None:
                 raise ConfigurationError(
                     "no Gemini API key: set GEMINI_API_KEY (or GOOGLE_API_KEY), or pass "
-                    "api_key=, get_api_key= or client="
+                    "api_key=, get_api_key= or client=",
+                    details={"option": "api_key"},
                 )
             options = genai_types.HttpOptions(base_url=base_url, api_version=api_version)
             client = genai.Client(api_key=key or _PLACEHOLDER, vertexai=False, http_options=options)

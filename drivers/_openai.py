@@ -258,7 +258,8 @@ def _build_client(
         if get_api_key is None and not is_loopback(base_url):
             where = f" for {base_url}" if base_url else ""
             raise ConfigurationError(
-                f"no API key{where}: set {api_key_env}, or pass api_key= or get_api_key="
+                f"no API key{where}: set {api_key_env}, or pass api_key= or get_api_key=",
+                details={"option": "api_key"},
             )
         key = NO_KEY
     return openai.AsyncOpenAI(api_key=key, base_url=base_url, max_retries=0)

@@ -75,10 +75,10 @@ def _run(args: argparse.Namespace) -> int:
 
     try:  # before the first prompt: an unknown provider or a missing key fails now
         driver = registry.get_driver(args.model, base_url=args.base_url, api_key=args.api_key)
-    except ConfigurationError as exc:
-        print(
-            f"agentcore chat: {exc.message} (on the command line: --api-key KEY)", file=sys.stderr
-        )
+    except ConfigurationError as exc:  # the --api-key hint only where a key is missing
+        key = isinstance(exc.details, dict) and exc.details.get("option") == "api_key"
+        hint = " (on the command line: --api-key KEY)" if key else ""
+        print(f"agentcore chat: {exc.message}{hint}", file=sys.stderr)
         return 2
     presenter = ConsolePresenter(show_user=False)
     agent = Agent(driver, system_prompt=args.system, presenters=[presenter], agent_id="chat")

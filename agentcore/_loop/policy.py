@@ -152,10 +152,15 @@ def _on_prompt(s: LoopState, e: AgentPrompt, ts: int, out: Out) -> LoopState:
     if s.phase != "idle":
         out.append(_busy(s, e))
         return s
+    # Steering left by a run that ended before taking it (it failed, hit a limit, was
+    # aborted) was typed before this prompt: it enters first, in the order of typing.
+    # (Steering sent while idle otherwise goes with the prompt's first model call.)
+    left = s.steering if s.error is not None else ()
     s = _start_run(s, e, ts, out)
-    for m in e.messages:
+    entering = (*left, *e.messages)
+    for m in entering:
         _enter(m, ts, out)
-    s = s.replace(messages=s.messages.extend(e.messages))
+    s = s.replace(messages=s.messages.extend(entering), steering=s.steering[len(left) :])
     return _call_model(s, "steer", ts, out)
 
 

@@ -80,6 +80,7 @@ from .inbox import Inbox
 from .middleware import Interceptor, MessageQueueView, Reply
 from .options import (
     as_model_driver,
+    check_options,
     limits_of,
     no_price,
     only_agent,
@@ -200,6 +201,22 @@ class Agent:
         output_guardrails: Sequence[Callable[..., Any] | Guardrail] = (),
         tool_guardrails: Sequence[Callable[..., Any] | Guardrail] = (),
     ) -> None:
+        check_options(
+            {
+                "tools": tools,
+                "toolsets": toolsets,
+                "presenters": presenters,
+                "middleware": middleware,
+                "extensions": extensions,
+                "input_guardrails": input_guardrails,
+                "output_guardrails": output_guardrails,
+                "tool_guardrails": tool_guardrails,
+                "journal": journal,
+                "system_prompt": system_prompt,
+                "temperature": temperature,
+                "thinking_level": thinking_level,
+            }
+        )
         guards = Guards(
             guardrails_of("input_guardrails", input_guardrails),
             guardrails_of("output_guardrails", output_guardrails),
@@ -349,7 +366,8 @@ class Agent:
         """
         agent_id = agent_id if agent_id is not None else only_agent(journal)
         if not journal.last_seq(agent_id):
-            raise ConfigurationError(f"journal {journal!r} holds no entry of agent {agent_id!r}")
+            where = getattr(journal, "path", None) or repr(journal)
+            raise ConfigurationError(f"journal {where} holds no entry of agent {agent_id!r}")
         agent = cls(agent_id=agent_id, snapshots=snapshots, **options)
         agent._take_over(journal)
         if before_resume is not None:
@@ -993,6 +1011,11 @@ class Agent:
     ) -> tuple[OutputSpec | None, Callable[[Any], Any] | None]:
         """The output spec a run asks for, and the builder of its typed answer."""
         if output_type is None:
+            if mode != "auto":
+                raise ConfigurationError(
+                    f"output_mode={mode!r} needs an output_type (the structure the answer "
+                    "must have, e.g. a dataclass)"
+                )
             return None, None
         return output_spec(
             output_type,
