@@ -43,6 +43,9 @@ from ._core.events import (
     AssistantMessage as AssistantMessage,
 )
 from ._core.events import (
+    ConversationClose as ConversationClose,
+)
+from ._core.events import (
     ConversationEnd as ConversationEnd,
 )
 from ._core.events import (
@@ -157,6 +160,7 @@ __all__ = [
     "AssistantMessage",
     "Content",
     "ContentPart",
+    "ConversationClose",
     "ConversationEnd",
     "ConversationInterrupted",
     "ConversationResponding",

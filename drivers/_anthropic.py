@@ -20,11 +20,12 @@ import anthropic
 import httpx2
 
 from agentcore import OUTPUT_MODES, ModelRequest, OutputMode, ThinkingLevel, ms_clock
+from agentcore._runtime.secret_logs import url_secrets
 from agentcore.errors import ConfigurationError, ErrorCode
 
 from ._anthropic_request import build_params
 from ._anthropic_stream import NORMALISER, AnthropicState, initial_state
-from ._base import ApiKeySource, Failure, failure_from_status
+from ._base import ApiKeySource, Failure, failure_from_status, is_loopback
 from ._call import Close
 from ._retry import RetryPolicy
 from ._stream import StreamingDriver
@@ -129,10 +130,11 @@ class AnthropicDriver(StreamingDriver[AnthropicState, _Event]):
         owns_client = client is None
         if client is None:
             key = api_key or os.environ.get("ANTHROPIC_API_KEY")
-            if key is None and get_api_key is None:
+            if key is None and get_api_key is None and not is_loopback(base_url):
                 raise ConfigurationError(
                     "no Anthropic API key: set ANTHROPIC_API_KEY, or pass api_key=, "
-                    "get_api_key= or client="
+                    "get_api_key= or client= (a loopback base_url needs none)",
+                    details={"option": "api_key"},
                 )
             client = anthropic.AsyncAnthropic(
                 api_key=key or _PLACEHOLDER, base_url=base_url, max_retries=0
@@ -142,7 +144,7 @@ class AnthropicDriver(StreamingDriver[AnthropicState, _Event]):
             name="anthropic",
             retry=retry,
             get_api_key=get_api_key,
-            keys=(configured,),
+            keys=(configured, *url_secrets(str(client.base_url))),
             owns_client=owns_client,
             clock=clock,
             sleep=sleep,

@@ -15,6 +15,7 @@ import re
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeAlias
+from urllib.parse import urlsplit
 
 import attrs
 
@@ -29,6 +30,7 @@ __all__ = [
     "error_fields",
     "failure_from_status",
     "is_context_overflow",
+    "is_loopback",
     "parse_retry_after",
     "resolve_api_key",
     "thinking_budget",
@@ -219,3 +221,12 @@ async def resolve_api_key(source: ApiKeySource) -> str:
             f"get_api_key must return a non-empty string, got {type(key).__name__}"
         )
     return key
+
+
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "0.0.0.0"})
+
+
+def is_loopback(base_url: str | None) -> bool:
+    """Whether ``base_url`` is a server on this machine (llama.cpp, Ollama, a proxy),
+    which needs no API key."""
+    return base_url is not None and urlsplit(base_url).hostname in LOOPBACK_HOSTS

@@ -27,6 +27,7 @@ from google.genai import errors as genai_errors
 from google.genai import types as genai_types
 
 from agentcore import ModelRequest, ThinkingLevel, ms_clock
+from agentcore._runtime.secret_logs import url_secrets
 from agentcore.errors import ConfigurationError, ErrorCode
 
 from ._base import ApiKeySource, Failure, failure_from_status
@@ -141,7 +142,8 @@ class GoogleDriver(StreamingDriver[GeminiState, _Chunk]):
             if key is None and get_api_key is None:
                 raise ConfigurationError(
                     "no Gemini API key: set GEMINI_API_KEY (or GOOGLE_API_KEY), or pass "
-                    "api_key=, get_api_key= or client="
+                    "api_key=, get_api_key= or client=",
+                    details={"option": "api_key"},
                 )
             options = genai_types.HttpOptions(base_url=base_url, api_version=api_version)
             client = genai.Client(api_key=key or _PLACEHOLDER, vertexai=False, http_options=options)
@@ -151,7 +153,7 @@ class GoogleDriver(StreamingDriver[GeminiState, _Chunk]):
             name="google",
             retry=retry,
             get_api_key=get_api_key,
-            keys=(configured,),
+            keys=(configured, *url_secrets(base_url)),
             owns_client=owns_client,
             clock=clock,
             sleep=sleep,

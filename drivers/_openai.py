@@ -28,16 +28,16 @@ import os
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
-from urllib.parse import urlsplit
 
 import httpx2
 import openai
 from openai._streaming import ServerSentEvent
 
 from agentcore import OUTPUT_MODES, ModelRequest, OutputMode, ThinkingLevel, ms_clock
+from agentcore._runtime.secret_logs import url_secrets
 from agentcore.errors import ConfigurationError, ErrorCode
 
-from ._base import ApiKeySource, Failure, failure_from_status
+from ._base import ApiKeySource, Failure, failure_from_status, is_loopback
 from ._call import Close
 from ._openai_request import build_body
 from ._openai_stream import DONE, NORMALISER, ChatState, initial_state
@@ -49,12 +49,7 @@ __all__ = ["NO_KEY", "OpenAIDriver", "classify_openai_error", "post_sse"]
 NO_KEY = "not-needed"
 """The placeholder key sent to local servers, which ignore it."""
 
-_LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "0.0.0.0"})
 _DONE_EVENT = ServerSentEvent(data=json.dumps(DONE))
-
-
-def _is_local(base_url: str | None) -> bool:
-    return base_url is not None and urlsplit(base_url).hostname in _LOCAL_HOSTS
 
 
 class _EmptyStream(Exception):
@@ -174,7 +169,10 @@ class OpenAIDriver(StreamingDriver[ChatState, object]):
             name=provider,
             retry=retry,
             get_api_key=get_api_key,
-            keys=(client.api_key if client.api_key != NO_KEY else None,),
+            keys=(
+                client.api_key if client.api_key != NO_KEY else None,
+                *url_secrets(str(client.base_url)),
+            ),
             owns_client=owns_client,
             clock=clock,
             sleep=sleep,
@@ -257,10 +255,11 @@ def _build_client(
 ) -> openai.AsyncOpenAI:
     key = api_key or os.environ.get(api_key_env)
     if not key:
-        if get_api_key is None and not _is_local(base_url):
+        if get_api_key is None and not is_loopback(base_url):
             where = f" for {base_url}" if base_url else ""
             raise ConfigurationError(
-                f"no API key{where}: set {api_key_env}, or pass api_key= or get_api_key="
+                f"no API key{where}: set {api_key_env}, or pass api_key= or get_api_key=",
+                details={"option": "api_key"},
             )
         key = NO_KEY
     return openai.AsyncOpenAI(api_key=key, base_url=base_url, max_retries=0)

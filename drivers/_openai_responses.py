@@ -41,6 +41,7 @@ from typing import Any
 import openai
 
 from agentcore import OUTPUT_MODES, ModelRequest, OutputMode, ThinkingLevel, ms_clock
+from agentcore._runtime.secret_logs import url_secrets
 from agentcore.errors import ConfigurationError
 
 from ._base import ApiKeySource, Failure
@@ -119,7 +120,10 @@ class OpenAIResponsesDriver(StreamingDriver[ResponsesState, object]):
             name=provider,
             retry=retry,
             get_api_key=get_api_key,
-            keys=(client.api_key if client.api_key != NO_KEY else None,),
+            keys=(
+                client.api_key if client.api_key != NO_KEY else None,
+                *url_secrets(str(client.base_url)),
+            ),
             owns_client=owns_client,
             clock=clock,
             sleep=sleep,

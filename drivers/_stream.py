@@ -44,6 +44,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, 
 from typing import Any, Generic, TypeVar
 
 from agentcore import BaseDriver, ModelRequest, ms_clock
+from agentcore._runtime.secret_logs import guard_logs
 from agentcore.errors import AgentError, ErrorCode
 from agentcore.events import ErrorReceived, StreamEvent
 
@@ -58,6 +59,10 @@ __all__ = ["KEYS_REMEMBERED", "StreamingDriver"]
 S = TypeVar("S")
 C = TypeVar("C")
 
+SDK_LOGGERS = ("httpx", "httpcore", "anthropic", "openai", "google_genai")
+"""Loggers (and those below them) that write request URLs, which may hold a key in
+their query or credentials: the driver's keys are redacted from their records."""
+
 KEYS_REMEMBERED = 8
 """How many of the latest keys ``get_api_key`` returned are scrubbed, besides the configured."""
 
@@ -69,8 +74,10 @@ class StreamingDriver(BaseDriver, Generic[S, C]):
 
     ``name`` is the driver's name; ``retry`` the retry policy (also the HTTP timeout);
     ``get_api_key`` (sync or async) is asked before every attempt; ``keys`` are the keys
-    the driver was configured with (placeholders and keys shorter than 8 characters are
-    not scrubbed); ``owns_client`` says whether ``aclose`` must close the SDK client.
+    the driver was configured with, and the secrets of its ``base_url`` (placeholders and
+    keys shorter than 8 characters are not scrubbed; the rest are also kept out of the
+    SDK loggers' records, ``SDK_LOGGERS``); ``owns_client`` says whether ``aclose`` must
+    close the SDK client.
     ``clock`` (ms) stamps events and ``sleep`` waits between retries; both for tests.
     """
 
@@ -92,6 +99,7 @@ class StreamingDriver(BaseDriver, Generic[S, C]):
         self.retry = retry if retry is not None else RetryPolicy()
         self._get_api_key = get_api_key
         self._configured_keys = secret_keys(keys)
+        guard_logs(self._configured_keys, SDK_LOGGERS)
         self._fetched_keys: tuple[str, ...] = ()
         self._owns_client = owns_client
         self._clock = clock
@@ -240,6 +248,7 @@ class StreamingDriver(BaseDriver, Generic[S, C]):
     def _remember(self, key: str) -> None:
         if key not in self._configured_keys and key not in self._fetched_keys:
             self._fetched_keys = secret_keys((key, *self._fetched_keys))[:KEYS_REMEMBERED]
+            guard_logs(self._fetched_keys[:1], SDK_LOGGERS)
 
     def _failure(self, exc: BaseException) -> Failure:
         if isinstance(exc, AgentError):  # a bad request, or get_api_key: not worth retrying

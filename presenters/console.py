@@ -9,6 +9,8 @@ What it shows, per output:
 - ``tool_result_message``: a panel with the result, red and titled ``error`` on failure;
 - ``error_message``: a red panel with the code and message;
 - ``conversation_interrupted``: a yellow note;
+- ``agent_end`` of a run stopped by a limit (iterations, tokens, cost, time): a yellow
+  note saying which, and how to go on;
 - ``turn_response``: a footer with tokens (in/out, cache), cost or "cost unknown", duration.
 
 A spinner runs while the model is awaited (from the user message or ``message_start`` to
@@ -38,6 +40,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         "pip install 'agentcore-engine[console]'"
     ) from exc
 
+from agentcore.errors import LimitExceededError, error_from_code
 from agentcore.events import (
     Content,
     ConversationEnd,
@@ -58,6 +61,7 @@ from agentcore.events import (
     Usage,
     UserMessage,
 )
+from agentcore.loop import AgentEnd
 
 __all__ = [
     "Block",
@@ -181,6 +185,9 @@ def encode(view: View, output: Any, options: Options = DEFAULT_OPTIONS) -> tuple
         title = f"error {safe(output.code)}" + (" (retryable)" if output.retryable else "")
         panel = Panel(Text(safe(output.message)), title=title, border_style="red", style="red")
         return view, [Block(panel)]
+    if isinstance(output, AgentEnd) and _limit_stop(output):
+        note = Text(f"[stopped: {safe(output.message or output.code or '')}]", style="yellow")
+        return view, [Spin(None), EndLine(), Block(note)]
     if isinstance(output, ConversationInterrupted):
         return view, [Block(Text(f"[interrupted: {safe(output.reason)}]", style="yellow"))]
     if isinstance(output, TurnResponse):
@@ -188,6 +195,12 @@ def encode(view: View, output: Any, options: Options = DEFAULT_OPTIONS) -> tuple
     if isinstance(output, ConversationEnd):
         return EMPTY, [Spin(None), EndLine()]
     return view, []
+
+
+def _limit_stop(end: AgentEnd) -> bool:
+    """Whether the run ended at one of its limits (no error panel said so before)."""
+    code = end.code
+    return code is not None and isinstance(error_from_code("", code), LimitExceededError)
 
 
 def _delta(view: View, delta: TextDelta | ThinkingDelta, options: Options) -> tuple[View, list[Op]]:

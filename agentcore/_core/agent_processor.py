@@ -27,7 +27,7 @@ from . import assembler as _assembler
 from . import state_events as _state_events
 from . import turns as _turns
 from .errors import ProtocolError
-from .events import ErrorReceived, InputJsonDelta, TextDelta, ThinkingDelta
+from .events import ConversationClose, ErrorReceived, InputJsonDelta, TextDelta, ThinkingDelta
 from .pricing import ModelPrice
 from .state_machine import AgentState, next_state
 
@@ -178,8 +178,18 @@ def _text_step(general: _Step) -> _Step:
     return text_delta
 
 
+def _close(state: AgentEngineState, event: ConversationClose) -> Result:
+    """The loop ended its run: the conversation and its turn end silently, and the
+    activity follows the event itself (outputs here would come after the run's
+    ``agent_end``, which must be its last)."""
+    states, _ = _state_events.HANDLERS[ConversationClose](state[1], event)
+    turns, _ = _turns.HANDLERS[ConversationClose](state[2], event)
+    return (state[0], states, turns, next_state(state[3], event, False)), ()
+
+
 _STEPS: Mapping[type[Any], _Step] = {
     **{cls: _step(cls) for cls in _assembler.HANDLERS},
+    ConversationClose: _close,
     TextDelta: _text_step(_step(TextDelta)),
 }
 

@@ -35,6 +35,7 @@ from .content import ZERO_USAGE, Part, TextPart, ThinkingPart, ToolCallPart, Usa
 from .errors import ErrorCode, InvalidEventError, ProtocolError
 from .events import (
     AssistantMessage,
+    ConversationClose,
     ErrorMessage,
     ErrorReceived,
     InputJsonDelta,
@@ -489,6 +490,7 @@ HANDLERS: Mapping[type[Any], Handler] = {
     ToolResult: _on_tool_result,
     ErrorReceived: _on_error,
     Interrupt: _on_interrupt,
+    ConversationClose: _ignore,  # the loop closes a run only once its reply is in
     UserMessage: _ignore,
 }
 """Event class -> handler, for the stream events the assembler reacts to."""

@@ -44,6 +44,7 @@ from .registry import is_event as is_event
 
 __all__ = [
     "AssistantMessage",
+    "ConversationClose",
     "ConversationEnd",
     "ConversationInterrupted",
     "ConversationResponding",
@@ -296,6 +297,20 @@ class Interrupt:
     timestamp: int = _ts()
 
 
+@event_type("conversation_close", "stream")
+@attrs.frozen(slots=True)
+@checked
+class ConversationClose:
+    """The agent loop ended its run: a conversation still active ends with ``reason``
+    (and so does its turn). The loop emits one at the end of every run, however it
+    ended (a limit, a guardrail, a final answer given by a tool); it changes nothing
+    when the conversation had already ended."""
+
+    type: ClassVar[str] = "conversation_close"
+    reason: EndReason
+    timestamp: int = _ts()
+
+
 StreamEvent: TypeAlias = (
     MessageStart
     | TextDelta
@@ -309,6 +324,7 @@ StreamEvent: TypeAlias = (
     | ErrorReceived
     | UserMessage
     | Interrupt
+    | ConversationClose
 )
 
 

@@ -21,6 +21,8 @@ interrupt            conversation active                      ConversationInterr
                                                               ConversationEnd("interrupted")
 error_received       always                                   ErrorOccurred, then
                                                               ConversationEnd("error") if active
+conversation_close   conversation active                      nothing (the event itself moves
+                                                              the activity to idle)
 ===================  =======================================  =============================
 
 Every other event, and every row whose condition does not hold, emits nothing and returns
@@ -46,6 +48,7 @@ from pyrsistent import PMap, pmap
 
 from .content import Content
 from .events import (
+    ConversationClose,
     ConversationEnd,
     ConversationInterrupted,
     ConversationResponding,
@@ -237,6 +240,14 @@ def _on_error(state: StateEventState, event: ErrorReceived) -> Result:
     return _IDLE, (occurred, ConversationEnd(reason="error", timestamp=event.timestamp))
 
 
+def _on_close(state: StateEventState, event: ConversationClose) -> Result:
+    """The loop ended its run while the conversation was active (after tool results, a
+    limit, a guardrail): it ends here. Nothing is emitted: the ``conversation_close``
+    itself, delivered before the run's ``agent_end``, is the transition to idle
+    (``state_machine.TRANSITIONS``)."""
+    return (state, ()) if not state[0] else (_IDLE, ())
+
+
 Handler: TypeAlias = Callable[[StateEventState, Any], Result]
 
 HANDLERS: Mapping[type[Any], Handler] = {
@@ -250,6 +261,7 @@ HANDLERS: Mapping[type[Any], Handler] = {
     ToolResult: _on_tool_result,
     Interrupt: _on_interrupt,
     ErrorReceived: _on_error,
+    ConversationClose: _on_close,
 }
 """Event class -> handler; every other event leaves the state as it is."""
 

@@ -30,6 +30,7 @@ from typing import Any
 import attrs
 
 from .events import (
+    ConversationClose,
     ConversationEnd,
     ConversationInterrupted,
     ConversationResponding,
@@ -76,6 +77,7 @@ _START, _THINK, _RESPOND = "conversation_start", "conversation_thinking", "conve
 _PLANNED, _EXECUTING = "tool_planned", "tool_executing"
 _COMPLETED, _FAILED = "tool_completed", "tool_failed"
 _INTERRUPTED, _END, _ERROR = "conversation_interrupted", "conversation_end", "error_occurred"
+_CLOSE = "conversation_close"
 
 _BUSY = (THINKING, RESPONDING, PLANNING, AWAITING)
 
@@ -98,6 +100,8 @@ TRANSITIONS: dict[tuple[AgentState, str], AgentState] = {
     # every busy state can be interrupted, end, or fail
     **{(state, _INTERRUPTED): IDLE for state in _BUSY},
     **{(state, _END): IDLE for state in _BUSY},
+    # the agent loop ended its run with the conversation still active
+    **{(state, _CLOSE): IDLE for state in _BUSY},
     **{(state, _ERROR): ERROR for state in (IDLE, *_BUSY)},
 }
 """``(state, event type) -> next state``; pairs not listed are ignored."""
@@ -111,6 +115,7 @@ WHILE_TOOLS_PENDING: dict[tuple[AgentState, str], AgentState] = {
 _ADDS_TOOL = frozenset({_PLANNED, _EXECUTING})
 _REMOVES_TOOL = frozenset({_COMPLETED, _FAILED})
 _STATE_EVENTS = (
+    ConversationClose,
     ConversationStart,
     ConversationThinking,
     ConversationResponding,
@@ -144,11 +149,12 @@ def next_state(current: AgentState, event: Any, others_pending: bool) -> AgentSt
 
 @attrs.frozen(slots=True)
 class StateChange:
-    """One change: ``previous`` -> ``current``, caused by ``event`` (``None`` for reset)."""
+    """One change: ``previous`` -> ``current``, caused by ``event`` (``None`` for reset;
+    a ``ConversationClose`` when the agent loop ended its run mid-conversation)."""
 
     previous: AgentState
     current: AgentState
-    event: StateEvent | None
+    event: StateEvent | ConversationClose | None
 
 
 StateChangeHandler = Callable[[StateChange], object]
@@ -240,7 +246,7 @@ class AgentStateMachine:
 
         return unsubscribe
 
-    def _move(self, current: AgentState, event: StateEvent | None) -> None:
+    def _move(self, current: AgentState, event: StateEvent | ConversationClose | None) -> None:
         previous = self._state
         if current is previous:
             return

@@ -3,8 +3,9 @@
 A turn starts at a ``user_message`` (or at a ``message_start`` when no turn is open, so a
 recorded stream without user input still has turns; its ``message_id`` is then the
 assistant message's). It ends when a model call stops without having started a tool call,
-or at ``error_received`` / ``interrupt``. A user message that arrives during a turn is
-steering and joins it.
+or at ``error_received`` / ``interrupt``; ``conversation_close`` (the loop ended its run)
+drops a turn still open. A user message that arrives during a turn is steering and
+joins it.
 
 Turn ids are ``"turn-1"``, ``"turn-2"``... counted per state, so replaying the same events
 gives the same ids. ``duration_ms`` is the ending event's timestamp minus the starting
@@ -26,6 +27,7 @@ from pyrsistent import PMap, pmap
 
 from .content import ZERO_USAGE, Usage
 from .events import (
+    ConversationClose,
     ErrorReceived,
     Interrupt,
     MessageDelta,
@@ -189,6 +191,12 @@ def _on_cut_short(state: TurnTrackerState, event: ErrorReceived | Interrupt) -> 
     return _end(state, _with_call_closed(turn, state[2]), reason, event.timestamp)
 
 
+def _on_close(state: TurnTrackerState, event: ConversationClose) -> Result:
+    """The loop ended its run: a turn still open is dropped, silently (the run's
+    ``agent_end``, its last output, reports the usage)."""
+    return (state, ()) if state[1] is None else ((state[0], None, state[2]), ())
+
+
 Handler: TypeAlias = Callable[[TurnTrackerState, Any], Result]
 
 HANDLERS: Mapping[type[Any], Handler] = {
@@ -199,6 +207,7 @@ HANDLERS: Mapping[type[Any], Handler] = {
     MessageStop: _on_message_stop,
     ErrorReceived: _on_cut_short,
     Interrupt: _on_cut_short,
+    ConversationClose: _on_close,
 }
 """Event class -> handler; every other event (deltas included) leaves the state as it is."""
 

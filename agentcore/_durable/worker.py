@@ -72,9 +72,11 @@ def dbos_url(database_url: str) -> str:
     for prefix in ("postgresql://", "postgres://", "postgresql+psycopg://"):
         if database_url.startswith(prefix):
             return "postgresql://" + database_url[len(prefix) :]
-    raise ValueError(
-        f"--database-url takes a postgresql://user:password@host:port/database URL, got "
-        f"{database_url.split('@')[-1]!r}"
+    scheme = database_url.split("://", 1)[0] if "://" in database_url else None
+    got = f"a {scheme}:// URL" if scheme else "a string that is no URL (a libpq 'key=value' one?)"
+    raise ValueError(  # never the value itself: it may hold a password
+        "the database URL (--database-url on the command line) must be "
+        f"postgresql://user:password@host:port/database, got {got}"
     )
 
 

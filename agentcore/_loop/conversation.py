@@ -24,8 +24,9 @@ Routing (every decision about who sees what lives here, none in the runtime):
   ``steps_yield`` (a ``handle_steps`` generator's record, ``steps_record``) goes nowhere;
 - what the loop lets into the conversation is fed to the core: the ``user_message`` of a
   prompt or a queued message, the ``interrupt`` that flushes a reply cut off by a process
-  stop; and the ``tool_result`` of a call it answered itself goes to the core and back to
-  the loop, exactly the way a tool's own result does;
+  stop, the ``conversation_close`` that ends the core's conversation with the run; and
+  the ``tool_result`` of a call it answered itself goes to the core and back to the
+  loop, exactly the way a tool's own result does;
 - every stream-layer input is also the first output of its step, so the outputs of a
   fold are exactly what presenters receive, and ``replay`` reproduces them.
 
@@ -46,6 +47,7 @@ from .._core.content import ToolCallPart, Usage
 from .._core.errors import AgentError, ConfigurationError, ErrorCode, error_from_code
 from .._core.events import (
     AssistantMessage,
+    ConversationClose,
     ErrorMessage,
     ErrorReceived,
     InputJsonDelta,
@@ -147,6 +149,7 @@ FEEDBACK: Mapping[type[Any], tuple[str, ...]] = {
     UserMessage: ("core",),
     ToolResult: ("core", "loop"),
     Interrupt: ("core",),
+    ConversationClose: ("core",),
 }
 ECHO = (*STREAM_INPUTS, UserMessage)
 

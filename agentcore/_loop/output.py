@@ -103,7 +103,9 @@ def output_spec(
     if mode == "native" and "native" not in modes:
         raise ConfigurationError(
             f"this driver has no native structured output (its modes: {modes}); use "
-            "output_mode='tool', 'prompted' or 'auto'"
+            "output_mode='tool', 'prompted' or 'auto', or, if its server has it (a recent "
+            "llama.cpp, vLLM or Ollama), build the driver with "
+            "output_modes=('native', 'tool', 'prompted')"
         )
     description = schema.get("description")
     spec = OutputSpec(

@@ -27,7 +27,8 @@ Emits: ``agent_start``, ``turn_start``, ``agent_message_start/end``, ``model_usa
 ``output_retry``, ``context_compacted``, ``turn_end``, ``agent_output``, ``agent_end``,
 ``error_message``; the stream events it lets into the conversation (``user_message`` for
 prompts, queued messages and output retries, ``tool_result`` for calls it answers
-itself, ``interrupt`` to flush a reply cut off by a process stop), which the
+itself, ``interrupt`` to flush a reply cut off by a process stop, ``conversation_close``
+at the end of every run, so the core's activity returns to idle however the run ended), which the
 conversation processor feeds to the core; and the effect requests of ``events``.
 """
 
@@ -45,6 +46,8 @@ from .._core.driver import ModelRequest, OutputSpec
 from .._core.errors import ErrorCode
 from .._core.events import (
     AssistantMessage,
+    ConversationClose,
+    EndReason,
     ErrorReceived,
     InputJsonDelta,
     Interrupt,
@@ -102,7 +105,10 @@ from .events import (
 from .state import Batch, LoopState, Phase, Run
 from .tool_calls import rejected, spent, turn_end
 
-__all__ = ["PHASES", "TRANSITIONS", "loop_processor"]
+__all__ = ["LIMIT_HINT", "PHASES", "TRANSITIONS", "loop_processor"]
+
+LIMIT_HINT = "raise the limit or continue_() to go on"
+"""How to go on after a run stopped at a limit; the end of every limit's message."""
 
 Out: TypeAlias = list[Any]
 
@@ -114,6 +120,12 @@ _PAUSES = ("approval", "elicitation")
 """Phases whose time does not count towards the run's deadline."""
 _OVERFLOW = ErrorCode.CONTEXT_OVERFLOW.value
 _CALLING = frozenset(("model", "compacting"))
+_CLOSING: dict[RunEndReason, EndReason] = {
+    "completed": "completed",
+    "aborted": "interrupted",
+    "error": "error",
+}
+"""How the core's conversation ends with a run (``conversation_close``)."""
 
 
 def loop_processor(state: LoopState, event: Any) -> tuple[LoopState, tuple[Any, ...]]:
@@ -141,10 +153,15 @@ def loop_processor(state: LoopState, event: Any) -> tuple[LoopState, tuple[Any, 
 
 
 def _on_prompt(s: LoopState, e: AgentPrompt, ts: int, out: Out) -> LoopState:
+    # Steering left by a run that ended before taking it (it failed, hit a limit, was
+    # aborted) was typed before this prompt: it enters first, in the order of typing.
+    # (Steering sent while idle otherwise goes with the prompt's first model call.)
+    left = s.steering if s.error is not None else ()
     s = _start_run(s, e, ts, out)
-    for m in e.messages:
+    entering = (*left, *e.messages)
+    for m in entering:
         _enter(m, ts, out)
-    s = s.replace(messages=s.messages.extend(e.messages))
+    s = s.replace(messages=s.messages.extend(entering), steering=s.steering[len(left) :])
     return _call_model(s, "steer", ts, out)
 
 
@@ -250,8 +267,7 @@ def _call_model(s: LoopState, queue: str, ts: int, out: Out) -> LoopState:
             s,
             "error",
             ErrorCode.MAX_ITERATIONS_EXCEEDED,
-            f"stopped after {cap} model calls (max_iterations={cap}); raise the limit or "
-            "continue_() to go on",
+            f"stopped after {cap} model calls (max_iterations={cap}); {LIMIT_HINT}",
             ts,
             out,
         )
@@ -354,10 +370,11 @@ def _on_assistant(s: LoopState, e: AssistantMessage, ts: int, out: Out) -> LoopS
         return _finish(s, "aborted", ErrorCode.ABORTED, "the model call was interrupted", ts, out)
     limits = run.limits
     if limits.max_tokens is not None and run.usage.total_tokens > limits.max_tokens:
-        message = f"used {run.usage.total_tokens} tokens (max_tokens={limits.max_tokens})"
+        used = run.usage.total_tokens
+        message = f"used {used} tokens (max_tokens={limits.max_tokens}); {LIMIT_HINT}"
         return _finish(s, "error", ErrorCode.MAX_TOKENS_EXCEEDED, message, ts, out)
     if limits.max_cost is not None and run.cost > limits.max_cost:
-        message = f"spent ${run.cost:.6f} (max_cost=${limits.max_cost})"
+        message = f"spent ${run.cost:.6f} (max_cost=${limits.max_cost}); {LIMIT_HINT}"
         return _finish(s, "error", ErrorCode.MAX_COST_EXCEEDED, message, ts, out)
     if s.batch is not None:
         if run.output is not None and run.output.mode == "tool":
@@ -711,7 +728,8 @@ def _on_tick(s: LoopState, e: ClockTick, ts: int, out: Out) -> LoopState:
     if run.deadline is None or ts < run.deadline:
         return s
     limit = run.limits.timeout_ms
-    return _stop(s, ErrorCode.TIMEOUT.value, f"the run took longer than {limit} ms", ts, out)
+    message = f"the run took longer than {limit} ms (timeout); {LIMIT_HINT}"
+    return _stop(s, ErrorCode.TIMEOUT.value, message, ts, out)
 
 
 def _stop(s: LoopState, code: str, message: str, ts: int, out: Out) -> LoopState:
@@ -769,6 +787,7 @@ def _finish(
     steering = tuple(m for q, m in back if q == "steer") + s.steering
     follow_ups = tuple(m for q, m in back if q == "follow_up") + s.follow_ups
     cost = spent(s, run.cost)
+    out.append(ConversationClose(_CLOSING[reason], timestamp=ts))
     out.append(AgentEnd(reason, code, message, run.usage, cost, timestamp=ts))
     out.append(Finish(reason, code, message, run.usage, cost))
     error = None if code is None else (code, message or "", retryable)

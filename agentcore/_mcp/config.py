@@ -21,11 +21,12 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal, TypeAlias
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import urlsplit
 
 import attrs
 
 from .._core.errors import ConfigurationError
+from .._runtime.secret_logs import url_secrets
 
 __all__ = ["HttpParams", "ServerParams", "StdioParams", "expand_env", "read_mcp_config"]
 
@@ -83,10 +84,7 @@ class HttpParams:
     def secrets(self) -> tuple[str, ...]:
         """Values to keep out of logs and errors: header values, URL credentials and
         query values."""
-        parts = urlsplit(self.url)
-        found = [*self.headers.values(), *(v for _, v in parse_qsl(parts.query))]
-        found += [s for s in (parts.username, parts.password) if s]
-        return tuple(found)
+        return (*self.headers.values(), *url_secrets(self.url))
 
     @property
     def label(self) -> str:

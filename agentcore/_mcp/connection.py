@@ -28,8 +28,8 @@ a 2025 stdio session does not say which request asked, so the one request in fli
 can ask is taken (none or several: nobody). Without one, the server's ``on_elicitation``
 answers. The request's deadline stops while the user answers.
 
-Teardown (the SDK's shielded, bounded shutdown of the subprocess or HTTP session) runs
-in the owner task, never in a caller's.
+Teardown (stopping the subprocess, ``stdio.py``, or the SDK's end of the HTTP session)
+runs in the owner task, never in a caller's; ``closed`` bounds the wait for it.
 """
 
 from __future__ import annotations
@@ -46,10 +46,9 @@ import anyio
 import attrs
 import httpx2
 import mcp_types as mt
-from mcp import Client, StdioServerParameters
+from mcp import Client
 from mcp.client.session import IncomingMessage, SamplingFnT
 from mcp.client.sse import sse_client
-from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
@@ -58,6 +57,7 @@ from .._loop.events import ElicitationRequest
 from .callbacks import ElicitationHandler, elicitation_callback
 from .config import HttpParams, ServerParams, StdioParams
 from .errors import MCPServerError, Redactor
+from .stdio import REAP_TIMEOUT, ServerProcess, stdio_transport
 
 __all__ = ["Aborted", "Connection", "Op", "Settings", "Stale"]
 
@@ -88,6 +88,8 @@ class Settings:
     asks: bool = False
     """Whether to declare the elicitation capability (someone can answer)."""
     on_elicitation: ElicitationHandler | None = None
+    close_timeout: float = 5.0
+    """Seconds a stdio server gets to exit after its stdin closes."""
 
 
 class Op:
@@ -188,6 +190,7 @@ class Connection:
         self._children: set[asyncio.Task[None]] = set()
         self._failure: MCPServerError | None = None
         self._probing = False
+        self._process: ServerProcess | None = None
         self._task = self.loop.create_task(self._own(), name=f"mcp-session:{settings.name}")
 
     @property
@@ -220,13 +223,24 @@ class Connection:
             self._queue.put_nowait(None)
 
     async def closed(self, grace: float) -> None:
-        """Wait for the owner's teardown; after ``grace`` seconds, cancel it (inside the
-        owner, so its scopes still unwind in their own task) and wait for that."""
-        if not self._task.done():
-            done, _ = await asyncio.wait({self._task}, timeout=grace)
-            if not done:
-                self._task.cancel()
-                await asyncio.wait({self._task})
+        """Wait for the owner's teardown, bounded whatever the server does: after
+        ``grace`` seconds a stdio server's process group is terminated, then killed
+        (``stdio.ServerProcess.terminate``), which ends the owner's reads; an owner
+        still running after that is cancelled, and then abandoned with a warning."""
+        task = self._task
+        if task.done():
+            return
+        done, _ = await asyncio.wait({task}, timeout=grace)
+        if not done and self._process is not None:
+            await self._process.terminate()
+            done, _ = await asyncio.wait({task}, timeout=REAP_TIMEOUT)
+        if not done:
+            task.cancel()
+            done, _ = await asyncio.wait({task}, timeout=REAP_TIMEOUT)
+        if not done:
+            log.warning(
+                "MCP server %r: its session did not end; abandoning it", self._settings.name
+            )
 
     # -- the owner task -----------------------------------------------------------------
 
@@ -424,9 +438,16 @@ class Connection:
     @asynccontextmanager
     async def _transport(self) -> AsyncIterator[tuple[Any, Any]]:
         """The SDK transport for the params, its read stream watched for end of file."""
-        params = self._params
-        async with _open(params, self._settings.connect_timeout) as (read, write):
+        params, settings = self._params, self._settings
+        if isinstance(params, StdioParams):
+            opened = stdio_transport(params, settings.close_timeout, self._spawned)
+        else:
+            opened = _http(params, settings.connect_timeout)
+        async with opened as (read, write):
             yield _Watched(read, self._eof), write
+
+    def _spawned(self, process: ServerProcess) -> None:
+        self._process = process
 
     def _eof(self) -> None:
         self.stop(self._failed("the server closed the connection"))
@@ -461,15 +482,7 @@ bounded by their own deadlines well before this."""
 
 
 @asynccontextmanager
-async def _open(params: ServerParams, connect_timeout: float) -> AsyncIterator[tuple[Any, Any]]:
-    if isinstance(params, StdioParams):
-        server = StdioServerParameters(
-            command=params.command, args=list(params.args), env=dict(params.env), cwd=params.cwd
-        )
-        async with stdio_client(server) as streams:
-            yield streams
-        return
-    assert isinstance(params, HttpParams)
+async def _http(params: HttpParams, connect_timeout: float) -> AsyncIterator[tuple[Any, Any]]:
     headers = dict(params.headers)
     if params.transport == "sse":
         async with sse_client(

@@ -286,6 +286,7 @@ class MCPServer(Toolset):
             sampling,
             asks=self.on_elicitation is not None or bool(self._watchers),
             on_elicitation=self.on_elicitation,
+            close_timeout=self.close_timeout,
         )
 
     def _tools_changed(self) -> None:

@@ -92,6 +92,7 @@ from .inbox import Inbox
 from .middleware import Interceptor, MessageQueueView, Reply
 from .options import (
     as_model_driver,
+    check_options,
     limits_of,
     no_price,
     only_agent,
@@ -159,7 +160,8 @@ class Agent:
     their tools to ``tools``; the agent owns them: entered before the first run, listed
     before each run and when they announce a change, left in ``aclose`` (see
     ``_runtime.toolsets``). ``compaction`` keeps what each request sends under the
-    model's context window (docs/compaction.md). Raises ``ConfigurationError`` for bad
+    model's context window (docs/compaction.md). ``base_url`` and ``api_key`` go to the
+    driver a ``"provider/model"`` string names. Raises ``ConfigurationError`` for bad
     options (naming the option and the value).
     """
 
@@ -190,6 +192,8 @@ class Agent:
         retry_delay: float = 1.0,
         messages: Sequence[Any] = (),
         driver_factory: Callable[[str], Driver] | None = None,
+        base_url: str | None = None,
+        api_key: str | None = None,
         presenters: Sequence[Any] = (),
         journal: Journal | None = None,
         snapshots: SnapshotStore | None = None,
@@ -208,11 +212,35 @@ class Agent:
         output_guardrails: Sequence[Callable[..., Any] | Guardrail] = (),
         tool_guardrails: Sequence[Callable[..., Any] | Guardrail] = (),
     ) -> None:
+        check_options(
+            {
+                "tools": tools,
+                "toolsets": toolsets,
+                "presenters": presenters,
+                "middleware": middleware,
+                "extensions": extensions,
+                "input_guardrails": input_guardrails,
+                "output_guardrails": output_guardrails,
+                "tool_guardrails": tool_guardrails,
+                "journal": journal,
+                "system_prompt": system_prompt,
+                "temperature": temperature,
+                "thinking_level": thinking_level,
+            }
+        )
         guards = Guards(
             guardrails_of("input_guardrails", input_guardrails),
             guardrails_of("output_guardrails", output_guardrails),
             guardrails_of("tool_guardrails", tool_guardrails),
         )
+        self._driver_options = {
+            k: v for k, v in (("base_url", base_url), ("api_key", api_key)) if v is not None
+        }
+        if self._driver_options and not isinstance(model, str):
+            raise ConfigurationError(
+                f"{' and '.join(self._driver_options)} apply to a 'provider/model' string; "
+                f"give them to the driver itself, got model={model!r}"
+            )
         self._model = model if isinstance(model, str) else as_model_driver(model, driver_factory)
         self._owns_driver = isinstance(model, str | list | tuple)
         self._driver_factory = driver_factory
@@ -358,7 +386,8 @@ class Agent:
         """
         agent_id = agent_id if agent_id is not None else only_agent(journal)
         if not journal.last_seq(agent_id):
-            raise ConfigurationError(f"journal {journal!r} holds no entry of agent {agent_id!r}")
+            where = getattr(journal, "path", None) or repr(journal)
+            raise ConfigurationError(f"journal {where} holds no entry of agent {agent_id!r}")
         agent = cls(agent_id=agent_id, snapshots=snapshots, **options)
         agent._take_over(journal)
         if before_resume is not None:
@@ -1034,7 +1063,7 @@ class Agent:
         if self._driver is None:
             assert isinstance(self._model, str)
             factory = self._driver_factory or resolve_model
-            self._driver = as_model_driver(factory(self._model))
+            self._driver = as_model_driver(factory(self._model, **self._driver_options))
         return self._driver
 
     def _output(
@@ -1042,6 +1071,11 @@ class Agent:
     ) -> tuple[OutputSpec | None, Callable[[Any], Any] | None]:
         """The output spec a run asks for, and the builder of its typed answer."""
         if output_type is None:
+            if mode != "auto":
+                raise ConfigurationError(
+                    f"output_mode={mode!r} needs an output_type (the structure the answer "
+                    "must have, e.g. a dataclass)"
+                )
             return None, None
         return output_spec(
             output_type,

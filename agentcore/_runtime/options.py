@@ -5,10 +5,11 @@ Every check raises ``ConfigurationError`` naming the option and the value it got
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from .._core.driver import Driver, as_driver
+from .._core.driver import THINKING_LEVELS, Driver, as_driver
 from .._core.errors import ConfigurationError
 from .._core.pricing import ModelPrice
 from .._journal.journal import Journal, JsonlJournal, read_jsonl
@@ -151,3 +152,63 @@ def run_options(
     if out.get("max_cost") is not None and price is None:
         raise no_price(model)
     return out
+
+
+_LISTS = (
+    "tools",
+    "toolsets",
+    "presenters",
+    "middleware",
+    "extensions",
+    "input_guardrails",
+    "output_guardrails",
+    "tool_guardrails",
+)
+"""The options that take a list: a lone object there is the usual slip."""
+
+
+def check_options(options: Mapping[str, Any]) -> None:
+    """The ``ConfigurationError`` (naming the option and the value) for an ``Agent``
+    option of the wrong kind, before it fails deep inside, or at the provider."""
+    for name in _LISTS:
+        value = options.get(name, ())
+        if isinstance(value, str | bytes | Mapping) or not isinstance(value, Iterable):
+            raise ConfigurationError(
+                f"{name} must be a list, got {_shown(value)}; write {name}=[{_short(value)}]"
+            )
+    journal = options.get("journal")
+    if journal is not None and not isinstance(journal, Journal):
+        raise ConfigurationError(
+            f"journal must be a Journal, got {journal!r}; for a file write "
+            f"journal=JsonlJournal({str(journal)!r})"
+            if isinstance(journal, str | os.PathLike)
+            else f"journal must be a Journal (JsonlJournal, MemoryJournal...), got {journal!r}"
+        )
+    system_prompt = options.get("system_prompt")
+    if system_prompt is not None and not isinstance(system_prompt, str):
+        raise ConfigurationError(
+            f"system_prompt must be a str, got {system_prompt!r}"
+            + ("; join the parts: '\\n'.join([...])" if isinstance(system_prompt, list) else "")
+        )
+    temperature = options.get("temperature")
+    if temperature is not None and (
+        isinstance(temperature, bool) or not isinstance(temperature, int | float)
+    ):
+        raise ConfigurationError(f"temperature must be a number, got {temperature!r}")
+    level = options.get("thinking_level")
+    if level is not None and level not in THINKING_LEVELS:
+        raise ConfigurationError(
+            f"thinking_level must be one of {list(THINKING_LEVELS)}, got {level!r}"
+        )
+
+
+def _shown(value: Any) -> str:
+    name = getattr(value, "name", None)
+    if isinstance(name, str):  # a Tool: its name, not its whole repr
+        return f"the {type(value).__name__} {name!r}"
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _short(value: Any) -> str:
+    return getattr(value, "name", None) or getattr(value, "__name__", None) or "..."

@@ -40,7 +40,7 @@ import attrs
 
 from .._core.content import ToolCallPart, Usage
 from .._core.driver import Driver, ModelRequest, close_stream
-from .._core.errors import ErrorCode, OutputParseError
+from .._core.errors import AgentError, ErrorCode, OutputParseError
 from .._core.events import (
     AssistantMessage,
     ErrorMessage,
@@ -610,8 +610,10 @@ def driver_failure(exc: BaseException, timestamp: int) -> ErrorReceived:
     code = getattr(exc, "code", None)
     code_value = getattr(code, "value", code)
     retryable = getattr(exc, "retryable", False)
+    # An agentcore error's code names its kind: its class name would say it twice.
+    text = str(exc) if isinstance(exc, AgentError) else f"{type(exc).__name__}: {exc}"
     return ErrorReceived(
-        f"{type(exc).__name__}: {exc}",
+        text,
         code_value if isinstance(code_value, str) and code_value else ErrorCode.DRIVER_ERROR.value,
         retryable=retryable if isinstance(retryable, bool) else False,
         timestamp=timestamp,

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from agentcore.events import (
+    ConversationClose,
     ConversationEnd,
     ConversationInterrupted,
     ConversationResponding,
@@ -54,6 +55,7 @@ KINDS = [
     "tool_failed",
     "conversation_interrupted",
     "conversation_end",
+    "conversation_close",
     "error_occurred",
 ]
 
@@ -70,6 +72,7 @@ def make(kind: str, tool: str = "t1") -> Any:
         "tool_failed": lambda: ToolFailed(tool, "search", "boom"),
         "conversation_interrupted": lambda: ConversationInterrupted("user"),
         "conversation_end": lambda: ConversationEnd("completed"),
+        "conversation_close": lambda: ConversationClose("error"),
         "error_occurred": lambda: ErrorOccurred("bad", "PROVIDER_ERROR"),
     }[kind]()
 
@@ -111,6 +114,7 @@ EXPECTED_ROWS = {
     (S.AWAITING_TOOL_RESULT, "conversation_responding"): S.RESPONDING,
     **{(s, "conversation_interrupted"): S.IDLE for s in BUSY},
     **{(s, "conversation_end"): S.IDLE for s in BUSY},
+    **{(s, "conversation_close"): S.IDLE for s in BUSY},
     **{(s, "error_occurred"): S.ERROR for s in [S.IDLE, *BUSY]},
 }
 

@@ -73,7 +73,7 @@ def test_database_urls() -> None:
 def test_the_worker_command_says_what_is_wrong(capsys: Any) -> None:
     agents = "durable_app:definitions"
     assert main(["worker", "--database-url", "sqlite:///x", "--agents", agents]) == 1
-    assert "--database-url takes a postgresql://" in capsys.readouterr().err
+    assert "(--database-url on the command line) must be postgresql://" in capsys.readouterr().err
     assert main(["worker", "--database-url", "postgresql://h/d", "--agents", "nocolon"]) == 1
     assert "--agents takes module:attribute, got 'nocolon'" in capsys.readouterr().err
     assert main(["worker", "--database-url", "postgresql://h/d", "--agents", "json:__doc__"]) == 1

@@ -39,9 +39,9 @@ async def lookup(key: str) -> str:
 @tool
 async def charge(amount: int) -> str:
     """Charge an amount (never twice)."""
-    await asyncio.sleep(0.01)
+    await asyncio.sleep(0.05)  # wide windows before and after the effect, for the kills
     _effect(f"charge {amount}")
-    await asyncio.sleep(0.02)
+    await asyncio.sleep(0.05)
     return f"charged {amount}"
 
 

@@ -39,7 +39,7 @@ def _trial(seed: int, directory: pathlib.Path) -> str:
     writer = _child("run", db, ledger)
     assert writer.stdout is not None
     assert writer.stdout.readline().strip() == "ready", writer.communicate()[1]
-    time.sleep(rng.uniform(0.0, 0.2))
+    time.sleep(rng.uniform(0.0, 0.3))
     writer.send_signal(signal.SIGKILL)
     writer.wait()
     charged_before = ledger.read_text().count("charge")

@@ -19,6 +19,8 @@ from agentcore._core.driver import ModelRequest, OutputSpec
 from agentcore._core.errors import ErrorCode
 from agentcore._core.events import (
     AssistantMessage,
+    ConversationClose,
+    EndReason,
     ErrorReceived,
     InputJsonDelta,
     Interrupt,
@@ -81,7 +83,10 @@ def rejected(*args: Any) -> Any:
     return _refusal(*args)[0]  # the error_message (input_rejected came later)
 
 
-__all__ = ["loop_processor"]
+__all__ = ["LIMIT_HINT", "loop_processor"]
+
+LIMIT_HINT = "raise the limit or continue_() to go on"
+"""How to go on after a run stopped at a limit; the end of every limit's message."""
 
 Out: TypeAlias = list[Any]
 
@@ -93,6 +98,12 @@ _PAUSES = ("approval", "elicitation")
 """Phases whose time does not count towards the run's deadline."""
 _OVERFLOW = ErrorCode.CONTEXT_OVERFLOW.value
 _CALLING = frozenset(("model", "compacting"))
+_CLOSING: dict[RunEndReason, EndReason] = {
+    "completed": "completed",
+    "aborted": "interrupted",
+    "error": "error",
+}
+"""How the core's conversation ends with a run (``conversation_close``)."""
 
 
 def loop_processor(state: LoopState, event: Any) -> tuple[LoopState, tuple[Any, ...]]:
@@ -120,10 +131,15 @@ def _on_prompt(s: LoopState, e: AgentPrompt, ts: int, out: Out) -> LoopState:
     if s.phase != "idle":
         out.append(_busy(s, e))
         return s
+    # Steering left by a run that ended before taking it (it failed, hit a limit, was
+    # aborted) was typed before this prompt: it enters first, in the order of typing.
+    # (Steering sent while idle otherwise goes with the prompt's first model call.)
+    left = s.steering if s.error is not None else ()
     s = _start_run(s, e, ts, out)
-    for m in e.messages:
+    entering = (*left, *e.messages)
+    for m in entering:
         _enter(m, ts, out)
-    s = s.replace(messages=s.messages.extend(e.messages))
+    s = s.replace(messages=s.messages.extend(entering), steering=s.steering[len(left) :])
     return _call_model(s, "steer", ts, out)
 
 
@@ -215,8 +231,7 @@ def _call_model(s: LoopState, queue: str, ts: int, out: Out) -> LoopState:
             s,
             "error",
             ErrorCode.MAX_ITERATIONS_EXCEEDED,
-            f"stopped after {cap} model calls (max_iterations={cap}); raise the limit or "
-            "continue_() to go on",
+            f"stopped after {cap} model calls (max_iterations={cap}); {LIMIT_HINT}",
             ts,
             out,
         )
@@ -320,10 +335,11 @@ def _on_assistant(s: LoopState, e: AssistantMessage, ts: int, out: Out) -> LoopS
         return _finish(s, "aborted", ErrorCode.ABORTED, "the model call was interrupted", ts, out)
     limits = run.limits
     if limits.max_tokens is not None and run.usage.total_tokens > limits.max_tokens:
-        message = f"used {run.usage.total_tokens} tokens (max_tokens={limits.max_tokens})"
+        used = run.usage.total_tokens
+        message = f"used {used} tokens (max_tokens={limits.max_tokens}); {LIMIT_HINT}"
         return _finish(s, "error", ErrorCode.MAX_TOKENS_EXCEEDED, message, ts, out)
     if limits.max_cost is not None and run.cost > limits.max_cost:
-        message = f"spent ${run.cost:.6f} (max_cost=${limits.max_cost})"
+        message = f"spent ${run.cost:.6f} (max_cost=${limits.max_cost}); {LIMIT_HINT}"
         return _finish(s, "error", ErrorCode.MAX_COST_EXCEEDED, message, ts, out)
     if s.batch is not None:
         if run.output is not None and run.output.mode == "tool":
@@ -656,7 +672,8 @@ def _on_tick(s: LoopState, e: ClockTick, ts: int, out: Out) -> LoopState:
     if run.deadline is None or ts < run.deadline or s.phase in _PAUSES:
         return s
     limit = run.limits.timeout_ms
-    return _stop(s, ErrorCode.TIMEOUT.value, f"the run took longer than {limit} ms", ts, out)
+    message = f"the run took longer than {limit} ms (timeout); {LIMIT_HINT}"
+    return _stop(s, ErrorCode.TIMEOUT.value, message, ts, out)
 
 
 def _stop(s: LoopState, code: str, message: str, ts: int, out: Out) -> LoopState:
@@ -714,6 +731,7 @@ def _finish(
     steering = tuple(m for q, m in back if q == "steer") + s.steering
     follow_ups = tuple(m for q, m in back if q == "follow_up") + s.follow_ups
     cost = spent(s, run.cost)
+    out.append(ConversationClose(_CLOSING[reason], timestamp=ts))
     out.append(AgentEnd(reason, code, message, run.usage, cost, timestamp=ts))
     out.append(Finish(reason, code, message, run.usage, cost))
     error = None if code is None else (code, message or "", retryable)

@@ -233,10 +233,11 @@ def test_agent_journal_replays_to_every_delivered_output() -> None:
     assert_replays(agent, presenter.outputs())
     inputs = [e.event for e in agent.journal.entries()]
     assert inputs[0].type == "agent_configured"
-    # every stream-layer input is delivered; the user message comes from the prompt
+    # every stream-layer input is delivered; the user message comes from the prompt,
+    # the conversation_close from the loop at the run's end
     delivered = [o for o in presenter.outputs() if LAYERS[o.type] == "stream"]
     assert [e for e in inputs if LAYERS[e.type] == "stream"] == [
-        o for o in delivered if o.type != "user_message"
+        o for o in delivered if o.type not in ("user_message", "conversation_close")
     ]
 
 

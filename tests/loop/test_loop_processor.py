@@ -134,6 +134,7 @@ def test_text_only_reply() -> None:
         "AgentMessageEnd",
         "ModelUsage",
         "TurnEnd",
+        "ConversationClose",  # for the core: its conversation ends with the run
         "AgentEnd",
         "Finish",
     ]

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from agentcore._core.secrets import REDACTED
 from agentcore._mcp.callbacks import sampling_callback
 from agentcore._mcp.convert import (
     error_output,
@@ -22,8 +23,8 @@ from agentcore._mcp.convert import (
     to_output,
     tool_name,
 )
-from agentcore._mcp.errors import REDACTED, Redactor
 from agentcore._mcp.toolset import build_tools
+from agentcore._runtime.secret_logs import Redactor
 from agentcore.errors import (
     AgentError,
     ConfigurationError,

@@ -38,6 +38,7 @@ HELP = (
     "Alt-Enter: new line · ↑/↓: history · Ctrl-C: interrupt (twice: quit) · Ctrl-D: quit\n"
     "/help  this help          /cost     tokens and cost of the session\n"
     "/clear clear the screen   /reset    forget the conversation\n"
+    "/continue  go on with a run stopped at a limit (or after an error)\n"
     "/model [provider/model]   show or switch the model\n"
     "/approval [destructive|all|none]    which calls need your approval\n"
     "/session  the session and how to resume it      /quit  leave"
@@ -302,8 +303,10 @@ class CodeApp:
                 self._say(f"unknown approval mode {arg!r}; one of {', '.join(APPROVAL_MODES)}")
                 return
             self._say(f"approval: {self.approval}")
-        elif self.running and name in ("/reset", "/model"):
+        elif self.running and name in ("/reset", "/model", "/continue"):
             self._say(f"{name} waits until the agent is idle (Ctrl-C interrupts it)")
+        elif name == "/continue":
+            self._start(self._agent.continue_())
         elif name == "/reset":
             self._agent.reset()
             self._say("(conversation forgotten; the session's journal keeps it)")

@@ -27,6 +27,7 @@ from ..._core.content import (
     ToolCallPart,
     Usage,
 )
+from ..._core.errors import LimitExceededError, error_from_code
 from ..._core.events import (
     AssistantMessage,
     ErrorMessage,
@@ -38,6 +39,7 @@ from ..._core.events import (
 )
 from ..._loop.events import AgentEnd, ModelCallRetry, ToolExecutionEnd, ToolExecutionStart
 from ..._loop.lineage import SubagentEvent, TreeUsage, subagent_details
+from ..._loop.policy import LIMIT_HINT
 
 __all__ = [
     "Line",
@@ -305,12 +307,29 @@ def present(view: View, output: Any) -> tuple[View, list[Line]]:
     if kind is AgentEnd and output.reason == "aborted":
         view, lines = _flush(view)
         return view, [*lines, (("⏹ interrupted", NOTE),)]
+    if kind is AgentEnd and output.code is not None and _limit(output.code):
+        view, lines = _flush(view)
+        return view, [*lines, *_stopped(output.code, output.message or "")]
     if kind is SubagentEvent:
         return _child(view, output), []
     if kind is ModelCallRetry:
         note = f"↻ {output.code}: retrying (attempt {output.attempt}) in {output.delay_ms} ms"
         return view, [((note, DIM),)]
     return view, []
+
+
+def _limit(code: str) -> bool:
+    return isinstance(error_from_code("", code), LimitExceededError)
+
+
+def _stopped(code: str, message: str) -> list[Line]:
+    """A run stopped at a limit: which, and how to go on in this app."""
+    why = message.removesuffix(f"; {LIMIT_HINT}")
+    raise_it = " (--max-iterations raises the limit)" if code == "MAX_ITERATIONS_EXCEEDED" else ""
+    return [
+        ((f"⏹ stopped: {why}", NOTE),),
+        ((f"  /continue goes on from here{raise_it}; a new request starts over", DIM),),
+    ]
 
 
 def history(messages: Iterable[Any]) -> tuple[list[Line], Usage]:
