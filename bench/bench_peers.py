@@ -59,7 +59,7 @@ class Framework:
 
 
 FRAMEWORKS = (
-    Framework(AGENTCORE, "agentcore_side", (), "import agentcore", ("agentcore",)),
+    Framework(AGENTCORE, "agentcore_side", (), "from agentcore import Agent", ("agentcore",)),
     Framework("agno", "agno_side", ("agno==3.1.10",), "from agno.agent import Agent", ("agno",)),
     Framework(
         "langgraph",
