@@ -7,66 +7,148 @@ re-exported here; each public submodule (``agentcore.events``, ``.processors``,
 ``.tools``, ``.agent``, ``.middleware``, ``.extensions``, ``.guardrails``, ``.pricing``,
 ``.errors``, ``.testing``) holds the rest. The drivers and presenters are
 ``agentcore.drivers`` and ``agentcore.presenters``.
+
+The re-exported names are imported on first use (PEP 562): ``import agentcore`` and the
+pure core's submodules (``agentcore.events``, ``agentcore.machine``) do not load the
+runtime, the journals or ``jsonschema`` until a name that needs them is asked for.
 """
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from . import _aliases
-from ._core.agent_processor import agent_processor as agent_processor
-from ._core.agent_processor import (
-    create_initial_agent_engine_state as create_initial_agent_engine_state,
-)
-from ._core.driver import OUTPUT_MODES as OUTPUT_MODES
-from ._core.driver import THINKING_LEVELS as THINKING_LEVELS
-from ._core.driver import BaseDriver as BaseDriver
-from ._core.driver import Driver as Driver
-from ._core.driver import Message as Message
-from ._core.driver import ModelRequest as ModelRequest
-from ._core.driver import OutputMode as OutputMode
-from ._core.driver import OutputSpec as OutputSpec
-from ._core.driver import ThinkingLevel as ThinkingLevel
-from ._core.driver import ToolSpec as ToolSpec
-from ._core.driver import as_driver as as_driver
-from ._core.errors import AgentError as AgentError
-from ._core.errors import ErrorCode as ErrorCode
-from ._core.machine import MealyMachine as MealyMachine
-from ._core.machine import create_mealy_machine as create_mealy_machine
-from ._core.presenter import Presenter as Presenter
-from ._core.pricing import ModelPrice as ModelPrice
-from ._core.processor import InitialState as InitialState
-from ._core.processor import Processor as Processor
-from ._core.state_machine import AgentState as AgentState
-from ._core.state_machine import AgentStateMachine as AgentStateMachine
-from ._core.store import MemoryStore as MemoryStore
-from ._core.store import Store as Store
-from ._core.wire import from_dict as from_dict
-from ._core.wire import to_dict as to_dict
-from ._journal.journal import Journal as Journal
-from ._journal.journal import JsonlJournal as JsonlJournal
-from ._journal.journal import MemoryJournal as MemoryJournal
-from ._journal.replay import replay as replay
-from ._journal.replay import state_at as state_at
-from ._loop.compaction import ClearToolResults as ClearToolResults
-from ._loop.compaction import Compaction as Compaction
-from ._loop.compaction import KeepLastTurns as KeepLastTurns
-from ._loop.compaction import Summarise as Summarise
-from ._loop.conversation import AgentSnapshot as AgentSnapshot
-from ._loop.lineage import SubagentEvent as SubagentEvent
-from ._loop.policy import loop_processor as loop_processor
-from ._loop.state import Limits as Limits
-from ._loop.state import LoopConfig as LoopConfig
-from ._loop.tools import Tool as Tool
-from ._loop.tools import ToolOutput as ToolOutput
-from ._loop.tools import define_tool as define_tool
-from ._loop.tools import tool as tool
-from ._runtime.agent import Agent as Agent
-from ._runtime.agent import AgentResult as AgentResult
-from ._runtime.agent import create_agent as create_agent
-from ._runtime.fallback import FallbackDriver as FallbackDriver
-from ._runtime.fallback import ProviderLimits as ProviderLimits
-from ._runtime.fallback import falls_back as falls_back
-from ._runtime.middleware import Reply as Reply
-from ._runtime.outlet import ms_clock as ms_clock
-from ._runtime.tool_runner import ToolContext as ToolContext
-from .engine import AgentEngine as AgentEngine
+
+if TYPE_CHECKING:
+    from ._core.agent_processor import agent_processor as agent_processor
+    from ._core.agent_processor import (
+        create_initial_agent_engine_state as create_initial_agent_engine_state,
+    )
+    from ._core.driver import OUTPUT_MODES as OUTPUT_MODES
+    from ._core.driver import THINKING_LEVELS as THINKING_LEVELS
+    from ._core.driver import BaseDriver as BaseDriver
+    from ._core.driver import Driver as Driver
+    from ._core.driver import Message as Message
+    from ._core.driver import ModelRequest as ModelRequest
+    from ._core.driver import OutputMode as OutputMode
+    from ._core.driver import OutputSpec as OutputSpec
+    from ._core.driver import ThinkingLevel as ThinkingLevel
+    from ._core.driver import ToolSpec as ToolSpec
+    from ._core.driver import as_driver as as_driver
+    from ._core.errors import AgentError as AgentError
+    from ._core.errors import ErrorCode as ErrorCode
+    from ._core.machine import MealyMachine as MealyMachine
+    from ._core.machine import create_mealy_machine as create_mealy_machine
+    from ._core.presenter import Presenter as Presenter
+    from ._core.pricing import ModelPrice as ModelPrice
+    from ._core.processor import InitialState as InitialState
+    from ._core.processor import Processor as Processor
+    from ._core.state_machine import AgentState as AgentState
+    from ._core.state_machine import AgentStateMachine as AgentStateMachine
+    from ._core.store import MemoryStore as MemoryStore
+    from ._core.store import Store as Store
+    from ._core.wire import from_dict as from_dict
+    from ._core.wire import to_dict as to_dict
+    from ._journal.journal import Journal as Journal
+    from ._journal.journal import JsonlJournal as JsonlJournal
+    from ._journal.journal import MemoryJournal as MemoryJournal
+    from ._journal.replay import replay as replay
+    from ._journal.replay import state_at as state_at
+    from ._loop.compaction import ClearToolResults as ClearToolResults
+    from ._loop.compaction import Compaction as Compaction
+    from ._loop.compaction import KeepLastTurns as KeepLastTurns
+    from ._loop.compaction import Summarise as Summarise
+    from ._loop.conversation import AgentSnapshot as AgentSnapshot
+    from ._loop.lineage import SubagentEvent as SubagentEvent
+    from ._loop.policy import loop_processor as loop_processor
+    from ._loop.state import Limits as Limits
+    from ._loop.state import LoopConfig as LoopConfig
+    from ._loop.tools import Tool as Tool
+    from ._loop.tools import ToolOutput as ToolOutput
+    from ._loop.tools import define_tool as define_tool
+    from ._loop.tools import tool as tool
+    from ._runtime.agent import Agent as Agent
+    from ._runtime.agent import AgentResult as AgentResult
+    from ._runtime.agent import create_agent as create_agent
+    from ._runtime.fallback import FallbackDriver as FallbackDriver
+    from ._runtime.fallback import ProviderLimits as ProviderLimits
+    from ._runtime.fallback import falls_back as falls_back
+    from ._runtime.middleware import Reply as Reply
+    from ._runtime.outlet import ms_clock as ms_clock
+    from ._runtime.tool_runner import ToolContext as ToolContext
+    from .engine import AgentEngine as AgentEngine
+
+_SOURCES = {
+    "Agent": "._runtime.agent",
+    "AgentEngine": ".engine",
+    "AgentError": "._core.errors",
+    "AgentResult": "._runtime.agent",
+    "AgentSnapshot": "._loop.conversation",
+    "AgentState": "._core.state_machine",
+    "AgentStateMachine": "._core.state_machine",
+    "BaseDriver": "._core.driver",
+    "ClearToolResults": "._loop.compaction",
+    "Compaction": "._loop.compaction",
+    "Driver": "._core.driver",
+    "ErrorCode": "._core.errors",
+    "FallbackDriver": "._runtime.fallback",
+    "InitialState": "._core.processor",
+    "Journal": "._journal.journal",
+    "JsonlJournal": "._journal.journal",
+    "KeepLastTurns": "._loop.compaction",
+    "Limits": "._loop.state",
+    "LoopConfig": "._loop.state",
+    "MealyMachine": "._core.machine",
+    "MemoryJournal": "._journal.journal",
+    "MemoryStore": "._core.store",
+    "Message": "._core.driver",
+    "ModelPrice": "._core.pricing",
+    "ModelRequest": "._core.driver",
+    "OUTPUT_MODES": "._core.driver",
+    "OutputMode": "._core.driver",
+    "OutputSpec": "._core.driver",
+    "Presenter": "._core.presenter",
+    "Processor": "._core.processor",
+    "ProviderLimits": "._runtime.fallback",
+    "Reply": "._runtime.middleware",
+    "Store": "._core.store",
+    "SubagentEvent": "._loop.lineage",
+    "Summarise": "._loop.compaction",
+    "THINKING_LEVELS": "._core.driver",
+    "ThinkingLevel": "._core.driver",
+    "Tool": "._loop.tools",
+    "ToolContext": "._runtime.tool_runner",
+    "ToolOutput": "._loop.tools",
+    "ToolSpec": "._core.driver",
+    "agent_processor": "._core.agent_processor",
+    "as_driver": "._core.driver",
+    "create_agent": "._runtime.agent",
+    "create_initial_agent_engine_state": "._core.agent_processor",
+    "create_mealy_machine": "._core.machine",
+    "define_tool": "._loop.tools",
+    "falls_back": "._runtime.fallback",
+    "from_dict": "._core.wire",
+    "loop_processor": "._loop.policy",
+    "ms_clock": "._runtime.outlet",
+    "replay": "._journal.replay",
+    "state_at": "._journal.replay",
+    "to_dict": "._core.wire",
+    "tool": "._loop.tools",
+}
+"""Where each re-exported name is defined (relative to this package)."""
+
+
+def __getattr__(name: str) -> Any:
+    source = _SOURCES.get(name)
+    if source is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(source, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
 
 __all__ = [
     "Agent",

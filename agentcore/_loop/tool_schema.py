@@ -27,7 +27,9 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import inspect
+import json
 import types
 import typing
 from collections import abc
@@ -47,7 +49,9 @@ __all__ = [
     "StrictValidator",
     "argument_errors",
     "class_arguments",
+    "compiled_validator",
     "is_context",
+    "schema_problem",
     "schema_for",
     "signature_arguments",
 ]
@@ -68,6 +72,53 @@ StrictValidator: type[Any] = jsonschema.validators.extend(  # type: ignore[no-un
     type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer),
 )
 """Draft 2020-12 where ``integer`` rejects ``5.0`` and ``true``."""
+
+_SCHEMA_CACHE_SIZE = 256
+"""How many distinct schemas the metaschema check and the compiled validators remember."""
+
+
+def _canonical(schema: Mapping[str, Any]) -> str | None:
+    """The schema as canonical JSON text (the cache key), or ``None`` when the text would
+    not give the same schema back (a tuple, NaN or another non-JSON value): such a schema is
+    checked and compiled each time, so the cache never answers for a different schema."""
+    try:
+        text = json.dumps(schema, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError):
+        return None
+    return text if json.loads(text) == schema else None
+
+
+@functools.lru_cache(maxsize=_SCHEMA_CACHE_SIZE)
+def _cached_problem(schema_text: str) -> str | None:
+    return _problem(json.loads(schema_text))
+
+
+def _problem(schema: Mapping[str, Any]) -> str | None:
+    try:
+        StrictValidator.check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        return str(exc.message)
+    return None
+
+
+def schema_problem(schema: Mapping[str, Any]) -> str | None:
+    """Why ``schema`` is not a valid JSON Schema (the metaschema's message), ``None`` when
+    it is. The metaschema check costs milliseconds, most of building an agent: it runs once
+    per distinct schema (by content) and its answer is remembered."""
+    text = _canonical(schema)
+    return _problem(schema) if text is None else _cached_problem(text)
+
+
+@functools.lru_cache(maxsize=_SCHEMA_CACHE_SIZE)
+def _cached_validator(schema_text: str) -> Any:
+    return StrictValidator(json.loads(schema_text))
+
+
+def compiled_validator(schema: Mapping[str, Any]) -> Any:
+    """A ``StrictValidator`` for ``schema``, shared by every tool with the same schema (by
+    content) so that what it resolves and compiles on first use is done once."""
+    text = _canonical(schema)
+    return StrictValidator(schema) if text is None else _cached_validator(text)
 
 
 class ContextParameter:

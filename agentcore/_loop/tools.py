@@ -20,17 +20,17 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeAlias, get_type_hints, overload
 
 import attrs
-import jsonschema
 
 from .._core.content import Content, ContentPart, ImageContent, JSONValue, TextContent
 from .._core.driver import ToolSpec
 from .._core.errors import ConfigurationError
 from .tool_json import json_path, to_json_text, to_json_value
 from .tool_schema import (
-    StrictValidator,
     class_arguments,
+    compiled_validator,
     is_context,
     schema_for,
+    schema_problem,
     signature_arguments,
 )
 
@@ -98,7 +98,7 @@ class Tool:
     _sync: bool = attrs.field(init=False, repr=False)
 
     def __attrs_post_init__(self) -> None:
-        object.__setattr__(self, "_validator", StrictValidator(self.parameters))
+        object.__setattr__(self, "_validator", compiled_validator(self.parameters))
         object.__setattr__(self, "_sync", not _is_async(self.execute))
 
     @property
@@ -197,10 +197,9 @@ def _make_tool(
             f"tool {name!r}: parameters must be an object schema "
             f'({{"type": "object", "properties": ...}}), got type {schema.get("type")!r}'
         )
-    try:
-        StrictValidator.check_schema(schema)
-    except jsonschema.SchemaError as exc:
-        raise ConfigurationError(f"tool {name!r}: invalid JSON Schema: {exc.message}") from None
+    problem = schema_problem(schema)
+    if problem is not None:
+        raise ConfigurationError(f"tool {name!r}: invalid JSON Schema: {problem}")
     return Tool(name, description, schema, execute, timeout=timeout, build_args=build, **options)
 
 

@@ -1,0 +1,86 @@
+"""The metaschema check and the compiled validators are remembered per distinct schema
+(by content): a refused schema is refused with the metaschema's message every time, and
+one schema's answer is never given for another."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jsonschema
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agentcore._loop.tool_schema import StrictValidator, compiled_validator, schema_problem
+from agentcore.errors import ConfigurationError
+from agentcore.tools import define_tool
+
+
+async def _run(args: Any, ctx: Any) -> str:
+    return "ok"
+
+
+def _direct(schema: dict[str, Any]) -> str | None:
+    try:
+        StrictValidator.check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        return str(exc.message)
+    return None
+
+
+_values = st.one_of(
+    st.integers(-3, 3),
+    st.sampled_from(["string", "integer", "object", "array", "nope", "", 1.5, None, True]),
+    st.lists(st.sampled_from(["a", "b", 1]), max_size=3),
+    st.lists(st.sampled_from(["a", "b", 1]), max_size=3).map(tuple),
+)
+_keywords = st.sampled_from(["type", "enum", "minimum", "required", "items", "properties"])
+_property = st.dictionaries(_keywords, _values, max_size=3)
+_schemas = st.fixed_dictionaries(
+    {"type": st.just("object")},
+    optional={
+        "properties": st.one_of(st.dictionaries(st.sampled_from(["a", "b"]), _property), _values),
+        "required": _values,
+    },
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_schemas, min_size=1, max_size=6))
+def test_each_answer_is_the_metaschema_answer_for_that_schema(schemas: list[Any]) -> None:
+    # Every schema is asked twice, interleaved with the others: a cached answer (valid or
+    # not) must be the one the metaschema gives for that very schema.
+    for schema in schemas + schemas[::-1]:
+        assert schema_problem(schema) == _direct(schema)
+
+
+def test_a_refused_schema_is_refused_each_time_with_the_same_message() -> None:
+    schema = {"type": "object", "properties": 3}
+    messages = []
+    for _ in range(3):
+        with pytest.raises(ConfigurationError) as info:
+            define_tool("t", "", schema, _run)
+        messages.append(str(info.value))
+    assert messages == ["tool 't': invalid JSON Schema: 3 is not of type 'object'"] * 3
+
+
+def test_a_tuple_is_not_taken_for_the_list_it_prints_as() -> None:
+    # json.dumps writes a tuple as a list; the metaschema refuses the tuple (not an array),
+    # so the list's cached answer must not be given for it, in either order.
+    good = {"type": "object", "properties": {"a": {"enum": [1, 2]}}}
+    bad = {"type": "object", "properties": {"a": {"enum": (1, 2)}}}
+    for first, second in ((good, bad), (bad, good)):
+        assert schema_problem(first) == _direct(first)
+        assert schema_problem(second) == _direct(second)
+    assert schema_problem(good) is None
+    assert schema_problem(bad) is not None
+
+
+def test_tools_with_the_same_schema_share_a_validator_and_others_do_not() -> None:
+    one = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+    same = {"required": ["n"], "properties": {"n": {"type": "integer"}}, "type": "object"}
+    other = {"type": "object", "properties": {"n": {"type": "string"}}, "required": ["n"]}
+    assert compiled_validator(one) is compiled_validator(same)
+    assert compiled_validator(one).is_valid({"n": 1})
+    assert not compiled_validator(other).is_valid({"n": 1})
+    assert compiled_validator(other).is_valid({"n": "x"})

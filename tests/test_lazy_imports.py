@@ -1,0 +1,44 @@
+"""``import agentcore`` loads no runtime: its re-exported names are imported on first use
+(PEP 562), and each is the very object its defining module holds."""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+
+import pytest
+
+import agentcore
+
+
+def _loaded_after(statement: str) -> set[str]:
+    code = f"import sys; {statement}; print('\\n'.join(sorted(sys.modules)))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return set(done.stdout.split())
+
+
+@pytest.mark.parametrize("statement", ["import agentcore", "import agentcore.machine"])
+def test_the_package_and_the_core_load_no_runtime(statement: str) -> None:
+    loaded = _loaded_after(statement)
+    assert not {"agentcore._runtime.agent", "agentcore._journal.journal", "jsonschema"} & loaded
+
+
+def test_a_name_brings_what_it_needs() -> None:
+    assert "agentcore._runtime.agent" in _loaded_after("from agentcore import Agent")
+
+
+@pytest.mark.parametrize("name", agentcore.__all__)
+def test_each_name_is_its_source_s_object(name: str) -> None:
+    source = importlib.import_module(agentcore._SOURCES[name], "agentcore")
+    assert getattr(agentcore, name) is getattr(source, name)
+    assert name in dir(agentcore)
+
+
+def test_every_listed_name_has_a_source_and_no_more() -> None:
+    assert set(agentcore._SOURCES) == set(agentcore.__all__)
+
+
+def test_an_unknown_name_is_an_attribute_error_naming_it() -> None:
+    with pytest.raises(AttributeError, match="'agentcore' has no attribute 'Nope'"):
+        agentcore.Nope  # noqa: B018
