@@ -4,12 +4,12 @@ The request goes through the official ``google-genai`` SDK's own HTTP path: its 
 client builds the request (URL, API version, ``x-goog-api-key`` and library headers,
 timeout), sends it with its HTTP client, raises its ``APIError`` for an error status, and
 decodes the SSE body into JSON chunks. The driver stops there: the chunks go to the pure
-normaliser in ``drivers._google_stream`` as dicts, skipping the SDK's per-chunk response
+normaliser in ``drivers.google.stream`` as dicts, skipping the SDK's per-chunk response
 converters and pydantic models (the same trade the Anthropic and OpenAI drivers make).
 That path is the API client's (``client.aio._api_client``), which the SDK's public
 methods are written over; the extra pins the SDK's major version for that reason.
 
-Retries, interrupts, flushing and scrubbing are the shared skeleton's (``drivers._stream``);
+Retries, interrupts, flushing and scrubbing are the shared skeleton's (``drivers._common.stream``);
 the SDK's own retries are switched off for every request.
 """
 
@@ -30,12 +30,12 @@ from agentcore import ModelRequest, ThinkingLevel, ms_clock
 from agentcore.errors import ConfigurationError, ErrorCode
 from agentcore.redaction import url_secrets
 
-from ._base import ApiKeySource, Failure, failure_from_status
-from ._call import Close
-from ._google_request import build_body, model_path
-from ._google_stream import NORMALISER, GeminiState, initial_state
-from ._retry import RetryPolicy
-from ._stream import StreamingDriver
+from .._common.base import ApiKeySource, Failure, failure_from_status
+from .._common.call import Close
+from .._common.retry import RetryPolicy
+from .._common.stream import StreamingDriver
+from .request import build_body, model_path
+from .stream import NORMALISER, GeminiState, initial_state
 
 __all__ = ["GoogleDriver", "classify_google_error"]
 
@@ -65,7 +65,7 @@ def classify_google_error(exc: BaseException) -> Failure | None:
     """Classify what the ``google-genai`` SDK or its stream raised; ``None`` for the rest.
 
     Google's error bodies carry an HTTP ``code`` and a ``status`` (``RESOURCE_EXHAUSTED``,
-    ``UNAVAILABLE``...), read by ``drivers._base``; an invalid key, which Google reports
+    ``UNAVAILABLE``...), read by ``drivers._common.base``; an invalid key, which Google reports
     as ``400 INVALID_ARGUMENT`` with reason ``API_KEY_INVALID``, is an authentication error.
     """
     if isinstance(exc, genai_errors.APIError):
@@ -164,7 +164,7 @@ class GoogleDriver(StreamingDriver[GeminiState, _Chunk]):
         self.thinking_level: ThinkingLevel = thinking_level
 
     def prepare(self, request: ModelRequest) -> tuple[str, dict[str, Any]]:
-        """``(model, body)`` for ``request`` (see ``drivers._google_request.build_body``)."""
+        """``(model, body)`` for ``request`` (see ``drivers.google.request.build_body``)."""
         return build_body(
             request,
             model=self.model,

@@ -11,20 +11,20 @@ Pure functions, no SDK import. What the conversation becomes:
   ``arguments`` the model sent, ``{}`` when they were not valid JSON), and reasoning;
 - reasoning is replayed as a ``reasoning`` item (``id``, ``encrypted_content``, its text
   as one ``summary_text``) only when this driver produced it (see
-  ``drivers._openai_responses_stream``: ``signature`` is ``"openai-responses:" + id``,
+  ``drivers.openai_responses.stream``: ``signature`` is ``"openai-responses:" + id``,
   ``redacted_data`` the encrypted content) for the same model family (the model id with
   any ``-YYYY-MM-DD`` snapshot suffix removed). Any other reasoning, from another provider
   or model, is sent as assistant text, and redacted reasoning is dropped;
 - tool results: one ``function_call_output`` item each, ``output`` a string, or a list of
   ``input_text``/``input_image`` parts when the tool returned images.
 
-The history is normalised first (``drivers._history``): empty assistant messages dropped,
+The history is normalised first (``drivers._common.history``): empty assistant messages dropped,
 orphaned tool calls closed with an error result, tool-call ids mapped to
 ``[A-Za-z0-9_-]{1,64}``. The body always has ``stream: true`` and ``store: false`` (the
 driver keeps the conversation, OpenAI need not); with reasoning on it asks for
 ``reasoning: {"effort", "summary": "auto"}`` and ``include:
 ["reasoning.encrypted_content"]`` so reasoning can be sent back statelessly. A ``native``
-structured-output request becomes ``text.format`` (``json_schema``, see ``drivers._output``).
+structured-output request becomes ``text.format`` (``json_schema``, see ``drivers._common.output``).
 """
 
 from __future__ import annotations
@@ -46,10 +46,11 @@ from agentcore.events import (
     UserMessage,
 )
 
-from ._history import normalize_history, normalize_tool_call_ids, thinking_to_text
-from ._openai_request import _plain, reasoning_effort
-from ._openai_responses_stream import REASONING_PREFIX
-from ._output import openai_json_schema
+from .._common.base import plain
+from .._common.history import normalize_history, normalize_tool_call_ids, thinking_to_text
+from .._common.openai_api import reasoning_effort
+from .._common.output import openai_json_schema
+from .stream import REASONING_PREFIX
 
 __all__ = ["build_body", "build_input", "model_family", "tool_definition"]
 
@@ -102,7 +103,7 @@ def build_body(
         body["include"] = [ENCRYPTED_REASONING]
     if request.output is not None and request.output.mode == "native":
         body["text"] = {"format": {"type": "json_schema", **openai_json_schema(request.output)}}
-    body.update(_plain(request.options))
+    body.update(plain(request.options))
     return body
 
 
@@ -112,7 +113,7 @@ def tool_definition(tool: ToolSpec) -> dict[str, Any]:
         "type": "function",
         "name": tool.name,
         "description": tool.description,
-        "parameters": _plain(tool.parameters),
+        "parameters": plain(tool.parameters),
     }
 
 
@@ -204,7 +205,7 @@ def _function_call(part: ToolCallPart) -> dict[str, Any]:
     if part.input_error is None and part.raw_input:
         arguments = part.raw_input
     else:
-        arguments = json.dumps(_plain(part.input), separators=(",", ":"))
+        arguments = json.dumps(plain(part.input), separators=(",", ":"))
     return {
         "type": "function_call",
         "call_id": part.tool_call_id,

@@ -1,6 +1,6 @@
 """The Chat Completions normaliser: ``chat.completion.chunk`` dicts in, agentcore events out.
 
-Pure (see ``drivers._normaliser``). It works on the decoded JSON dicts, not on SDK
+Pure (see ``drivers._common.normaliser``). It works on the decoded JSON dicts, not on SDK
 models: building a pydantic object per chunk costs ~10x the rest of the path. The driver
 also hands over the end marker as the string ``DONE`` (``"[DONE]"``), which the SDK
 would otherwise swallow, so a stream cut cleanly can be told from a finished one.
@@ -46,8 +46,8 @@ from agentcore.events import (
     Usage,
 )
 
-from ._guard import DeltaClass, Held, clean, flush_held, guard
-from ._normaliser import Events, Normaliser
+from .._common.guard import DeltaClass, Held, clean, flush_held, guard
+from .._common.normaliser import Events, Normaliser
 
 __all__ = [
     "ChatState",
@@ -117,7 +117,7 @@ class ChatState(NamedTuple):
     ``blocks`` is the next block index to hand out; ``tools`` the tool calls by the
     provider's key (never mutated: a change copies it); ``done`` says the stream is over
     for the normaliser (``[DONE]`` arrived, or ``finish`` ran) and ``ended`` that
-    ``finish`` ran; ``held`` is the text held back per block (``drivers._guard``).
+    ``finish`` ran; ``held`` is the text held back per block (``drivers._common.guard``).
     """
 
     message_id: str

@@ -9,9 +9,9 @@
 The request goes through the official ``openai`` SDK's HTTP client and SSE decoder
 (``AsyncOpenAI.post("/responses", stream=True)``); events are taken as the JSON the SDK
 decodes rather than as its pydantic models, which would cost several times the rest of
-the path. The pure normaliser is ``drivers._openai_responses_stream``, the body
-``drivers._openai_responses_request``, and retries, interrupts, flushing and scrubbing the
-shared skeleton's (``drivers._stream``). Requests are stateless (``store: false``): the
+the path. The pure normaliser is ``drivers.openai_responses.stream``, the body
+``drivers.openai_responses.request``, and retries, interrupts, flushing and scrubbing the
+shared skeleton's (``drivers._common.stream``). Requests are stateless (``store: false``): the
 engine holds the conversation, and reasoning is carried between turns as
 ``encrypted_content`` inside ``ThinkingPart``.
 
@@ -23,7 +23,7 @@ error (a dropped connection: retryable ``CONNECTION_ERROR``, also when the strea
 without ``response.completed``); what was streamed stays, nothing is sent twice. A
 context-length error is ``CONTEXT_OVERFLOW``.
 
-Cancellation (``drivers._call.StreamCall``): ``interrupt()`` stops the current call at
+Cancellation (``drivers._common.call.StreamCall``): ``interrupt()`` stops the current call at
 once: while the request is being opened or retried it cancels the task doing that (never
 the caller's task); once events flow it closes the HTTP response, which ends the read in
 progress. ``receive`` then ends without further events. It is idempotent, a no-op when
@@ -44,13 +44,13 @@ from agentcore import OUTPUT_MODES, ModelRequest, OutputMode, ThinkingLevel, ms_
 from agentcore.errors import ConfigurationError
 from agentcore.redaction import url_secrets
 
-from ._base import ApiKeySource, Failure
-from ._call import Close
-from ._openai import NO_KEY, classify_openai_error, post_sse
-from ._openai_responses_request import build_body
-from ._openai_responses_stream import NORMALISER, ResponsesState, error_event_failure, initial_state
-from ._retry import RetryPolicy
-from ._stream import StreamingDriver
+from .._common.base import ApiKeySource, Failure
+from .._common.call import Close
+from .._common.openai_api import NO_KEY, classify_openai_error, post_sse
+from .._common.retry import RetryPolicy
+from .._common.stream import StreamingDriver
+from .request import build_body
+from .stream import NORMALISER, ResponsesState, error_event_failure, initial_state
 
 __all__ = ["OpenAIResponsesDriver", "classify"]
 

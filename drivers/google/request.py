@@ -8,7 +8,7 @@ is through the SDK's HTTP client. What the conversation becomes:
 - assistant messages: a ``model`` content, part by part in order: text, ``functionCall``
   (``id``, ``name``, ``args``) and, for the model that produced it, thinking as
   ``{"text", "thought": true}`` with its ``thoughtSignature``. An empty signed thinking
-  part is the signature of the part after it (see ``drivers._google_stream``) and goes
+  part is the signature of the part after it (see ``drivers.google.stream``) and goes
   back on that part. Thinking from any other model or provider becomes text, and its
   signatures are dropped: Gemini only verifies its own, per model;
 - Gemini 3 rejects a replayed function call that has no signature. When the first call of
@@ -19,13 +19,13 @@ is through the SDK's HTTP client. What the conversation becomes:
   ``name``, ``response: {"output": text}`` or ``{"error": text}``), followed, when a
   tool returned images, by a label and the images as ``inlineData`` parts.
 
-The history is normalised first (``drivers._history``): empty assistant messages dropped,
+The history is normalised first (``drivers._common.history``): empty assistant messages dropped,
 orphaned tool calls closed with an error result, tool-call ids mapped to
 ``[A-Za-z0-9_-]{1,64}``.
 
 Thinking: Gemini 3 models take ``thinkingConfig.thinkingLevel`` (``minimal`` ... ``high``;
 ``xhigh`` is ``high``), older and unrecognised ones ``thinkingBudget`` with the budgets of
-``drivers._base.THINKING_BUDGETS``; with thinking on, ``includeThoughts`` streams the
+``drivers._common.base.THINKING_BUDGETS``; with thinking on, ``includeThoughts`` streams the
 thought summaries. ``off`` asks for the least thinking the model allows (budget 0 on
 2.x Flash, 128 on 2.x Pro, level ``minimal`` on 3.x Flash and ``low`` on 3.x Pro), since
 some Gemini models cannot turn thinking off at all.
@@ -49,14 +49,13 @@ from agentcore.events import (
     UserMessage,
 )
 
-from ._base import thinking_budget
-from ._history import (
+from .._common.base import plain, thinking_budget
+from .._common.history import (
     group_tool_results,
     normalize_history,
     normalize_tool_call_ids,
     thinking_to_text,
 )
-from ._openai_request import _plain
 
 __all__ = [
     "SKIP_SIGNATURE",
@@ -149,7 +148,7 @@ def build_body(
         )
     if request.temperature is not None:
         config["temperature"] = request.temperature
-    options = _plain(request.options)
+    options = plain(request.options)
     config.update(options.pop("generationConfig", None) or {})
     if config:
         body["generationConfig"] = config
@@ -164,7 +163,7 @@ def tool_declarations(tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
         {
             "name": tool.name,
             "description": tool.description,
-            "parametersJsonSchema": _plain(tool.parameters),
+            "parametersJsonSchema": plain(tool.parameters),
         }
         for tool in tools
     ]
@@ -243,7 +242,7 @@ def _model_parts(message: AssistantMessage, *, sign: bool) -> list[dict[str, Any
 
 def _function_call(part: ToolCallPart) -> dict[str, Any]:
     """What the model called; a call whose JSON was broken goes back with ``{}``."""
-    return {"id": part.tool_call_id, "name": part.tool_name, "args": _plain(part.input)}
+    return {"id": part.tool_call_id, "name": part.tool_name, "args": plain(part.input)}
 
 
 def _tool_results(results: tuple[ToolResultMessage, ...]) -> list[dict[str, Any]]:

@@ -16,17 +16,19 @@ so what is sent here only has to help the model, never to guarantee the answer:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from agentcore import OutputSpec
+
+from .base import plain
 
 __all__ = ["anthropic_output_config", "closed_schema", "is_strict_schema", "openai_json_schema"]
 
 
 def openai_json_schema(spec: OutputSpec) -> dict[str, Any]:
     """The ``json_schema`` object of OpenAI's structured output (name, schema, strict)."""
-    schema = _plain(spec.schema)
+    schema = plain(spec.schema)
     out: dict[str, Any] = {"name": spec.name, "schema": schema, "strict": is_strict_schema(schema)}
     if spec.description:
         out["description"] = spec.description
@@ -79,11 +81,11 @@ def closed_schema(schema: Any) -> Any:
     """``schema`` as plain JSON with every object schema given ``additionalProperties:
     false`` (a schema of a mapping with free keys becomes a closed object)."""
     if not isinstance(schema, Mapping):
-        return _plain(schema)
+        return plain(schema)
     out: dict[str, Any] = {}
     for key, value in schema.items():
         if key in _DATA:
-            out[key] = _plain(value)
+            out[key] = plain(value)
         elif key in _NAMED and isinstance(value, Mapping):
             out[key] = {str(n): closed_schema(v) for n, v in value.items()}
         elif isinstance(value, Mapping | list):
@@ -97,11 +99,3 @@ def closed_schema(schema: Any) -> Any:
     if _is_object(out):
         out["additionalProperties"] = False
     return out
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, Sequence) and not isinstance(value, str):
-        return [_plain(v) for v in value]
-    return value

@@ -2,9 +2,9 @@
 
 The request goes through the official SDK's HTTP client and SSE decoder
 (``messages.with_raw_response.create(stream=True)`` then ``AsyncStream.raw_events``); the
-decoded JSON goes to the pure normaliser in ``drivers._anthropic_stream``, skipping the
+decoded JSON goes to the pure normaliser in ``drivers.anthropic.stream``, skipping the
 SDK's per-event pydantic models, which alone would cap a process below 40,000 events/s.
-Retries, interrupts, flushing and scrubbing are the shared skeleton's (``drivers._stream``).
+Retries, interrupts, flushing and scrubbing are the shared skeleton's (``drivers._common.stream``).
 """
 
 from __future__ import annotations
@@ -23,12 +23,12 @@ from agentcore import OUTPUT_MODES, ModelRequest, OutputMode, ThinkingLevel, ms_
 from agentcore.errors import ConfigurationError, ErrorCode
 from agentcore.redaction import url_secrets
 
-from ._anthropic_request import build_params
-from ._anthropic_stream import NORMALISER, AnthropicState, initial_state
-from ._base import ApiKeySource, Failure, failure_from_status, is_loopback
-from ._call import Close
-from ._retry import RetryPolicy
-from ._stream import StreamingDriver
+from .._common.base import ApiKeySource, Failure, failure_from_status, is_loopback
+from .._common.call import Close
+from .._common.retry import RetryPolicy
+from .._common.stream import StreamingDriver
+from .request import build_params
+from .stream import NORMALISER, AnthropicState, initial_state
 
 __all__ = ["AnthropicDriver", "classify"]
 
@@ -102,7 +102,7 @@ class AnthropicDriver(StreamingDriver[AnthropicState, _Event]):
     ``retry``; a failure after events were yielded ends the message with a retryable
     ``CONNECTION_ERROR`` (or the provider's error), so what was streamed is kept and
     nothing is streamed twice. ``interrupt`` closes the HTTP stream; ``receive`` then ends
-    without yielding anything more than the text it held back (``drivers._guard``).
+    without yielding anything more than the text it held back (``drivers._common.guard``).
     """
 
     normaliser = NORMALISER

@@ -11,8 +11,8 @@ The request goes through the official ``openai`` SDK's HTTP client and SSE decod
 (``AsyncOpenAI.post`` to ``/chat/completions`` with ``stream=True``). Chunks are taken as
 the decoded JSON the SDK hands over rather than as its pydantic models, which would make
 the SDK ten times slower than the rest of the engine; the pure normaliser is
-``drivers._openai_stream``, the request body ``drivers._openai_request``, and retries,
-interrupts, flushing and scrubbing the shared skeleton's (``drivers._stream``).
+``drivers.openai.stream``, the request body ``drivers.openai.request``, and retries,
+interrupts, flushing and scrubbing the shared skeleton's (``drivers._common.stream``).
 
 The SDK swallows the ``data: [DONE]`` line; this driver's stream class hands it over as
 ``DONE`` (and reads on to the end of the body, so the connection is reused), so that a
@@ -29,51 +29,24 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
-import httpx2
 import openai
 from openai._streaming import ServerSentEvent
 
 from agentcore import OUTPUT_MODES, ModelRequest, OutputMode, ThinkingLevel, ms_clock
-from agentcore.errors import ConfigurationError, ErrorCode
+from agentcore.errors import ConfigurationError
 from agentcore.redaction import url_secrets
 
-from ._base import ApiKeySource, Failure, failure_from_status, is_loopback
-from ._call import Close
-from ._openai_request import build_body
-from ._openai_stream import DONE, NORMALISER, ChatState, initial_state
-from ._retry import EMPTY_STREAM, RetryPolicy
-from ._stream import StreamingDriver
+from .._common.base import ApiKeySource, Failure, is_loopback
+from .._common.call import Close
+from .._common.openai_api import NO_KEY, EmptyStream, classify_openai_error, post_sse
+from .._common.retry import RetryPolicy
+from .._common.stream import StreamingDriver
+from .request import build_body
+from .stream import DONE, NORMALISER, ChatState, initial_state
 
-__all__ = ["NO_KEY", "OpenAIDriver", "classify_openai_error", "post_sse"]
-
-NO_KEY = "not-needed"
-"""The placeholder key sent to local servers, which ignore it."""
+__all__ = ["OpenAIDriver"]
 
 _DONE_EVENT = ServerSentEvent(data=json.dumps(DONE))
-
-
-class _EmptyStream(Exception):
-    """The stream held nothing but ``[DONE]``."""
-
-
-def classify_openai_error(exc: BaseException) -> Failure | None:
-    """Classify what the ``openai`` SDK (or its stream) raised; ``None`` for anything else."""
-    if isinstance(exc, openai.APIStatusError):
-        headers = exc.response.headers
-        return failure_from_status(exc.status_code, exc.body, exc.message, headers)
-    if isinstance(exc, openai.APIConnectionError | httpx2.TransportError):  # timeouts too
-        text = str(exc) or type(exc).__name__
-        cause = exc.__cause__
-        if cause is not None and str(cause) and str(cause) not in text:
-            text += f" ({type(cause).__name__}: {cause})"
-        return Failure(ErrorCode.CONNECTION_ERROR, f"connection failed: {text}", True)
-    if isinstance(exc, openai.APIError):  # an error object sent inside the stream
-        return failure_from_status(200, exc.body, exc.message, None)
-    if isinstance(exc, _EmptyStream):
-        return EMPTY_STREAM
-    if isinstance(exc, ValueError):  # a data: line that is not a JSON object
-        return Failure(ErrorCode.PROVIDER_ERROR, f"malformed stream chunk: {exc}", False)
-    return None
 
 
 class _ChatStream(openai.AsyncStream[object]):
@@ -88,32 +61,6 @@ class _ChatStream(openai.AsyncStream[object]):
     async def _iter_events(self) -> AsyncIterator[ServerSentEvent]:
         async for sse in self._decoder.aiter_bytes(self.response.aiter_bytes()):
             yield _DONE_EVENT if sse.data.startswith("[DONE]") else sse
-
-
-async def post_sse(
-    client: openai.AsyncOpenAI,
-    path: str,
-    body: dict[str, Any],
-    *,
-    key: str | None,
-    timeout: float | None,
-    attach: Callable[[Close], None],
-    stream_cls: type[openai.AsyncStream[object]] = openai.AsyncStream[object],
-) -> openai.AsyncStream[object]:
-    """One streamed POST of ``body`` to ``path`` (both OpenAI drivers' ``start_stream``).
-
-    ``key`` (from ``get_api_key``) wins over the client's; the response is attached so that
-    ``interrupt`` can close it. Items stay the SDK's decoded JSON: ``AsyncStream[object]``
-    skips its pydantic model building.
-    """
-    options: Any = {"max_retries": 0, "timeout": timeout}
-    if key is not None:
-        options["headers"] = {"Authorization": f"Bearer {key}"}
-    stream: openai.AsyncStream[object] = await client.post(
-        path, body=body, cast_to=object, options=options, stream=True, stream_cls=stream_cls
-    )
-    attach(stream.close)
-    return stream
 
 
 class OpenAIDriver(StreamingDriver[ChatState, object]):
@@ -228,7 +175,7 @@ class OpenAIDriver(StreamingDriver[ChatState, object]):
     def check_first(self, item: object) -> object:
         """A stream holding only ``[DONE]`` is empty (retried); anything else must be JSON."""
         if item == DONE:
-            raise _EmptyStream
+            raise EmptyStream
         if not isinstance(item, dict):
             raise ValueError(f"expected a JSON object, got {type(item).__name__}")
         return item

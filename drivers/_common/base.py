@@ -13,7 +13,7 @@ import email.utils
 import inspect
 import re
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeAlias
 from urllib.parse import urlsplit
 
@@ -32,6 +32,7 @@ __all__ = [
     "is_context_overflow",
     "is_loopback",
     "parse_retry_after",
+    "plain",
     "resolve_api_key",
     "thinking_budget",
 ]
@@ -230,3 +231,13 @@ def is_loopback(base_url: str | None) -> bool:
     """Whether ``base_url`` is a server on this machine (llama.cpp, Ollama, a proxy),
     which needs no API key."""
     return base_url is not None and urlsplit(base_url).hostname in LOOPBACK_HOSTS
+
+
+def plain(value: Any) -> Any:
+    """Mappings and sequences (frozen or not) as dicts and lists, for the JSON encoder:
+    tool inputs, schemas and options may hold immutable mappings and tuples."""
+    if isinstance(value, Mapping):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, Sequence) and not isinstance(value, str | bytes):
+        return [plain(v) for v in value]
+    return value

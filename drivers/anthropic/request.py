@@ -2,7 +2,7 @@
 
 Pure functions, no SDK import: the result is the JSON body ``client.messages.create``
 receives (as keyword arguments). The history first goes through the provider-neutral
-normalisation in ``drivers._history``; what is left here is Anthropic's own shape:
+normalisation in ``drivers._common.history``; what is left here is Anthropic's own shape:
 
 - user text and images (base64 ``image`` blocks);
 - assistant text, ``tool_use`` and thinking: a signed ``ThinkingPart`` is replayed as a
@@ -13,17 +13,16 @@ normalisation in ``drivers._history``; what is left here is Anthropic's own shap
   results; unanswered calls are closed with an error result.
 
 Thinking levels map to ``thinking={"type": "enabled", "budget_tokens": N}`` with the
-budgets of ``drivers._base.THINKING_BUDGETS``; ``max_tokens`` then counts the answer only,
+budgets of ``drivers._common.base.THINKING_BUDGETS``; ``max_tokens`` then counts the answer only,
 and the budget is added to it (the API requires ``max_tokens > budget_tokens``).
 ``temperature`` is not sent while thinking is on (the API rejects it); otherwise it goes in
 the body as an extra field, since recent SDKs no longer take it as an argument. A
 ``native`` structured-output request becomes ``output_config.format`` (see
-``drivers._output``).
+``drivers._common.output``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from agentcore import ModelRequest, ThinkingLevel, ToolSpec
@@ -38,14 +37,14 @@ from agentcore.events import (
     UserMessage,
 )
 
-from ._base import thinking_budget
-from ._history import (
+from .._common.base import plain, thinking_budget
+from .._common.history import (
     group_tool_results,
     normalize_history,
     normalize_tool_call_ids,
     thinking_to_text,
 )
-from ._output import anthropic_output_config
+from .._common.output import anthropic_output_config
 
 __all__ = ["build_messages", "build_params"]
 
@@ -146,17 +145,8 @@ def _assistant_block(part: TextPart | ThinkingPart | ToolCallPart) -> JSON:
             "type": "tool_use",
             "id": part.tool_call_id,
             "name": part.tool_name,
-            "input": _plain(part.input),
+            "input": plain(part.input),
         }
     if part.redacted_data is not None:
         return {"type": "redacted_thinking", "data": part.redacted_data}
     return {"type": "thinking", "thinking": part.text, "signature": part.signature}
-
-
-def _plain(value: Any) -> Any:
-    """A JSON-serialisable copy of tool input (it may hold immutable mappings and tuples)."""
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    return value

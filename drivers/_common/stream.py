@@ -9,7 +9,7 @@ A provider driver subclasses ``StreamingDriver`` and writes only its vendor spec
 - ``classify(exc)``: the ``Failure`` for what its SDK raises (``None``: not recognised,
   reported as ``DRIVER_ERROR``);
 - ``initial_state(body, keys)`` and ``normaliser``: its pure normaliser
-  (``drivers._normaliser``) and that normaliser's first state;
+  (``drivers._common.normaliser``) and that normaliser's first state;
 - ``endpoint(body)``: the URL posted to, named in connection errors;
 - optionally ``check_first(item)`` (raise to fail an attempt whose first item is an
   error) and ``close_client()`` (what ``aclose`` releases when the driver built it).
@@ -48,11 +48,11 @@ from agentcore.errors import AgentError, ErrorCode
 from agentcore.events import ErrorReceived, StreamEvent
 from agentcore.redaction import guard_logs
 
-from ._base import ApiKeySource, Failure, resolve_api_key
-from ._call import Close, StreamCall
-from ._guard import clean_error, secret_keys
-from ._normaliser import Normaliser
-from ._retry import RetryPolicy
+from .base import ApiKeySource, Failure, resolve_api_key
+from .call import Close, StreamCall
+from .guard import clean_error, secret_keys
+from .normaliser import Normaliser
+from .retry import RetryPolicy
 
 __all__ = ["KEYS_REMEMBERED", "StreamingDriver"]
 

@@ -2,7 +2,7 @@
 
 A normaliser turns the items one streamed call decodes to (JSON dicts, usually) into
 agentcore stream events, one item at a time, with no I/O and no clock: the streaming
-skeleton (``drivers._stream``) reads the clock and passes each item's ``timestamp`` in,
+skeleton (``drivers._common.stream``) reads the clock and passes each item's ``timestamp`` in,
 so the same items and timestamps always give the same events. States are immutable;
 a step that changes nothing returns the state it was given.
 
@@ -16,7 +16,7 @@ Contract, for any sequence of items a vendor may send:
   complete, or a retryable ``CONNECTION_ERROR`` when the stream was cut before that.
   Called once; nothing is emitted after it.
 - ``flush(state, ts)``: the stream failed or was interrupted. Returns the text still held
-  back (``drivers._guard``), so nothing received is lost; the skeleton adds the error.
+  back (``drivers._common.guard``), so nothing received is lost; the skeleton adds the error.
 - ``finished(state)``: the vendor's terminal event arrived. A read failure after it
   changes nothing; later items are ignored.
 

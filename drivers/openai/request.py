@@ -17,20 +17,18 @@ What the conversation becomes:
   tool messages (placing it earlier would split the results from their call).
 
 A ``native`` structured-output request becomes ``response_format`` (``json_schema``, see
-``drivers._output``).
+``drivers._common.output``).
 
-Before that the history is normalised (``drivers._history``): empty assistant messages
+Before that the history is normalised (``drivers._common.history``): empty assistant messages
 dropped, orphaned tool calls closed, tool-call ids mapped to ``[A-Za-z0-9_-]{1,40}``.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agentcore import ModelRequest, ThinkingLevel, ToolSpec
-from agentcore.errors import ConfigurationError
 from agentcore.events import (
     AssistantMessage,
     Content,
@@ -42,36 +40,15 @@ from agentcore.events import (
     UserMessage,
 )
 
-from ._history import group_tool_results, normalize_history, normalize_tool_call_ids
-from ._output import openai_json_schema
+from .._common.base import plain
+from .._common.history import group_tool_results, normalize_history, normalize_tool_call_ids
+from .._common.openai_api import reasoning_effort
+from .._common.output import openai_json_schema
 
-__all__ = ["REASONING_EFFORT", "build_body", "reasoning_effort"]
+__all__ = ["build_body"]
 
 OPENAI_ID_MAX_LEN = 40
 """OpenAI rejects tool-call ids longer than this."""
-
-REASONING_EFFORT: Mapping[ThinkingLevel, str | None] = {
-    "off": None,
-    "minimal": "minimal",
-    "low": "low",
-    "medium": "medium",
-    "high": "high",
-    "xhigh": "xhigh",
-}
-"""Thinking level -> ``reasoning_effort``; ``off`` sends no field at all."""
-
-
-def reasoning_effort(level: ThinkingLevel, *, supports_xhigh: bool) -> str | None:
-    """The ``reasoning_effort`` value for ``level`` (``xhigh`` falls back to ``high``)."""
-    try:
-        effort = REASONING_EFFORT[level]
-    except KeyError:
-        raise ConfigurationError(
-            f"unknown thinking level {level!r}; use one of {', '.join(REASONING_EFFORT)}"
-        ) from None
-    if effort == "xhigh" and not supports_xhigh:
-        return "high"
-    return effort
 
 
 def build_body(
@@ -116,7 +93,7 @@ def build_body(
             "type": "json_schema",
             "json_schema": openai_json_schema(request.output),
         }
-    body.update(_plain(request.options))
+    body.update(plain(request.options))
     return body
 
 
@@ -127,7 +104,7 @@ def tool_definition(tool: ToolSpec) -> dict[str, Any]:
         "function": {
             "name": tool.name,
             "description": tool.description,
-            "parameters": _plain(tool.parameters),
+            "parameters": plain(tool.parameters),
         },
     }
 
@@ -189,7 +166,7 @@ def _tool_call(part: ToolCallPart) -> dict[str, Any]:
     if part.input_error is None and part.raw_input:
         arguments = part.raw_input
     else:
-        arguments = json.dumps(_plain(part.input), separators=(",", ":"))
+        arguments = json.dumps(plain(part.input), separators=(",", ":"))
     return {
         "id": part.tool_call_id,
         "type": "function",
@@ -215,12 +192,3 @@ def _tool_results(results: tuple[ToolResultMessage, ...]) -> list[dict[str, Any]
     if images:
         out.append({"role": "user", "content": images})
     return out
-
-
-def _plain(value: Any) -> Any:
-    """Mappings and sequences (frozen or not) as dicts and lists, for the JSON encoder."""
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, Sequence) and not isinstance(value, str | bytes):
-        return [_plain(v) for v in value]
-    return value

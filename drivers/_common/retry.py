@@ -20,7 +20,7 @@ import attrs
 
 from agentcore import ErrorCode
 
-from ._base import Failure
+from .base import Failure
 
 __all__ = ["EMPTY_STREAM", "Opened", "RetryPolicy", "open_stream"]
 

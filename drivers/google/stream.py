@@ -1,6 +1,6 @@
 """The Gemini normaliser: ``streamGenerateContent?alt=sse`` chunks (dicts) in, agentcore events out.
 
-Pure (see ``drivers._normaliser``). Each chunk is a whole ``GenerateContentResponse``:
+Pure (see ``drivers._common.normaliser``). Each chunk is a whole ``GenerateContentResponse``:
 ``candidates[0].content.parts`` holds the parts streamed since the last chunk,
 ``finishReason`` comes on the last one, and ``usageMetadata`` (cumulative: the latest
 replaces the earlier) on most. Only the first candidate is read.
@@ -25,7 +25,7 @@ other parts (code execution, inline data)    nothing
 ===========================================  =========================================
 
 A signature that stands alone (an empty, signed ``ThinkingPart``) belongs to the part that
-follows it, which is where ``drivers._google_request`` puts it back when the history goes
+follows it, which is where ``drivers.google.request`` puts it back when the history goes
 to the same model: Gemini 3 rejects a replayed function call without its signature, and no
 other provider can read one (their drivers drop thinking that has no text).
 
@@ -58,8 +58,8 @@ from agentcore.events import (
     Usage,
 )
 
-from ._guard import DeltaClass, Held, clean, close_block, flush_held, guard
-from ._normaliser import Events, Normaliser
+from .._common.guard import DeltaClass, Held, clean, close_block, flush_held, guard
+from .._common.normaliser import Events, Normaliser
 
 __all__ = [
     "FAILED_FINISH_REASONS",
@@ -123,7 +123,7 @@ class GeminiState(NamedTuple):
     same kind join (``-1``/``None``: none); ``calls`` counts function calls;
     ``finish_reason`` and ``blocked`` are Gemini's own values; ``usage`` the latest
     ``usageMetadata`` (read once, by ``finish``); ``ended`` says ``finish`` ran; ``held``
-    is the text held back per block (``drivers._guard``).
+    is the text held back per block (``drivers._common.guard``).
     """
 
     message_id: str

@@ -1,6 +1,6 @@
 """The Anthropic Messages normaliser: decoded SSE events (dicts) in, agentcore events out.
 
-Pure (see ``drivers._normaliser``): the driver decodes each SSE ``data:`` line with the
+Pure (see ``drivers._common.normaliser``): the driver decodes each SSE ``data:`` line with the
 SDK's decoder and ``json.loads``, skipping the SDK's per-event pydantic models, and the
 skeleton feeds the dicts here with their timestamps.
 
@@ -45,8 +45,8 @@ from agentcore.events import (
     ToolUseStop,
 )
 
-from ._guard import DeltaClass, Held, clean, close_block, flush_held, guard
-from ._normaliser import Events, Normaliser
+from .._common.guard import DeltaClass, Held, clean, close_block, flush_held, guard
+from .._common.normaliser import Events, Normaliser
 
 __all__ = [
     "AnthropicState",

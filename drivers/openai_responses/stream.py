@@ -1,6 +1,6 @@
 """The Responses API normaliser: decoded SSE events of one streamed response in, events out.
 
-Pure (see ``drivers._normaliser``). It works on the JSON dicts the ``openai`` SDK decodes
+Pure (see ``drivers._common.normaliser``). It works on the JSON dicts the ``openai`` SDK decodes
 from each SSE ``data:`` line (``{"type": "response.output_text.delta", ...}``), not on its
 pydantic models.
 
@@ -26,7 +26,7 @@ response.failed, error                   ErrorReceived (classified like an HTTP 
 anything else                            nothing
 =======================================  =================================================
 
-The reasoning encoding (read back by ``drivers._openai_responses_request``): the part's
+The reasoning encoding (read back by ``drivers.openai_responses.request``): the part's
 ``signature`` is ``REASONING_PREFIX + item id`` (``"openai-responses:rs_..."``) and its
 ``redacted_data`` the item's ``encrypted_content``, taken from ``output_item.done``
 (the copy in ``output_item.added`` may be incomplete). Reasoning without
@@ -60,9 +60,9 @@ from agentcore.events import (
     Usage,
 )
 
-from ._base import Failure, failure_from_status
-from ._guard import DeltaClass, Held, clean, clean_error, close_block, flush_held, guard
-from ._normaliser import Events, Normaliser
+from .._common.base import Failure, failure_from_status
+from .._common.guard import DeltaClass, Held, clean, clean_error, close_block, flush_held, guard
+from .._common.normaliser import Events, Normaliser
 
 __all__ = [
     "CallState",

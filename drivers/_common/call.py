@@ -1,4 +1,4 @@
-"""One model call's lifecycle: open, interrupt, close (used by ``drivers._stream``).
+"""One model call's lifecycle: open, interrupt, close (used by ``drivers._common.stream``).
 
 The streaming skeleton makes a ``StreamCall`` per ``receive()``; ``interrupt()`` reaches
 it through the driver, ``start()`` attaches each attempt's response to it, and the
@@ -29,8 +29,8 @@ import contextlib
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
-from ._base import Failure
-from ._retry import Opened, RetryPolicy, open_stream
+from .base import Failure
+from .retry import Opened, RetryPolicy, open_stream
 
 __all__ = ["StreamCall"]
 
