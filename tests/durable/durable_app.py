@@ -344,3 +344,9 @@ definitions.define(
     model=FunctionDriver(greeting_model),
     toolsets=[MCPServer.stdio(sys.executable, [EVERYTHING], name="people")],
 )
+definitions.define(
+    "asking_bent",
+    model=FunctionDriver(greeting_model),
+    toolsets=[MCPServer.stdio(sys.executable, [EVERYTHING], name="people")],
+    middleware=[mark_results],
+)

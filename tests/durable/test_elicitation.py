@@ -155,3 +155,26 @@ def test_a_worker_killed_while_the_question_waits_asks_again_on_the_next(
     finally:
         codes = cluster.close()
     assert codes[1] == 0
+
+
+def test_with_plugins_a_question_is_answered_cancel_at_once(cluster: Cluster) -> None:
+    """A definition with middleware performs its tool calls through the runtime's
+    performer inside the step, where nobody can answer: the question is journaled and
+    answered ``cancel`` (the server's tool fails), instead of waiting forever."""
+
+    async def scenario() -> None:
+        async with DurableClient(cluster.url) as client:
+            run = await client.submit("ask-bent", "asking_bent", "greet me")
+            result = await run.result(60)
+            assert result["status"] == "completed"
+            greeting = _greeting(client, "ask-bent")
+            assert greeting.is_error and "hello" not in str(greeting.result)
+            replayed = client.replay("ask-bent")
+            (asked,) = [o for o in replayed if type(o) is ElicitationRequest]
+            answers = [o for o in replayed if type(o) is ElicitationAnswer]
+            assert [(a.action, a.elicitation_id) for a in answers] == [
+                ("cancel", asked.elicitation_id)
+            ]
+            await _replays(client, "ask-bent", run)
+
+    asyncio.run(scenario())
