@@ -178,3 +178,22 @@ def test_with_plugins_a_question_is_answered_cancel_at_once(cluster: Cluster) ->
             await _replays(client, "ask-bent", run)
 
     asyncio.run(scenario())
+
+
+def test_an_abort_while_the_question_waits_answers_it_cancel_and_ends_the_run(
+    cluster: Cluster,
+) -> None:
+    async def scenario() -> None:
+        async with DurableClient(cluster.url) as client:
+            run, asked = await _ask(client, "ask-abort")
+            await client.abort("ask-abort")
+            result = await run.result(60)
+            assert result["status"] == "aborted"
+            replayed = client.replay("ask-abort")
+            answers = [o for o in replayed if type(o) is ElicitationAnswer]
+            assert [(a.action, a.elicitation_id) for a in answers] == [
+                ("cancel", asked.elicitation_id)
+            ]
+            assert client._state("ask-abort").loop.run is None
+
+    asyncio.run(scenario())
