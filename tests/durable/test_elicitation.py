@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from harness import Cluster, fresh_database
 
-from agentcore.durable import DurableClient, DurableRun
+from agentcore.durable import DurableAgent, DurableClient, DurableRun
 from agentcore.errors import ProtocolError
 from agentcore.events import ToolResultMessage, to_dict
 from agentcore.loop import ElicitationAnswer, ElicitationRequest, history_problems
@@ -195,5 +195,31 @@ def test_an_abort_while_the_question_waits_answers_it_cancel_and_ends_the_run(
                 ("cancel", asked.elicitation_id)
             ]
             assert client._state("ask-abort").loop.run is None
+
+    asyncio.run(scenario())
+
+
+def test_a_durable_agent_sees_the_question_and_answers_it(cluster: Cluster) -> None:
+    """``DurableAgent`` follows the journal: its state shows the question while the
+    run's advance waits; its ``answer_elicitation`` returns once the run ended."""
+
+    async def scenario() -> None:
+        async with DurableClient(cluster.url) as client:
+            agent = DurableAgent(client, "ask-agent", "asking", poll=0.05)
+            agent.start()
+            try:
+                prompted = asyncio.ensure_future(agent.prompt("greet me"))
+                while not agent.state.pending_elicitations:
+                    assert not prompted.done()
+                    await asyncio.sleep(0.05)
+                (asked,) = agent.state.pending_elicitations
+                await asyncio.wait_for(
+                    agent.answer_elicitation(asked.elicitation_id, "accept", {"name": "Di"}), 60
+                )
+                await asyncio.wait_for(prompted, 60)
+                assert agent.state.pending_elicitations == ()
+                assert _greeting(client, "ask-agent").result == "hello Di"
+            finally:
+                await agent.aclose()
 
     asyncio.run(scenario())
