@@ -30,6 +30,7 @@ from .._core.machine import MealyMachine
 from .._core.wire import from_dict, to_dict
 from .._journal.replay import replay
 from .._journal.resume import fold_state, journal_events
+from .._journal.sql.postgres import PostgresJournal
 from .._loop.conversation import create_conversation, create_conversation_machine
 from .._loop.events import (
     AgentAbort,
@@ -41,7 +42,6 @@ from .._loop.events import (
 )
 from .._loop.state import LoopConfig
 from .._runtime.outlet import ms_clock, new_id
-from .._sessions.postgres import PostgresJournal
 from .conversation import EVENTS, LIVE
 from .notices import Notices
 from .store import ENDED, Store
