@@ -4,6 +4,9 @@ Each private folder of ``agentcore`` may import only the folders listed for it b
 (its own modules always). The public modules at the top are facades: they may import
 anything, and no private folder imports them (that would be upward). Imports under
 ``if TYPE_CHECKING:`` count too: a typing-only cycle is still a cycle in the map.
+Inside a folder, no modules import each other in a cycle either (a package's
+``__init__`` re-exporting its modules aside). docs/architecture.md shows the same table;
+``Conversation`` lives in ``_journal`` (replay and resume there drive it).
 """
 
 from __future__ import annotations
