@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
-from .._journal.read import JournalError
+from ..read import JournalError
 from .database import Database, Dialect, Tx
 from .rows import decode_rows
 from .tally import Tally

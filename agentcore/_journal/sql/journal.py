@@ -36,10 +36,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from .._core.errors import ConfigurationError
-from .._journal.journal import FsyncPolicy, _check_after, _Sequencer
-from .._journal.lanes import Lanes
-from .._journal.read import JournalEntry, JournalError, SeqCheck
+from ..._core.errors import ConfigurationError
+from ..journal import FsyncPolicy, _check_after, _Sequencer
+from ..lanes import Lanes
+from ..read import JournalEntry, JournalError, SeqCheck
 from .database import Database
 from .rows import decode_rows, encode_event
 from .schema import migrate

@@ -31,10 +31,10 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Literal
 
-from .._core.errors import ConfigurationError
-from .._journal.journal import FsyncPolicy
-from .._journal.lanes import LaneBusyError
-from .._journal.read import JournalError
+from ..._core.errors import ConfigurationError
+from ..journal import FsyncPolicy
+from ..lanes import LaneBusyError
+from ..read import JournalError
 from .journal import SqlJournal
 
 if TYPE_CHECKING:

@@ -25,11 +25,11 @@ from typing import Any, NamedTuple
 
 import attrs
 
-from .._core.content import Usage
-from .._core.events import MessageDelta, MessageStart
-from .._core.pricing import ModelPrice, cost_of
-from .._journal.read import dumps, loads
-from .._loop.events import AgentConfigured, AgentPrompt
+from ..._core.content import Usage
+from ..._core.events import MessageDelta, MessageStart
+from ..._core.pricing import ModelPrice, cost_of
+from ..._loop.events import AgentConfigured, AgentPrompt
+from ..read import dumps, loads
 
 __all__ = ["CallRow", "Counted", "SessionRow", "Tally", "price_from_json"]
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from .._core.secrets import has_secret, scrub_bytes
-from .._core.wire import from_dict, to_dict
-from .._journal.read import BUILDERS, VALUES, JournalEntry, JournalError, dumps, loads
-from .._journal.read import load_line as _load_bytes
+from ..._core.secrets import has_secret, scrub_bytes
+from ..._core.wire import from_dict, to_dict
+from ..read import BUILDERS, VALUES, JournalEntry, JournalError, dumps, loads
+from ..read import load_line as _load_bytes
 
 __all__ = ["decode_rows", "encode_event"]
 

@@ -9,8 +9,8 @@ snapshot whose state cannot be loaded costs a full fold, never a wrong state (se
 
 from __future__ import annotations
 
-from .._journal.read import JournalError
-from .._journal.snapshots import _check_agent, _check_at_most, _check_keep, _checked
+from ..read import JournalError
+from ..snapshots import _check_agent, _check_at_most, _check_keep, _checked
 from .journal import SqlJournal
 
 __all__ = ["SqlSnapshots"]

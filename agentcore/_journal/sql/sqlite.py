@@ -24,10 +24,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
-from .._core.errors import ConfigurationError
-from .._journal.journal import FsyncPolicy
-from .._journal.lanes import FileLock, lane_file
-from .._journal.read import JournalError
+from ..._core.errors import ConfigurationError
+from ..journal import FsyncPolicy
+from ..lanes import FileLock, lane_file
+from ..read import JournalError
 from .journal import SqlJournal
 
 __all__ = ["SqliteDatabase", "SqliteJournal"]
