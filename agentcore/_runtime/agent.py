@@ -18,15 +18,13 @@ a list of them: a fallback chain (``FallbackDriver``, see ``fallback``).
 from __future__ import annotations
 
 import asyncio
-import inspect
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from typing import Any, Generic, Self, TypeVar, overload
+from typing import Any, Self, overload
 
 import attrs
 
 from .._core.agent_processor import activity_of
-from .._core.content import ToolCallPart, Usage
 from .._core.driver import Driver, OutputSpec, ThinkingLevel
 from .._core.errors import (
     AgentError,
@@ -35,7 +33,7 @@ from .._core.errors import (
     MessageRejectedError,
     error_from_code,
 )
-from .._core.events import AssistantMessage, TextDelta, UserMessage
+from .._core.events import TextDelta
 from .._core.pricing import ModelPrice
 from .._core.processor import AnyProcessor
 from .._core.state_machine import AgentState, StateChange
@@ -66,10 +64,9 @@ from .._loop.events import (
     ToolExecutionEnd,
     ToolExecutionStart,
 )
-from .._loop.lineage import TreeUsage, subagent_details
 from .._loop.output import output_spec
 from .._loop.state import AT_REST, LoopConfig, QueueMode, SteeringPolicy, default_convert_to_llm
-from .._loop.tools import Tool, as_tool
+from .._loop.tools import Tool
 from .._sessions.session import (
     Detached,
     Session,
@@ -81,70 +78,30 @@ from .actions import (
     LoopEndAction,
     LoopStartAction,
     Middleware,
-    PluginKind,
-    declared_kind,
     through,
 )
+from .agent_config import AgentConfig
 from .delivery import EngineFailure
-from .extensions import Extension, ExtensionAPI, Hooks
-from .guardrails import Guardrail, Guards, guardrails_of
-from .inbox import Inbox
-from .middleware import Interceptor, MessageQueueView, Reply
+from .extensions import Extension, Hooks
+from .guardrails import Guardrail
 from .options import (
-    as_model_driver,
-    check_options,
-    limits_of,
-    no_price,
     only_agent,
-    positive_int,
-    prices_for,
     run_options,
-    seconds_to_ms,
 )
 from .outlet import Outlet, ms_clock, new_id, stamp_message
 from .output_stream import OutputStream, build_output
 from .performer import LocalPerformer
-from .plugins import resolve_model
+from .plugin_use import PluginUse
+from .run_result import AgentResult, result_of
 from .run_stream import RunStream
-from .subscriptions import Handler, Unsubscribe, react_map
+from .seed_api import SeedAPI
+from .subscriptions import Handler, Unsubscribe
 from .toolsets import AgentToolsets, Toolset
 
 __all__ = ["Agent", "AgentResult", "create_agent"]
 
-_STATUS: Mapping[type[Any], str] = {
-    AwaitApproval: "awaiting_approval",
-    AwaitElicitation: "awaiting_elicitation",
-}
-"""``AgentResult.status`` of a run that paused, by the effect that paused it."""
 
-
-OutputT = TypeVar("OutputT")
-
-
-@attrs.frozen(slots=True)
-class AgentResult(Generic[OutputT]):
-    """What ``Agent.run`` returns: the answer (``output``: the final text, or with
-    ``output_type`` the typed answer, ``None`` while paused for approval), the messages
-    the run added, the tool calls the model made, the usage of every model call of the
-    run (retried and summarising calls included), wall time in seconds, ``status``
-    (``completed``, ``awaiting_approval`` or ``awaiting_elicitation``), the final reply's
-    ``text`` and the run's ``cost`` in US dollars (``None`` without a price). ``usage``
-    and ``cost`` are this agent's own; ``tree`` adds every sub-agent the run spawned
-    (``TreeUsage``, from its spawn results). The session's totals are
-    ``agent.state.usage`` and ``agent.state.cost``."""
-
-    output: OutputT
-    messages: tuple[Any, ...]
-    tool_calls: tuple[ToolCallPart, ...]
-    usage: Usage
-    duration: float
-    status: str = "completed"
-    text: str = ""
-    cost: float | None = None
-    tree: TreeUsage = attrs.field(factory=TreeUsage)
-
-
-class Agent:
+class Agent(SeedAPI, PluginUse):
     """An agent run by the pure conversation processor (``processor``). See docs/agent.md.
 
     Limits (``max_iterations``, ``max_tokens``, ``max_cost`` in USD, ``timeout`` in
@@ -212,86 +169,34 @@ class Agent:
         output_guardrails: Sequence[Callable[..., Any] | Guardrail] = (),
         tool_guardrails: Sequence[Callable[..., Any] | Guardrail] = (),
     ) -> None:
-        check_options(
-            {
-                "tools": tools,
-                "toolsets": toolsets,
-                "presenters": presenters,
-                "middleware": middleware,
-                "extensions": extensions,
-                "input_guardrails": input_guardrails,
-                "output_guardrails": output_guardrails,
-                "tool_guardrails": tool_guardrails,
-                "journal": journal,
-                "system_prompt": system_prompt,
-                "temperature": temperature,
-                "thinking_level": thinking_level,
-            }
-        )
-        guards = Guards(
-            guardrails_of("input_guardrails", input_guardrails),
-            guardrails_of("output_guardrails", output_guardrails),
-            guardrails_of("tool_guardrails", tool_guardrails),
-        )
-        self._driver_options = {
-            k: v for k, v in (("base_url", base_url), ("api_key", api_key)) if v is not None
-        }
-        if self._driver_options and not isinstance(model, str):
-            raise ConfigurationError(
-                f"{' and '.join(self._driver_options)} apply to a 'provider/model' string; "
-                f"give them to the driver itself, got model={model!r}"
-            )
-        self._model = model if isinstance(model, str) else as_model_driver(model, driver_factory)
-        self._owns_driver = isinstance(model, str | list | tuple)
-        self._driver_factory = driver_factory
-        self._driver: Driver | None = None if isinstance(model, str) else self._model  # type: ignore[assignment]
-        price, self.prices = prices_for(self._model, price)
-        if max_cost is not None and price is None:
-            raise no_price(self._model)
-        tool_list = tuple(as_tool(t) for t in tools)
-        self.config = LoopConfig(
-            system_prompt=system_prompt,
-            tools=tool_list,
-            limits=limits_of(max_iterations, max_tokens, max_cost, timeout),
-            steering_mode=steering_mode,
-            follow_up_mode=follow_up_mode,
-            steering_policy=steering_policy,
-            tool_execution=tool_execution,  # type: ignore[arg-type]
-            convert_to_llm=convert_to_llm,
-            transform_context=transform_context,
-            thinking_level=thinking_level,
-            max_output_tokens=max_output_tokens,
-            temperature=temperature,
-            price=price,
-            compaction=compaction,
-            model_retries=model_retries,
-            retry_delay_ms=seconds_to_ms("retry_delay", retry_delay, allow_zero=True) or 0,
-            check_output=bool(guards.input or guards.output),
-        )
+        self.agent_config = c = AgentConfig.of(**{k: v for k, v in locals().items() if k != "self"})
+        """The options the agent was built with, checked (``AgentConfig``)."""
+        self.config = c.loop
+        """The loop configuration now (its tools change as toolsets list theirs)."""
+        self.prices = c.prices
+        self._driver: Driver | None = None if isinstance(c.model, str) else c.model
         self._hooks = Hooks()
-        self._transform = self._hooks.transform(transform_context)
-        self._clock = clock
-        self._new_id = id_factory
+        self._transform = self._hooks.transform(c.loop.transform_context)
+        self._clock, self._new_id = c.clock, c.id_factory
         journal, snapshots, agent_id, continuing = open_session(
-            session, session_id, journal, snapshots, agent_id
+            c.session, c.session_id, c.journal, c.snapshots, c.agent_id
         )
-        if continuing and messages:
+        if continuing and c.messages:
             raise ConfigurationError(f"session {agent_id!r} has a history already: drop messages=")
-        self.agent_id = agent_id or f"agent_{id_factory()}"
-        self.created_at = clock()
+        self.agent_id = agent_id or f"agent_{c.id_factory()}"
+        self.created_at = c.clock()
         if journal is not None and not continuing and journal.last_seq(self.agent_id):
             raise ConfigurationError(
                 f"journal {journal!r} already holds agent {self.agent_id!r}'s conversation; "
                 "continue it with await Agent.resume(journal, ...)"
             )
-        self._outlet = outlet = Outlet(self.agent_id, presenters, max_pending)
-        self._close_timeout = close_timeout
-        self.processor, self._initial_state = create_conversation(processors)
+        self._outlet = outlet = Outlet(self.agent_id, c.presenters, c.max_pending)
+        self.processor, self._initial_state = create_conversation(c.processors)
         self._shell = shell = Conversation(
             self.processor,
             self.initial_state(),
             agent_id=self.agent_id,
-            clock=clock,
+            clock=c.clock,
             journal=None if continuing else journal,
             outlet=outlet,
             perform=lambda effect: self._performer.perform(effect),
@@ -299,14 +204,14 @@ class Agent:
             activity=lambda state: activity_of(state.core),
             snapshots=snapshots,
             snapshot=dump_state,
-            snapshot_every=positive_int("snapshot_every", snapshot_every),
+            snapshot_every=c.snapshot_every,
         )
-        self._performer = LocalPerformer(
+        self._performer = performer = LocalPerformer(
             shell.feed,
             self._resolve_driver,
-            {t.name: t for t in tool_list},
+            {t.name: t for t in c.loop.tools},
             outlet,
-            clock,
+            c.clock,
             lambda: shell.state.loop.messages,
             self._paused,
             shell.collect,
@@ -314,26 +219,27 @@ class Agent:
             feed_stream=shell.feed_stream,
             barrier=self._journal_barrier,
         )
-        self._performer.hooks, self._performer.guards = self._hooks, guards
-        self._performer.middleware = tuple(self._middleware_checked(m) for m in middleware)
+        performer.hooks, performer.guards, performer.middleware = (
+            self._hooks,
+            c.guards(),
+            c.middleware,
+        )
         self._toolsets = None
-        if toolsets:
-            self._toolsets = AgentToolsets(toolsets, tool_list, self._use_tools, outlet.report)
-            self._performer.settle = self._toolsets.settled
-        self.deps = deps
+        if c.toolsets:
+            self._toolsets = AgentToolsets(c.toolsets, c.loop.tools, self._use_tools, outlet.report)
+            performer.settle = self._toolsets.settled
+        self.deps = c.deps
         """What tools get as ``ToolContext.deps`` (a run may pass its own: ``deps=``)."""
         self._stretch: asyncio.Future[None] | None = None
         self._last_pause: Finish | AwaitApproval | AwaitElicitation | None = None
         self._detached: Detached | None = None
-        self._inbox = Inbox(self._receive_one, self._ready)
-        self._ready_handlers: tuple[Callable[[Agent], object], ...] = ()
-        self._destroy_handlers: tuple[Callable[[Agent], object], ...] = ()
         self._closed = False
+        self._seed_api()
         if journal is not None and not continuing:
             claim_lane(journal, self.agent_id)  # one writer per agent: refused here
         shell.feed(AgentConfigured(self.config.to_wire()))
-        if messages:
-            shell.feed(AgentReset(tuple(messages)))
+        if c.messages:
+            shell.feed(AgentReset(c.messages))
         if continuing:  # a session the journal holds: load it, resume a run it cut off
             assert journal is not None
             self._take_over(journal)
@@ -344,7 +250,7 @@ class Agent:
                 raise
             if cut_off:
                 shell.feed(AgentResume())
-        for extension in extensions:
+        for extension in c.extensions:
             self.use(extension, kind="extension")
 
     def initial_state(self) -> ConversationState:
@@ -441,11 +347,6 @@ class Agent:
         return journal
 
     @property
-    def message_queue(self) -> MessageQueueView:
-        """Messages ``receive`` holds behind the one being processed."""
-        return self._inbox.view
-
-    @property
     def is_destroyed(self) -> bool:
         return self._closed
 
@@ -463,126 +364,14 @@ class Agent:
         that raises is reported (``on_error``) and skipped. Alias: ``on``."""
         return self._outlet.subscribe(target, handler)
 
-    on = subscribe
-
-    def react(self, handlers: Mapping[str, Handler]) -> Unsubscribe:
-        """``react({"on_text_delta": h, ...})``: ``subscribe`` with ``on_``-prefixed names."""
-        return self.subscribe(react_map(handlers))
-
     def on_state_change(self, handler: Callable[[StateChange], object]) -> Unsubscribe:
         """Call ``handler(StateChange)`` each time ``activity`` changes."""
         return self._shell.on_state_change(handler)
-
-    def on_ready(self, handler: Callable[[Agent], object]) -> Unsubscribe:
-        """Call ``handler(agent)`` each time a run ends with nothing queued for ``receive``."""
-        self._ready_handlers = (*self._ready_handlers, handler)
-        return lambda: self._remove("_ready_handlers", handler)
-
-    def on_destroy(self, handler: Callable[[Agent], object]) -> Unsubscribe:
-        """Call ``handler(agent)`` once, when the agent is closed."""
-        self._destroy_handlers = (*self._destroy_handlers, handler)
-        return lambda: self._remove("_destroy_handlers", handler)
 
     def on_error(self, handler: Callable[[EngineFailure], object]) -> Unsubscribe:
         """Receive an ``EngineFailure`` for each presenter, handler, interceptor or journal
         failure (logged on ``agentcore.engine`` when nobody listens)."""
         return self._outlet.on_error(handler)
-
-    def use(self, plugin: Extension | Middleware, *, kind: PluginKind | None = None) -> Unsubscribe:
-        """Add an extension (``def ext(api)``: returns ``dispose``, which removes exactly
-        what it added) or a middleware (``async def mw(action, next)``: returns its
-        remover; first added = outermost). ``plugin`` is what it declares
-        (``@extension``, ``@middleware``) or what ``kind`` says; see docs/middleware.md."""
-        kind = kind or declared_kind(plugin)  # type: ignore[assignment]
-        if kind not in ("extension", "middleware"):
-            raise TypeError(
-                f"agent.use() adds a middleware or an extension, and {plugin!r} declares "
-                "neither: decorate it with @middleware (agentcore.middleware) or @extension "
-                "(agentcore.extensions), or pass kind='middleware' or kind='extension'"
-            )
-        if kind == "extension":
-            api = ExtensionAPI(self)
-            try:
-                cleanup = plugin(api)  # type: ignore[call-arg]
-            except BaseException:
-                api.dispose()
-                raise
-            if cleanup is not None and not callable(cleanup):
-                api.dispose()
-                raise TypeError(
-                    f"extension {plugin!r} returned {cleanup!r}, not a cleanup function"
-                )
-            done = False
-
-            def dispose() -> None:
-                nonlocal done
-                if done:
-                    return
-                done = True
-                api.dispose()
-                if cleanup is not None:
-                    cleanup()
-
-            return dispose
-        middleware = self._middleware_checked(plugin)
-        performer = self._performer
-        performer.middleware = (*performer.middleware, middleware)
-
-        def remove() -> None:
-            performer.middleware = tuple(m for m in performer.middleware if m is not middleware)
-
-        return remove
-
-    @staticmethod
-    def _middleware_checked(middleware: Any) -> Middleware:
-        is_async = inspect.iscoroutinefunction(middleware) or inspect.iscoroutinefunction(
-            getattr(middleware, "__call__", None)  # noqa: B004  (an object's async __call__)
-        )
-        if _arity(middleware) != 2 or not is_async:
-            raise TypeError(f"a middleware is an async function (action, next), got {middleware!r}")
-        return middleware  # type: ignore[no-any-return]
-
-    def equip(self, performer: LocalPerformer) -> LocalPerformer:
-        """``performer`` bent as this agent bends its own: its extensions' hooks, its
-        middleware and its guardrails (with input checks of their own, so two performers
-        never cancel each other's). A durable worker performs each step with one."""
-        own = self._performer
-        performer.hooks, performer.middleware = self._hooks, own.middleware
-        performer.guards = Guards(own.guards.input, own.guards.output, own.guards.tool)
-        return performer
-
-    async def list_toolsets(self) -> None:
-        """Enter the toolsets not entered yet and list every toolset's tools now, as before
-        a run (a changed list is this agent's from now on); a durable worker does it once
-        for each definition, before its first advance. Never raises for a toolset's
-        failure (it is reported)."""
-        if self._toolsets is not None:
-            await self._toolsets.refresh()
-
-    async def start_through_middleware(self, prompt: AgentPrompt) -> AgentPrompt:
-        """``prompt`` as this agent's ``loop_start`` middleware leave it (unchanged without
-        middleware); ``MessageRejectedError`` when one of them dropped it."""
-        return await self._loop_start(prompt) if self._performer.middleware else prompt
-
-    def _register_tool(self, tool: Tool | Callable[..., Any]) -> str:
-        """Give the agent ``tool`` from now on (journaled as a new configuration)."""
-        checked = as_tool(tool)
-        if checked.name in self._performer.tools:
-            raise ConfigurationError(f"the agent already has a tool named {checked.name!r}")
-        self._configure(tools=(*self.config.tools, checked))
-        self._performer.tools[checked.name] = checked
-        return checked.name
-
-    def _unregister_tool(self, name: str) -> bool:
-        if name not in self._performer.tools:
-            return False
-        del self._performer.tools[name]
-        self._configure(tools=tuple(t for t in self.config.tools if t.name != name))
-        return True
-
-    def _configure(self, **changes: Any) -> None:
-        self.config = attrs.evolve(self.config, **changes)
-        self._shell.feed(AgentConfigured(self.config.to_wire()))
 
     def relay(self, output: Any) -> Awaitable[None] | None:
         """Deliver ``output``, which this agent did not fold (a sub-agent's
@@ -592,21 +381,6 @@ class Agent:
         outlet = self._outlet
         outlet.send(output)
         return outlet.relieve() if outlet.congested else None
-
-    def intercept(self, interceptor: Interceptor) -> Unsubscribe:
-        """Add ``interceptor`` in front of delivery (first added runs first); one that
-        raises blocks that output and is reported."""
-        return self._outlet.intercept(interceptor)
-
-    def _remove(self, slot: str, handler: Callable[[Agent], object]) -> None:
-        setattr(self, slot, tuple(h for h in getattr(self, slot) if h is not handler))
-
-    def _call_handlers(self, handlers: Iterable[Callable[[Agent], object]]) -> None:
-        for handler in handlers:
-            try:
-                handler(self)
-            except Exception as exc:
-                self._outlet.report(EngineFailure("handler", repr(handler), exc, None))
 
     # -- runs -----------------------------------------------------------------------------
 
@@ -794,42 +568,9 @@ class Agent:
         if self._shell.state.loop.phase != "idle":
             self._shell.feed(AgentAbort(reason))
 
-    interrupt = abort
-
     def reset(self) -> None:
         """Forget the history and queues (raises ``AgentBusyError`` during a run)."""
         self._command(AgentReset())
-
-    # -- the seed's engine API ------------------------------------------------------------
-
-    async def receive(self, message: str | UserMessage) -> Reply:
-        """Process ``message`` after those already queued: one run (one model call when
-        no tool is asked for). Returns a ``Reply`` (the run's delivered outputs);
-        raises the run's typed error when it ended in error, ``EngineClosedError`` after
-        ``aclose``, ``MessageRejectedError`` when a middleware dropped the message."""
-        if self._closed:
-            raise EngineClosedError(f"agent {self.agent_id} was closed; create a new one")
-        if not isinstance(message, str | UserMessage):
-            raise TypeError(f"receive() takes a str or a UserMessage, got {message!r}")
-        return await self._inbox.receive(self._message(message), self.abort)
-
-    async def _receive_one(self, message: UserMessage) -> Reply:
-        while self._running():
-            await self._wait_stretch()
-        collected = self._shell.collect()
-        try:
-            end, _ = await self._run(AgentPrompt((self._message(message),)))
-        finally:
-            self._shell.stop_collecting(collected)
-        error = self.state.error
-        aborted = isinstance(end, Finish) and end.reason == "aborted"
-        if error is not None and not aborted:
-            raise error
-        return Reply(message, tuple(collected), aborted)
-
-    def _ready(self) -> None:
-        if not self._closed:
-            self._call_handlers(self._ready_handlers)
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -850,15 +591,13 @@ class Agent:
         if self._toolsets is not None:
             await self._toolsets.aclose()
         await self._inbox.wait()
-        await self._outlet.drain(self._close_timeout)
+        await self._outlet.drain(self.agent_config.close_timeout)
         self._outlet.cancel()
         self._call_handlers(self._destroy_handlers)
         self._sync_journal()
         self._release_journal()
-        if self._owns_driver and self._driver is not None:
+        if self.agent_config.owns_driver and self._driver is not None:
             await self._driver.aclose()
-
-    destroy = aclose
 
     async def drain(self, timeout: float | None = None) -> bool:
         """Wait until async presenters have caught up (at most ``timeout`` seconds)."""
@@ -927,7 +666,8 @@ class Agent:
                 await self._wound_down()
             raise
         end: Finish | AwaitApproval | AwaitElicitation | None = self._last_pause
-        result = self._result(start, time.perf_counter() - began, end)
+        messages = self._shell.state.loop.messages
+        result = result_of(messages, start, time.perf_counter() - began, end)
         if type(end) is Finish and performer.middleware:
             ended = LoopEndAction(result, end.reason, code=end.code)
             ended = await through(performer.middleware, ended, _returned, LoopEndAction)
@@ -955,31 +695,6 @@ class Agent:
         if action is sent and sent.options == options:
             return event
         return AgentPrompt(tuple(self._message(m) for m in action.messages), **dict(action.options))
-
-    def _result(
-        self, start: int, duration: float, end: Finish | AwaitApproval | AwaitElicitation | None
-    ) -> AgentResult[Any]:
-        """What the run added since history index ``start``."""
-        added = tuple(self._shell.state.loop.messages[start:])
-        replies = [m for m in added if isinstance(m, AssistantMessage)]
-        usage = getattr(end, "usage", None)  # a run's whole usage (Finish, AwaitApproval)
-        if usage is None:
-            usage = sum((m.usage for m in replies), Usage())
-        cost = getattr(end, "cost", None)
-        spawned = [subagent_details(getattr(m, "details", None)) for m in added]
-        return AgentResult(
-            replies[-1].text if replies else "",
-            added,
-            tuple(c for m in replies for c in m.tool_calls),
-            usage,
-            duration,
-            _STATUS.get(type(end), "completed"),
-            text=replies[-1].text if replies else "",
-            cost=cost,
-            tree=sum(
-                (TreeUsage.from_wire(d) for d in spawned if d is not None), TreeUsage(usage, cost)
-            ),
-        )
 
     async def _wound_down(self) -> None:
         """Wait for the run to end, whatever cancels the waiting task meanwhile."""
@@ -1053,17 +768,9 @@ class Agent:
 
     # -- helpers --------------------------------------------------------------------------
 
-    def _use_tools(self, tools: tuple[Tool, ...]) -> None:
-        """Run with ``tools`` from now on (the toolsets' list changed); journaled."""
-        self.config = attrs.evolve(self.config, tools=tools)
-        self._performer.tools = {t.name: t for t in tools}
-        self._shell.feed(AgentConfigured(self.config.to_wire()))
-
     def _resolve_driver(self) -> Driver:
         if self._driver is None:
-            assert isinstance(self._model, str)
-            factory = self._driver_factory or resolve_model
-            self._driver = as_model_driver(factory(self._model, **self._driver_options))
+            self._driver = self.agent_config.resolve_driver()
         return self._driver
 
     def _output(
@@ -1086,7 +793,7 @@ class Agent:
         )
 
     def _limits(self, values: dict[str, Any]) -> dict[str, Any]:
-        return run_options(values, self.config.price, self._model)
+        return run_options(values, self.config.price, self.agent_config.model)
 
     def _message(self, message: str | Any) -> Any:
         if message is None or isinstance(message, int | float | bool | bytes):
@@ -1101,18 +808,6 @@ class Agent:
                 raise TypeError("prompt() needs at least one message")
             return tuple(self._message(m) for m in message)
         return (self._message(message),)
-
-
-def _arity(plugin: Any) -> int:
-    """How many positional parameters ``plugin`` takes (``-1`` when it is not callable)."""
-    if not callable(plugin):
-        return -1
-    try:
-        params = inspect.signature(plugin).parameters.values()
-    except (TypeError, ValueError):
-        return -1
-    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    return sum(1 for p in params if p.kind in kinds)
 
 
 _PROMPT_OPTIONS = tuple(
