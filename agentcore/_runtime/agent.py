@@ -2,13 +2,15 @@
 
 The agent vocabulary (``prompt``, ``run``, ``stream``, ``steer``, ``follow_up``,
 ``approve``, ``reject``, ``answer_elicitation``, ``abort``, ``continue_``, ``subscribe``,
-``aclose``) and the
-engine vocabulary of the seed (``receive``, ``on``, ``react``, ``on_state_change``,
-``on_ready``, ``on_destroy``, ``use``, ``intercept``, ``interrupt``, ``destroy``,
-``message_queue``) drive one conversation processor through one ``Conversation``: every
-input is stamped, scrubbed, journaled, folded; outputs are delivered; effects performed
-(``LocalPerformer``).
-The agent decides nothing itself; a command the processor rejects raises here.
+``aclose``) and the seed's engine vocabulary (``receive``, ``on``, ``react``, ``use``...)
+drive one conversation processor through one ``Conversation``: every input is stamped,
+scrubbed, journaled, folded; outputs are delivered; effects performed
+(``LocalPerformer``). The agent decides nothing itself; a command the processor rejects
+raises here. This module holds construction, the runs API and the lifecycle; the rest is
+mixed in:
+the options checked into ``AgentConfig`` (``agent_config``), the fold and the waiting on
+runs (``run_fold``), the journal lane and ``resume`` (``agent_journal``), the seed's
+vocabulary (``seed_api``), plugin registration (``plugin_use``).
 
 ``model`` is a driver or a ``"provider/model"`` string, resolved on first use by
 ``driver_factory`` (default: the ``agentcore.drivers`` entry points, see ``plugins``), or
@@ -18,29 +20,19 @@ a list of them: a fallback chain (``FallbackDriver``, see ``fallback``).
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any, Self, overload
 
 import attrs
 
 from .._core.agent_processor import activity_of
-from .._core.driver import Driver, OutputSpec, ThinkingLevel
-from .._core.errors import (
-    AgentError,
-    ConfigurationError,
-    EngineClosedError,
-    MessageRejectedError,
-    error_from_code,
-)
-from .._core.events import TextDelta
+from .._core.driver import Driver, ThinkingLevel
+from .._core.errors import AgentError, ConfigurationError
 from .._core.pricing import ModelPrice
 from .._core.processor import AnyProcessor
-from .._core.state_machine import AgentState, StateChange
-from .._journal.conversation import Conversation
+from .._core.state_machine import AgentState
 from .._journal.journal import Journal
-from .._journal.lanes import claim_lane, flush_journal, release_lane
-from .._journal.resume import dump_state
+from .._journal.lanes import claim_lane
 from .._journal.snapshots import SnapshotStore
 from .._loop.compaction import Compaction, Strategy
 from .._loop.conversation import AgentSnapshot, ConversationState, create_conversation, snapshot_of
@@ -49,59 +41,40 @@ from .._loop.events import (
     AgentConfigured,
     AgentContinue,
     AgentFollowUp,
-    AgentOutput,
     AgentPrompt,
     AgentReset,
-    AgentResume,
     AgentSteer,
     AwaitApproval,
     AwaitElicitation,
     ElicitationAction,
     ElicitationAnswer,
     Finish,
-    InputRejected,
     ToolApproval,
-    ToolExecutionEnd,
     ToolExecutionStart,
 )
-from .._loop.output import output_spec
-from .._loop.state import AT_REST, LoopConfig, QueueMode, SteeringPolicy, default_convert_to_llm
+from .._loop.state import LoopConfig, QueueMode, SteeringPolicy, default_convert_to_llm
 from .._loop.tools import Tool
-from .._sessions.session import (
-    Detached,
-    Session,
-    load_conversation,
-    open_session,
-    resumes_at_once,
-)
-from .actions import (
-    LoopEndAction,
-    LoopStartAction,
-    Middleware,
-    through,
-)
+from .._sessions.session import Detached, Session, open_session
+from .actions import Middleware
 from .agent_config import AgentConfig
+from .agent_journal import JournalLane
 from .delivery import EngineFailure
 from .extensions import Extension, Hooks
 from .guardrails import Guardrail
-from .options import (
-    only_agent,
-    run_options,
-)
-from .outlet import Outlet, ms_clock, new_id, stamp_message
+from .outlet import Outlet, ms_clock, new_id
 from .output_stream import OutputStream, build_output
-from .performer import LocalPerformer
 from .plugin_use import PluginUse
-from .run_result import AgentResult, result_of
+from .run_fold import RunFold
+from .run_result import AgentResult, run_callbacks
 from .run_stream import RunStream
 from .seed_api import SeedAPI
 from .subscriptions import Handler, Unsubscribe
-from .toolsets import AgentToolsets, Toolset
+from .toolsets import Toolset
 
 __all__ = ["Agent", "AgentResult", "create_agent"]
 
 
-class Agent(SeedAPI, PluginUse):
+class Agent(SeedAPI, PluginUse, RunFold, JournalLane):
     """An agent run by the pure conversation processor (``processor``). See docs/agent.md.
 
     Limits (``max_iterations``, ``max_tokens``, ``max_cost`` in USD, ``timeout`` in
@@ -192,42 +165,7 @@ class Agent(SeedAPI, PluginUse):
             )
         self._outlet = outlet = Outlet(self.agent_id, c.presenters, c.max_pending)
         self.processor, self._initial_state = create_conversation(c.processors)
-        self._shell = shell = Conversation(
-            self.processor,
-            self.initial_state(),
-            agent_id=self.agent_id,
-            clock=c.clock,
-            journal=None if continuing else journal,
-            outlet=outlet,
-            perform=lambda effect: self._performer.perform(effect),
-            report=lambda *failure: outlet.report(EngineFailure(*failure)),
-            activity=lambda state: activity_of(state.core),
-            snapshots=snapshots,
-            snapshot=dump_state,
-            snapshot_every=c.snapshot_every,
-        )
-        self._performer = performer = LocalPerformer(
-            shell.feed,
-            self._resolve_driver,
-            {t.name: t for t in c.loop.tools},
-            outlet,
-            c.clock,
-            lambda: shell.state.loop.messages,
-            self._paused,
-            shell.collect,
-            shell.stop_collecting,
-            feed_stream=shell.feed_stream,
-            barrier=self._journal_barrier,
-        )
-        performer.hooks, performer.guards, performer.middleware = (
-            self._hooks,
-            c.guards(),
-            c.middleware,
-        )
-        self._toolsets = None
-        if c.toolsets:
-            self._toolsets = AgentToolsets(c.toolsets, c.loop.tools, self._use_tools, outlet.report)
-            performer.settle = self._toolsets.settled
+        self._wire(c, outlet, None if continuing else journal, snapshots)
         self.deps = c.deps
         """What tools get as ``ToolContext.deps`` (a run may pass its own: ``deps=``)."""
         self._stretch: asyncio.Future[None] | None = None
@@ -237,19 +175,12 @@ class Agent(SeedAPI, PluginUse):
         self._seed_api()
         if journal is not None and not continuing:
             claim_lane(journal, self.agent_id)  # one writer per agent: refused here
-        shell.feed(AgentConfigured(self.config.to_wire()))
+        self._shell.feed(AgentConfigured(self.config.to_wire()))
         if c.messages:
-            shell.feed(AgentReset(c.messages))
-        if continuing:  # a session the journal holds: load it, resume a run it cut off
+            self._shell.feed(AgentReset(c.messages))
+        if continuing:
             assert journal is not None
-            self._take_over(journal)
-            try:
-                cut_off = resumes_at_once(shell.state)
-            except BaseException:
-                release_lane(journal, self.agent_id)
-                raise
-            if cut_off:
-                shell.feed(AgentResume())
+            self._continue_session(journal)
         for extension in c.extensions:
             self.use(extension, kind="extension")
 
@@ -260,68 +191,6 @@ class Agent(SeedAPI, PluginUse):
             convert_to_llm=self.config.convert_to_llm, transform_context=self._transform
         )
         return self._initial_state(hooks, (), self.prices)
-
-    @classmethod
-    async def resume(
-        cls,
-        journal: Journal,
-        *,
-        agent_id: str | None = None,
-        snapshots: SnapshotStore | None = None,
-        before_resume: Callable[[Agent], Awaitable[object]] | None = None,
-        **options: Any,
-    ) -> Agent:
-        """The agent whose conversation ``journal`` holds, rebuilt in this process.
-
-        ``options`` are ``Agent``'s (the model, the tools to run, presenters...); the
-        journal supplies the conversation: history, queues, pending approvals, usage,
-        turn and step counters. ``agent_id`` may be left out when the journal holds one
-        agent. With ``snapshots``, the newest snapshot at or before the journal's end is
-        loaded and only the entries after it are folded.
-
-        Then what was in flight when the process stopped is performed again, by the
-        policy of docs/journal.md ("Resume"): a model call is issued again (a reply it had
-        streamed is flushed as incomplete first); a running tool call runs again if its
-        tool is ``idempotent``, and is otherwise answered with an ``INTERRUPTED`` error
-        result. ``await agent.wait()`` waits for a resumed run to end. If ``options``
-        configure the loop differently from the journal, the new configuration is
-        journaled and decides from now on. ``before_resume(agent)`` is awaited once the
-        journal is folded, before anything is performed again (an ``AgentRegistry``
-        rebuilds a ``handle_steps`` generator there); if it raises, nothing in flight is
-        performed again and the error propagates.
-        """
-        agent_id = agent_id if agent_id is not None else only_agent(journal)
-        if not journal.last_seq(agent_id):
-            where = getattr(journal, "path", None) or repr(journal)
-            raise ConfigurationError(f"journal {where} holds no entry of agent {agent_id!r}")
-        agent = cls(agent_id=agent_id, snapshots=snapshots, **options)
-        agent._take_over(journal)
-        if before_resume is not None:
-            try:
-                await before_resume(agent)
-            except BaseException:
-                release_lane(journal, agent_id)  # no agent came of it: its lane is free
-                raise
-        agent._shell.feed(AgentResume())
-        return agent
-
-    def _take_over(self, journal: Journal) -> None:
-        """Continue the conversation ``journal`` holds for this agent: fold it (from the
-        newest snapshot), journal from now on, and journal this agent's configuration
-        when it differs from the journal's."""
-        shell = self._shell
-        claim_lane(journal, self.agent_id)  # one writer per agent: refused here
-        try:
-            state = load_conversation(
-                journal, self.agent_id, self.processor, self.initial_state(), shell.snapshots
-            )
-        except BaseException:
-            release_lane(journal, self.agent_id)
-            raise
-        shell.state, shell.journal = state, journal
-        wire = self.config.to_wire()
-        if state.loop.config.to_wire() != wire:
-            shell.feed(AgentConfigured(wire))
 
     # -- what the agent holds and does -----------------------------------------------------
 
@@ -341,12 +210,6 @@ class Agent(SeedAPI, PluginUse):
         return self._shell.state
 
     @property
-    def journal(self) -> Journal | None:
-        """The journal every input is appended to (``None`` when there is none)."""
-        journal: Journal | None = self._shell.journal
-        return journal
-
-    @property
     def is_destroyed(self) -> bool:
         return self._closed
 
@@ -363,10 +226,6 @@ class Agent(SeedAPI, PluginUse):
         ``ValueError``). Returns one idempotent unsubscribe for all of them. A handler
         that raises is reported (``on_error``) and skipped. Alias: ``on``."""
         return self._outlet.subscribe(target, handler)
-
-    def on_state_change(self, handler: Callable[[StateChange], object]) -> Unsubscribe:
-        """Call ``handler(StateChange)`` each time ``activity`` changes."""
-        return self._shell.on_state_change(handler)
 
     def on_error(self, handler: Callable[[EngineFailure], object]) -> Unsubscribe:
         """Receive an ``EngineFailure`` for each presenter, handler, interceptor or journal
@@ -441,18 +300,7 @@ class Agent(SeedAPI, PluginUse):
         ``prompted``: see docs/structured-output.md."""
 
         answers: list[Any] = []
-
-        def relay(event: Any) -> None:
-            if type(event) is AgentOutput:  # the loop's valid answer, as JSON
-                answers.append(event.output)
-            elif type(event) is TextDelta:
-                if on_token is not None:
-                    on_token(event.text)
-            elif on_tool_call is not None and type(event) is ToolExecutionStart:
-                on_tool_call(event)
-            elif on_tool_result is not None and type(event) is ToolExecutionEnd:
-                on_tool_result(event.result)
-
+        relay = run_callbacks(answers, on_token, on_tool_call, on_tool_result)
         spec, build = self._output(output_type, output_mode, output_retries)
         self._performer.build_output = build
         command = AgentPrompt(self._messages(prompt), **self._limits(limits), output=spec)
@@ -609,215 +457,12 @@ class Agent(SeedAPI, PluginUse):
     async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
 
-    # -- the fold and the runs it is waited on --------------------------------------------
-
-    def _command(self, event: Any) -> None:
-        """Feed a command; raise what the processor said if it rejected it."""
-        if self._closed:
-            raise EngineClosedError(f"agent {self.agent_id} was closed; create a new one")
-        collected = self._shell.collect()
-        try:
-            self._shell.feed(event)
-        finally:
-            self._shell.stop_collecting(collected)
-        rejection = next((o for o in collected if type(o) is InputRejected), None)
-        if rejection is not None:
-            raise error_from_code(rejection.message, rejection.code)
-
-    async def _run(
-        self, event: Any, deps: Any = None, unsaved: bool = False
-    ) -> tuple[Finish | AwaitApproval | AwaitElicitation | None, AgentResult[Any]]:
-        """Feed a command that starts or resumes a run; wait until it ends or pauses, and
-        return how (``None`` when the command started nothing, e.g. an approval that still
-        waits for other decisions) and the ``AgentResult`` of what it added. A stopping
-        run is waited for first. Cancelling the caller aborts the run and returns once
-        the agent is idle. A prompt goes through the ``loop_start`` middleware and starts
-        the input guardrails; an ended run goes through the ``loop_end`` middleware.
-        ``unsaved``: the run is not journaled (``skip_memory_save``; ``_end_unsaved``
-        forgets it once it ends)."""
-        if self._stopping():
-            await self.wait()
-        performer = self._performer
-        if type(event) is AgentPrompt and performer.middleware:
-            event = await self._loop_start(event)
-        self._last_pause = None
-        if type(event) in (AgentPrompt, AgentContinue):  # its tools get its deps, else the agent's
-            performer.deps = self.deps if deps is None else deps
-            if self._toolsets is not None:
-                await self._toolsets.refresh()
-        start, began = len(self._shell.state.loop.messages), time.perf_counter()
-        detached = Detached(self._shell) if unsaved and self._detached is None else None
-        try:
-            self._command(event)
-        except BaseException:
-            if detached is not None:
-                detached.restore(self._shell)
-            raise
-        if detached is not None:
-            self._detached = detached
-        if type(event) is AgentPrompt and performer.guards.input:
-            performer.check_input(event.messages)  # after the prompt: a trip ends its run
-        try:
-            while self._running():
-                await self._wait_stretch()
-        except asyncio.CancelledError:
-            if self._running():
-                self.abort("cancelled")
-                await self._wound_down()
-            raise
-        end: Finish | AwaitApproval | AwaitElicitation | None = self._last_pause
-        messages = self._shell.state.loop.messages
-        result = result_of(messages, start, time.perf_counter() - began, end)
-        if type(end) is Finish and performer.middleware:
-            ended = LoopEndAction(result, end.reason, code=end.code)
-            ended = await through(performer.middleware, ended, _returned, LoopEndAction)
-            result = ended.result
-        return end, result
-
-    async def _loop_start(self, event: AgentPrompt) -> AgentPrompt:
-        """``event`` as the ``loop_start`` middleware leave it (``event`` itself when the
-        action sent reached the agent unchanged); ``MessageRejectedError`` when one of
-        them did not call ``next``."""
-        started: list[LoopStartAction] = []
-
-        async def accept(action: LoopStartAction) -> LoopStartAction:
-            started.append(action)
-            return action
-
-        options = {k: getattr(event, k) for k in _PROMPT_OPTIONS}
-        sent = LoopStartAction(event.messages, dict(options))  # a copy: changed in place?
-        action = await through(self._performer.middleware, sent, accept, LoopStartAction)
-        if not started:
-            raise MessageRejectedError(
-                f"the run of {[getattr(m, 'message_id', m) for m in event.messages]} was "
-                "dropped by a middleware (it returned without calling next)"
-            )
-        if action is sent and sent.options == options:
-            return event
-        return AgentPrompt(tuple(self._message(m) for m in action.messages), **dict(action.options))
-
-    async def _wound_down(self) -> None:
-        """Wait for the run to end, whatever cancels the waiting task meanwhile."""
-        while self._running():
-            try:
-                await self._wait_stretch()
-            except asyncio.CancelledError:
-                continue
-
-    async def _wait_stretch(self) -> None:
-        """Wait for the next pause (end of run, or approval) of the current run."""
-        stretch = self._stretch
-        if stretch is None or stretch.done():
-            self._stretch = stretch = asyncio.get_running_loop().create_future()
-        await asyncio.shield(stretch)
-
-    def _sync_journal(self) -> None:
-        """A durability point of the journal (a run ended or paused, the agent closed); a
-        failure is reported, as every journal failure."""
-        journal = self._shell.journal
-        if journal is not None:
-            try:
-                journal.sync()
-            except Exception as exc:
-                self._outlet.report(EngineFailure("journal", repr(journal), exc, None))
-
-    def _release_journal(self) -> None:
-        """Let the agent's lane in its journal go (it was this agent's since it opened the
-        journal): another writer may open it now."""
-        journal = self._shell.journal
-        if journal is not None:
-            try:
-                release_lane(journal, self.agent_id)
-            except Exception as exc:
-                self._outlet.report(EngineFailure("journal", repr(journal), exc, None))
-
-    def _journal_barrier(self) -> None:
-        """Before a tool call that is not idempotent runs: the journal writes what it holds
-        back, so after a crash it shows the call was asked for (and resume answers it
-        ``INTERRUPTED`` instead of running it again)."""
-        journal = self._shell.journal
-        if journal is not None:
-            try:
-                flush_journal(journal)
-            except Exception as exc:
-                self._outlet.report(EngineFailure("journal", repr(journal), exc, None))
-
-    def _end_unsaved(self) -> None:
-        """Forget a ``skip_memory_save`` run once it has ended (not while it waits for an
-        approval): journal, snapshots and state as they were before it."""
-        detached = self._detached
-        if detached is not None and self._shell.state.loop.phase == "idle":
-            self._detached = None
-            detached.restore(self._shell)
-
-    def _running(self) -> bool:
-        return self._shell.state.loop.phase not in AT_REST
-
-    def _stopping(self) -> bool:
-        run = self._shell.state.loop.run
-        return run is not None and run.stopping is not None
-
-    def _paused(self, effect: Finish | AwaitApproval | AwaitElicitation) -> None:
-        self._last_pause = effect
-        self._sync_journal()
-        stretch = self._stretch
-        if stretch is not None and not stretch.done():
-            stretch.set_result(None)
-        if type(effect) is Finish and not self._inbox.pending:
-            self._ready()
-
     # -- helpers --------------------------------------------------------------------------
 
     def _resolve_driver(self) -> Driver:
         if self._driver is None:
             self._driver = self.agent_config.resolve_driver()
         return self._driver
-
-    def _output(
-        self, output_type: Any, mode: str, retries: int
-    ) -> tuple[OutputSpec | None, Callable[[Any], Any] | None]:
-        """The output spec a run asks for, and the builder of its typed answer."""
-        if output_type is None:
-            if mode != "auto":
-                raise ConfigurationError(
-                    f"output_mode={mode!r} needs an output_type (the structure the answer "
-                    "must have, e.g. a dataclass)"
-                )
-            return None, None
-        return output_spec(
-            output_type,
-            mode=mode,
-            retries=retries,
-            modes=self._resolve_driver().output_modes,
-            tool_names=self.config.tools_by_name,
-        )
-
-    def _limits(self, values: dict[str, Any]) -> dict[str, Any]:
-        return run_options(values, self.config.price, self.agent_config.model)
-
-    def _message(self, message: str | Any) -> Any:
-        if message is None or isinstance(message, int | float | bool | bytes):
-            raise TypeError(
-                f"a message is a str, a UserMessage or another message object, got {message!r}"
-            )
-        return stamp_message(message, self._clock, self._new_id)
-
-    def _messages(self, message: str | Any | Sequence[Any]) -> tuple[Any, ...]:
-        if isinstance(message, list | tuple):
-            if not message:
-                raise TypeError("prompt() needs at least one message")
-            return tuple(self._message(m) for m in message)
-        return (self._message(message),)
-
-
-_PROMPT_OPTIONS = tuple(
-    f.name for f in attrs.fields(AgentPrompt) if f.name not in ("messages", "timestamp")
-)
-"""The fields of a prompt a ``loop_start`` middleware sees as its ``options``."""
-
-
-async def _returned(action: Any) -> Any:
-    return action
 
 
 def create_agent(

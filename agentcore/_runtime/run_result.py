@@ -1,18 +1,26 @@
-"""``AgentResult``: what ``Agent.run`` returns, read off the history a run added."""
+"""``AgentResult``: what ``Agent.run`` returns, read off the history a run added, and
+the subscriber that calls ``run``'s callbacks."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Generic, TypeVar
 
 import attrs
 
 from .._core.content import ToolCallPart, Usage
-from .._core.events import AssistantMessage
-from .._loop.events import AwaitApproval, AwaitElicitation, Finish
+from .._core.events import AssistantMessage, TextDelta
+from .._loop.events import (
+    AgentOutput,
+    AwaitApproval,
+    AwaitElicitation,
+    Finish,
+    ToolExecutionEnd,
+    ToolExecutionStart,
+)
 from .._loop.lineage import TreeUsage, subagent_details
 
-__all__ = ["AgentResult", "result_of"]
+__all__ = ["AgentResult", "result_of", "run_callbacks"]
 
 _STATUS: Mapping[type[Any], str] = {
     AwaitApproval: "awaiting_approval",
@@ -75,3 +83,26 @@ def result_of(
             (TreeUsage.from_wire(d) for d in spawned if d is not None), TreeUsage(usage, cost)
         ),
     )
+
+
+def run_callbacks(
+    answers: list[Any],
+    on_token: Callable[[str], None] | None,
+    on_tool_call: Callable[[ToolExecutionStart], None] | None,
+    on_tool_result: Callable[[Any], None] | None,
+) -> Callable[[Any], None]:
+    """The subscriber ``Agent.run`` listens with: the loop's valid answers (as JSON)
+    appended to ``answers``, and the callbacks the run was given called."""
+
+    def relay(event: Any) -> None:
+        if type(event) is AgentOutput:
+            answers.append(event.output)
+        elif type(event) is TextDelta:
+            if on_token is not None:
+                on_token(event.text)
+        elif on_tool_call is not None and type(event) is ToolExecutionStart:
+            on_tool_call(event)
+        elif on_tool_result is not None and type(event) is ToolExecutionEnd:
+            on_tool_result(event.result)
+
+    return relay

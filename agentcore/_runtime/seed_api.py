@@ -13,12 +13,14 @@ from typing import TYPE_CHECKING, Any, Self
 
 from .._core.errors import EngineClosedError
 from .._core.events import UserMessage
+from .._core.state_machine import StateChange
 from .._journal.conversation import Conversation
-from .._loop.events import AgentPrompt, Finish
+from .._loop.events import AgentPrompt, AwaitApproval, AwaitElicitation, Finish
 from .delivery import EngineFailure
 from .inbox import Inbox
 from .middleware import Interceptor, MessageQueueView, Reply
 from .outlet import Outlet
+from .run_result import AgentResult
 from .subscriptions import Handler, Unsubscribe, react_map
 
 __all__ = ["SeedAPI"]
@@ -49,7 +51,9 @@ class SeedAPI:
         def _message(self, message: str | Any) -> Any: ...
         @property
         def state(self) -> Any: ...
-        async def _run(self, event: Any) -> tuple[Any, Any]: ...
+        async def _run(
+            self, event: Any, deps: Any = None, unsaved: bool = False
+        ) -> tuple[Finish | AwaitApproval | AwaitElicitation | None, AgentResult[Any]]: ...
 
     def _seed_api(self) -> None:
         """Set up what the seed's vocabulary keeps (called by ``Agent.__init__``)."""
@@ -102,6 +106,10 @@ class SeedAPI:
     def react(self, handlers: Mapping[str, Handler]) -> Unsubscribe:
         """``react({"on_text_delta": h, ...})``: ``subscribe`` with ``on_``-prefixed names."""
         return self.subscribe(react_map(handlers))
+
+    def on_state_change(self, handler: Callable[[StateChange], object]) -> Unsubscribe:
+        """Call ``handler(StateChange)`` each time ``activity`` changes."""
+        return self._shell.on_state_change(handler)
 
     def on_ready(self, handler: Callable[[Self], object]) -> Unsubscribe:
         """Call ``handler(agent)`` each time a run ends with nothing queued for ``receive``."""
