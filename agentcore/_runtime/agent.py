@@ -52,7 +52,7 @@ from .._loop.events import (
     ToolApproval,
     ToolExecutionStart,
 )
-from .._loop.state import LoopConfig, QueueMode, SteeringPolicy, default_convert_to_llm
+from .._loop.state import QueueMode, SteeringPolicy, default_convert_to_llm
 from .._loop.tools import Tool
 from .._sessions.session import Detached, Session, open_session
 from .actions import Middleware
@@ -183,14 +183,6 @@ class Agent(SeedAPI, PluginUse, RunFold, JournalLane):
             self._continue_session(journal)
         for extension in c.extensions:
             self.use(extension, kind="extension")
-
-    def initial_state(self) -> ConversationState:
-        """A fresh conversation state for this agent's processor (its hooks and prices,
-        nothing folded yet): where a replay of its journal starts."""
-        hooks = LoopConfig(
-            convert_to_llm=self.config.convert_to_llm, transform_context=self._transform
-        )
-        return self._initial_state(hooks, (), self.prices)
 
     # -- what the agent holds and does -----------------------------------------------------
 
@@ -456,13 +448,6 @@ class Agent(SeedAPI, PluginUse, RunFold, JournalLane):
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
-
-    # -- helpers --------------------------------------------------------------------------
-
-    def _resolve_driver(self) -> Driver:
-        if self._driver is None:
-            self._driver = self.agent_config.resolve_driver()
-        return self._driver
 
 
 def create_agent(

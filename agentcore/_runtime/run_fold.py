@@ -5,7 +5,9 @@ typed error (``_command``). A run is waited on in stretches: the performer calls
 ``_paused`` at each end or pause of the run (``Finish``, ``AwaitApproval``,
 ``AwaitElicitation``), which is also the journal's durability point. A prompt goes
 through the ``loop_start`` middleware first, an ended run through the ``loop_end``
-middleware; a ``skip_memory_save`` run is forgotten once it ends.
+middleware; a ``skip_memory_save`` run is forgotten once it ends. Here too: the
+``Conversation`` and the ``LocalPerformer`` wired to each other (``_wire``), the fresh
+state a fold starts from (``initial_state``), the driver resolved on first use.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from .._core.errors import (
     MessageRejectedError,
     error_from_code,
 )
+from .._core.pricing import ModelPrice
 from .._core.processor import AnyProcessor
 from .._journal.conversation import Conversation
 from .._journal.journal import Journal
@@ -76,6 +79,10 @@ class RunFold:
     _new_id: Callable[[], str]
     _inbox: Inbox
     _hooks: Hooks
+    _transform: Any
+    _initial_state: Callable[..., ConversationState]
+    _driver: Driver | None
+    prices: dict[str, ModelPrice] | None
     processor: AnyProcessor
 
     if TYPE_CHECKING:
@@ -84,10 +91,8 @@ class RunFold:
         async def wait(self) -> None: ...
         def _ready(self) -> None: ...
         def _sync_journal(self) -> None: ...
-        def _resolve_driver(self) -> Driver: ...
         def _journal_barrier(self) -> None: ...
         def _use_tools(self, tools: tuple[Tool, ...]) -> None: ...
-        def initial_state(self) -> ConversationState: ...
 
     def _wire(
         self,
@@ -134,6 +139,19 @@ class RunFold:
         if c.toolsets:
             self._toolsets = AgentToolsets(c.toolsets, c.loop.tools, self._use_tools, outlet.report)
             performer.settle = self._toolsets.settled
+
+    def initial_state(self) -> ConversationState:
+        """A fresh conversation state for this agent's processor (its hooks and prices,
+        nothing folded yet): where a replay of its journal starts."""
+        hooks = LoopConfig(
+            convert_to_llm=self.config.convert_to_llm, transform_context=self._transform
+        )
+        return self._initial_state(hooks, (), self.prices)
+
+    def _resolve_driver(self) -> Driver:
+        if self._driver is None:
+            self._driver = self.agent_config.resolve_driver()
+        return self._driver
 
     def _command(self, event: Any) -> None:
         """Feed a command; raise what the processor said if it rejected it."""
