@@ -54,10 +54,10 @@ from .._loop.events import (
 )
 from .._loop.state import QueueMode, SteeringPolicy, default_convert_to_llm
 from .._loop.tools import Tool
-from .._sessions.session import Detached, Session, open_session
 from .actions import Middleware
 from .agent_config import AgentConfig
 from .agent_journal import JournalLane
+from .continuing import Detached, SessionRef, open_session
 from .delivery import EngineFailure
 from .extensions import Extension, Hooks
 from .guardrails import Guardrail
@@ -128,7 +128,7 @@ class Agent(SeedAPI, PluginUse, RunFold, JournalLane):
         journal: Journal | None = None,
         snapshots: SnapshotStore | None = None,
         snapshot_every: int = 1000,
-        session: Session | None = None,
+        session: SessionRef | None = None,
         session_id: str | None = None,
         agent_id: str | None = None,
         clock: Callable[[], int] = ms_clock,

@@ -26,8 +26,8 @@ from .._journal.journal import Journal
 from .._journal.snapshots import SnapshotStore
 from .._loop.state import LoopConfig
 from .._loop.tools import as_tool
-from .._sessions.session import Session
 from .actions import Middleware
+from .continuing import SessionRef
 from .extensions import Extension
 from .guardrails import Guardrail, Guards, guardrails_of
 from .options import (
@@ -69,7 +69,7 @@ class AgentConfig:
     journal: Journal | None
     snapshots: SnapshotStore | None
     snapshot_every: int
-    session: Session | None
+    session: SessionRef | None
     session_id: str | None
     agent_id: str | None
     clock: Callable[[], int]

@@ -13,11 +13,12 @@ from .._core.processor import AnyProcessor
 from .._journal.conversation import Conversation
 from .._journal.journal import Journal
 from .._journal.lanes import claim_lane, flush_journal, release_lane
+from .._journal.resume import load_conversation
 from .._journal.snapshots import SnapshotStore
 from .._loop.conversation import ConversationState
 from .._loop.events import AgentConfigured, AgentResume
 from .._loop.state import LoopConfig
-from .._sessions.session import load_conversation, resumes_at_once
+from .continuing import resumes_at_once
 from .delivery import EngineFailure
 from .options import only_agent
 from .outlet import Outlet

@@ -45,9 +45,9 @@ from .._loop.events import (
 from .._loop.output import output_spec
 from .._loop.state import AT_REST, LoopConfig
 from .._loop.tools import Tool
-from .._sessions.session import Detached
 from .actions import LoopEndAction, LoopStartAction, through
 from .agent_config import AgentConfig
+from .continuing import Detached
 from .delivery import EngineFailure
 from .extensions import Hooks
 from .inbox import Inbox
