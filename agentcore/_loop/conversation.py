@@ -203,9 +203,11 @@ def _build(
         messages: Sequence[Any] = (),
         prices: Mapping[str, ModelPrice] | None = None,
     ) -> ConversationState:
+        config = config or LoopConfig()
+        table = config.prices if prices is None else prices
         return combine_initial_states(
-            core=lambda: create_initial_agent_engine_state(prices),
-            loop=lambda: initial_loop_state(config or LoopConfig(), messages),
+            core=lambda: create_initial_agent_engine_state(table, price=config.price),
+            loop=lambda: initial_loop_state(config, messages),
             **factories,
         )()
 

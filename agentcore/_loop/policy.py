@@ -62,7 +62,7 @@ from .._core.events import (
     ToolUseStop,
     UserMessage,
 )
-from .._core.pricing import cost_of
+from .._core.pricing import call_cost
 from . import elicitations, output, tool_calls
 from .compacting import adopt_summary, compact, summarise
 from .compaction import render_view
@@ -400,8 +400,7 @@ def _charge(s: LoopState, usage: Usage, model: str, purpose: str, ts: int, out: 
     added to the turn's, the run's and the session's."""
     run = s.run
     assert run is not None
-    price = s.config.price
-    cost = cost_of(usage, price) if price is not None else 0.0
+    cost = call_cost(usage, model, s.config.price, s.config.prices) or 0.0
     out.append(ModelUsage(run.turn, model, usage, spent(s, cost), purpose, timestamp=ts))
     run = run.replace(
         usage=run.usage + usage,

@@ -263,6 +263,9 @@ class Agent:
             max_output_tokens=max_output_tokens,
             temperature=temperature,
             price=price,
+            prices=None
+            if self.prices is None or all(p == price for p in self.prices.values())
+            else self.prices,
             compaction=compaction,
             model_retries=model_retries,
             retry_delay_ms=seconds_to_ms("retry_delay", retry_delay, allow_zero=True) or 0,

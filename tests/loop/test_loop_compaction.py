@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from agentcore import ClearToolResults, KeepLastTurns, ModelPrice, Summarise
+from agentcore.errors import ConfigurationError
 from agentcore.events import (
     AssistantMessage,
     ErrorReceived,
@@ -35,6 +36,7 @@ from agentcore.loop import (
     ContextView,
     ExecuteTools,
     Finish,
+    Limits,
     LoopConfig,
     LoopState,
     ModelUsage,
@@ -277,6 +279,40 @@ def test_usage_and_cost_per_call_step_run_and_session() -> None:
     assert _of(out, AgentEnd)[0].usage.input_tokens == 50  # the run's own
     assert s.usage == Usage(input_tokens=350, output_tokens=30)  # the session's
     assert s.cost == pytest.approx(0.00034 + 0.00007)
+
+
+def test_each_call_is_charged_at_its_answering_models_row_and_limited_by_that_ledger() -> None:
+    """A fallback chain's table: the cheap model's call at its own rate, a model the table
+    does not list at ``price``; ``max_cost`` counts the same charges."""
+    table = {"cheap": ModelPrice(1.0, 1.0), "dear": ModelPrice(10.0, 10.0)}
+    s = _state(price=ModelPrice(10.0, 10.0), prices=table, limits=Limits(max_cost=0.0016))
+    cheap = AssistantMessage("a0", "cheap", [ToolCallPart("c0", "read", {})], Usage(1000, 0))
+    s, out = _feed(s, AgentPrompt([UserMessage("u", "go")]), cheap, ToolResult("c0", "x"))
+    assert [m.cost for m in _of(out, ModelUsage)] == [pytest.approx(0.001)]
+    assert not _of(out, AgentEnd)  # 0.001 spent: under the budget, the run goes on
+    other = AssistantMessage("a1", "unlisted", [TextPart("hi")], Usage(100, 0))
+    s, out = _feed(s, other)
+    assert [m.cost for m in _of(out, ModelUsage)] == [pytest.approx(0.001)]
+    [end] = _of(out, AgentEnd)
+    assert end.cost == pytest.approx(0.002) and end.code == "MAX_COST_EXCEEDED"
+
+
+def test_a_price_table_is_journaled_and_needs_a_price() -> None:
+    table = {"cheap": ModelPrice(1.0, 1.0)}
+    config = LoopConfig(price=ModelPrice(2.0, 2.0), prices=table)
+    assert config.to_wire()["prices"] == {
+        "cheap": {
+            "input": 1.0,
+            "output": 1.0,
+            "cache_read": None,
+            "cache_write": None,
+            "context_window": None,
+        }
+    }
+    assert LoopConfig().from_wire(config.to_wire()) == config
+    assert "prices" not in LoopConfig(price=ModelPrice(2.0, 2.0)).to_wire()
+    with pytest.raises(ConfigurationError, match="prices needs a price too"):
+        LoopConfig(prices=table)
 
 
 def test_without_a_price_costs_are_none_never_zero() -> None:
