@@ -11,6 +11,10 @@ call by a ``tool_result``), and Hypothesis picks what happens next at every step
 - every run ends with ``agent_end`` as the last output of its step;
 - no queued message is lost or delivered twice;
 - folding the journal again gives every output and the state exactly;
+- pending tool calls: outside an open model stream, the three processors that keep them
+  (the assembler's ``pending``, the state-event processor's ``has_pending_tools``, the
+  loop's ``Batch``) name the same unanswered calls after every input (docs/loop.md says
+  why there are three);
 - one cost ledger: every turn's ``turn_response`` cost is what the loop charged for that
   turn's model calls (``model_usage``), the run's ``turn_end`` costs add up to its
   ``agent_end`` cost, the runs' to the session's, and the session tally's call rows to the
@@ -26,6 +30,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentcore import ModelPrice
+from agentcore._core.assembler import BASE
+from agentcore._core.state_events import has_pending_tools
 from agentcore._sessions.tally import Tally
 from agentcore.events import (
     AssistantMessage,
@@ -107,6 +113,7 @@ class Runtime:
         self.calls = 0
         self.messages = 0
         self.sent: list[Any] = []
+        self.pending: list[tuple[Any, ...]] = []
         self.feed(AgentConfigured(config.to_wire()))
 
     def feed(self, event: Any) -> None:
@@ -118,6 +125,8 @@ class Runtime:
         self.journal.append(event)
         self.state, out = conversation_processor(self.state, event)
         self.steps.append(out)
+        if type(event) not in STREAMING:
+            self.pending.append(_pending_views(self.state))
         self.outputs.extend(o for o in out if type(o) not in EFFECTS)
         for o in out:
             if isinstance(o, CallModel):
@@ -245,7 +254,26 @@ def _drive(rt: Runtime, data: st.DataObject) -> None:
             rt.feed(ToolResult(cid, "late"))
 
 
+STREAMING = (MessageStart, TextDelta, ToolUseStart, InputJsonDelta, ToolUseStop, MessageDelta)
+"""Inputs while a model stream is open: the core has seen calls the loop decides on only
+once the whole message is assembled."""
+
+
+def _pending_views(state: Any) -> tuple[set[str], set[str], bool]:
+    """The unanswered tool calls as the assembler, the loop's batch and the state-event
+    processor keep them."""
+    batch = state.loop.batch
+    answered_not = set()
+    if batch is not None:
+        answered_not = {
+            c.tool_call_id for c in batch.calls if batch.result_of(c.tool_call_id) is None
+        }
+    return set(state.core[0][BASE].pending), answered_not, has_pending_tools(state.core[1])
+
+
 def _check(rt: Runtime) -> None:
+    for assembler, batch, executing in rt.pending:
+        assert assembler == batch and executing == bool(batch)
     loop = rt.state.loop
     assert loop.phase == "idle" and loop.run is None
     history = list(loop.messages)
