@@ -32,7 +32,7 @@ from hypothesis import strategies as st
 from agentcore import ModelPrice
 from agentcore._core.assembler import BASE
 from agentcore._core.state_events import has_pending_tools
-from agentcore._sessions.tally import Tally
+from agentcore._journal.sql.tally import Tally
 from agentcore.events import (
     AssistantMessage,
     ErrorReceived,
