@@ -82,6 +82,7 @@ from .events import (
     ContextSummary,
     ElicitationAnswer,
     ElicitationRequest,
+    RunForgotten,
     ToolApproval,
     ToolProgress,
 )
@@ -128,6 +129,7 @@ COMMANDS: tuple[type[Any], ...] = (
     AgentAbort,
     AgentResume,
     AgentReset,
+    RunForgotten,
     AgentConfigured,
     ToolApproval,
     ToolProgress,

@@ -62,6 +62,7 @@ from .._loop.events import (
     ElicitationAnswer,
     Finish,
     InputRejected,
+    RunForgotten,
     ToolApproval,
     ToolExecutionEnd,
     ToolExecutionStart,
@@ -78,7 +79,7 @@ from .actions import (
     declared_kind,
     through,
 )
-from .continuing import Detached, SessionRef, open_session, resumes_at_once
+from .continuing import SessionRef, open_session, resumes_at_once
 from .delivery import EngineFailure
 from .extensions import Extension, ExtensionAPI, Hooks
 from .guardrails import Guardrail, Guards, guardrails_of
@@ -321,7 +322,7 @@ class Agent:
         """What tools get as ``ToolContext.deps`` (a run may pass its own: ``deps=``)."""
         self._stretch: asyncio.Future[None] | None = None
         self._last_pause: Finish | AwaitApproval | AwaitElicitation | None = None
-        self._detached: Detached | None = None
+        self._forget: int | None = None  # a skip_memory_save run's history length before it
         self._inbox = Inbox(self._receive_one, self._ready)
         self._ready_handlers: tuple[Callable[[Agent], object], ...] = ()
         self._destroy_handlers: tuple[Callable[[Agent], object], ...] = ()
@@ -618,8 +619,8 @@ class Agent:
         """Start a run with ``message`` and wait until it ends or pauses for approval.
 
         ``deps`` replaces the agent's ``deps`` as what this run's tools get in
-        ``ToolContext.deps``. ``skip_memory_save``: the run is not journaled, and once it
-        ends the agent is back where it was before it (docs/sessions.md). Run errors do
+        ``ToolContext.deps``. ``skip_memory_save``: once the run ends, a journaled
+        ``run_forgotten`` input drops its exchange from the history (docs/sessions.md). Run errors do
         not raise here: they are in ``state.error``. Raises ``AgentBusyError`` while a run
         is active (steer or follow up instead); waits for an aborted run to wind down
         first. Cancelling the caller aborts the run and
@@ -891,8 +892,8 @@ class Agent:
         run is waited for first. Cancelling the caller aborts the run and returns once
         the agent is idle. A prompt goes through the ``loop_start`` middleware and starts
         the input guardrails; an ended run goes through the ``loop_end`` middleware.
-        ``unsaved``: the run is not journaled (``skip_memory_save``; ``_end_unsaved``
-        forgets it once it ends)."""
+        ``unsaved``: the run is forgotten once it ends (``skip_memory_save``;
+        ``_end_unsaved``)."""
         if self._stopping():
             await self.wait()
         performer = self._performer
@@ -904,15 +905,9 @@ class Agent:
             if self._toolsets is not None:
                 await self._toolsets.refresh()
         start, began = len(self._shell.state.loop.messages), time.perf_counter()
-        detached = Detached(self._shell) if unsaved and self._detached is None else None
-        try:
-            self._command(event)
-        except BaseException:
-            if detached is not None:
-                detached.restore(self._shell)
-            raise
-        if detached is not None:
-            self._detached = detached
+        self._command(event)
+        if unsaved and self._forget is None:
+            self._forget = start
         if type(event) is AgentPrompt and performer.guards.input:
             performer.check_input(event.messages)  # after the prompt: a trip ends its run
         try:
@@ -1026,11 +1021,12 @@ class Agent:
 
     def _end_unsaved(self) -> None:
         """Forget a ``skip_memory_save`` run once it has ended (not while it waits for an
-        approval): journal, snapshots and state as they were before it."""
-        detached = self._detached
-        if detached is not None and self._shell.state.loop.phase == "idle":
-            self._detached = None
-            detached.restore(self._shell)
+        approval): a ``run_forgotten`` input, journaled like any other, cuts the history
+        back to what it was before the run."""
+        keep = self._forget
+        if keep is not None and self._shell.state.loop.phase == "idle":
+            self._forget = None
+            self._command(RunForgotten(keep))
 
     def _running(self) -> bool:
         return self._shell.state.loop.phase not in AT_REST

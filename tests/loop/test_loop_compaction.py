@@ -11,6 +11,7 @@ from agentcore import ClearToolResults, KeepLastTurns, ModelPrice, Summarise
 from agentcore.errors import ConfigurationError
 from agentcore.events import (
     AssistantMessage,
+    ErrorMessage,
     ErrorReceived,
     Interrupt,
     TextPart,
@@ -40,6 +41,7 @@ from agentcore.loop import (
     LoopConfig,
     LoopState,
     ModelUsage,
+    RunForgotten,
     SummariseContext,
     TurnEnd,
     history_problems,
@@ -347,3 +349,31 @@ def test_a_retried_call_counts_in_the_step_and_the_run() -> None:
     assert isinstance(s.messages[-1], AssistantMessage) and not any(
         isinstance(m, ToolResultMessage) for m in s.messages
     )
+
+
+# -- forgetting a run ----------------------------------------------------------------------
+
+
+def test_run_forgotten_cuts_the_history_back_and_keeps_what_was_spent() -> None:
+    s = _state(price=PRICE)
+    s, _ = _feed(s, AgentPrompt([UserMessage("u", "keep")]), _reply(0, used=100))
+    kept, spent = s.messages, s.cost
+    s, _ = _feed(s, AgentPrompt([UserMessage("u2", "forget")]), _reply(1, used=100))
+    s, out = _feed(s, RunForgotten(len(kept)))
+    assert out == [] and s.messages == kept
+    assert s.cost == pytest.approx(2 * spent)  # the ledger keeps the forgotten run's cost
+
+
+def test_run_forgotten_drops_a_compaction_view_made_after_what_it_keeps() -> None:
+    s = _state().replace(context=ContextView(start=1, since=2))
+    s, _ = _feed(s, AgentPrompt([UserMessage("u", "go")]), _reply(0))
+    assert _feed(s, RunForgotten(2))[0].context == ContextView(start=1, since=2)
+    assert _feed(s, RunForgotten(1))[0].context is None
+
+
+def test_run_forgotten_waits_for_the_run_to_end() -> None:
+    s = _state()
+    s, _ = _feed(s, AgentPrompt([UserMessage("u", "go")]))
+    s, out = _feed(s, RunForgotten(0))
+    assert [o.code for o in out if type(o) is ErrorMessage] == ["AGENT_BUSY"]
+    assert len(s.messages) == 1
