@@ -621,10 +621,10 @@ class Agent:
         ``deps`` replaces the agent's ``deps`` as what this run's tools get in
         ``ToolContext.deps``. ``skip_memory_save``: once the run ends, a journaled
         ``run_forgotten`` input drops its exchange from the history (docs/sessions.md).
-        Run errors do not raise here: they are in ``state.error``. Raises ``AgentBusyError`` while a run
-        is active (steer or follow up instead); waits for an aborted run to wind down
-        first. Cancelling the caller aborts the run and
-        returns once the agent is idle.
+        Run errors do not raise here: they are in ``state.error``. Raises
+        ``AgentBusyError`` while a run is active (steer or follow up instead); waits for an
+        aborted run to wind down first. Cancelling the caller aborts the run and returns
+        once the agent is idle.
         """
         command = AgentPrompt(self._messages(message), **self._limits(limits))
         try:
