@@ -58,6 +58,7 @@ from ._loop.events import ModelCallRetry as ModelCallRetry
 from ._loop.events import ModelUsage as ModelUsage
 from ._loop.events import OutputPassed as OutputPassed
 from ._loop.events import OutputRetry as OutputRetry
+from ._loop.events import RunForgotten as RunForgotten
 from ._loop.events import SetTimer as SetTimer
 from ._loop.events import SummariseContext as SummariseContext
 from ._loop.events import ToolApproval as ToolApproval
@@ -137,6 +138,7 @@ __all__ = [
     "PartialJson",
     "PendingSummary",
     "QueueMode",
+    "RunForgotten",
     "STREAM_INPUTS",
     "SUMMARY_INSTRUCTIONS",
     "SUMMARY_SYSTEM_PROMPT",

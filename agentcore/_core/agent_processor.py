@@ -53,14 +53,17 @@ _Step: TypeAlias = Callable[[AgentEngineState, Any], Result]
 
 
 def create_initial_agent_engine_state(
-    prices: Mapping[str, ModelPrice] | None = None, *, strict: bool = False
+    prices: Mapping[str, ModelPrice] | None = None,
+    *,
+    strict: bool = False,
+    price: ModelPrice | None = None,
 ) -> AgentEngineState:
-    """The three initial states; ``prices`` goes to the turn tracker, ``strict`` to the
-    assembler (raise ``ProtocolError`` instead of reporting bad input)."""
+    """The three initial states; ``prices`` and ``price`` go to the turn tracker,
+    ``strict`` to the assembler (raise ``ProtocolError`` instead of reporting bad input)."""
     return (
         _assembler.create_initial_message_assembler_state(strict=strict),
         _state_events.create_initial_state_event_processor_context(),
-        _turns.create_initial_turn_tracker_state(prices),
+        _turns.create_initial_turn_tracker_state(prices, price=price),
         AgentState.IDLE,
     )
 

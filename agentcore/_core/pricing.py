@@ -20,7 +20,7 @@ import attrs
 
 from .content import Usage
 
-__all__ = ["ModelPrice", "cost_of", "find_price"]
+__all__ = ["ModelPrice", "call_cost", "cost_of", "find_price"]
 
 _PER_TOKEN = 1e-6
 
@@ -106,3 +106,16 @@ def find_price(prices: Mapping[str, ModelPrice], model: str) -> ModelPrice | Non
         if best is None or rank < best:
             best = rank
     return None if best is None else prices[best[2]]
+
+
+def call_cost(
+    usage: Usage, model: str, price: ModelPrice | None, prices: Mapping[str, ModelPrice] | None
+) -> float | None:
+    """The cost of one model call, the one rule every ledger charges by (the loop, the turn
+    tracker, the session tally): at the answering ``model``'s row in ``prices`` when the
+    table knows it, else at ``price``; ``None`` when neither prices it (never a made-up 0).
+    """
+    found = None if prices is None else find_price(prices, model)
+    if found is None:
+        found = price
+    return None if found is None else cost_of(usage, found)

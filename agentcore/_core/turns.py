@@ -11,11 +11,14 @@ Turn ids are ``"turn-1"``, ``"turn-2"``... counted per state, so replaying the s
 gives the same ids. ``duration_ms`` is the ending event's timestamp minus the starting
 event's. ``usage`` sums every model call of the turn, each call's usage being its last
 ``message_delta`` usage (providers report it cumulatively). ``cost`` sums each call's
-cost at its own model's price; it is ``None`` as soon as one call's model has no price
-(or no price table was given), never a made-up 0.
+cost by ``call_cost``, the rule the loop's ledger and the session tally charge by (its
+own model's row in the table, else the fallback price); it is ``None`` as soon as one
+call has no price (or nothing was priced), never a made-up 0. In a conversation the
+pricing is the loop config's, so the turns' costs add up to the run's.
 
-State is a plain tuple ``(turns_started, turn, prices)``; ``turn`` is ``None`` between
-turns. Deltas are not handled at all: they never change a turn.
+State is a plain tuple ``(turns_started, turn, pricing)``, ``pricing`` being ``(price,
+table)`` or ``None``; ``turn`` is ``None`` between turns. Deltas are not handled at
+all: they never change a turn.
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ from .events import (
     TurnResponse,
     UserMessage,
 )
-from .pricing import ModelPrice, cost_of, find_price
+from .pricing import ModelPrice, call_cost
 
 __all__ = [
     "HANDLERS",
@@ -71,16 +74,22 @@ class _Turn(NamedTuple):
     call: _Call | None = None
 
 
-TurnTrackerState: TypeAlias = tuple[int, _Turn | None, PMap[str, ModelPrice] | None]
+Pricing: TypeAlias = tuple[ModelPrice | None, PMap[str, ModelPrice] | None]
+TurnTrackerState: TypeAlias = tuple[int, _Turn | None, Pricing | None]
 Result: TypeAlias = tuple[TurnTrackerState, tuple[Any, ...]]
 
 
 def create_initial_turn_tracker_state(
     prices: Mapping[str, ModelPrice] | None = None,
+    *,
+    price: ModelPrice | None = None,
 ) -> TurnTrackerState:
-    """No turn yet. ``prices`` maps model ids (or prefixes, see ``find_price``) to prices;
-    without it every turn's cost is ``None``."""
-    return (0, None, None if prices is None else pmap(prices))
+    """No turn yet. ``prices`` maps model ids (or prefixes, see ``find_price``) to prices,
+    ``price`` prices the models the table does not know; without either every turn's
+    cost is ``None``."""
+    if prices is None and price is None:
+        return (0, None, None)
+    return (0, None, (price, None if prices is None else pmap(prices)))
 
 
 def _begin(state: TurnTrackerState, message_id: str, timestamp: int) -> Result:
@@ -132,27 +141,20 @@ def _on_message_delta(state: TurnTrackerState, event: MessageDelta) -> Result:
     return (state[0], _Turn(*turn[:-1], call), state[2]), ()
 
 
-def _price_of(prices: PMap[str, ModelPrice] | None, call: _Call) -> float | None:
-    if prices is None:
-        return None
-    price = find_price(prices, call.model)
-    return None if price is None else cost_of(call.usage, price)
-
-
 def _with_call_closed(
-    turn: _Turn, prices: PMap[str, ModelPrice] | None, stop_reason: str | None = None
+    turn: _Turn, pricing: Pricing | None, stop_reason: str | None = None
 ) -> _Turn:
     """The turn with its open call's usage, cost, model and stop reason added;
     ``stop_reason``, when given, overrides the call's."""
     call = turn.call
     if call is None:
         return turn
-    call_cost = _price_of(prices, call)
+    cost = None if pricing is None else call_cost(call.usage, call.model, *pricing)
     return _Turn(
         turn.turn_id,
         turn.started_at,
         call.usage if turn.usage is ZERO_USAGE else turn.usage + call.usage,
-        None if turn.cost is None or call_cost is None else turn.cost + call_cost,
+        None if turn.cost is None or cost is None else turn.cost + cost,
         call.model,
         call.stop_reason if stop_reason is None else stop_reason,
         None,

@@ -82,6 +82,7 @@ from .events import (
     ContextSummary,
     ElicitationAnswer,
     ElicitationRequest,
+    RunForgotten,
     ToolApproval,
     ToolProgress,
 )
@@ -128,6 +129,7 @@ COMMANDS: tuple[type[Any], ...] = (
     AgentAbort,
     AgentResume,
     AgentReset,
+    RunForgotten,
     AgentConfigured,
     ToolApproval,
     ToolProgress,
@@ -203,9 +205,11 @@ def _build(
         messages: Sequence[Any] = (),
         prices: Mapping[str, ModelPrice] | None = None,
     ) -> ConversationState:
+        config = config or LoopConfig()
+        table = config.prices if prices is None else prices
         return combine_initial_states(
-            core=lambda: create_initial_agent_engine_state(prices),
-            loop=lambda: initial_loop_state(config or LoopConfig(), messages),
+            core=lambda: create_initial_agent_engine_state(table, price=config.price),
+            loop=lambda: initial_loop_state(config, messages),
             **factories,
         )()
 

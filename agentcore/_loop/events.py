@@ -72,6 +72,7 @@ __all__ = [
     "ModelUsage",
     "OutputRetry",
     "RunEndReason",
+    "RunForgotten",
     "SetTimer",
     "SummariseContext",
     "ToolApproval",
@@ -218,6 +219,19 @@ class AgentResume:
 
     type: ClassVar[str] = "agent_resume"
     reason: str = "resumed"
+    timestamp: int = _ts()
+
+
+@event_type("run_forgotten", "loop")
+@attrs.frozen(slots=True)
+class RunForgotten:
+    """Forget the last run's exchange (only while idle): the history goes back to its
+    first ``keep`` messages (its length before the run), and a compaction view made
+    during the run is dropped. What the run spent stays counted, and the journal keeps
+    the run: ``skip_memory_save`` is this input, fed once the run has ended."""
+
+    type: ClassVar[str] = "run_forgotten"
+    keep: int
     timestamp: int = _ts()
 
 

@@ -62,7 +62,7 @@ from .._core.events import (
     ToolUseStop,
     UserMessage,
 )
-from .._core.pricing import cost_of
+from .._core.pricing import call_cost
 from . import elicitations, output, tool_calls
 from .compacting import adopt_summary, compact, summarise
 from .compaction import render_view
@@ -96,6 +96,7 @@ from .events import (
     OutputPassed,
     OutputRetry,
     RunEndReason,
+    RunForgotten,
     SetTimer,
     ToolApproval,
     ToolExecutionStart,
@@ -398,8 +399,7 @@ def _charge(s: LoopState, usage: Usage, model: str, purpose: str, ts: int, out: 
     added to the turn's, the run's and the session's."""
     run = s.run
     assert run is not None
-    price = s.config.price
-    cost = cost_of(usage, price) if price is not None else 0.0
+    cost = call_cost(usage, model, s.config.price, s.config.prices) or 0.0
     out.append(ModelUsage(run.turn, model, usage, spent(s, cost), purpose, timestamp=ts))
     run = run.replace(
         usage=run.usage + usage,
@@ -892,6 +892,15 @@ def _on_reset(s: LoopState, e: AgentReset, ts: int, out: Out) -> LoopState:
     )
 
 
+def _on_forget(s: LoopState, e: RunForgotten, ts: int, out: Out) -> LoopState:
+    """The history back to its first ``keep`` messages; a compaction view made after
+    them measured the forgotten run, so it goes too (the next call makes a new one)."""
+    context = s.context
+    if context is not None and context.since > e.keep:
+        context = None
+    return s.replace(messages=s.messages[: e.keep], context=context)
+
+
 def _on_tool_result(s: LoopState, e: ToolResult, ts: int, out: Out) -> LoopState:
     run = s.run
     assert run is not None
@@ -950,15 +959,19 @@ TRANSITIONS: Mapping[tuple[Phase, type[Any]], _Handler] = MappingProxyType(
         ("idle", AgentPrompt, _on_prompt),
         ("idle", AgentContinue, _on_continue),
         ("idle", AgentReset, _on_reset),
+        ("idle", RunForgotten, _on_forget),
         (("model", "compacting", "waiting", "tools", "checking"), AgentPrompt, _busy),
         (("model", "compacting", "waiting", "tools", "checking"), AgentContinue, _busy),
         (("model", "compacting", "waiting", "tools", "checking"), AgentReset, _busy),
+        (("model", "compacting", "waiting", "tools", "checking"), RunForgotten, _busy),
         ("approval", AgentPrompt, _busy_approving),
         ("approval", AgentContinue, _busy_approving),
         ("approval", AgentReset, _busy_approving),
+        ("approval", RunForgotten, _busy_approving),
         ("elicitation", AgentPrompt, _busy_eliciting),
         ("elicitation", AgentContinue, _busy_eliciting),
         ("elicitation", AgentReset, _busy_eliciting),
+        ("elicitation", RunForgotten, _busy_eliciting),
         (PHASES, AgentSteer, _on_steer),
         (PHASES, AgentFollowUp, _on_follow_up),
         (PHASES, AgentConfigured, _on_configured),

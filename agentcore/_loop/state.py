@@ -111,6 +111,10 @@ def _tool_tuple(tools: Sequence[Tool]) -> tuple[Tool, ...]:
     return tuple(tools)
 
 
+def _price_table(prices: Mapping[str, ModelPrice] | None) -> Mapping[str, ModelPrice] | None:
+    return None if prices is None else dict(prices)
+
+
 def _non_negative_int(_: object, attribute: attrs.Attribute[Any], value: Any) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise ConfigurationError(f"{attribute.name} must be an int >= 0, got {value!r}")
@@ -184,6 +188,10 @@ class LoopConfig:
     max_output_tokens: int | None = None
     temperature: float | None = None
     price: ModelPrice | None = None
+    prices: Mapping[str, ModelPrice] | None = attrs.field(default=None, converter=_price_table)
+    """Each model's own price (a ``FallbackDriver``'s chain): a model call is charged at
+    its answering model's row, else at ``price`` (``call_cost``), by the loop's ledger,
+    the turn tracker and the session tally alike."""
     compaction: Compaction | None = attrs.field(default=None, converter=as_compaction)
     model_retries: int = attrs.field(default=0, validator=_non_negative_int)
     retry_delay_ms: int = attrs.field(default=1000, validator=_non_negative_int)
@@ -202,6 +210,11 @@ class LoopConfig:
             by_name[t.name] = t
         object.__setattr__(self, "tools_by_name", by_name)
         object.__setattr__(self, "tool_specs", tuple(t.spec for t in self.tools))
+        if self.prices is not None and self.price is None:
+            raise ConfigurationError(
+                "prices needs a price too: the price of a model the table does not list, "
+                "and what max_cost is checked with"
+            )
         self.check_limits(self.limits)
 
     def __eq__(self, other: object) -> bool:
@@ -224,7 +237,7 @@ class LoopConfig:
         shape the request of each model call, never a delivered output, so a replay with
         the default hooks delivers the same outputs.
         """
-        return {
+        wire: dict[str, Any] = {
             "system_prompt": self.system_prompt,
             "tools": [tool_declaration(t) for t in self.tools],
             "limits": attrs.asdict(self.limits),
@@ -242,6 +255,9 @@ class LoopConfig:
             "retry_delay_ms": self.retry_delay_ms,
             "check_output": self.check_output,
         }
+        if self.prices is not None:  # only a per-model table is journaled (a fallback chain)
+            wire["prices"] = {model: attrs.asdict(p) for model, p in self.prices.items()}
+        return wire
 
     def from_wire(self, wire: Mapping[str, Any]) -> LoopConfig:
         """A config with the data of ``wire`` (``to_wire``'s form) and this config's hooks.
@@ -255,11 +271,13 @@ class LoopConfig:
             tools = tuple(_declared(d) for d in values.pop("tools", ()))
             limits = Limits(**values.pop("limits", {}))
             price = values.pop("price", None)
+            prices = values.pop("prices", None)
             compaction = values.pop("compaction", None)
             return LoopConfig(
                 tools=tools,
                 limits=limits,
                 price=None if price is None else ModelPrice(**price),
+                prices=None if prices is None else {m: ModelPrice(**p) for m, p in prices.items()},
                 compaction=None if compaction is None else Compaction.from_wire(compaction),
                 convert_to_llm=self.convert_to_llm,
                 transform_context=self.transform_context,

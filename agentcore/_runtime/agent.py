@@ -57,7 +57,7 @@ from .._loop.tools import Tool
 from .actions import Middleware
 from .agent_config import AgentConfig
 from .agent_journal import JournalLane
-from .continuing import Detached, SessionRef, open_session
+from .continuing import SessionRef, open_session
 from .delivery import EngineFailure
 from .extensions import Extension, Hooks
 from .guardrails import Guardrail
@@ -170,7 +170,7 @@ class Agent(SeedAPI, PluginUse, RunFold, JournalLane):
         """What tools get as ``ToolContext.deps`` (a run may pass its own: ``deps=``)."""
         self._stretch: asyncio.Future[None] | None = None
         self._last_pause: Finish | AwaitApproval | AwaitElicitation | None = None
-        self._detached: Detached | None = None
+        self._forget: int | None = None
         self._closed = False
         self._seed_api()
         if journal is not None and not continuing:
@@ -246,12 +246,12 @@ class Agent(SeedAPI, PluginUse, RunFold, JournalLane):
         """Start a run with ``message`` and wait until it ends or pauses for approval.
 
         ``deps`` replaces the agent's ``deps`` as what this run's tools get in
-        ``ToolContext.deps``. ``skip_memory_save``: the run is not journaled, and once it
-        ends the agent is back where it was before it (docs/sessions.md). Run errors do
-        not raise here: they are in ``state.error``. Raises ``AgentBusyError`` while a run
-        is active (steer or follow up instead); waits for an aborted run to wind down
-        first. Cancelling the caller aborts the run and
-        returns once the agent is idle.
+        ``ToolContext.deps``. ``skip_memory_save``: once the run ends, a journaled
+        ``run_forgotten`` input drops its exchange from the history (docs/sessions.md).
+        Run errors do not raise here: they are in ``state.error``. Raises
+        ``AgentBusyError`` while a run is active (steer or follow up instead); waits for an
+        aborted run to wind down first. Cancelling the caller aborts the run and returns
+        once the agent is idle.
         """
         command = AgentPrompt(self._messages(message), **self._limits(limits))
         try:

@@ -113,6 +113,7 @@ class AgentConfig:
             max_output_tokens=o["max_output_tokens"],
             temperature=o["temperature"],
             price=price,
+            prices=None if prices is None or all(p == price for p in prices.values()) else prices,
             compaction=o["compaction"],
             model_retries=o["model_retries"],
             retry_delay_ms=seconds_to_ms("retry_delay", o["retry_delay"], allow_zero=True) or 0,

@@ -1,11 +1,10 @@
-"""How an ``Agent`` continues a conversation a journal holds, and sets a run aside.
+"""How an ``Agent`` continues a conversation a journal holds.
 
 ``Agent(session=...)`` takes anything shaped as ``SessionRef`` (``agentcore.sessions``'
 ``Session`` is one): the runtime names what it reads and never imports the sessions
 folder, which builds on the runtime (DESIGN.md, Layout). ``open_session`` turns the
 ``session``/``session_id``/``journal`` options into a journal and an id;
-``resumes_at_once`` says whether the loaded conversation was cut off mid-run; ``Detached``
-is what a ``skip_memory_save`` run sets aside.
+``resumes_at_once`` says whether the loaded conversation was cut off mid-run.
 """
 
 from __future__ import annotations
@@ -14,11 +13,10 @@ import asyncio
 from typing import Any, Protocol, runtime_checkable
 
 from .._core.errors import ConfigurationError
-from .._journal.conversation import Conversation
 from .._journal.journal import Journal
 from .._journal.snapshots import SnapshotStore
 
-__all__ = ["Detached", "SessionRef", "open_session", "resumes_at_once"]
+__all__ = ["SessionRef", "open_session", "resumes_at_once"]
 
 
 @runtime_checkable
@@ -90,18 +88,3 @@ def resumes_at_once(state: Any) -> bool:
                 "(the run resumes at once) or with await Agent.resume(...)"
             ) from None
     return True
-
-
-class Detached:
-    """What a run with ``skip_memory_save`` sets aside: the shell's journal, snapshot
-    store and state. ``restore`` puts them back, so the agent forgets the run as its
-    journal never saw it."""
-
-    __slots__ = ("_journal", "_snapshots", "_state")
-
-    def __init__(self, shell: Conversation) -> None:
-        self._journal, self._snapshots, self._state = shell.journal, shell.snapshots, shell.state
-        shell.journal = shell.snapshots = None
-
-    def restore(self, shell: Conversation) -> None:
-        shell.journal, shell.snapshots, shell.state = self._journal, self._snapshots, self._state

@@ -88,16 +88,20 @@ def prices_for(
     register (``None`` when unknown): a ``"provider/model"`` string, or a driver's
     ``model`` attribute. The table keys the price by the model id, so turn costs follow
     the loop's. For a ``FallbackDriver`` the table holds every model of the chain (each
-    turn is priced at the model that answered it) and the loop's price, which ``max_cost``
-    counts, is each rate at its dearest in the chain, so a fallback never overspends the
-    budget; it is ``None`` when a model of the chain has no price.
+    model call is charged at the model that answered it, ``call_cost``) and the price,
+    for a model the table does not know, is each rate at its dearest in the chain, so a
+    fallback never overspends the budget. Both are ``None`` when a model of the chain has
+    no price (a run's cost is then unknown, never a partial sum); an explicit ``price``
+    prices every call of the chain.
     """
     if isinstance(model, FallbackDriver):
+        if price is not None:
+            return price, None
         found = [prices_for(entry, None) for entry in model.models]
+        if any(p is None for p, _ in found):
+            return None, None
         table = {key: value for _, part in found if part for key, value in part.items()}
-        if price is None and all(p is not None for p, _ in found):
-            price = _dearest([p for p, _ in found if p is not None])
-        return price, table or None
+        return _dearest([p for p, _ in found if p is not None]), table or None
     if isinstance(model, str):
         key: object = model.rpartition("/")[2]
         if price is None:

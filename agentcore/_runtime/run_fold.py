@@ -41,13 +41,13 @@ from .._loop.events import (
     AwaitElicitation,
     Finish,
     InputRejected,
+    RunForgotten,
 )
 from .._loop.output import output_spec
 from .._loop.state import AT_REST, LoopConfig
 from .._loop.tools import Tool
 from .actions import LoopEndAction, LoopStartAction, through
 from .agent_config import AgentConfig
-from .continuing import Detached
 from .delivery import EngineFailure
 from .extensions import Hooks
 from .inbox import Inbox
@@ -74,7 +74,7 @@ class RunFold:
     _toolsets: AgentToolsets | None
     _stretch: asyncio.Future[None] | None
     _last_pause: Finish | AwaitApproval | AwaitElicitation | None
-    _detached: Detached | None
+    _forget: int | None  # a skip_memory_save run's history length before it
     _clock: Callable[[], int]
     _new_id: Callable[[], str]
     _inbox: Inbox
@@ -175,8 +175,8 @@ class RunFold:
         run is waited for first. Cancelling the caller aborts the run and returns once
         the agent is idle. A prompt goes through the ``loop_start`` middleware and starts
         the input guardrails; an ended run goes through the ``loop_end`` middleware.
-        ``unsaved``: the run is not journaled (``skip_memory_save``; ``_end_unsaved``
-        forgets it once it ends)."""
+        ``unsaved``: the run is forgotten once it ends (``skip_memory_save``;
+        ``_end_unsaved``)."""
         if self._stopping():
             await self.wait()
         performer = self._performer
@@ -188,15 +188,9 @@ class RunFold:
             if self._toolsets is not None:
                 await self._toolsets.refresh()
         start, began = len(self._shell.state.loop.messages), time.perf_counter()
-        detached = Detached(self._shell) if unsaved and self._detached is None else None
-        try:
-            self._command(event)
-        except BaseException:
-            if detached is not None:
-                detached.restore(self._shell)
-            raise
-        if detached is not None:
-            self._detached = detached
+        self._command(event)
+        if unsaved and self._forget is None:
+            self._forget = start
         if type(event) is AgentPrompt and performer.guards.input:
             performer.check_input(event.messages)  # after the prompt: a trip ends its run
         try:
@@ -255,11 +249,12 @@ class RunFold:
 
     def _end_unsaved(self) -> None:
         """Forget a ``skip_memory_save`` run once it has ended (not while it waits for an
-        approval): journal, snapshots and state as they were before it."""
-        detached = self._detached
-        if detached is not None and self._shell.state.loop.phase == "idle":
-            self._detached = None
-            detached.restore(self._shell)
+        approval): a ``run_forgotten`` input, journaled like any other, cuts the history
+        back to what it was before the run."""
+        keep = self._forget
+        if keep is not None and self._shell.state.loop.phase == "idle":
+            self._forget = None
+            self._command(RunForgotten(keep))
 
     def _running(self) -> bool:
         return self._shell.state.loop.phase not in AT_REST

@@ -35,7 +35,7 @@ from agentcore._core.events import (
     ToolUseStop,
     UserMessage,
 )
-from agentcore._core.pricing import cost_of
+from agentcore._core.pricing import call_cost
 from agentcore._loop import elicitations, output, tool_calls
 from agentcore._loop.compacting import adopt_summary, compact, summarise
 from agentcore._loop.compaction import render_view
@@ -360,8 +360,7 @@ def _charge(s: LoopState, usage: Usage, model: str, purpose: str, ts: int, out: 
     added to the turn's, the run's and the session's."""
     run = s.run
     assert run is not None
-    price = s.config.price
-    cost = cost_of(usage, price) if price is not None else 0.0
+    cost = call_cost(usage, model, s.config.price, s.config.prices) or 0.0
     out.append(ModelUsage(run.turn, model, usage, spent(s, cost), purpose, timestamp=ts))
     run = run.replace(
         usage=run.usage + usage,

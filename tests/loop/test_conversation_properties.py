@@ -10,16 +10,29 @@ call by a ``tool_result``), and Hypothesis picks what happens next at every step
 - the activity the core projects equals an ``AgentStateMachine`` fed every output;
 - every run ends with ``agent_end`` as the last output of its step;
 - no queued message is lost or delivered twice;
-- folding the journal again gives every output and the state exactly.
+- folding the journal again gives every output and the state exactly;
+- pending tool calls: outside an open model stream, the three processors that keep them
+  (the assembler's ``pending``, the state-event processor's ``has_pending_tools``, the
+  loop's ``Batch``) name the same unanswered calls after every input (docs/loop.md says
+  why there are three);
+- one cost ledger: every turn's ``turn_response`` cost is what the loop charged for that
+  turn's model calls (``model_usage``), the run's ``turn_end`` costs add up to its
+  ``agent_end`` cost, the runs' to the session's, and the session tally's call rows to the
+  same figure, whatever model of a per-model price table answered each call.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from agentcore import ModelPrice
+from agentcore._core.assembler import BASE
+from agentcore._core.state_events import has_pending_tools
+from agentcore._journal.sql.tally import Tally
 from agentcore.events import (
     AssistantMessage,
     ErrorReceived,
@@ -33,6 +46,9 @@ from agentcore.events import (
     ToolResultMessage,
     ToolUseStart,
     ToolUseStop,
+    TurnRequest,
+    TurnResponse,
+    Usage,
     UserMessage,
 )
 from agentcore.loop import (
@@ -53,12 +69,16 @@ from agentcore.loop import (
     Finish,
     Limits,
     LoopConfig,
+    ModelUsage,
     ToolApproval,
     ToolExecutionEnd,
+    TurnEnd,
     conversation_processor,
     create_initial_conversation_state,
     history_problems,
+    snapshot_of,
 )
+from agentcore.pricing import cost_of
 from agentcore.processors import activity_of
 from agentcore.state_machine import AgentStateMachine
 from agentcore.tools import define_tool
@@ -79,8 +99,9 @@ TOOLS = (
 class Runtime:
     """Performs effects when Hypothesis says so; journals and folds every input."""
 
-    def __init__(self, config: LoopConfig) -> None:
-        self.state = create_initial_conversation_state()
+    def __init__(self, config: LoopConfig, models: tuple[str, ...] = ("m",)) -> None:
+        self.state = create_initial_conversation_state(config)
+        self.config, self.models = config, models
         self.journal: list[Any] = []
         self.outputs: list[Any] = []
         self.steps: list[tuple[Any, ...]] = []
@@ -92,6 +113,7 @@ class Runtime:
         self.calls = 0
         self.messages = 0
         self.sent: list[Any] = []
+        self.pending: list[tuple[Any, ...]] = []
         self.feed(AgentConfigured(config.to_wire()))
 
     def feed(self, event: Any) -> None:
@@ -103,6 +125,8 @@ class Runtime:
         self.journal.append(event)
         self.state, out = conversation_processor(self.state, event)
         self.steps.append(out)
+        if type(event) not in STREAMING:
+            self.pending.append(_pending_views(self.state))
         self.outputs.extend(o for o in out if type(o) not in EFFECTS)
         for o in out:
             if isinstance(o, CallModel):
@@ -124,7 +148,8 @@ class Runtime:
         """The driver's stream for the open model call."""
         self.model_open = False
         self.messages += 1
-        self.feed(MessageStart(f"a{self.messages}", "m"))
+        model = self.models[0] if len(self.models) == 1 else data.draw(st.sampled_from(self.models))
+        self.feed(MessageStart(f"a{self.messages}", model))
         if self.cancel_model:  # the driver stops; the runtime feeds an interrupt
             if data.draw(st.booleans(), "streamed before the cancel"):
                 self.feed(TextDelta("par", 0))
@@ -153,7 +178,10 @@ class Runtime:
                 self.feed(InputJsonDelta('{"n": "x"}' if name == "bad" else '{"n": 1}', index))
                 self.feed(ToolUseStop(cid, index))
         stop = "tool_use" if kind == "tools" else "end_turn"
-        self.feed(MessageDelta(stop_reason=stop))
+        usage = Usage()
+        if len(self.models) > 1:
+            usage = Usage(*data.draw(st.tuples(*[st.integers(0, 5000)] * 4), "usage"))
+        self.feed(MessageDelta(stop_reason=stop, usage=usage))
         self.feed(MessageStop(stop))
 
     def message(self, text: str) -> UserMessage:
@@ -177,6 +205,12 @@ def test_random_runs_keep_every_guarantee_across_layers(data: st.DataObject) -> 
         tool_execution=data.draw(st.sampled_from(["parallel", "sequential"]), "execution"),
     )
     rt = Runtime(config)
+    _drive(rt, data)
+    _check(rt)
+
+
+def _drive(rt: Runtime, data: st.DataObject) -> None:
+    """Prompt, then whatever Hypothesis picks, then wind down to idle."""
     rt.feed(AgentPrompt([rt.message("start")]))
     for _ in range(60):
         options: list[Any] = ["steer", "follow_up", "abort", "tick"]
@@ -218,10 +252,28 @@ def test_random_runs_keep_every_guarantee_across_layers(data: st.DataObject) -> 
         for cid in sorted(rt.running):
             rt.running.pop(cid)
             rt.feed(ToolResult(cid, "late"))
-    _check(rt)
+
+
+STREAMING = (MessageStart, TextDelta, ToolUseStart, InputJsonDelta, ToolUseStop, MessageDelta)
+"""Inputs while a model stream is open: the core has seen calls the loop decides on only
+once the whole message is assembled."""
+
+
+def _pending_views(state: Any) -> tuple[set[str], set[str], bool]:
+    """The unanswered tool calls as the assembler, the loop's batch and the state-event
+    processor keep them."""
+    batch = state.loop.batch
+    answered_not = set()
+    if batch is not None:
+        answered_not = {
+            c.tool_call_id for c in batch.calls if batch.result_of(c.tool_call_id) is None
+        }
+    return set(state.core[0][BASE].pending), answered_not, has_pending_tools(state.core[1])
 
 
 def _check(rt: Runtime) -> None:
+    for assembler, batch, executing in rt.pending:
+        assert assembler == batch and executing == bool(batch)
     loop = rt.state.loop
     assert loop.phase == "idle" and loop.run is None
     history = list(loop.messages)
@@ -258,9 +310,72 @@ def _check(rt: Runtime) -> None:
     placed = users + list(loop.steering) + list(loop.follow_ups)
     assert sorted(m.message_id for m in placed) == sorted(m.message_id for m in rt.sent)
     # replay reproduces everything
-    replayed, outputs = create_initial_conversation_state(), []
+    replayed, outputs = create_initial_conversation_state(rt.config), []
     for event in rt.journal:
         replayed, out = conversation_processor(replayed, event)
         outputs.extend(o for o in out if type(o) not in EFFECTS)
     assert replayed == rt.state
     assert outputs == rt.outputs
+
+
+CHEAP = ModelPrice(1.0, 2.0, 0.1, 1.5)
+DEAR = ModelPrice(3.0, 15.0, 0.3, 3.75)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_every_ledger_is_the_loops(data: st.DataObject) -> None:
+    """Turn costs, run costs, the session's and the session tally's are one ledger: each
+    model call charged once, at its answering model's price (``call_cost``)."""
+    priced = data.draw(st.booleans(), "priced")
+    config = LoopConfig(
+        tools=TOOLS,
+        limits=Limits(max_iterations=data.draw(st.integers(1, 6), "max_iterations")),
+        price=DEAR if priced else None,
+        prices={"cheap": CHEAP, "dear": DEAR} if priced else None,
+    )
+    rt = Runtime(config, models=("cheap", "dear", "unlisted"))
+    _drive(rt, data)
+    _check(rt)
+    loop = rt.state.loop
+    charged = [o for o in rt.outputs if type(o) is ModelUsage]
+    if not priced:
+        assert all(o.cost is None for o in rt.outputs if hasattr(o, "cost"))
+        assert snapshot_of(rt.state).cost is None
+        return
+    # each call at its own model's row, else at the config's price
+    rates = {"cheap": CHEAP, "dear": DEAR, "unlisted": DEAR}
+    assert [o.cost for o in charged] == [cost_of(o.usage, rates[o.model]) for o in charged]
+    # a turn's response costs what the loop charged for the calls of that turn
+    # (the loop's charge follows the core's turn_response in the step of a message_stop)
+    open_turn: list[float] = []
+    ended: list[TurnResponse] = []
+    for step in rt.steps:
+        for o in step:
+            if type(o) is TurnRequest:
+                assert all(r.cost == pytest.approx(sum(open_turn), abs=1e-12) for r in ended)
+                open_turn, ended = [], []
+            elif type(o) is ModelUsage:
+                open_turn.append(o.cost)
+            elif type(o) is TurnResponse:
+                ended.append(o)
+        if ended:
+            assert all(r.cost == pytest.approx(sum(open_turn), abs=1e-12) for r in ended)
+            open_turn, ended = [], []
+    assert sum(r.cost for r in rt.outputs if type(r) is TurnResponse) <= loop.cost + 1e-12
+    # the run's turn_end costs add up to its agent_end's; the runs' to the session's
+    runs, turns = [], 0.0
+    for o in rt.outputs:
+        if type(o) is TurnEnd:
+            turns += o.cost
+        elif type(o) is AgentEnd:
+            assert o.cost == pytest.approx(turns, abs=1e-12)
+            runs.append(o.cost)
+            turns = 0.0
+    assert loop.cost == pytest.approx(sum(runs), abs=1e-12)
+    assert loop.cost == pytest.approx(sum(o.cost for o in charged), abs=1e-12)
+    assert snapshot_of(rt.state).cost == loop.cost
+    # the session tally, counted from the journal alone, finds the same calls and cost
+    tally = Tally(lambda agent: None, lambda agent: None)
+    counted = tally.count(("s", seq, e) for seq, e in enumerate(rt.journal, 1))
+    assert sum(c.cost or 0.0 for c in counted.calls) == pytest.approx(loop.cost, abs=1e-12)

@@ -8,8 +8,10 @@ from typing import Any
 import pytest
 
 from agentcore import ClearToolResults, KeepLastTurns, ModelPrice, Summarise
+from agentcore.errors import ConfigurationError
 from agentcore.events import (
     AssistantMessage,
+    ErrorMessage,
     ErrorReceived,
     Interrupt,
     TextPart,
@@ -35,9 +37,11 @@ from agentcore.loop import (
     ContextView,
     ExecuteTools,
     Finish,
+    Limits,
     LoopConfig,
     LoopState,
     ModelUsage,
+    RunForgotten,
     SummariseContext,
     TurnEnd,
     history_problems,
@@ -279,6 +283,40 @@ def test_usage_and_cost_per_call_step_run_and_session() -> None:
     assert s.cost == pytest.approx(0.00034 + 0.00007)
 
 
+def test_each_call_is_charged_at_its_answering_models_row_and_limited_by_that_ledger() -> None:
+    """A fallback chain's table: the cheap model's call at its own rate, a model the table
+    does not list at ``price``; ``max_cost`` counts the same charges."""
+    table = {"cheap": ModelPrice(1.0, 1.0), "dear": ModelPrice(10.0, 10.0)}
+    s = _state(price=ModelPrice(10.0, 10.0), prices=table, limits=Limits(max_cost=0.0016))
+    cheap = AssistantMessage("a0", "cheap", [ToolCallPart("c0", "read", {})], Usage(1000, 0))
+    s, out = _feed(s, AgentPrompt([UserMessage("u", "go")]), cheap, ToolResult("c0", "x"))
+    assert [m.cost for m in _of(out, ModelUsage)] == [pytest.approx(0.001)]
+    assert not _of(out, AgentEnd)  # 0.001 spent: under the budget, the run goes on
+    other = AssistantMessage("a1", "unlisted", [TextPart("hi")], Usage(100, 0))
+    s, out = _feed(s, other)
+    assert [m.cost for m in _of(out, ModelUsage)] == [pytest.approx(0.001)]
+    [end] = _of(out, AgentEnd)
+    assert end.cost == pytest.approx(0.002) and end.code == "MAX_COST_EXCEEDED"
+
+
+def test_a_price_table_is_journaled_and_needs_a_price() -> None:
+    table = {"cheap": ModelPrice(1.0, 1.0)}
+    config = LoopConfig(price=ModelPrice(2.0, 2.0), prices=table)
+    assert config.to_wire()["prices"] == {
+        "cheap": {
+            "input": 1.0,
+            "output": 1.0,
+            "cache_read": None,
+            "cache_write": None,
+            "context_window": None,
+        }
+    }
+    assert LoopConfig().from_wire(config.to_wire()) == config
+    assert "prices" not in LoopConfig(price=ModelPrice(2.0, 2.0)).to_wire()
+    with pytest.raises(ConfigurationError, match="prices needs a price too"):
+        LoopConfig(prices=table)
+
+
 def test_without_a_price_costs_are_none_never_zero() -> None:
     s = _state()
     s, out = _feed(s, AgentPrompt([UserMessage("u", "go")]), _reply(0, used=10))
@@ -311,3 +349,31 @@ def test_a_retried_call_counts_in_the_step_and_the_run() -> None:
     assert isinstance(s.messages[-1], AssistantMessage) and not any(
         isinstance(m, ToolResultMessage) for m in s.messages
     )
+
+
+# -- forgetting a run ----------------------------------------------------------------------
+
+
+def test_run_forgotten_cuts_the_history_back_and_keeps_what_was_spent() -> None:
+    s = _state(price=PRICE)
+    s, _ = _feed(s, AgentPrompt([UserMessage("u", "keep")]), _reply(0, used=100))
+    kept, spent = s.messages, s.cost
+    s, _ = _feed(s, AgentPrompt([UserMessage("u2", "forget")]), _reply(1, used=100))
+    s, out = _feed(s, RunForgotten(len(kept)))
+    assert out == [] and s.messages == kept
+    assert s.cost == pytest.approx(2 * spent)  # the ledger keeps the forgotten run's cost
+
+
+def test_run_forgotten_drops_a_compaction_view_made_after_what_it_keeps() -> None:
+    s = _state().replace(context=ContextView(start=1, since=2))
+    s, _ = _feed(s, AgentPrompt([UserMessage("u", "go")]), _reply(0))
+    assert _feed(s, RunForgotten(2))[0].context == ContextView(start=1, since=2)
+    assert _feed(s, RunForgotten(1))[0].context is None
+
+
+def test_run_forgotten_waits_for_the_run_to_end() -> None:
+    s = _state()
+    s, _ = _feed(s, AgentPrompt([UserMessage("u", "go")]))
+    s, out = _feed(s, RunForgotten(0))
+    assert [o.code for o in out if type(o) is ErrorMessage] == ["AGENT_BUSY"]
+    assert len(s.messages) == 1

@@ -344,8 +344,16 @@ def test_agent_prices_each_turn_at_its_model_and_budgets_at_the_dearest() -> Non
         "gpt-4.1": ModelPrice(2.0, 8.0, 0.5, context_window=1_047_576),
     }
     assert agent.config.price == ModelPrice(3.0, 15.0, 0.5, 3.75, context_window=200_000)
+    assert agent.config.prices == agent.prices  # the loop's ledger charges per model too
     with pytest.raises(ConfigurationError, match="max_cost needs a price"):
         Agent(["anthropic/claude-sonnet-4-5", "ollama/llama3"], max_cost=1.0)
+    partly = Agent(["anthropic/claude-sonnet-4-5", "ollama/llama3"])
+    assert partly.prices is None and partly.config.price is None  # unknown, never partial
+    flat = ModelPrice(1.0, 1.0)
+    chosen = Agent(["anthropic/claude-sonnet-4-5", "openai/gpt-4.1"], price=flat)
+    assert (chosen.prices, chosen.config.price, chosen.config.prices) == (None, flat, None)
+    single = Agent("anthropic/claude-sonnet-4-5")
+    assert single.config.prices is None and "prices" not in single.config.to_wire()
 
 
 # -- the invariant, over any chain -----------------------------------------------------------

@@ -1,19 +1,20 @@
 """Sessions on every backend: an agent continues a session another agent left, a run
-with skip_memory_save leaves no trace, a session cut off mid-run resumes when opened, and
-the seed's memory provider shape over a journal."""
+with skip_memory_save is forgotten by an input the journal keeps, a session cut off
+mid-run resumes when opened, and the seed's memory provider shape over a journal."""
 
 from __future__ import annotations
 
 import asyncio
 import pathlib
+from unittest.mock import ANY
 
 import pytest
 
 from agentcore import Agent
 from agentcore.errors import ConfigurationError
-from agentcore.events import MessageStart, TextDelta, UserMessage
+from agentcore.events import MessageStart, TextDelta, Usage, UserMessage
 from agentcore.journal import LaneBusyError, MemoryJournal, SqliteJournal
-from agentcore.loop import AgentConfigured, AgentPrompt, LoopConfig
+from agentcore.loop import AgentConfigured, AgentPrompt, LoopConfig, RunForgotten
 from agentcore.sessions import JournalMemory, Session
 from agentcore.testing import assert_replays
 from drivers.scripted import ScriptedDriver, text_turn
@@ -90,22 +91,31 @@ def test_session_options_that_contradict_each_other_are_refused(tmp_path: pathli
     journal.close()
 
 
-def test_a_run_with_skip_memory_save_leaves_no_trace(backend: Backend) -> None:
+def test_a_run_with_skip_memory_save_is_forgotten_by_a_journaled_input(backend: Backend) -> None:
+    """The run's exchange leaves the conversation's memory; the journal stays append-only
+    and truthful: the run, then the ``run_forgotten`` that dropped it, and what it spent
+    still counts."""
+
     async def main() -> None:
         journal, snapshots = backend.open()
-        driver = ScriptedDriver([text_turn("One"), text_turn("Secret"), text_turn("Two")])
+        used = Usage(10, 5)
+        turns = [text_turn(t, usage=used) for t in ("One", "Secret", "Two")]
+        driver = ScriptedDriver(turns)
         agent = Agent(driver, session=Session(journal, "s1", snapshots))
         await agent.run("first")
         entries = list(journal.entries("s1"))
-        state = agent.conversation_state
+        before = agent.state
         result = await agent.run("forget me", skip_memory_save=True)
         assert result.output == "Secret"
         assert _texts(result.messages) == [
             ("user_message", "forget me"),
             ("assistant_message", "Secret"),
         ]
-        assert list(journal.entries("s1")) == entries
-        assert agent.conversation_state == state
+        after = list(journal.entries("s1"))
+        assert after[: len(entries)] == entries  # append-only
+        assert after[-1].event == RunForgotten(len(before.messages), timestamp=ANY)
+        assert agent.state.messages == before.messages
+        assert agent.state.usage == before.usage + used  # what it spent still counts
         await agent.prompt("second")
         assert [t for _, t in _texts(agent.state.messages)] == ["first", "One", "second", "Two"]
         assert [t for _, t in _texts(driver.requests[2].messages)] == ["first", "One", "second"]
@@ -119,7 +129,7 @@ def test_a_run_with_skip_memory_save_leaves_no_trace(backend: Backend) -> None:
     asyncio.run(main())
 
 
-def test_a_run_that_is_not_saved_still_replays_what_is(tmp_path: pathlib.Path) -> None:
+def test_replay_equals_live_across_a_forgotten_run(tmp_path: pathlib.Path) -> None:
     async def main() -> None:
         journal = SqliteJournal(tmp_path / "s.db")
         delivered: list[object] = []
@@ -129,8 +139,9 @@ def test_a_run_that_is_not_saved_still_replays_what_is(tmp_path: pathlib.Path) -
         await agent.prompt("a")
         mark = len(delivered)
         await agent.prompt("b", skip_memory_save=True)
-        del delivered[mark:]  # the unsaved run's outputs are not in the journal
+        assert len(delivered) > mark  # the forgotten run is delivered, and journaled
         await agent.prompt("c")
+        assert "b" not in [getattr(m, "content", None) for m in agent.state.messages]
         assert_replays(agent, delivered)
         await agent.aclose()
 

@@ -13,8 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentcore import Agent
-from agentcore.events import Usage
+from agentcore.events import MessageDelta, MessageStart, Usage
 from agentcore.journal import JournalError, SqlSnapshots, replay, state_at
+from agentcore.loop import AgentConfigured, LoopConfig
 from agentcore.pricing import ModelPrice
 from agentcore.sessions import Session, Sessions
 from agentcore.testing import PostgresServer
@@ -202,3 +203,30 @@ def test_sessions_need_a_sql_journal(tmp_path: pathlib.Path) -> None:
     with pytest.raises(TypeError, match="SqliteJournal or PostgresJournal"):
         SqlSnapshots(MemoryJournal())  # type: ignore[arg-type]
     assert isinstance(Session(MemoryJournal(), "s"), Session)
+
+
+def test_a_per_model_price_table_prices_each_call_after_a_reopen(sql_backend: Backend) -> None:
+    """A fallback chain's pricing (``agent_configured``'s ``price`` and ``prices``) is kept
+    in the session row: calls written after the journal is reopened are still charged at
+    their answering model's row, as the loop's ledger charged them."""
+    cheap, dear = ModelPrice(1.0, 1.0), ModelPrice(10.0, 10.0)
+    config = LoopConfig(price=dear, prices={"cheap": cheap, "dear": dear})
+
+    def call(model: str, n: int) -> list[Any]:
+        return [MessageStart(f"m{n}", model), MessageDelta(usage=Usage(1000, 0))]
+
+    journal, _ = sql_backend.open()
+    for event in [AgentConfigured(config.to_wire()), *call("cheap", 1)]:
+        journal.append("s", event)
+    journal.close()
+    journal, snapshots = sql_backend.open()  # the pricing comes back from the database
+    for event in [*call("dear", 2), *call("unlisted", 3)]:
+        journal.append("s", event)
+    journal.sync()
+    by_model = {r.key: r.cost for r in Sessions(sql(journal), snapshots).usage("model")}
+    assert by_model == {
+        "cheap": pytest.approx(0.001),
+        "dear": pytest.approx(0.01),
+        "unlisted": pytest.approx(0.01),  # not in the table: at the configured price
+    }
+    journal.close()

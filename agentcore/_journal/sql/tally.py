@@ -10,8 +10,9 @@ alone:
   ``prompt``, ``run`` or ``receive``: the seed's turn);
 - a model call is a ``message_start`` (its ``seq``, time and model); its usage is the
   latest ``message_delta`` usage after it (providers report it cumulatively); its cost is
-  that usage at the price the agent was configured with (``agent_configured``), as
-  ``max_cost`` counts it, and ``None`` when the agent has no price.
+  that usage priced by ``call_cost`` with the pricing the agent was configured with
+  (``agent_configured``'s ``price`` and ``prices``), exactly as the loop's ledger charges
+  it and ``max_cost`` counts it, and ``None`` when the agent has no price.
 
 ``Tally.count(entries)`` works out the rows for a batch of entries without changing the
 tally; ``commit()`` keeps what it learnt once the rows are written, so a batch that fails
@@ -27,13 +28,16 @@ import attrs
 
 from ..._core.content import Usage
 from ..._core.events import MessageDelta, MessageStart
-from ..._core.pricing import ModelPrice, cost_of
+from ..._core.pricing import ModelPrice, call_cost
 from ..._loop.events import AgentConfigured, AgentPrompt
 from ..read import dumps, loads
 
 __all__ = ["CallRow", "Counted", "SessionRow", "Tally", "price_from_json"]
 
 NO_PRICE_JSON = "null"
+
+Pricing = tuple[ModelPrice, dict[str, ModelPrice] | None]
+"""An agent's configured ``price`` and its per-model ``prices`` table (``call_cost``)."""
 
 
 class SessionRow(NamedTuple):
@@ -77,27 +81,35 @@ def _count(tokens: int) -> int:
     return min(tokens, _BIGINT)
 
 
-def price_from_json(text: str | None) -> ModelPrice | None:
-    """The ``ModelPrice`` a session's ``price`` column holds (None for none)."""
+def price_from_json(text: str | None) -> Pricing | None:
+    """The pricing a session's ``price`` column holds (None for none): a bare price, or
+    ``{"price": ..., "prices": {model: price}}`` for an agent with a per-model table."""
     if text is None:
         return None
     value = loads(text.encode())
-    return None if value is None else ModelPrice(**value)
+    if value is None:
+        return None
+    if "prices" not in value:
+        return ModelPrice(**value), None
+    table = {model: ModelPrice(**row) for model, row in value["prices"].items()}
+    return ModelPrice(**value["price"]), table
 
 
 def _price_json(config: Any) -> str:
-    price = config.get("price")
-    return NO_PRICE_JSON if price is None else dumps(price).decode()
+    price, table = config.get("price"), config.get("prices")
+    if price is None:
+        return NO_PRICE_JSON
+    return dumps(price if table is None else {"price": price, "prices": table}).decode()
 
 
-def _call_with(call: CallRow, usage: Usage, price: ModelPrice | None) -> CallRow:
+def _call_with(call: CallRow, usage: Usage, pricing: Pricing | None) -> CallRow:
     return call._replace(
         input_tokens=_count(usage.input_tokens),
         output_tokens=_count(usage.output_tokens),
         cache_read_tokens=_count(usage.cache_read_tokens),
         cache_write_tokens=_count(usage.cache_write_tokens),
         reasoning_tokens=_count(usage.reasoning_tokens),
-        cost=None if price is None else cost_of(usage, price),
+        cost=None if pricing is None else call_cost(usage, call.model, *pricing),
     )
 
 
@@ -107,7 +119,7 @@ class Counted:
 
     sessions: list[SessionRow]
     calls: list[CallRow]
-    prices: dict[str, ModelPrice | None]
+    prices: dict[str, Pricing | None]
     open_calls: dict[str, CallRow]
 
 
@@ -121,10 +133,10 @@ class Tally:
 
     def __init__(
         self,
-        load_price: Callable[[str], ModelPrice | None],
+        load_price: Callable[[str], Pricing | None],
         load_call: Callable[[str], CallRow | None],
     ) -> None:
-        self._prices: dict[str, ModelPrice | None] = {}
+        self._prices: dict[str, Pricing | None] = {}
         self._calls: dict[str, CallRow] = {}
         self._load_price = load_price
         self._load_call = load_call
@@ -138,7 +150,7 @@ class Tally:
         """The rows for ``entries`` (``(agent_id, seq, event)``, in append order)."""
         sessions: dict[str, list[Any]] = {}
         calls: dict[tuple[str, int], CallRow] = {}
-        prices: dict[str, ModelPrice | None] = {}
+        prices: dict[str, Pricing | None] = {}
         open_calls: dict[str, CallRow] = {}
         for agent, seq, event in entries:
             row = sessions.get(agent)
@@ -171,7 +183,7 @@ class Tally:
             open_calls,
         )
 
-    def _price(self, agent: str, batch: dict[str, ModelPrice | None]) -> ModelPrice | None:
+    def _price(self, agent: str, batch: dict[str, Pricing | None]) -> Pricing | None:
         if agent in batch:
             return batch[agent]
         if agent not in self._prices:
