@@ -103,7 +103,7 @@ from .options import (
 )
 from .outlet import Outlet, ms_clock, new_id, stamp_message
 from .output_stream import OutputStream, build_output
-from .performer import LocalPerformer
+from .perform import LocalPerformer
 from .plugins import resolve_model
 from .run_stream import RunStream
 from .subscriptions import Handler, Unsubscribe, react_map

@@ -9,7 +9,7 @@ from typing import Any
 from agentcore._core.content import ToolCallPart
 from agentcore._durable.performer import DurablePerformer
 from agentcore._runtime.outlet import Outlet
-from agentcore._runtime.performer import LocalPerformer
+from agentcore._runtime.perform import LocalPerformer
 from agentcore._runtime.performing import BasePerformer, Performer, aborted
 from agentcore.loop import CancelTools, ExecuteTools, SetTimer
 
