@@ -20,8 +20,8 @@ import anthropic
 import httpx2
 
 from agentcore import OUTPUT_MODES, ModelRequest, OutputMode, ThinkingLevel, ms_clock
-from agentcore._runtime.secret_logs import url_secrets
 from agentcore.errors import ConfigurationError, ErrorCode
+from agentcore.redaction import url_secrets
 
 from ._anthropic_request import build_params
 from ._anthropic_stream import NORMALISER, AnthropicState, initial_state

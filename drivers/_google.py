@@ -27,8 +27,8 @@ from google.genai import errors as genai_errors
 from google.genai import types as genai_types
 
 from agentcore import ModelRequest, ThinkingLevel, ms_clock
-from agentcore._runtime.secret_logs import url_secrets
 from agentcore.errors import ConfigurationError, ErrorCode
+from agentcore.redaction import url_secrets
 
 from ._base import ApiKeySource, Failure, failure_from_status
 from ._call import Close

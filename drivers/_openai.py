@@ -34,8 +34,8 @@ import openai
 from openai._streaming import ServerSentEvent
 
 from agentcore import OUTPUT_MODES, ModelRequest, OutputMode, ThinkingLevel, ms_clock
-from agentcore._runtime.secret_logs import url_secrets
 from agentcore.errors import ConfigurationError, ErrorCode
+from agentcore.redaction import url_secrets
 
 from ._base import ApiKeySource, Failure, failure_from_status, is_loopback
 from ._call import Close

@@ -41,8 +41,8 @@ from typing import Any
 import openai
 
 from agentcore import OUTPUT_MODES, ModelRequest, OutputMode, ThinkingLevel, ms_clock
-from agentcore._runtime.secret_logs import url_secrets
 from agentcore.errors import ConfigurationError
+from agentcore.redaction import url_secrets
 
 from ._base import ApiKeySource, Failure
 from ._call import Close

@@ -44,9 +44,9 @@ from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, 
 from typing import Any, Generic, TypeVar
 
 from agentcore import BaseDriver, ModelRequest, ms_clock
-from agentcore._runtime.secret_logs import guard_logs
 from agentcore.errors import AgentError, ErrorCode
 from agentcore.events import ErrorReceived, StreamEvent
+from agentcore.redaction import guard_logs
 
 from ._base import ApiKeySource, Failure, resolve_api_key
 from ._call import Close, StreamCall

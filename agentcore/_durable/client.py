@@ -20,23 +20,27 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any
 
 import attrs
 
+from .._core.errors import InvalidEventError, ProtocolError
 from .._core.events import UserMessage
 from .._core.machine import MealyMachine
 from .._core.wire import from_dict, to_dict
 from .._journal.replay import replay
 from .._journal.resume import fold_state, journal_events
 from .._loop.conversation import create_conversation, create_conversation_machine
+from .._loop.elicitations import answer_problem
 from .._loop.events import (
     AgentAbort,
     AgentContinue,
     AgentFollowUp,
     AgentPrompt,
     AgentSteer,
+    ElicitationAction,
+    ElicitationAnswer,
     ToolApproval,
 )
 from .._loop.state import LoopConfig
@@ -176,6 +180,40 @@ class DurableClient:
     ) -> DurableRun:
         return await self.send(agent_id, ToolApproval(tool_call_id, False, reason))
 
+    async def answer_elicitation(
+        self,
+        agent_id: str,
+        elicitation_id: str,
+        action: ElicitationAction = "accept",
+        content: Mapping[str, Any] | None = None,
+    ) -> DurableRun:
+        """Answer a question a tool call asked on a worker (an ``elicitation_request`` in
+        ``events()``; the run waits, paused, inside its advance): ``accept`` with
+        ``content`` (the form's fields), ``decline`` or ``cancel``, as
+        ``Agent.answer_elicitation``. The step that waits takes the answer within a tenth
+        of a second, the call goes on, and the run with it (``result()`` of the advance
+        that asked). ``ProtocolError`` for an id nothing waits for, or content that does
+        not fit the form (naming what is wrong); ``InvalidEventError`` for an unknown
+        action."""
+        if action not in ("accept", "decline", "cancel"):
+            raise InvalidEventError(
+                f"elicitation action must be 'accept', 'decline' or 'cancel', got {action!r}"
+            )
+        answer = ElicitationAnswer(action, content, elicitation_id)
+        waiting = self._state(agent_id).loop.run
+        pending = () if waiting is None else waiting.elicitations
+        request = next((p for p in pending if p.elicitation_id == elicitation_id), None)
+        if request is None:
+            ids = [p.elicitation_id for p in pending]
+            raise ProtocolError(
+                f"agent {agent_id!r}: no elicitation with id {elicitation_id!r} awaits an "
+                f"answer; waiting: {ids}"
+            )
+        problem = answer_problem(request, answer)
+        if problem is not None:
+            raise ProtocolError(f"agent {agent_id!r}, elicitation {elicitation_id!r}: {problem}")
+        return await self.send(agent_id, answer)
+
     async def abort(self, agent_id: str, reason: str = "user") -> DurableRun:
         """Abort the running run: a model call streaming now is cut within a quarter of a
         second, tools running now finish first (their results are kept)."""
@@ -210,11 +248,14 @@ class DurableClient:
 
     def history(self, agent_id: str) -> tuple[Any, ...]:
         """The agent's conversation (its messages), folded from its journal now."""
+        return tuple(self._state(agent_id).loop.messages)
+
+    def _state(self, agent_id: str) -> Any:
+        """The agent's conversation state, folded from its journal now."""
         self.journal.forget(agent_id)
         processor, initial = create_conversation()
         events = journal_events(self.journal, agent_id)
-        state = fold_state(processor, initial(LoopConfig()), events)
-        return tuple(state.loop.messages)
+        return fold_state(processor, initial(LoopConfig()), events)
 
     def replay(
         self, agent_id: str, machine_factory: Callable[[], MealyMachine] | None = None

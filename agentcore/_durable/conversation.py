@@ -14,7 +14,15 @@ workflow first ran, recorded as its first step), then folds each input as it com
    after a timer, after a claim that took something and left nothing to perform. An
    advance whose last step leaves the agent at rest with nothing claimed ends: a prompt
    queued meanwhile has its own advance, enqueued behind this one;
-3. a ``clock_tick`` after a durable sleep, for a timer (a retry delay, the deadline).
+3. a ``clock_tick`` after a durable sleep, for a timer (a retry delay, the deadline);
+4. a tool call's elicitation (``ctx.elicit``: an MCP server asking the user), fed while
+   the call's step runs: its ``elicitation_request`` (numbered ``elicit_<call id>_<n>``,
+   so the call run again on another worker asks under the same id), then the answers
+   the step claims from the inbox (``Store.claim_answers``) until the fold hands one to
+   the call (``AnswerElicitation``), or ``cancel`` when an abort waits. They are written
+   to the ``events`` stream at once, so a client reads the question while the run is
+   paused; the step records them with their sequence numbers, and a recovered workflow
+   folds them again, in that order, before the batch's results.
 
 Every input gets the next sequence number and is appended to the journal unless the
 journal holds it already: DBOS replays recorded steps to a recovered workflow, so the
@@ -34,10 +42,13 @@ journal by the documented resume policy (``agent_resume``).
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import itertools
 import json
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
+
+import attrs
 
 from .._core.content import ToolCallPart
 from .._core.errors import MessageRejectedError
@@ -53,6 +64,8 @@ from .._loop.events import (
     CallModel,
     CheckOutput,
     ClockTick,
+    ElicitationAnswer,
+    ElicitationRequest,
     ExecuteTools,
     SummariseContext,
 )
@@ -69,6 +82,8 @@ __all__ = ["Conversation", "Services"]
 
 EVENTS = "events"
 """The workflow's stream of outputs (wire dicts, one list per step)."""
+ANSWER_POLL = 0.1
+"""Seconds between two looks for an elicitation's answer in the inbox."""
 LIVE = "live"
 """The stream of live model events, written while a model call streams (may repeat a
 call's start when a worker died mid-call: each batch names its call and attempt)."""
@@ -217,7 +232,10 @@ class Conversation:
         done: tuple[list[dict[str, Any]], list[str]]
         _, done = await asyncio.gather(self._flush_outputs(), self._steps(seq, effect))
         events, claimed = done
-        self.feed(from_dict(e) for e in events)
+        for event in events:  # a call's elicitations: fed live unless this is a replay
+            at = event.pop("seq", None)
+            if at is None or at > self.seq:
+                self.feed([from_dict(event)])
         return claimed
 
     async def _steps(self, seq: int, effect: Any) -> tuple[list[dict[str, Any]], list[str]]:
@@ -243,7 +261,9 @@ class Conversation:
             )
         else:
             results = [await self._tool_step(c, i == last) for i, c in enumerate(calls)]
-        return [r for fed, _ in results for r in fed], results[-1][1]
+        fed = [e for events, _ in results for e in events]
+        asked = sorted((e for e in fed if "seq" in e), key=lambda e: int(e["seq"]))
+        return asked + [e for e in fed if "seq" not in e], results[-1][1]
 
     async def _tool_step(
         self, call: ToolCallPart, claim: bool
@@ -351,19 +371,92 @@ class Conversation:
     async def _call_tool(
         self, call: ToolCallPart, claim: bool
     ) -> tuple[list[dict[str, Any]], list[str]]:
-        """What the call fed: its ``tool_result`` (with plugins, then a tool guardrail's
-        trip, if one tripped); and, for the last call of a batch (``claim``), the
-        commands the step claimed at its end."""
+        """What the call fed: its elicitations (with their ``seq``), then its
+        ``tool_result`` (with plugins, then a tool guardrail's trip, if one tripped);
+        and, for the last call of a batch (``claim``), the commands the step claimed at
+        its end."""
         key = f"{self.agent_id}/{call.tool_call_id}"
         if self.definition.plugins:  # through the middleware, hooks and tool guardrails
             events, _cut = await self._bent(ExecuteTools((call,), False), key)
         else:
             messages = tuple(self.state.loop.messages)
+            asked: list[dict[str, Any]] = []
+            elicit = self._asker(call.tool_call_id, asked)
             result = await call_tool(
-                self.definition.tools, call, key, self.services.clock, messages
+                self.definition.tools, call, key, self.services.clock, messages, elicit=elicit
             )
-            events = [to_dict(result)]
+            events = [*asked, to_dict(result)]
         return events, await self._claim_in_step(False) if claim else []
+
+    def _asker(
+        self, call_id: str, asked: list[dict[str, Any]]
+    ) -> Callable[[ElicitationRequest], Awaitable[ElicitationAnswer]]:
+        """Call ``call_id``'s ``ctx.elicit`` (module docstring, 4.); ``asked`` collects
+        what it fed. It runs in a copy of the step's context (an MCP server's question
+        arrives on the session's own task), so it writes to the step's stream."""
+        from dbos import DBOS
+
+        key = f"{DBOS.workflow_id}#{DBOS.step_id}:elicit"
+        step = contextvars.copy_context()
+        numbers = itertools.count(1)
+
+        async def elicit(request: ElicitationRequest) -> ElicitationAnswer:
+            if type(request) is not ElicitationRequest:
+                raise TypeError(f"ctx.elicit() takes an ElicitationRequest, got {request!r}")
+            request = attrs.evolve(
+                request,
+                elicitation_id=f"elicit_{call_id}_{next(numbers)}",
+                tool_call_id=call_id,
+                timestamp=self.services.clock(),
+            )
+            ask = self._ask(request, key, asked)
+            return await asyncio.get_running_loop().create_task(ask, context=step.copy())
+
+        return elicit
+
+    async def _ask(
+        self, request: ElicitationRequest, key: str, asked: list[dict[str, Any]]
+    ) -> ElicitationAnswer:
+        """Feed ``request``, then the answers claimed for it until one is handed to the
+        call (``DurablePerformer.asked``); ``cancel`` when an abort waits first."""
+        store, agent_id, elicitation_id = self.services.store, self.agent_id, request.elicitation_id
+        waiting: asyncio.Future[ElicitationAnswer] = asyncio.get_running_loop().create_future()
+        self.performer.asked[elicitation_id] = waiting
+        try:
+            await self._feed_asked([request], asked)
+            while not waiting.done():
+                answers = await asyncio.to_thread(
+                    store.claim_answers, agent_id, key, elicitation_id
+                )
+                if answers:
+                    await self._feed_asked([from_dict(json.loads(a)) for a in answers], asked)
+                elif await asyncio.to_thread(store.has_open, agent_id, ["agent_abort"]):
+                    break
+                else:
+                    await asyncio.sleep(ANSWER_POLL)
+        finally:
+            if self.performer.asked.pop(elicitation_id, None) is not None:  # unanswered
+                cancel = ElicitationAnswer("cancel", None, elicitation_id)
+                cancel = attrs.evolve(cancel, timestamp=self.services.clock())
+                self._fed_asked(cancel, asked)
+                if not waiting.done():  # the fold found it waiting no more
+                    waiting.set_result(cancel)
+        return waiting.result()
+
+    def _fed_asked(self, event: Any, asked: list[dict[str, Any]]) -> None:
+        self.feed([event])
+        asked.append({**to_dict(event), "seq": self.seq})
+
+    async def _feed_asked(self, events: list[Any], asked: list[dict[str, Any]]) -> None:
+        """Feed a call's elicitation events inside its step, and write their outputs to
+        the ``events`` stream now (a step's write: a step run again writes them again)."""
+        from dbos import DBOS
+
+        for event in events:
+            self._fed_asked(event, asked)
+        if self.outputs:
+            outputs, self.outputs = self.outputs, []
+            await DBOS.write_stream_async(EVENTS, outputs)
 
     async def _wait_timer(self, at_ms: int) -> None:
         from dbos import DBOS

@@ -29,6 +29,7 @@ from .._core.content import ToolCallPart
 from .._core.driver import Driver, ModelRequest, close_stream
 from .._core.errors import ErrorCode
 from .._core.events import ErrorReceived, MessageStop, ToolResult
+from .._loop.events import ElicitationAnswer, ElicitationRequest
 from .._loop.tools import Tool
 from .._runtime.outlet import stamped
 from .._runtime.perform import driver_failure
@@ -127,10 +128,11 @@ async def call_tool(
     clock: Callable[[], int],
     messages: Sequence[Any] = (),
     deps: Any = None,
+    elicit: Callable[[ElicitationRequest], Awaitable[ElicitationAnswer]] | None = None,
 ) -> ToolResult:
     """One tool call's result (never raises but for cancellation); ``key`` is what
-    ``idempotency_key()`` answers while the tool runs. Progress reports are dropped (a
-    durable step records its result, not its progress)."""
+    ``idempotency_key()`` answers while the tool runs, ``elicit`` its ``ctx.elicit``.
+    Progress reports are dropped (a durable step records its result, not its progress)."""
     call_id = call.tool_call_id
     tool = tools.get(call.tool_name)
     if tool is None:
@@ -138,7 +140,7 @@ async def call_tool(
         details = {"error_code": ErrorCode.TOOL_NOT_FOUND.value}
         return ToolResult(call_id, text, True, details, timestamp=clock())
     ctx: ToolContext[Any] = ToolContext(
-        call_id, call.tool_name, AbortSignal(), messages, _drop, deps=deps
+        call_id, call.tool_name, AbortSignal(), messages, _drop, deps=deps, elicit=elicit
     )
     try:
         with keyed(key):

@@ -4,7 +4,9 @@ Between two DBOS steps nothing runs, so performing an effect is deciding what th
 workflow does next: ``perform`` queues a model call, a summary, an output check or a
 batch of tool calls (``pending``, each with the sequence number of the input that asked
 for it: the name of its step), keeps a timer's time (``timer``: the workflow sleeps
-durably until then), and answers a cancellation at once: a model call that never started
+durably until then), hands an elicitation's answer to the tool call waiting for it in
+its step (``asked``: the workflow registers the call's question there), and answers a
+cancellation at once: a model call that never started
 ends with an ``interrupt``, cancelled tool calls with the same ``ABORTED`` result as in
 one process (``performing.aborted``), both fed back through the workflow's fold. The
 workflow (``conversation``) performs what is pending as steps and feeds what they
@@ -13,6 +15,7 @@ produced.
 
 from __future__ import annotations
 
+import asyncio
 from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol
@@ -20,11 +23,14 @@ from typing import Any, Protocol
 from .._core.errors import ConfigurationError
 from .._core.events import Interrupt
 from .._loop.events import (
+    AnswerElicitation,
     AwaitApproval,
+    AwaitElicitation,
     CallModel,
     CancelModel,
     CancelTools,
     CheckOutput,
+    ElicitationAnswer,
     ExecuteTools,
     Finish,
     SetTimer,
@@ -52,6 +58,8 @@ class DurablePerformer(BasePerformer):
         self.feed = feed
         self.pending: deque[tuple[int, Any]] = deque()
         self.timer: int | None = None
+        self.asked: dict[str, asyncio.Future[ElicitationAnswer]] = {}
+        """The questions tool steps wait on, by elicitation id."""
 
     @property
     def in_flight(self) -> bool:
@@ -68,13 +76,14 @@ class DurablePerformer(BasePerformer):
             self._cancel_tools(set(effect.tool_call_ids))
         elif cls is SetTimer:
             self.timer = effect.at_ms
-        elif cls is Finish or cls is AwaitApproval:
-            self.timer = None
+        elif cls is Finish or cls is AwaitApproval or cls is AwaitElicitation:
+            self.timer = None  # a paused run's deadline stops; resuming sets it again
+        elif cls is AnswerElicitation:
+            waiting = self.asked.pop(effect.answer.elicitation_id, None)
+            if waiting is not None and not waiting.done():  # none: a resumed run's cancel
+                waiting.set_result(effect.answer)
         else:
-            raise ConfigurationError(
-                f"a durable agent cannot perform {cls.__name__} (elicitation is not "
-                "supported; see docs/durable.md)"
-            )
+            raise ConfigurationError(f"a durable agent cannot perform {cls.__name__}")
 
     def cancel(self) -> None:
         """Forget what was queued and the timer."""

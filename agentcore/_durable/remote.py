@@ -28,7 +28,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from .._core.agent_processor import activity_of
@@ -37,7 +37,7 @@ from .._core.wire import from_dict, to_dict
 from .._journal.conversation import Conversation
 from .._journal.read import JournalEntry
 from .._loop.conversation import AgentSnapshot, create_conversation, snapshot_of
-from .._loop.events import EFFECTS
+from .._loop.events import EFFECTS, ElicitationAction
 from .._loop.state import LoopConfig
 from .client import DurableClient, DurableRun
 
@@ -176,6 +176,19 @@ class DurableAgent:
     async def reject(self, tool_call_id: str, reason: str | None = None) -> None:
         await self._settled()
         run = await self.client.reject(self.agent_id, tool_call_id, reason)
+        await self._wait(self._started(run))
+
+    async def answer_elicitation(
+        self,
+        elicitation_id: str,
+        action: ElicitationAction = "accept",
+        content: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Answer a question a tool call asked on a worker (``DurableClient``'s); returns
+        when the run it paused ends."""
+        await self._settled()
+        client, agent_id = self.client, self.agent_id
+        run = await client.answer_elicitation(agent_id, elicitation_id, action, content)
         await self._wait(self._started(run))
 
     def steer(self, message: str | Any) -> None:

@@ -13,7 +13,9 @@ recovered workflow replays them without running the plugins again.
 While the step runs, each fed event is folded into a scratch copy of the conversation
 state (the processor is pure and the state immutable), so the middleware see the
 outputs they wait for (the assembled reply), and a ``preview`` (a scratch
-``Conversation``) delivers them to the worker's presenters live.
+``Conversation``) delivers them to the worker's presenters live. A tool call that asks
+the user (``ctx.elicit``) is answered ``cancel`` at once: nobody can answer inside such
+a step (the workflow answers the calls it performs itself, ``conversation``).
 """
 
 from __future__ import annotations
@@ -27,8 +29,11 @@ from typing import Any
 from .._core.events import Interrupt
 from .._journal.conversation import Conversation
 from .._loop.events import (
+    AnswerElicitation,
     CheckOutput,
     ContextSummary,
+    ElicitationAnswer,
+    ElicitationRequest,
     GuardrailTripped,
     OutputPassed,
     SummariseContext,
@@ -122,6 +127,10 @@ class StepPerformer:
         self._batch.append(event)
         self.preview.feed(event)
         self._fed.set()
+        if type(event) is ElicitationRequest:  # nobody can answer inside this step
+            cancel = ElicitationAnswer("cancel", None, event.elicitation_id)
+            self._feed(cancel)
+            self.performer.perform(AnswerElicitation(cancel))
 
     async def perform(self, effect: Any, key: str | None = None) -> tuple[list[Any], bool]:
         """Perform ``effect``; the events fed for it, and whether an abort cut it (the

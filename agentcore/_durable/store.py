@@ -1,11 +1,14 @@
 """agentcore's own tables beside DBOS's: the inbox, the agents, the workers' heartbeats.
 
 - ``agentcore_inbox``: every command sent to a durable agent (prompt, steer, follow-up,
-  approval, abort, continue), in arrival order (``n``). A running workflow *claims* rows
-  inside a DBOS step: ``taken`` is set to the step's key (workflow id and step id), and a
-  claim run again under the same key (the step was cut off before DBOS recorded it) gets
-  the rows it had taken back, plus any new ones. So a command is folded by exactly one
-  workflow, once, and a command sent between two runs waits for the next one.
+  approval, elicitation answer, abort, continue), in arrival order (``n``). A running
+  workflow *claims* rows inside a DBOS step: ``taken`` is set to the step's key
+  (workflow id and step id), and a claim run again under the same key (the step was cut
+  off before DBOS recorded it) gets the rows it had taken back, plus any new ones. So a
+  command is folded by exactly one workflow, once, and a command sent between two runs
+  waits for the next one. An elicitation's answer is claimed by the tool step that
+  waits for it (``claim_answers``), never by a running agent's claim (which could only
+  fold it once that step ended).
   (A DBOS message would do for a running workflow, but one sent to a workflow that has
   just finished is never read: the inbox has no such gap.)
 - ``agentcore_agents``: the definition each agent runs with (set by its first command).
@@ -67,8 +70,15 @@ WHERE n IN (
             (SELECT min(n) FROM agentcore_inbox WHERE agent_id = ?
                AND (taken IS NULL OR taken = ?) AND kind = ANY(?)),
             9223372036854775807)
-          ELSE NOT (kind = ANY(?)) END
+          ELSE NOT (kind = ANY(?)) AND kind <> 'elicitation_answer' END
 )
+RETURNING n, command
+"""
+
+_CLAIM_ANSWERS = """
+UPDATE agentcore_inbox SET taken = ?
+WHERE agent_id = ? AND (taken IS NULL OR taken = ?) AND kind = 'elicitation_answer'
+  AND command::jsonb -> 'data' ->> 'elicitation_id' = ?
 RETURNING n, command
 """
 
@@ -158,6 +168,13 @@ class Store:
             rows: Sequence[Any] = tx.run(
                 _CLAIM, (key, agent_id, key, at_rest, agent_id, key, starts, starts)
             )
+        return [command for _, command in sorted(rows)]
+
+    def claim_answers(self, agent_id: str, key: str, elicitation_id: str) -> list[str]:
+        """Take the answers to elicitation ``elicitation_id`` under ``key``, in order (a
+        claim run again under the same key gets them back, as ``claim``'s rows)."""
+        with self.database.transaction() as tx:
+            rows: Sequence[Any] = tx.run(_CLAIM_ANSWERS, (key, agent_id, key, elicitation_id))
         return [command for _, command in sorted(rows)]
 
     def has_open(self, agent_id: str, kinds: Sequence[str]) -> bool:

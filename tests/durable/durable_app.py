@@ -328,3 +328,25 @@ definitions.define(
     model=FunctionDriver(pid_model),
     toolsets=[MCPServer.stdio(sys.executable, [EVERYTHING], name="everything")],
 )
+
+
+def greeting_model(request: ModelRequest) -> Any:
+    """Asks the MCP server's ``greet_someone`` (which asks the user for a name: an
+    elicitation) once, then says what it answered."""
+    answered = [m for m in request.messages if isinstance(m, ToolResultMessage)]
+    if not answered:
+        return tool_turn([("call_greet", "greet_someone", {"question": "Who are you?"})])
+    return text_turn(f"the server said: {answered[-1].result}")
+
+
+definitions.define(
+    "asking",
+    model=FunctionDriver(greeting_model),
+    toolsets=[MCPServer.stdio(sys.executable, [EVERYTHING], name="people")],
+)
+definitions.define(
+    "asking_bent",
+    model=FunctionDriver(greeting_model),
+    toolsets=[MCPServer.stdio(sys.executable, [EVERYTHING], name="people")],
+    middleware=[mark_results],
+)
