@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 SYSTEM_STAMP := $(VENV)/.system-packages
 
-.PHONY: run test lint typecheck unit bench clean
+.PHONY: run test quick lint typecheck unit bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,10 @@ unit: $(STAMP) $(SYSTEM_STAMP)
 	$(BIN)/pytest -q -p no:cacheprovider
 
 test: lint typecheck unit
+
+# the pure core and the loop: about 800 property and unit tests in under a minute
+quick: $(STAMP)
+	$(BIN)/pytest -q -p no:cacheprovider -m "not slow and not live" tests/core tests/loop
 
 bench: $(STAMP) $(SYSTEM_STAMP)
 	$(BIN)/python -m bench $(BENCH)

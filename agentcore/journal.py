@@ -22,11 +22,11 @@ from ._journal.resume import load_state as load_state
 from ._journal.snapshots import FileSnapshots as FileSnapshots
 from ._journal.snapshots import MemorySnapshots as MemorySnapshots
 from ._journal.snapshots import SnapshotStore as SnapshotStore
-from ._sessions.journal import SqlJournal as SqlJournal
-from ._sessions.postgres import PostgresJournal as PostgresJournal
-from ._sessions.schema import SCHEMA_VERSION as SCHEMA_VERSION
-from ._sessions.snapshots import SqlSnapshots as SqlSnapshots
-from ._sessions.sqlite import SqliteJournal as SqliteJournal
+from ._journal.sql.journal import SqlJournal as SqlJournal
+from ._journal.sql.postgres import PostgresJournal as PostgresJournal
+from ._journal.sql.schema import SCHEMA_VERSION as SCHEMA_VERSION
+from ._journal.sql.snapshots import SqlSnapshots as SqlSnapshots
+from ._journal.sql.sqlite import SqliteJournal as SqliteJournal
 
 __all__ = [
     "FileSnapshots",

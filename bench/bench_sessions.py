@@ -26,8 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from agentcore import Agent
-from agentcore._journal.resume import dump_state
-from agentcore._sessions.session import load_conversation
+from agentcore._journal.resume import dump_state, load_conversation
 from agentcore.events import MessageDelta, MessageStart, MessageStop, TextDelta, Usage, UserMessage
 from agentcore.journal import Journal, PostgresJournal, SqliteJournal, SqlSnapshots
 from agentcore.loop import AgentConfigured, AgentPrompt, LoopConfig

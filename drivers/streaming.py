@@ -9,25 +9,25 @@ errors, and a pure ``Normaliser`` of the decoded items. The text guard (``guard`
 normalisers use to keep every string valid Unicode and free of the driver's keys.
 """
 
-from ._base import ApiKeySource as ApiKeySource
-from ._base import Failure as Failure
-from ._base import failure_from_status as failure_from_status
-from ._call import Close as Close
-from ._guard import MIN_KEY_LENGTH as MIN_KEY_LENGTH
-from ._guard import REDACTED as REDACTED
-from ._guard import DeltaClass as DeltaClass
-from ._guard import Held as Held
-from ._guard import clean as clean
-from ._guard import clean_error as clean_error
-from ._guard import close_block as close_block
-from ._guard import flush_held as flush_held
-from ._guard import guard as guard
-from ._guard import secret_keys as secret_keys
-from ._normaliser import Events as Events
-from ._normaliser import Normaliser as Normaliser
-from ._retry import RetryPolicy as RetryPolicy
-from ._stream import KEYS_REMEMBERED as KEYS_REMEMBERED
-from ._stream import StreamingDriver as StreamingDriver
+from ._common.base import ApiKeySource as ApiKeySource
+from ._common.base import Failure as Failure
+from ._common.base import failure_from_status as failure_from_status
+from ._common.call import Close as Close
+from ._common.guard import MIN_KEY_LENGTH as MIN_KEY_LENGTH
+from ._common.guard import REDACTED as REDACTED
+from ._common.guard import DeltaClass as DeltaClass
+from ._common.guard import Held as Held
+from ._common.guard import clean as clean
+from ._common.guard import clean_error as clean_error
+from ._common.guard import close_block as close_block
+from ._common.guard import flush_held as flush_held
+from ._common.guard import guard as guard
+from ._common.guard import secret_keys as secret_keys
+from ._common.normaliser import Events as Events
+from ._common.normaliser import Normaliser as Normaliser
+from ._common.retry import RetryPolicy as RetryPolicy
+from ._common.stream import KEYS_REMEMBERED as KEYS_REMEMBERED
+from ._common.stream import StreamingDriver as StreamingDriver
 
 __all__ = [
     "ApiKeySource",

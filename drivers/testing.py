@@ -13,22 +13,22 @@
   calls neither ends the turn nor hides the calls), and ``assemble``.
 """
 
-from ._checks import Interrupted as Interrupted
-from ._checks import assemble as assemble
-from ._checks import check_blank_text_before_tools as check_blank_text_before_tools
-from ._checks import check_stream as check_stream
-from ._checks import interrupt_when as interrupt_when
-from ._replay_server import RecordedRequest as RecordedRequest
-from ._replay_server import ReplayServer as ReplayServer
-from ._replay_server import ScriptedResponse as ScriptedResponse
-from ._replay_server import rechunk as rechunk
-from ._replay_server import sse_events as sse_events
-from ._replay_server import sse_response as sse_response
-from ._replies import PROVIDER_FORMATS as PROVIDER_FORMATS
-from ._replies import Called as Called
-from ._replies import Said as Said
-from ._replies import reply_chunks as reply_chunks
-from ._replies import reply_sse as reply_sse
+from ._common.checks import Interrupted as Interrupted
+from ._common.checks import assemble as assemble
+from ._common.checks import check_blank_text_before_tools as check_blank_text_before_tools
+from ._common.checks import check_stream as check_stream
+from ._common.checks import interrupt_when as interrupt_when
+from ._common.replay_server import RecordedRequest as RecordedRequest
+from ._common.replay_server import ReplayServer as ReplayServer
+from ._common.replay_server import ScriptedResponse as ScriptedResponse
+from ._common.replay_server import rechunk as rechunk
+from ._common.replay_server import sse_events as sse_events
+from ._common.replay_server import sse_response as sse_response
+from ._common.replies import PROVIDER_FORMATS as PROVIDER_FORMATS
+from ._common.replies import Called as Called
+from ._common.replies import Said as Said
+from ._common.replies import reply_chunks as reply_chunks
+from ._common.replies import reply_sse as reply_sse
 
 __all__ = [
     "Called",

@@ -1,24 +1,29 @@
-"""What every agent of one tree shares: its limits, counters and budget."""
+"""What every agent of one tree shares: its limits, counters and budget.
+
+A ``Tree`` reads its registry and its root through ``Catalogue`` and ``Member``, the
+little it needs of ``AgentRegistry`` and ``AgentNode``: those modules build on this one,
+so it never imports them (no import cycle, tests/test_layout.py).
+"""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import attrs
 
+from .._core.driver import Driver
 from .._core.errors import ConfigurationError
 from .._core.events import AssistantMessage
 from .._journal.journal import Journal
 from .._journal.snapshots import SnapshotStore
 from .._loop.lineage import TreeUsage
+from .._loop.tools import Tool
+from .._runtime.agent import Agent
+from .definition import AgentDefinition
 
-if TYPE_CHECKING:
-    from .registry import AgentRegistry
-    from .tree import AgentNode
-
-__all__ = ["Refused", "Tree", "TreeLimits"]
+__all__ = ["Catalogue", "Member", "Refused", "Tree", "TreeLimits"]
 
 
 def _at_least_one(_: object, attribute: attrs.Attribute[Any], value: Any) -> None:
@@ -50,12 +55,35 @@ class Refused(Exception):
     """A child that cannot start; the message says why (the parent's model reads it)."""
 
 
+class Catalogue(Protocol):
+    """What a tree reads of its registry (``AgentRegistry`` is one)."""
+
+    @property
+    def limits(self) -> TreeLimits: ...
+
+    @property
+    def driver_factory(self) -> Callable[[str], Driver] | None: ...
+
+    def get(self, agent_type: str) -> AgentDefinition: ...
+
+    def tools_for(self, definition: AgentDefinition) -> list[Tool]: ...
+
+
+class Member(Protocol):
+    """What a tree reads of its nodes (``AgentNode`` is one)."""
+
+    @property
+    def agent(self) -> Agent: ...
+
+    def cost_of(self, message: AssistantMessage) -> float | None: ...
+
+
 class Tree:
     """What every node of one tree shares."""
 
     def __init__(
         self,
-        registry: AgentRegistry,
+        registry: Catalogue,
         journal: Journal | None,
         snapshots: SnapshotStore | None,
         clock: Callable[[], int],
@@ -71,10 +99,10 @@ class Tree:
         self.running = 0
         self.used = TreeUsage()
         self.stopped: str | None = None
-        self.root: AgentNode | None = None
+        self.root: Member | None = None
         self.closing: set[asyncio.Task[None]] = set()
 
-    def count(self, message: AssistantMessage, node: AgentNode) -> None:
+    def count(self, message: AssistantMessage, node: Member) -> None:
         """Add a reply's use to the tree's; past the tree's budget, stop the tree."""
         limits = self.limits
         if self.stopped is not None or (limits.max_tokens is None and limits.max_cost is None):

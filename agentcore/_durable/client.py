@@ -31,6 +31,7 @@ from .._core.machine import MealyMachine
 from .._core.wire import from_dict, to_dict
 from .._journal.replay import replay
 from .._journal.resume import fold_state, journal_events
+from .._journal.sql.postgres import PostgresJournal
 from .._loop.conversation import create_conversation, create_conversation_machine
 from .._loop.elicitations import answer_problem
 from .._loop.events import (
@@ -45,7 +46,6 @@ from .._loop.events import (
 )
 from .._loop.state import LoopConfig
 from .._runtime.outlet import ms_clock, new_id
-from .._sessions.postgres import PostgresJournal
 from .conversation import EVENTS, LIVE
 from .notices import Notices
 from .store import ENDED, Store

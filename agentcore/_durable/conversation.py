@@ -57,6 +57,7 @@ from .._core.wire import from_dict, to_dict
 from .._journal import conversation as _conversation
 from .._journal.read import JournalError
 from .._journal.resume import journal_events
+from .._journal.sql.postgres import PostgresJournal
 from .._loop.events import (
     AgentConfigured,
     AgentPrompt,
@@ -71,7 +72,6 @@ from .._loop.events import (
 )
 from .._loop.state import AT_REST
 from .._runtime.outlet import Outlet, ms_clock
-from .._sessions.postgres import PostgresJournal
 from .definitions import Definition
 from .effects import call_model, call_tool
 from .performer import DurablePerformer

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .._core.errors import ConfigurationError
-from .._sessions.postgres import PostgresDatabase
+from .._journal.sql.postgres import PostgresDatabase
 
 __all__ = ["ENDED", "STARTS", "Store"]
 

@@ -133,7 +133,7 @@ class Worker:
         global _services
         from dbos import DBOS
 
-        from .._sessions.postgres import PostgresJournal
+        from .._journal.sql.postgres import PostgresJournal
 
         journal = PostgresJournal(self.url, batch=1 << 30)
         self._store = store = Store(self.url)

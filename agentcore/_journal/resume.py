@@ -4,6 +4,11 @@
 into a state through a ``Conversation`` (``catch_up``: outputs dropped, since the live
 agent delivered them already; runs of appending deltas in one call).
 
+``load_conversation`` is the fold ``Agent.resume``, a session and ``Sessions`` use: the
+newest usable snapshot, then the entries after it. A snapshot that cannot be loaded
+(damaged, or made by an agent with other processors) is passed over for a full fold:
+snapshots change how long a load takes, never what it gives.
+
 ``dump_state``/``load_state`` turn a conversation state into bytes for a
 ``SnapshotStore`` and back. The loop's configuration is kept as its wire form (its
 hooks are code: the agent that loads the snapshot supplies them), the rest with
@@ -25,11 +30,13 @@ from .._core.processor import AnyProcessor
 from .conversation import Conversation
 from .journal import Journal, JsonlJournal, record_blocks
 from .read import BUILDERS
+from .snapshots import SnapshotStore
 
 __all__ = [
     "dump_state",
     "fold_state",
     "journal_events",
+    "load_conversation",
     "load_state",
 ]
 
@@ -111,3 +118,24 @@ def load_state(data: bytes, template: Any) -> Any:
         )
     parts["loop"] = parts["loop"].replace(config=template.loop.config.from_wire(config))
     return template._replace(**parts)
+
+
+def load_conversation(
+    journal: Journal,
+    agent_id: str,
+    processor: AnyProcessor,
+    template: Any,
+    snapshots: SnapshotStore | None = None,
+) -> Any:
+    """The conversation state of ``agent_id`` after its last entry: ``template`` (a fresh
+    state of ``processor``) with the newest usable snapshot loaded, then the entries after
+    it folded (module docstring)."""
+    state, after = template, 0
+    if snapshots is not None:
+        found = snapshots.latest(agent_id, at_most=journal.last_seq(agent_id))
+        if found is not None:
+            try:
+                state, after = load_state(found[1], template), found[0]
+            except Exception:  # unusable: fold it all (the journal is the truth)
+                state, after = template, 0
+    return fold_state(processor, state, journal_events(journal, agent_id, after))

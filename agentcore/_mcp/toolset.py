@@ -8,27 +8,77 @@ context's abort signal, progress sink and ``elicit`` (so the server's questions 
 the agent's run). A tool the listing cannot turn into a valid agentcore tool (a schema
 ``jsonschema`` rejects, a name that collides after renaming) is skipped with a warning on
 the ``agentcore.mcp`` logger: one faulty tool never hides the others.
+
+The tools read their server through ``ToolSource``, the part of ``MCPServer`` they use:
+``server`` builds on this module, so this module never imports it.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import mcp_types as mt
 
+from .._core.content import Content, JSONValue
 from .._core.errors import ErrorCode
 from .._loop.tools import Tool, ToolOutput, define_tool
-from .convert import as_text, error_output, listing, object_schema, selected, tool_name
+from .callbacks import ElicitationHandler
+from .convert import (
+    MCPPrompt,
+    MCPResource,
+    PromptMessage,
+    as_text,
+    error_output,
+    listing,
+    object_schema,
+    selected,
+    tool_name,
+)
 from .errors import MCPServerError
 
-if TYPE_CHECKING:
-    from .server import MCPServer
-
-__all__ = ["build_tools"]
+__all__ = ["ToolSource", "build_tools"]
 
 log = logging.getLogger("agentcore.mcp")
+
+
+class ToolSource(Protocol):
+    """What the tools of a server read of it (``MCPServer`` is one)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def prefix(self) -> str | None: ...
+    @property
+    def include(self) -> frozenset[str] | None: ...
+    @property
+    def exclude(self) -> frozenset[str]: ...
+    @property
+    def requires_approval(self) -> bool | frozenset[str]: ...
+    @property
+    def guard(self) -> Callable[[str, Mapping[str, Any]], str | None] | None: ...
+    @property
+    def resource_tools(self) -> bool: ...
+    @property
+    def prompt_tools(self) -> bool: ...
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        signal: Any = None,
+        on_progress: Callable[[JSONValue], None] | None = None,
+        elicit: ElicitationHandler | None = None,
+    ) -> ToolOutput: ...
+    async def list_resources(self) -> list[MCPResource]: ...
+    async def read_resource(self, uri: str) -> Content: ...
+    async def list_prompts(self) -> list[MCPPrompt]: ...
+    async def get_prompt(
+        self, name: str, arguments: Mapping[str, str] | None = None
+    ) -> tuple[PromptMessage, ...]: ...
+
 
 NO_ARGUMENTS: Mapping[str, Any] = {"type": "object", "properties": {}}
 READ_RESOURCE: Mapping[str, Any] = {
@@ -46,7 +96,7 @@ GET_PROMPT: Mapping[str, Any] = {
 }
 
 
-def build_tools(server: MCPServer, listed: Sequence[mt.Tool]) -> list[Tool]:
+def build_tools(server: ToolSource, listed: Sequence[mt.Tool]) -> list[Tool]:
     """The tools of ``server`` from its listing, filtered, renamed and with the approval
     rule applied, followed by the resource and prompt tools it opted into."""
     tools: dict[str, Tool] = {}
@@ -77,12 +127,12 @@ def build_tools(server: MCPServer, listed: Sequence[mt.Tool]) -> list[Tool]:
     return list(tools.values())
 
 
-def _needs_approval(server: MCPServer, name: str) -> bool:
+def _needs_approval(server: ToolSource, name: str) -> bool:
     rule = server.requires_approval
     return rule if isinstance(rule, bool) else name in rule
 
 
-def _executor(server: MCPServer, remote: str) -> Callable[[Any, Any], Awaitable[ToolOutput]]:
+def _executor(server: ToolSource, remote: str) -> Callable[[Any, Any], Awaitable[ToolOutput]]:
     async def execute(args: Any, ctx: Any) -> ToolOutput:
         if server.guard is not None:
             refusal = _refusal(server, remote, args)
@@ -95,7 +145,7 @@ def _executor(server: MCPServer, remote: str) -> Callable[[Any, Any], Awaitable[
     return execute
 
 
-def _refusal(server: MCPServer, remote: str, args: Mapping[str, Any]) -> ToolOutput | None:
+def _refusal(server: ToolSource, remote: str, args: Mapping[str, Any]) -> ToolOutput | None:
     """The error result of a call ``server.guard`` refuses (a raising guard refuses too:
     a check that failed is no permission)."""
     assert server.guard is not None
@@ -110,7 +160,7 @@ def _refusal(server: MCPServer, remote: str, args: Mapping[str, Any]) -> ToolOut
     return ToolOutput(text, details, True)
 
 
-def _extra_tools(server: MCPServer) -> list[Tool]:
+def _extra_tools(server: ToolSource) -> list[Tool]:
     name, prefix = server.name, server.prefix
     extra: list[Tool] = []
 

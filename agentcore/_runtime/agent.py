@@ -42,7 +42,7 @@ from .._core.state_machine import AgentState, StateChange
 from .._journal.conversation import Conversation
 from .._journal.journal import Journal
 from .._journal.lanes import claim_lane, flush_journal, release_lane
-from .._journal.resume import dump_state
+from .._journal.resume import dump_state, load_conversation
 from .._journal.snapshots import SnapshotStore
 from .._loop.compaction import Compaction, Strategy
 from .._loop.conversation import AgentSnapshot, ConversationState, create_conversation, snapshot_of
@@ -70,13 +70,6 @@ from .._loop.lineage import TreeUsage, subagent_details
 from .._loop.output import output_spec
 from .._loop.state import AT_REST, LoopConfig, QueueMode, SteeringPolicy, default_convert_to_llm
 from .._loop.tools import Tool, as_tool
-from .._sessions.session import (
-    Detached,
-    Session,
-    load_conversation,
-    open_session,
-    resumes_at_once,
-)
 from .actions import (
     LoopEndAction,
     LoopStartAction,
@@ -85,6 +78,7 @@ from .actions import (
     declared_kind,
     through,
 )
+from .continuing import Detached, SessionRef, open_session, resumes_at_once
 from .delivery import EngineFailure
 from .extensions import Extension, ExtensionAPI, Hooks
 from .guardrails import Guardrail, Guards, guardrails_of
@@ -198,7 +192,7 @@ class Agent:
         journal: Journal | None = None,
         snapshots: SnapshotStore | None = None,
         snapshot_every: int = 1000,
-        session: Session | None = None,
+        session: SessionRef | None = None,
         session_id: str | None = None,
         agent_id: str | None = None,
         clock: Callable[[], int] = ms_clock,

@@ -1,1 +1,1 @@
-"""_sessions: journals and sessions in SQLite and PostgreSQL; see docs/sessions.md."""
+"""_sessions: sessions over any journal, listing and usage queries; see docs/sessions.md."""

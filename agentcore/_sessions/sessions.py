@@ -17,18 +17,19 @@ import attrs
 
 from .._core.content import Usage
 from .._journal.read import JournalError
+from .._journal.resume import load_conversation
 from .._journal.snapshots import SnapshotStore
+from .._journal.sql.database import Tx
+from .._journal.sql.journal import SqlJournal
+from .._journal.sql.rows import decode_rows
+from .._journal.sql.tally import Tally
+from .._journal.sql.writes import write_counted
 from .._loop.conversation import (
     ConversationState,
     conversation_processor,
     create_initial_conversation_state,
 )
-from .database import Tx
-from .journal import SqlJournal
-from .rows import decode_rows
-from .session import Session, load_conversation
-from .tally import Tally
-from .writes import write_counted
+from .session import Session
 
 __all__ = ["SessionInfo", "Sessions", "UsageBy", "UsageRow"]
 

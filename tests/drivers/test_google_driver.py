@@ -33,10 +33,10 @@ from agentcore.events import (
     Usage,
     UserMessage,
 )
-from drivers._retry import RetryPolicy
 from drivers.google import SKIP_SIGNATURE, GoogleDriver
 from drivers.recorded_sse import recorded_call, sse_provider
 from drivers.registry import get_driver, split_model
+from drivers.streaming import RetryPolicy
 from drivers.testing import (
     ReplayServer,
     ScriptedResponse,

@@ -20,8 +20,7 @@ from hypothesis import given
 from agentcore import ModelRequest
 from agentcore.errors import ConfigurationError
 from agentcore.events import StreamEvent, UserMessage
-from drivers._google_request import build_body, thinking_config
-from drivers._google_stream import NORMALISER, initial_state
+from drivers.google import NORMALISER, build_body, initial_state, thinking_config
 from drivers.testing import assemble, check_stream
 
 MODEL = "gemini-2.5-flash"

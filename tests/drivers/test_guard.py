@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 
 from agentcore.events import InputJsonDelta, TextDelta, ThinkingDelta
-from drivers._guard import (
+from drivers._common.guard import (
     MIN_KEY_LENGTH,
     REDACTED,
     Held,

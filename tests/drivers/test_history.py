@@ -17,7 +17,7 @@ from agentcore.events import (
     ToolResultMessage,
     UserMessage,
 )
-from drivers._history import (
+from drivers._common.history import (
     ORPHAN_RESULT,
     close_orphaned_tool_calls,
     drop_empty_assistant_messages,

@@ -36,8 +36,7 @@ from agentcore.events import (
     ToolUseStart,
 )
 from drivers import anthropic, openai, openai_responses
-from drivers._guard import REDACTED
-from drivers._normaliser import Normaliser
+from drivers.streaming import REDACTED, Normaliser
 from drivers.testing import Called, Said, assemble, check_stream, reply_chunks
 
 KEY = "sk-test-" + "Q7x" * 8
@@ -309,11 +308,12 @@ def test_a_key_echoed_in_six_character_deltas_never_comes_out(vendor: str) -> No
 
 
 NORMALISER_MODULES = [
-    "_guard",
-    "_normaliser",
-    "_anthropic_stream",
-    "_openai_stream",
-    "_openai_responses_stream",
+    "_common/guard",
+    "_common/normaliser",
+    "anthropic/stream",
+    "openai/stream",
+    "openai_responses/stream",
+    "google/stream",
 ]
 SHELL_MODULES = {
     "anthropic", "asyncio", "datetime", "httpx", "httpx2", "io", "logging", "openai", "os",

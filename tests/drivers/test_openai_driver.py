@@ -36,8 +36,8 @@ from agentcore.processors import (
     create_initial_message_assembler_state,
     message_assembler_processor,
 )
-from drivers._retry import RetryPolicy
 from drivers.openai import OpenAIDriver
+from drivers.streaming import RetryPolicy
 from drivers.testing import (
     ReplayServer,
     Said,

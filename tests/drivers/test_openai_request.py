@@ -21,7 +21,7 @@ from agentcore.events import (
     ToolResultMessage,
     UserMessage,
 )
-from drivers._history import ORPHAN_RESULT
+from drivers._common.history import ORPHAN_RESULT
 from drivers.openai import OpenAIDriver
 from drivers.testing import ReplayServer, sse_response
 

@@ -20,7 +20,7 @@ from agentcore.events import (
     ToolResultMessage,
     UserMessage,
 )
-from drivers._history import ORPHAN_RESULT
+from drivers._common.history import ORPHAN_RESULT
 from drivers.openai_responses import REASONING_PREFIX, build_body, model_family
 
 PNG = ImageContent(media_type="image/png", data="iVBORw0KGgo=")

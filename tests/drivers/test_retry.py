@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentcore.errors import ErrorCode
-from drivers._base import (
+from drivers._common.base import (
     Failure,
     classify_status,
     failure_from_status,
@@ -18,7 +18,7 @@ from drivers._base import (
     resolve_api_key,
     thinking_budget,
 )
-from drivers._retry import Opened, RetryPolicy, open_stream
+from drivers._common.retry import Opened, RetryPolicy, open_stream
 
 RETRYABLE = Failure(ErrorCode.RATE_LIMITED, "slow down", True)
 FATAL = Failure(ErrorCode.AUTHENTICATION_ERROR, "bad key", False)

@@ -14,7 +14,7 @@ from agentcore import Agent, ModelRequest, OutputSpec
 from agentcore.errors import ConfigurationError
 from agentcore.events import UserMessage
 from agentcore.loop import OutputRetry
-from drivers._output import closed_schema, is_strict_schema
+from drivers._common.output import closed_schema, is_strict_schema
 from drivers.anthropic import AnthropicDriver
 from drivers.openai import OpenAIDriver
 from drivers.openai_responses import OpenAIResponsesDriver

@@ -175,7 +175,7 @@ def test_a_postgres_lane_held_by_a_dead_local_process_is_taken_over(postgres_db:
     application_name) and takes the lane; a live holder is refused."""
     import psycopg
 
-    from agentcore._sessions.postgres import _lane_app_name, _lane_key
+    from agentcore._journal.sql.postgres import _lane_app_name, _lane_key
     from agentcore.journal import PostgresJournal
 
     def holder(pid: int) -> psycopg.Connection[Any]:

@@ -164,8 +164,8 @@ def _conversation() -> MemoryJournal:
 
 def _v1_database(backend: Backend, journal: MemoryJournal) -> Any:
     """A database as schema v1 made it, holding ``journal``'s entries and a snapshot."""
-    from agentcore._sessions.rows import encode_event
-    from agentcore._sessions.schema import migrate
+    from agentcore._journal.sql.rows import encode_event
+    from agentcore._journal.sql.schema import migrate
 
     sql_journal, _snapshots = backend.open()
     assert isinstance(sql_journal, SqlJournal)
@@ -175,7 +175,7 @@ def _v1_database(backend: Backend, journal: MemoryJournal) -> Any:
         sql_journal.path.unlink()
         for suffix in ("-wal", "-shm"):
             pathlib.Path(f"{sql_journal.path}{suffix}").unlink(missing_ok=True)
-        from agentcore._sessions.sqlite import SqliteDatabase
+        from agentcore._journal.sql.sqlite import SqliteDatabase
 
         database: Any = SqliteDatabase(sql_journal.path)
     else:
@@ -183,7 +183,7 @@ def _v1_database(backend: Backend, journal: MemoryJournal) -> Any:
         with psycopg.connect(conninfo, autocommit=True) as conn:
             for table in ("schema", "entries", "snapshots", "sessions", "calls"):
                 conn.execute(f"DROP TABLE agentcore_{table}")
-        from agentcore._sessions.postgres import PostgresDatabase
+        from agentcore._journal.sql.postgres import PostgresDatabase
 
         database = PostgresDatabase(conninfo)
     assert migrate(database, target=1) == 1

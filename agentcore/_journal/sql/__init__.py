@@ -1,0 +1,1 @@
+"""SQL journals: ``SqlJournal`` on SQLite and PostgreSQL, its schema, session index, snapshots."""
