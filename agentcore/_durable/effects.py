@@ -32,7 +32,7 @@ from .._core.events import ErrorReceived, MessageStop, ToolResult
 from .._loop.events import ElicitationAnswer, ElicitationRequest
 from .._loop.tools import Tool
 from .._runtime.outlet import stamped
-from .._runtime.performer import driver_failure
+from .._runtime.perform import driver_failure
 from .._runtime.tool_runner import AbortSignal, ToolContext, run_tool
 
 __all__ = ["call_model", "call_tool", "idempotency_key", "keyed"]

@@ -40,7 +40,7 @@ from .._loop.events import (
     ToolProgress,
 )
 from .._runtime.outlet import Outlet, stamped
-from .._runtime.performer import LocalPerformer
+from .._runtime.perform import LocalPerformer
 from .definitions import Definition
 from .effects import keyed
 

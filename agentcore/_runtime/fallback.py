@@ -54,7 +54,7 @@ from .._core.driver import BaseDriver, Driver, ModelRequest, as_driver, close_st
 from .._core.errors import ConfigurationError, ErrorCode
 from .._core.events import ErrorReceived, MessageStart, StreamEvent
 from .outlet import ms_clock
-from .performer import driver_failure
+from .perform import driver_failure
 from .plugins import resolve_model
 
 __all__ = ["FallbackDriver", "ProviderLimits", "falls_back"]

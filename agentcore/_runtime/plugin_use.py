@@ -24,7 +24,7 @@ from .actions import Middleware, PluginKind, declared_kind
 from .agent_config import checked_middleware
 from .extensions import Extension, ExtensionAPI, Hooks
 from .guardrails import Guards
-from .performer import LocalPerformer
+from .perform import LocalPerformer
 from .subscriptions import Unsubscribe
 from .toolsets import AgentToolsets
 

@@ -53,7 +53,7 @@ from .extensions import Hooks
 from .inbox import Inbox
 from .options import run_options
 from .outlet import Outlet, stamp_message
-from .performer import LocalPerformer
+from .perform import LocalPerformer
 from .run_result import AgentResult, result_of
 from .toolsets import AgentToolsets
 

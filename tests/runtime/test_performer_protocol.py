@@ -4,12 +4,14 @@ tool call the same way."""
 from __future__ import annotations
 
 import asyncio
+import pathlib
 from typing import Any
 
 from agentcore._core.content import ToolCallPart
 from agentcore._durable.performer import DurablePerformer
+from agentcore._runtime import perform
 from agentcore._runtime.outlet import Outlet
-from agentcore._runtime.performer import LocalPerformer
+from agentcore._runtime.perform import LocalPerformer
 from agentcore._runtime.performing import BasePerformer, Performer, aborted
 from agentcore.loop import CancelTools, ExecuteTools, SetTimer
 
@@ -70,3 +72,10 @@ def test_a_cancelled_call_gets_the_same_answer_from_both_performers() -> None:
     assert asyncio.run(local_answer()) == fed
     durable.cancel()
     assert not durable.in_flight and durable.timer is None
+
+
+def test_the_in_process_performer_has_one_small_module_per_kind_of_effect() -> None:
+    folder = pathlib.Path(perform.__file__).parent
+    sizes = {p.name: len(p.read_text().splitlines()) for p in folder.glob("*.py")}
+    assert {"model.py", "tools.py", "checks.py", "timers.py"} <= set(sizes)
+    assert max(sizes.values()) < 450, sizes

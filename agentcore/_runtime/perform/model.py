@@ -1,0 +1,292 @@
+"""Model calls: ``CallModel``, ``SummariseContext``, ``CancelModel``.
+
+- ``CallModel``: the driver's stream events are fed one by one; a driver that raises, or
+  whose stream ends without ``message_stop`` or ``error_received``, is answered with an
+  ``error_received`` (retryable ``CONNECTION_ERROR`` for a cut stream; the exception's
+  own ``code`` and ``retryable`` otherwise). Feeding pauses while an async presenter is
+  over its backpressure mark. The call goes through the middleware onion when there is
+  one (docs/middleware.md).
+- ``SummariseContext``: the driver is called the same way, but its reply is read here
+  by the message assembler (``collect_reply``) and never fed (it would enter the
+  conversation): one ``context_summary`` is fed with the text, usage and model, or with
+  the error the call ended with.
+- ``CancelModel``: the driver is told to stop and its task cancelled (a summary's too);
+  once the stream has ended, an ``interrupt`` is fed (the processor flushes the partial
+  reply).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable, Sequence
+from typing import Any
+
+from ..._core.content import Usage
+from ..._core.driver import Driver, ModelRequest, close_stream
+from ..._core.errors import AgentError, ErrorCode
+from ..._core.events import AssistantMessage, ErrorMessage, ErrorReceived, Interrupt, MessageStop
+from ..._core.replies import collect_reply
+from ..._loop.events import CallModel, ContextSummary, SummariseContext
+from ..actions import ErrorAction, ModelCallAction, ModelResponseAction, events_of, through
+from .shared import Shared
+
+__all__ = ["ModelCalls", "driver_failure", "one_at_a_time"]
+
+_TERMINAL = (MessageStop, ErrorReceived)
+
+
+class ModelCalls:
+    """The one model call in flight (module docstring). ``collect()``/
+    ``stop_collecting(list)`` watch delivered outputs (for middleware);
+    ``feed_stream(events, start)`` feeds a driver's batch from ``start`` and returns
+    where it stopped."""
+
+    def __init__(
+        self,
+        shared: Shared,
+        driver: Callable[[], Driver],
+        collect: Callable[[], list[Any]],
+        stop_collecting: Callable[[list[Any]], None],
+        feed_stream: Callable[[Sequence[Any], int], int],
+    ) -> None:
+        self._shared = shared
+        self._driver = driver
+        self._collect = collect
+        self._stop_collecting = stop_collecting
+        self._feed_stream = feed_stream
+        self.task: asyncio.Task[None] | None = None
+        self._cancelling = False
+        self._streaming = False
+
+    def call(self, effect: CallModel) -> None:
+        self._cancelling = self._streaming = False
+        work = self._summary(effect) if type(effect) is SummariseContext else self._stream(effect)
+        self.task = asyncio.get_running_loop().create_task(work)
+
+    def cancel_call(self) -> None:
+        """``CancelModel``: stop the call; its end is fed as an ``interrupt``."""
+        self._cancelling = True
+        task = self.task
+        if task is not None and not self._streaming:  # cancelled before it ever ran
+            task.cancel()
+            self.task = task = None
+        if task is None:  # nothing runs here (a resumed run, or not yet): the call ends now
+            self._shared.feed(Interrupt("abort", timestamp=self._shared.clock()))
+            return
+        self._driver().interrupt()
+        task.cancel()
+
+    def cancel(self) -> None:
+        """Stop the call in flight, if any (the performer's ``cancel``)."""
+        task = self.task
+        if task is not None:
+            self._cancelling = True
+            self._driver().interrupt()
+            task.cancel()
+
+    async def _stream(self, effect: CallModel) -> None:
+        self._streaming = True
+        shared = self._shared
+        try:
+            try:
+                request = effect.request  # built now: the config's hooks run here
+            except Exception as exc:
+                shared.feed(_hook_failure(exc, shared.clock()))
+                return
+            guards = shared.guards
+            if guards.blocking is not None and not await guards.passed(guards.blocking):
+                return  # the trip was fed: the loop cancels this call
+            if shared.middleware:
+                await self._through_middleware(request)
+            else:
+                await self._from_driver(request)
+        except asyncio.CancelledError:
+            pass
+        finally:
+            self.task = None
+        if self._cancelling:
+            shared.feed(Interrupt("abort", timestamp=shared.clock()))
+
+    async def _from_driver(self, request: ModelRequest) -> Any:
+        """Feed the driver's answer to ``request``; return the last event fed (``None``
+        when the call was cancelled). A raise or a cut stream is answered with an
+        ``error_received``. Cancellation propagates."""
+        shared = self._shared
+        outlet, feed, feed_stream = shared.outlet, shared.feed, self._feed_stream
+        stream: AsyncIterator[Sequence[Any]] | None = None
+        last: Any = None
+        try:
+            stream = self._driver().receive_batches(request)
+            async for batch in stream:
+                done, end = 0, len(batch)
+                while done < end:
+                    done = feed_stream(batch, done)
+                    last = batch[done - 1]
+                    if type(last) is ErrorReceived or self._cancelling:
+                        break
+                    if outlet.congested:
+                        await outlet.relieve()
+                else:
+                    continue
+                break
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a failing driver never takes the agent down
+            if self._cancelling:
+                return None
+            last = driver_failure(exc, shared.clock())
+            feed(last)
+            return last
+        finally:
+            if stream is not None:
+                await close_stream(stream)
+        if self._cancelling:
+            return None
+        if type(last) not in _TERMINAL:
+            last = _cut(shared.clock())
+            feed(last)
+        return last
+
+    async def _summary(self, effect: SummariseContext) -> None:
+        """Read a summary call's reply here (``collect_reply``: the message assembler,
+        never the conversation); feed its ``context_summary``."""
+        self._streaming = True
+        shared = self._shared
+        message: AssistantMessage | None = None
+        failure: ErrorReceived | ErrorMessage | None = None
+        try:
+            try:
+                request = effect.request
+            except Exception as exc:
+                failure = _hook_failure(exc, shared.clock())
+            else:
+                message, failure = await collect_reply(self._driver(), request)
+        except asyncio.CancelledError:
+            pass
+        except Exception as exc:  # a failing driver never takes the agent down
+            failure = driver_failure(exc, shared.clock())
+        finally:
+            self.task = None
+        now = shared.clock()
+        usage, model = (Usage(), "") if message is None else (message.usage, message.model)
+        if self._cancelling:
+            shared.feed(Interrupt("abort", timestamp=now))
+        elif failure is None and message is not None and not message.incomplete:
+            shared.feed(ContextSummary(message.text, usage, model, timestamp=now))
+        else:
+            failure = failure or _cut(now)
+            shared.feed(
+                ContextSummary(
+                    "",
+                    usage,
+                    model,
+                    failure.code,
+                    failure.message,
+                    failure.retryable,
+                    timestamp=now,
+                )
+            )
+
+    async def _through_middleware(self, request: ModelRequest) -> None:
+        """The call through the middleware onion (docs/middleware.md): what a
+        short-circuit returns is fed as the stream events it stands for."""
+        shared = self._shared
+        produced: list[Any] = []
+
+        async def call_driver(action: ModelCallAction) -> Any:
+            collected = self._collect()
+            try:
+                last = await self._from_driver(action.request)
+            finally:
+                self._stop_collecting(collected)
+            if last is None:
+                raise asyncio.CancelledError
+            if type(last) is ErrorReceived:
+                answer: Any = ErrorAction("model", last.code, last.message, last.retryable)
+            else:
+                reply = next(o for o in reversed(collected) if type(o) is AssistantMessage)
+                answer = ModelResponseAction(reply)
+            produced.append(answer)
+            return answer
+
+        try:
+            result = await through(
+                shared.middleware,
+                ModelCallAction(request),
+                call_driver,
+                (ModelResponseAction, ErrorAction),
+            )
+        except Exception as exc:
+            shared.report_plugin("middleware", exc, request)
+            if not produced:  # the call was never made: it fails
+                shared.feed(_plugin_failure("a middleware", exc, shared.clock()))
+            return
+        if produced:
+            if result is not produced[0]:
+                why = TypeError(
+                    "a middleware returned another response than the streamed one; a "
+                    "streamed reply cannot be rewritten: short-circuit instead"
+                )
+                shared.report_plugin("middleware", why, result)
+            return
+        now = shared.clock()
+        if type(result) is ErrorAction:
+            shared.feed(ErrorReceived(result.message, result.code, result.retryable, timestamp=now))
+        else:
+            for event in events_of(result.message, now):
+                shared.feed(event)
+
+
+def driver_failure(exc: BaseException, timestamp: int) -> ErrorReceived:
+    """The ``error_received`` for a driver that raised: its own code and retryability."""
+    code = getattr(exc, "code", None)
+    code_value = getattr(code, "value", code)
+    retryable = getattr(exc, "retryable", False)
+    # An agentcore error's code names its kind: its class name would say it twice.
+    text = str(exc) if isinstance(exc, AgentError) else f"{type(exc).__name__}: {exc}"
+    return ErrorReceived(
+        text,
+        code_value if isinstance(code_value, str) and code_value else ErrorCode.DRIVER_ERROR.value,
+        retryable=retryable if isinstance(retryable, bool) else False,
+        timestamp=timestamp,
+    )
+
+
+def one_at_a_time(feed: Callable[[Any], None]) -> Callable[[Sequence[Any], int], int]:
+    """``feed_stream`` for a feed with no batch path: one event per call."""
+
+    def feed_stream(events: Sequence[Any], start: int) -> int:
+        feed(events[start])
+        return start + 1
+
+    return feed_stream
+
+
+def _plugin_failure(what: str, exc: Exception, timestamp: int) -> ErrorReceived:
+    """The ``error_received`` for a model call a middleware failed before it was made."""
+    return ErrorReceived(
+        f"{what} failed before the model call: {type(exc).__name__}: {exc}",
+        ErrorCode.HANDLER_ERROR.value,
+        timestamp=timestamp,
+    )
+
+
+def _cut(timestamp: int) -> ErrorReceived:
+    """The ``error_received`` for a model stream that ended before ``message_stop``."""
+    return ErrorReceived(
+        "the model stream ended before message_stop",
+        ErrorCode.CONNECTION_ERROR.value,
+        retryable=True,
+        timestamp=timestamp,
+    )
+
+
+def _hook_failure(exc: Exception, timestamp: int) -> ErrorReceived:
+    """The ``error_received`` for a ``convert_to_llm``/``transform_context`` that raised
+    while the request was built: the call fails, the agent goes on."""
+    return ErrorReceived(
+        f"building the model request failed (convert_to_llm or transform_context): "
+        f"{type(exc).__name__}: {exc}",
+        ErrorCode.HANDLER_ERROR.value,
+        timestamp=timestamp,
+    )
