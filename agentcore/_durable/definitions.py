@@ -28,8 +28,6 @@ from .._core.driver import Driver
 from .._core.errors import ConfigurationError
 from .._loop.tools import Tool
 from .._runtime.agent import Agent
-from .._runtime.options import as_model_driver
-from .._runtime.plugins import resolve_model
 
 __all__ = ["Definition", "Definitions", "load_definitions"]
 
@@ -68,12 +66,13 @@ class Definition:
         """Whether a prompt goes through ``loop_start`` middleware (an extension may be
         one: ``Agent.use`` tells them apart)."""
         self.template = Agent(**self.options)
+        self.agent_config = self.template.agent_config
+        """The options, checked once by the template agent (shared with it)."""
         self.config = self.template.config
         self.processor = self.template.processor
         self.tools: dict[str, Tool] = {t.name: t for t in self.config.tools}
-        model = self.options["model"]
-        self._model = model
-        self._driver: Driver | None = None if isinstance(model, str) else as_model_driver(model)
+        model = self.agent_config.model
+        self._driver: Driver | None = None if isinstance(model, str) else model
         self._listed = not self.options.get("toolsets")
         self._listing: asyncio.Lock | None = None
 
@@ -101,7 +100,7 @@ class Definition:
         """The definition's driver (a ``"provider/model"`` name is resolved on first use);
         one driver serves every conversation of the definition in a worker."""
         if self._driver is None:
-            self._driver = as_model_driver(resolve_model(self._model))
+            self._driver = self.agent_config.resolve_driver()
         return self._driver
 
 

@@ -103,13 +103,11 @@ from .events import (
     ToolProgress,
     TurnStart,
 )
-from .state import Batch, LoopState, Phase, Run
+from .state import LIMIT_HINT, Batch, LoopState, Phase, Run
 from .tool_calls import rejected, spent, turn_end
 
 __all__ = ["LIMIT_HINT", "PHASES", "TRANSITIONS", "loop_processor"]
 
-LIMIT_HINT = "raise the limit or continue_() to go on"
-"""How to go on after a run stopped at a limit; the end of every limit's message."""
 
 Out: TypeAlias = list[Any]
 

@@ -31,6 +31,7 @@ from .tools import Tool
 
 __all__ = [
     "AT_REST",
+    "LIMIT_HINT",
     "Batch",
     "Limits",
     "LoopConfig",
@@ -83,6 +84,11 @@ def _positive(_: object, attribute: attrs.Attribute[Any], value: Any) -> None:
         raise ConfigurationError(
             f"limit {attribute.name} must be {kind} > 0 or None, got {value!r}"
         )
+
+
+LIMIT_HINT = "raise the limit or continue_() to go on"
+"""How a caller goes on after a run stopped at a limit: the end of every limit's message
+(for the caller; the answers the model gets for calls left unrun leave it out)."""
 
 
 @attrs.frozen(slots=True)

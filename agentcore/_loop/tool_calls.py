@@ -37,7 +37,7 @@ from .events import (
     ToolProgress,
     TurnEnd,
 )
-from .state import LoopState, Run
+from .state import LIMIT_HINT, LoopState, Run
 
 __all__ = [
     "advance",
@@ -267,9 +267,8 @@ def answer_unanswered(s: LoopState, code: str, message: str, ts: int, out: Out) 
         call_id = call.tool_call_id
         if call_id in answered or call_id in batch.running or batch.result_of(call_id) is not None:
             continue
-        text = (
-            f"The call to {call.tool_name!r} was not completed: the run ended ({code}: {message})."
-        )
+        why = message.removesuffix(f"; {LIMIT_HINT}")  # the hint is the caller's, not the model's
+        text = f"The call to {call.tool_name!r} was not completed: the run ended ({code}: {why})."
         answered.add(_answer(call, text, code, ts, out))
     if answered or batch.running:
         return s.with_batch(batch.replace(groups=(), running=batch.running | answered))

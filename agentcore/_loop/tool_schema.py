@@ -77,12 +77,14 @@ _SCHEMA_CACHE_SIZE = 256
 """How many distinct schemas the metaschema check and the compiled validators remember."""
 
 
-def _canonical(schema: Mapping[str, Any]) -> str | None:
-    """The schema as canonical JSON text (the cache key), or ``None`` when the text would
-    not give the same schema back (a tuple, NaN or another non-JSON value): such a schema is
-    checked and compiled each time, so the cache never answers for a different schema."""
+def _cache_key(schema: Mapping[str, Any], *, sort_keys: bool) -> str | None:
+    """The schema as JSON text (the cache key), or ``None`` when the text would not give the
+    same schema back (a tuple, NaN or another non-JSON value): such a schema is checked and
+    compiled each time, so the cache never answers for a different schema. The metaschema
+    check keeps the keys' order (two orders of one schema can report different first
+    problems); validators are shared across orders (they accept the same values)."""
     try:
-        text = json.dumps(schema, sort_keys=True, separators=(",", ":"), allow_nan=False)
+        text = json.dumps(schema, sort_keys=sort_keys, separators=(",", ":"), allow_nan=False)
     except (TypeError, ValueError):
         return None
     return text if json.loads(text) == schema else None
@@ -105,7 +107,7 @@ def schema_problem(schema: Mapping[str, Any]) -> str | None:
     """Why ``schema`` is not a valid JSON Schema (the metaschema's message), ``None`` when
     it is. The metaschema check costs milliseconds, most of building an agent: it runs once
     per distinct schema (by content) and its answer is remembered."""
-    text = _canonical(schema)
+    text = _cache_key(schema, sort_keys=False)
     return _problem(schema) if text is None else _cached_problem(text)
 
 
@@ -117,7 +119,7 @@ def _cached_validator(schema_text: str) -> Any:
 def compiled_validator(schema: Mapping[str, Any]) -> Any:
     """A ``StrictValidator`` for ``schema``, shared by every tool with the same schema (by
     content) so that what it resolves and compiles on first use is done once."""
-    text = _canonical(schema)
+    text = _cache_key(schema, sort_keys=True)
     return StrictValidator(schema) if text is None else _cached_validator(text)
 
 

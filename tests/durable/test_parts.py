@@ -44,6 +44,27 @@ def test_definitions_check_their_options() -> None:
         definitions.get("x")
 
 
+def test_a_definition_resolves_its_model_as_its_agent_does() -> None:
+    """A definition shares its template agent's checked options (``AgentConfig``): a
+    model name is resolved once, by the definition's ``driver_factory``, with its
+    ``base_url``; a driver given is the one its steps call."""
+    made: list[tuple[str, dict[str, Any]]] = []
+
+    def factory(name: str, **options: Any) -> CountingModel:
+        made.append((name, options))
+        return CountingModel()
+
+    definitions = Definitions()
+    definitions.define("named", model="acme/m1", driver_factory=factory, base_url="http://h")
+    definition = definitions.get("named")
+    assert definition.agent_config is definition.template.agent_config
+    assert definition.driver is definition.driver
+    assert made == [("acme/m1", {"base_url": "http://h"})]
+    given = CountingModel()
+    definitions.define("given", model=given)
+    assert definitions.get("given").driver is given
+
+
 def test_the_idempotency_key_is_the_calls_and_only_inside_it() -> None:
     with pytest.raises(LookupError, match="only set while a durable worker runs a tool"):
         idempotency_key()

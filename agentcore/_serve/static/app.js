@@ -330,6 +330,7 @@ const handlers = {
   },
   error_message(d) {
     if (d.code === "AGENT_BUSY") return;  // a refused command: the page answers it itself
+    if (LIMITS[d.code]) return;  // a limit stop: agent_end shows it in the page's words
     run.failed = true;
     bubble().append(testid(el("div", "error-message", `error ${d.code}: ${d.message}`), "error"));
   },
