@@ -1,6 +1,6 @@
 """Agents as durable workflows: DBOS on PostgreSQL, many workers. See docs/durable.md.
 
-Needs the ``dbos`` extra (``pip install 'agentcore[dbos]'``): ``dbos`` is imported when a
+Needs the ``dbos`` extra (``pip install 'agentcore-engine[dbos]'``): ``dbos`` is imported when a
 worker or a client is made, never by ``import agentcore.durable``.
 """
 

@@ -1,13 +1,13 @@
 """Tools from Model Context Protocol servers: ``MCPServer`` and its configuration.
 
-Needs the ``mcp`` extra (``pip install 'agentcore[mcp]'``). See docs/mcp.md.
+Needs the ``mcp`` extra (``pip install 'agentcore-engine[mcp]'``). See docs/mcp.md.
 """
 
 try:
     import mcp as _sdk  # noqa: F401
 except ImportError as exc:  # pragma: no cover - depends on the installation
     raise ImportError(
-        "agentcore.mcp needs the official MCP SDK: pip install 'agentcore[mcp]'"
+        "agentcore.mcp needs the official MCP SDK: pip install 'agentcore-engine[mcp]'"
     ) from exc
 
 from ._core.errors import FailureKind as FailureKind

@@ -1,7 +1,7 @@
 """Serving agents over HTTP: wire protocols, SSE framing and the ASGI app (docs/serve.md).
 
 The protocol types and framing are pure and import nothing optional. ``create_app`` and
-``run`` need the ``serve`` extra (``pip install 'agentcore[serve]'``: starlette, uvicorn,
+``run`` need the ``serve`` extra (``pip install 'agentcore-engine[serve]'``: starlette, uvicorn,
 sse-starlette) and import it when called.
 """
 

@@ -1,6 +1,6 @@
 """Hypothesis strategies for agentcore event streams and a processor conformance check.
 
-Requires the ``testing`` extra (``pip install agentcore[testing]``). Example::
+Requires the ``testing`` extra (``pip install agentcore-engine[testing]``). Example::
 
     from hypothesis import given
     from agentcore.testing import assistant_streams, check_processor

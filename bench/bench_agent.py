@@ -30,6 +30,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from agentcore import Agent, BaseDriver, ModelRequest, tool
+from agentcore.drivers.scripted import ScriptedDriver, text_turn, tool_turn
 from agentcore.events import (
     MessageDelta,
     MessageStart,
@@ -41,7 +42,6 @@ from agentcore.events import (
 from agentcore.journal import JsonlJournal, MemorySnapshots, dump_state, replay
 from agentcore.loop import conversation_processor, create_initial_conversation_state
 from agentcore.machine import create_mealy_machine
-from drivers.scripted import ScriptedDriver, text_turn, tool_turn
 
 DELTAS = 20_000
 ROUNDS = 9

@@ -29,8 +29,8 @@ from agentcore._app.code.app import CodeApp
 from agentcore._app.code.keys import Editor
 from agentcore._app.code.sessions import JsonlSessions
 from agentcore._app.code.terminal import TerminalScreen, _live_view
+from agentcore.drivers.scripted import ScriptedDriver
 from agentcore.events import MessageDelta, MessageStart, MessageStop, TextDelta
-from drivers.scripted import ScriptedDriver
 
 DELTAS = 20_000
 ROUNDS = 5

@@ -13,8 +13,8 @@ import json
 import time
 
 from agentcore import ModelRequest
+from agentcore.drivers.testing import ReplayServer, rechunk, sse_response
 from agentcore.events import UserMessage
-from drivers.testing import ReplayServer, rechunk, sse_response
 
 DELTAS = 20_000
 KEY = "sk-ant-api03-" + "x" * 80
@@ -67,7 +67,7 @@ def _report(name: str, events: int, seconds: float) -> None:
 
 
 def bench_anthropic() -> None:
-    from drivers.anthropic import NORMALISER, AnthropicDriver, initial_state
+    from agentcore.drivers.anthropic import NORMALISER, AnthropicDriver, initial_state
 
     stream = anthropic_stream()
     chunks = rechunk(stream, [16_384])  # what a socket read hands the SDK

@@ -19,9 +19,9 @@ from typing import Any
 from google import genai
 
 from agentcore import ModelRequest
+from agentcore.drivers.google import NORMALISER, GoogleDriver, initial_state
+from agentcore.drivers.testing import ReplayServer, ScriptedResponse, rechunk, sse_response
 from agentcore.events import UserMessage
-from drivers.google import NORMALISER, GoogleDriver, initial_state
-from drivers.testing import ReplayServer, ScriptedResponse, rechunk, sse_response
 
 CHUNKS = 20_000
 MODEL = "gemini-2.5-flash"

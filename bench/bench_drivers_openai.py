@@ -27,9 +27,9 @@ from urllib.parse import urlsplit
 import openai
 
 from agentcore import ModelRequest
+from agentcore.drivers.openai import NORMALISER, OpenAIDriver, initial_state
+from agentcore.drivers.testing import ReplayServer, ScriptedResponse, rechunk, sse_response
 from agentcore.events import UserMessage
-from drivers.openai import NORMALISER, OpenAIDriver, initial_state
-from drivers.testing import ReplayServer, ScriptedResponse, rechunk, sse_response
 
 RUNS = 3
 TEXT_CHUNKS = 20_000

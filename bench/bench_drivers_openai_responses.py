@@ -21,9 +21,9 @@ from typing import Any
 import openai
 
 from agentcore import ModelRequest
+from agentcore.drivers.openai_responses import NORMALISER, OpenAIResponsesDriver, initial_state
+from agentcore.drivers.testing import ReplayServer, ScriptedResponse, rechunk, sse_response
 from agentcore.events import UserMessage
-from drivers.openai_responses import NORMALISER, OpenAIResponsesDriver, initial_state
-from drivers.testing import ReplayServer, ScriptedResponse, rechunk, sse_response
 
 TEXT_DELTAS = 20_000
 ARG_DELTAS = 2_000

@@ -16,8 +16,8 @@ import time
 from typing import Any
 
 from agentcore import Agent, tool
+from agentcore.drivers.scripted import FunctionDriver, text_turn, tool_turn
 from agentcore.extensions import Continue, ExtensionAPI
-from drivers.scripted import FunctionDriver, text_turn, tool_turn
 
 RUNS = 400
 ROUNDS = 5

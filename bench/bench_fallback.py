@@ -17,8 +17,8 @@ from collections.abc import Callable
 from typing import Any
 
 from agentcore import FallbackDriver, ModelRequest, ProviderLimits
+from agentcore.drivers.scripted import ScriptedDriver, text_turn
 from agentcore.events import ErrorReceived, UserMessage
-from drivers.scripted import ScriptedDriver, text_turn
 
 DELTAS = 20_000
 ROUNDS = 15

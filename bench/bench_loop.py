@@ -13,8 +13,8 @@ import asyncio
 import time
 
 from agentcore.agent import Agent
+from agentcore.drivers.scripted import ScriptedDriver, text_turn, tool_turn
 from agentcore.tools import tool
-from drivers.scripted import ScriptedDriver, text_turn, tool_turn
 
 
 @tool

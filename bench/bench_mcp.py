@@ -38,9 +38,9 @@ from typing import Any
 from mcp import Client, StdioServerParameters
 
 from agentcore import Agent
+from agentcore.drivers.scripted import ScriptedDriver, text_turn, tool_turn
 from agentcore.mcp import MCPServer
 from agentcore.tools import AbortSignal, ToolContext, run_tool, tool
-from drivers.scripted import ScriptedDriver, text_turn, tool_turn
 
 SERVER = str(pathlib.Path(__file__).parents[1] / "tests" / "mcp" / "servers" / "everything.py")
 CALLS = 200

@@ -27,10 +27,10 @@ import attrs
 
 from agentcore import Agent, MemoryJournal, ModelRequest
 from agentcore._runtime.plugins import wire_protocol
+from agentcore.drivers.scripted import FunctionDriver, ScriptedDriver, text_turn
 from agentcore.loop import create_conversation_machine
+from agentcore.presenters.recording import RecordingPresenter
 from agentcore.serve import Feed, ServeConfig
-from drivers.scripted import FunctionDriver, ScriptedDriver, text_turn
-from presenters.recording import RecordingPresenter
 
 DELTAS = 20_000
 CLIENTS = 200
@@ -103,7 +103,7 @@ def _encode_cost(outputs: list[Any]) -> dict[str, float]:
 def _otel_cost(outputs: list[Any]) -> float:
     from opentelemetry.sdk.trace import TracerProvider
 
-    from presenters.otel import OtelPresenter
+    from agentcore.presenters.otel import OtelPresenter
 
     best = float("inf")
     for _ in range(RUNS):

@@ -27,13 +27,13 @@ from typing import Any
 
 from agentcore import Agent
 from agentcore._journal.resume import dump_state, load_conversation
+from agentcore.drivers.scripted import ScriptedDriver
 from agentcore.events import MessageDelta, MessageStart, MessageStop, TextDelta, Usage, UserMessage
 from agentcore.journal import Journal, PostgresJournal, SqliteJournal, SqlSnapshots
 from agentcore.loop import AgentConfigured, AgentPrompt, LoopConfig
 from agentcore.pricing import ModelPrice
 from agentcore.sessions import Sessions
 from agentcore.testing import PostgresServer
-from drivers.scripted import ScriptedDriver
 
 SCALE = float(os.environ.get("AGENTCORE_BENCH_SCALE", "1"))
 DELTAS = 96

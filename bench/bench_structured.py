@@ -21,9 +21,9 @@ import time
 from typing import Any
 
 from agentcore.agent import Agent
+from agentcore.drivers.scripted import ScriptedDriver, text_turn
 from agentcore.events import InputJsonDelta, ToolUseStart
 from agentcore.loop import PartialJson, tool_previews
-from drivers.scripted import ScriptedDriver, text_turn
 
 
 @dataclasses.dataclass

@@ -21,7 +21,7 @@ from typing import Any
 
 from agentcore import Agent, tool
 from agentcore.agents import AgentDefinition, AgentRegistry, SubagentEvent, TreeLimits
-from drivers.scripted import FunctionDriver, text_turn, tool_turn
+from agentcore.drivers.scripted import FunctionDriver, text_turn, tool_turn
 
 CHILDREN = 100
 DELTAS = 200

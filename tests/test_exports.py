@@ -7,8 +7,7 @@ import re
 import pytest
 
 import agentcore
-import drivers
-import presenters
+from agentcore import drivers, presenters
 
 
 def _public_modules() -> list[str]:

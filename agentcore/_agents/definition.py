@@ -256,7 +256,8 @@ def _read(path: pathlib.Path) -> Any:
             import yaml
         except ImportError:
             raise ConfigurationError(
-                f"{path}: reading YAML needs PyYAML; install it with: pip install 'agentcore[yaml]'"
+                f"{path}: reading YAML needs PyYAML; install it with: "
+                "pip install 'agentcore-engine[yaml]'"
             ) from None
         return yaml.safe_load(text)
     raise ConfigurationError(

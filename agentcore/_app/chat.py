@@ -70,8 +70,8 @@ def _configure(parser: argparse.ArgumentParser) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from drivers import registry
-    from presenters.console import ConsolePresenter
+    from agentcore.drivers import registry
+    from agentcore.presenters.console import ConsolePresenter
 
     try:  # before the first prompt: an unknown provider or a missing key fails now
         driver = registry.get_driver(args.model, base_url=args.base_url, api_key=args.api_key)

@@ -126,7 +126,7 @@ def _source(path: str) -> JournalSource:
     """A journal path, or a provider ``.sse`` recording run through its driver into one."""
     if not path.endswith(".sse"):
         return path
-    from drivers.recorded_sse import recorded_call  # an entry point may load plugins
+    from agentcore.drivers.recorded_sse import recorded_call  # an entry point may load plugins
 
     journal = MemoryJournal()
     for event in asyncio.run(recorded_call(path)):
@@ -213,7 +213,7 @@ def _run_replay(args: argparse.Namespace, out: TextIO | None = None) -> int:
                 out.write(f"{seq:>5} {layer:<8} {describe(event)}\n")
         return 0
     # The CLI is the application edge, so it may load a plugin (inside the function only).
-    from presenters.console import ConsolePresenter
+    from agentcore.presenters.console import ConsolePresenter
 
     presenter = ConsolePresenter(spinner=False, agent_prefix=args.agent is None)
     try:

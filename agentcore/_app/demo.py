@@ -62,9 +62,9 @@ def layer_lines(events: Iterable[Any]) -> list[str]:
 
 
 async def _run(path: pathlib.Path) -> tuple[list[Any], MemoryJournal, Agent]:
-    from drivers.replay import ReplayDriver
-    from presenters.console import ConsolePresenter
-    from presenters.recording import RecordingPresenter
+    from agentcore.drivers.replay import ReplayDriver
+    from agentcore.presenters.console import ConsolePresenter
+    from agentcore.presenters.recording import RecordingPresenter
 
     prompts = [
         m.content

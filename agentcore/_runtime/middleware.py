@@ -53,7 +53,7 @@ class Reply:
 
 Interceptor: TypeAlias = Callable[[Any, Callable[[Any], None]], object]
 """``def ic(output, next)``: call ``next(output)`` (maybe with a changed output) to
-deliver it; not calling ``next`` blocks it from presenters and subscribers."""
+deliver it; not calling ``next`` blocks it from agentcore.presenters and subscribers."""
 
 
 @attrs.frozen(slots=True)

@@ -3,13 +3,13 @@
 A package fills two groups in its ``pyproject.toml``::
 
     [project.entry-points."agentcore.drivers"]
-    registry = "drivers.registry:get_driver"     # (spec: str, **options) -> Driver
+    registry = "agentcore.drivers.registry:get_driver"     # (spec: str, **options) -> Driver
 
     [project.entry-points."agentcore.prices"]
-    table = "drivers.prices:PRICES"               # Mapping[str, ModelPrice]
+    table = "agentcore.drivers.prices:PRICES"               # Mapping[str, ModelPrice]
 
     [project.entry-points."agentcore.protocols"]
-    ag-ui = "presenters.ag_ui:PROTOCOL"           # a wire protocol of agentcore serve
+    ag-ui = "agentcore.presenters.ag_ui:PROTOCOL"           # a wire protocol of agentcore serve
 
 ``resolve_model("provider/model")`` asks each driver resolver in turn (sorted by entry
 name); the first that does not raise ``LookupError`` wins. ``find_model_price`` looks the
@@ -98,7 +98,7 @@ def protocol_names() -> list[str]:
 def wire_protocol(name: str) -> Any:
     """The wire protocol registered as ``name`` (loaded on first use). Raises
     ``ConfigurationError`` naming the known ones, or the missing package of one that
-    cannot be imported (e.g. ``ag-ui-protocol``: ``pip install 'agentcore[ag-ui]'``)."""
+    cannot be imported (e.g. ``ag-ui-protocol``: ``pip install 'agentcore-engine[ag-ui]'``)."""
     found = [e for e in entry_points(group=PROTOCOL_GROUP) if e.name == name]
     if not found:
         raise ConfigurationError(
@@ -109,5 +109,5 @@ def wire_protocol(name: str) -> Any:
     except ImportError as exc:
         raise ConfigurationError(
             f"protocol {name!r} cannot be loaded: {exc} (install its extra, e.g. "
-            f"pip install 'agentcore[{name}]')"
+            f"pip install 'agentcore-engine[{name}]')"
         ) from None

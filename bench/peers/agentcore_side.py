@@ -9,6 +9,7 @@ from _runner import STREAM_DELTAS, TEXT, TOOL_ARGS
 
 from agentcore import Agent, ModelRequest
 from agentcore import tool as make_tool
+from agentcore.drivers.scripted import FunctionDriver, text_turn, tool_turn
 from agentcore.events import (
     MessageDelta,
     MessageStart,
@@ -17,7 +18,6 @@ from agentcore.events import (
     TextDelta,
     ToolResultMessage,
 )
-from drivers.scripted import FunctionDriver, text_turn, tool_turn
 
 
 async def add(a: int, b: int) -> int:

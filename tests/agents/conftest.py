@@ -11,7 +11,7 @@ import pytest
 
 from agentcore import ModelRequest
 from agentcore.agents import AgentDefinition, AgentRegistry
-from drivers.scripted import FunctionDriver, text_turn, tool_turn
+from agentcore.drivers.scripted import FunctionDriver, text_turn, tool_turn
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -13,7 +13,7 @@ import pytest
 
 from agentcore.agents import SubagentEvent, node_of, replay_tree
 from agentcore.loop import history_problems
-from presenters.recording import RecordingPresenter
+from agentcore.presenters.recording import RecordingPresenter
 
 PATH = pathlib.Path(__file__).parents[2] / "examples" / "orchestrator" / "orchestrator.py"
 

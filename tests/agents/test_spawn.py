@@ -17,11 +17,11 @@ from agentcore.agents import (
     replay_tree,
     root_run_id,
 )
+from agentcore.drivers.scripted import Pause, text_turn, tool_turn
 from agentcore.events import AssistantMessage, ToolResultMessage, UserMessage
 from agentcore.journal import JsonlJournal, MemoryJournal
 from agentcore.loop import history_problems
-from drivers.scripted import Pause, text_turn, tool_turn
-from presenters.recording import RecordingPresenter
+from agentcore.presenters.recording import RecordingPresenter
 
 TWO = [
     (

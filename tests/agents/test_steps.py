@@ -10,11 +10,11 @@ import pytest
 
 from agentcore import ModelRequest, tool
 from agentcore.agents import STEP, STEP_ALL, ToolCall, node_of, replay_tree
+from agentcore.drivers.scripted import text_turn, tool_turn
 from agentcore.events import AssistantMessage, ToolResultMessage
 from agentcore.journal import MemoryJournal
 from agentcore.loop import history_problems
-from drivers.scripted import text_turn, tool_turn
-from presenters.recording import RecordingPresenter
+from agentcore.presenters.recording import RecordingPresenter
 
 TASK = [
     ("t1", "task", {"description": "d", "prompt": "read and sum up", "subagent_type": "worker"})

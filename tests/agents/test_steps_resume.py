@@ -37,10 +37,10 @@ from agentcore.agents import (
     ToolCall,
     node_of,
 )
+from agentcore.drivers.scripted import FunctionDriver, text_turn
 from agentcore.events import from_dict
 from agentcore.journal import MemoryJournal, read_jsonl
 from agentcore.loop import create_conversation, history_problems
-from drivers.scripted import FunctionDriver, text_turn
 
 CHILD = pathlib.Path(__file__).with_name("steps_child.py")
 _spec = importlib.util.spec_from_file_location("steps_child", CHILD)

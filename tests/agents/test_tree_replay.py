@@ -19,11 +19,11 @@ from hypothesis import strategies as st
 
 from agentcore import ModelRequest, tool
 from agentcore.agents import AgentDefinition, AgentRegistry, SubagentEvent, node_of, replay_tree
+from agentcore.drivers.scripted import FunctionDriver, Pause, tool_turn
 from agentcore.events import MessageDelta, MessageStart, MessageStop, TextDelta, ToolResultMessage
 from agentcore.journal import JsonlJournal
 from agentcore.loop import history_problems
-from drivers.scripted import FunctionDriver, Pause, tool_turn
-from presenters.recording import RecordingPresenter
+from agentcore.presenters.recording import RecordingPresenter
 
 PAUSES = st.sampled_from([0.0, 0.0, 0.0005, 0.001, 0.003])
 

@@ -13,7 +13,7 @@ from typing import Any
 from agentcore._app.code.app import CodeApp
 from agentcore._app.code.sessions import JsonlSessions
 from agentcore._app.code.setup import EXPLORER, open_agent
-from drivers.scripted import FunctionDriver, text_turn
+from agentcore.drivers.scripted import FunctionDriver, text_turn
 
 from .test_app import FORCED, FREE, Screen, bash, settled, start, until
 

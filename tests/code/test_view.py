@@ -17,10 +17,10 @@ from agentcore._app.code.view import (
     result_lines,
 )
 from agentcore.agent import Agent
+from agentcore.drivers.scripted import ScriptedDriver, text_turn, tool_turn
 from agentcore.events import ErrorMessage, TextDelta, ThinkingDelta, ToolResultMessage
 from agentcore.loop import AgentEnd, ModelCallRetry
 from agentcore.tools import ToolOutput, tool
-from drivers.scripted import ScriptedDriver, text_turn, tool_turn
 
 
 def plain(lines: list[Any]) -> list[str]:

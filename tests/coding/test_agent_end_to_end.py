@@ -11,8 +11,8 @@ import sys
 from agentcore import ModelRequest
 from agentcore.agent import Agent
 from agentcore.coding import create_coding_tools
+from agentcore.drivers.scripted import ScriptedDriver, text_turn, tool_turn
 from agentcore.events import ToolResultMessage
-from drivers.scripted import ScriptedDriver, text_turn, tool_turn
 
 
 def _project(root: pathlib.Path) -> None:
@@ -73,8 +73,8 @@ def test_a_scripted_model_fixes_the_failing_test(tmp_path: pathlib.Path) -> None
 def test_details_stay_out_of_what_the_providers_are_sent(tmp_path: pathlib.Path) -> None:
     """The history the fix left, as the Anthropic and OpenAI drivers would send it: the
     tools' details (diff, exit code, line numbers) are for user interfaces only."""
-    from drivers.anthropic.request import build_messages as anthropic_messages
-    from drivers.openai.request import build_messages as openai_messages
+    from agentcore.drivers.anthropic.request import build_messages as anthropic_messages
+    from agentcore.drivers.openai.request import build_messages as openai_messages
 
     _project(tmp_path)
     tools = create_coding_tools(str(tmp_path))

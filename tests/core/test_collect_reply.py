@@ -13,12 +13,12 @@ from hypothesis import strategies as st
 
 from agentcore._core.driver import ModelRequest
 from agentcore._core.replies import collect_reply
+from agentcore.drivers.scripted import ScriptedDriver, text_turn
 from agentcore.events import ErrorReceived, Interrupt, MessageStop
 from agentcore.processors import (
     create_initial_message_assembler_state,
     message_assembler_processor,
 )
-from drivers.scripted import ScriptedDriver, text_turn
 
 
 def _collect(script: list[Any]) -> Any:

@@ -12,6 +12,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentcore import ModelRequest, to_dict
+from agentcore.drivers.anthropic import AnthropicDriver, RetryPolicy
+from agentcore.drivers.testing import (
+    ReplayServer,
+    ScriptedResponse,
+    rechunk,
+    sse_events,
+    sse_response,
+)
 from agentcore.events import (
     ErrorReceived,
     InputJsonDelta,
@@ -25,8 +33,6 @@ from agentcore.events import (
     ToolUseStop,
     UserMessage,
 )
-from drivers.anthropic import AnthropicDriver, RetryPolicy
-from drivers.testing import ReplayServer, ScriptedResponse, rechunk, sse_events, sse_response
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures" / "anthropic"
 REQUEST = ModelRequest(messages=(UserMessage("u1", "What is the weather in Paris?"),))

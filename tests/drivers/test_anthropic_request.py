@@ -10,6 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentcore import ModelRequest, ToolSpec
+from agentcore.drivers.anthropic import AnthropicDriver, build_params
+from agentcore.drivers.testing import ReplayServer, sse_response
 from agentcore.events import (
     AssistantMessage,
     ImageContent,
@@ -20,8 +22,6 @@ from agentcore.events import (
     ToolResultMessage,
     UserMessage,
 )
-from drivers.anthropic import AnthropicDriver, build_params
-from drivers.testing import ReplayServer, sse_response
 
 FIXTURE = pathlib.Path(__file__).parent / "fixtures" / "anthropic" / "text.sse"
 PIXEL = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5Erk"

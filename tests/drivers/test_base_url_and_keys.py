@@ -12,10 +12,10 @@ import socket
 import pytest
 
 from agentcore import Agent
+from agentcore.drivers.anthropic import AnthropicDriver, RetryPolicy
+from agentcore.drivers.registry import get_driver
+from agentcore.drivers.scripted import ScriptedDriver, text_turn
 from agentcore.errors import ConfigurationError
-from drivers.anthropic import AnthropicDriver, RetryPolicy
-from drivers.registry import get_driver
-from drivers.scripted import ScriptedDriver, text_turn
 
 KEY = "sk-ant-api03-AAAABBBBCCCCDDDDEEEE1234"
 ODD = "localsecret77"  # a key of no known shape: only the exact-value redaction catches it

@@ -9,10 +9,10 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 import hypothesis.strategies as st
 from hypothesis import given, settings
 
+from agentcore.drivers._common.call import StreamCall
+from agentcore.drivers._common.retry import Opened, RetryPolicy
+from agentcore.drivers.streaming import Failure
 from agentcore.errors import ErrorCode
-from drivers._common.call import StreamCall
-from drivers._common.retry import Opened, RetryPolicy
-from drivers.streaming import Failure
 
 FAST = RetryPolicy(max_retries=3, initial_delay=0.0, jitter=0.0)
 BUSY = Failure(ErrorCode.OVERLOADED, "busy", True)

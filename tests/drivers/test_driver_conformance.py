@@ -26,24 +26,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentcore import BaseDriver, Driver, FallbackDriver, ModelRequest, as_driver, create_agent
-from agentcore.errors import AgentError
-from agentcore.events import (
-    ErrorReceived,
-    MessageDelta,
-    MessageStart,
-    MessageStop,
-    StreamEvent,
-    TextDelta,
-    UserMessage,
-)
-from agentcore.journal import MemoryJournal
-from drivers.anthropic import AnthropicDriver, RetryPolicy
-from drivers.google import GoogleDriver
-from drivers.openai import OpenAIDriver
-from drivers.openai_responses import OpenAIResponsesDriver
-from drivers.replay import RecordingDriver, ReplayDriver
-from drivers.scripted import FunctionDriver, ScriptedDriver, tool_turn
-from drivers.testing import (
+from agentcore.drivers.anthropic import AnthropicDriver, RetryPolicy
+from agentcore.drivers.google import GoogleDriver
+from agentcore.drivers.openai import OpenAIDriver
+from agentcore.drivers.openai_responses import OpenAIResponsesDriver
+from agentcore.drivers.replay import RecordingDriver, ReplayDriver
+from agentcore.drivers.scripted import FunctionDriver, ScriptedDriver, tool_turn
+from agentcore.drivers.testing import (
     Called,
     ReplayServer,
     Said,
@@ -56,6 +45,17 @@ from drivers.testing import (
     reply_sse,
     sse_response,
 )
+from agentcore.errors import AgentError
+from agentcore.events import (
+    ErrorReceived,
+    MessageDelta,
+    MessageStart,
+    MessageStop,
+    StreamEvent,
+    TextDelta,
+    UserMessage,
+)
+from agentcore.journal import MemoryJournal
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures"
 REQUEST = ModelRequest(messages=(UserMessage(message_id="u1", content="hi"),))

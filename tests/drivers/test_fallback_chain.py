@@ -13,6 +13,17 @@ from collections.abc import Sequence
 from typing import Any
 
 from agentcore import Agent, FallbackDriver, ModelRequest, define_tool
+from agentcore.drivers.anthropic import AnthropicDriver, RetryPolicy
+from agentcore.drivers.google import SKIP_SIGNATURE, GoogleDriver
+from agentcore.drivers.openai import OpenAIDriver
+from agentcore.drivers.testing import (
+    ReplayServer,
+    ScriptedResponse,
+    check_stream,
+    interrupt_when,
+    sse_events,
+    sse_response,
+)
 from agentcore.events import (
     AssistantMessage,
     ErrorReceived,
@@ -21,17 +32,6 @@ from agentcore.events import (
     UserMessage,
 )
 from agentcore.journal import MemoryJournal
-from drivers.anthropic import AnthropicDriver, RetryPolicy
-from drivers.google import SKIP_SIGNATURE, GoogleDriver
-from drivers.openai import OpenAIDriver
-from drivers.testing import (
-    ReplayServer,
-    ScriptedResponse,
-    check_stream,
-    interrupt_when,
-    sse_events,
-    sse_response,
-)
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures"
 OVERLOADED = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}

@@ -10,6 +10,8 @@ from typing import Any
 import pytest
 
 from agentcore import Agent, ModelRequest, tool
+from agentcore.drivers.scripted import FunctionDriver, Pause, ScriptedDriver, text_turn, tool_turn
+from agentcore.drivers.testing import assemble, check_stream
 from agentcore.events import (
     AssistantMessage,
     MessageStart,
@@ -19,8 +21,6 @@ from agentcore.events import (
     ToolResultMessage,
     UserMessage,
 )
-from drivers.scripted import FunctionDriver, Pause, ScriptedDriver, text_turn, tool_turn
-from drivers.testing import assemble, check_stream
 
 REQUEST = ModelRequest(messages=(UserMessage(message_id="u1", content="hi"),))
 

@@ -17,6 +17,19 @@ from google import genai
 from hypothesis import HealthCheck, given, settings
 
 from agentcore import ModelRequest, ToolSpec
+from agentcore.drivers.google import SKIP_SIGNATURE, GoogleDriver
+from agentcore.drivers.recorded_sse import recorded_call, sse_provider
+from agentcore.drivers.registry import get_driver, split_model
+from agentcore.drivers.streaming import RetryPolicy
+from agentcore.drivers.testing import (
+    ReplayServer,
+    ScriptedResponse,
+    assemble,
+    check_stream,
+    rechunk,
+    sse_events,
+    sse_response,
+)
 from agentcore.errors import ConfigurationError, ErrorCode
 from agentcore.events import (
     AssistantMessage,
@@ -32,19 +45,6 @@ from agentcore.events import (
     ToolResultMessage,
     Usage,
     UserMessage,
-)
-from drivers.google import SKIP_SIGNATURE, GoogleDriver
-from drivers.recorded_sse import recorded_call, sse_provider
-from drivers.registry import get_driver, split_model
-from drivers.streaming import RetryPolicy
-from drivers.testing import (
-    ReplayServer,
-    ScriptedResponse,
-    assemble,
-    check_stream,
-    rechunk,
-    sse_events,
-    sse_response,
 )
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures" / "google"

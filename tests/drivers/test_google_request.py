@@ -18,10 +18,10 @@ import pytest
 from hypothesis import given
 
 from agentcore import ModelRequest
+from agentcore.drivers.google import NORMALISER, build_body, initial_state, thinking_config
+from agentcore.drivers.testing import assemble, check_stream
 from agentcore.errors import ConfigurationError
 from agentcore.events import StreamEvent, UserMessage
-from drivers.google import NORMALISER, build_body, initial_state, thinking_config
-from drivers.testing import assemble, check_stream
 
 MODEL = "gemini-2.5-flash"
 

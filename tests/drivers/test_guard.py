@@ -8,8 +8,7 @@ import hypothesis.strategies as st
 import pytest
 from hypothesis import given, settings
 
-from agentcore.events import InputJsonDelta, TextDelta, ThinkingDelta
-from drivers._common.guard import (
+from agentcore.drivers._common.guard import (
     MIN_KEY_LENGTH,
     REDACTED,
     Held,
@@ -21,6 +20,7 @@ from drivers._common.guard import (
     secret_keys,
     valid,
 )
+from agentcore.events import InputJsonDelta, TextDelta, ThinkingDelta
 
 KEY = "sk-live-" + "Zq9" * 10
 OTHER = "gsk_" + "Mw4" * 10

@@ -9,15 +9,7 @@ import pytest
 from hypothesis import given, settings
 
 from agentcore import Message
-from agentcore.events import (
-    AssistantMessage,
-    TextPart,
-    ThinkingPart,
-    ToolCallPart,
-    ToolResultMessage,
-    UserMessage,
-)
-from drivers._common.history import (
+from agentcore.drivers._common.history import (
     ORPHAN_RESULT,
     close_orphaned_tool_calls,
     drop_empty_assistant_messages,
@@ -25,6 +17,14 @@ from drivers._common.history import (
     normalize_history,
     normalize_tool_call_ids,
     thinking_to_text,
+)
+from agentcore.events import (
+    AssistantMessage,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    ToolResultMessage,
+    UserMessage,
 )
 
 

@@ -14,7 +14,7 @@ import pathlib
 
 import pytest
 
-import drivers
+from agentcore import drivers
 
 ROOT = pathlib.Path(drivers.__file__).parent
 VENDORS = sorted(

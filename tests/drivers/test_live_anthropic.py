@@ -31,7 +31,7 @@ MODEL = os.environ.get("AGENTCORE_LIVE_ANTHROPIC_MODEL", "claude-haiku-4-5")
 
 
 def receive(request: ModelRequest) -> list[StreamEvent]:
-    from drivers.anthropic import AnthropicDriver
+    from agentcore.drivers.anthropic import AnthropicDriver
 
     async def main() -> list[StreamEvent]:
         driver = AnthropicDriver(MODEL, max_tokens=200)

@@ -33,7 +33,7 @@ MODEL = os.environ.get("AGENTCORE_LIVE_GOOGLE_MODEL", "gemini-2.5-flash")
 
 
 def receive(*requests: ModelRequest) -> list[list[StreamEvent]]:
-    from drivers.google import GoogleDriver
+    from agentcore.drivers.google import GoogleDriver
 
     async def main() -> list[list[StreamEvent]]:
         async with GoogleDriver(MODEL, max_tokens=300, thinking_level="low") as driver:
@@ -51,7 +51,7 @@ def test_live_text_turn() -> None:
 
 
 def test_live_tool_turn_and_the_answer_after_it() -> None:
-    from drivers.testing import assemble
+    from agentcore.drivers.testing import assemble
 
     tool = ToolSpec(
         "get_weather",

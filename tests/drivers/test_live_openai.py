@@ -13,12 +13,12 @@ import os
 import pytest
 
 from agentcore import ModelRequest, ToolSpec
+from agentcore.drivers.openai import OpenAIDriver
 from agentcore.events import AssistantMessage, UserMessage
 from agentcore.processors import (
     create_initial_message_assembler_state,
     message_assembler_processor,
 )
-from drivers.openai import OpenAIDriver
 
 BASE_URL = os.environ.get("AGENTCORE_OPENAI_BASE_URL")
 pytestmark = [

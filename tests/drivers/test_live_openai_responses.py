@@ -12,12 +12,12 @@ import os
 import pytest
 
 from agentcore import ModelRequest, ThinkingLevel, ToolSpec
+from agentcore.drivers.openai_responses import OpenAIResponsesDriver
 from agentcore.events import AssistantMessage, ThinkingPart, ToolResultMessage, UserMessage
 from agentcore.processors import (
     create_initial_message_assembler_state,
     message_assembler_processor,
 )
-from drivers.openai_responses import OpenAIResponsesDriver
 
 pytestmark = [
     pytest.mark.live,

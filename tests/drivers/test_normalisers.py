@@ -22,7 +22,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import drivers
+from agentcore import drivers
+from agentcore.drivers import anthropic, openai, openai_responses
+from agentcore.drivers.streaming import REDACTED, Normaliser
+from agentcore.drivers.testing import Called, Said, assemble, check_stream, reply_chunks
 from agentcore.events import (
     ErrorReceived,
     InputJsonDelta,
@@ -35,9 +38,6 @@ from agentcore.events import (
     ToolCallPart,
     ToolUseStart,
 )
-from drivers import anthropic, openai, openai_responses
-from drivers.streaming import REDACTED, Normaliser
-from drivers.testing import Called, Said, assemble, check_stream, reply_chunks
 
 KEY = "sk-test-" + "Q7x" * 8
 """A key of the driver's; text that holds it must never come out with it."""

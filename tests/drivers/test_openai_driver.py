@@ -14,6 +14,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from agentcore import ModelRequest
+from agentcore.drivers.openai import OpenAIDriver
+from agentcore.drivers.streaming import RetryPolicy
+from agentcore.drivers.testing import (
+    ReplayServer,
+    Said,
+    ScriptedResponse,
+    rechunk,
+    reply_chunks,
+    reply_sse,
+    sse_events,
+    sse_response,
+)
 from agentcore.errors import ConfigurationError, ErrorCode
 from agentcore.events import (
     AssistantMessage,
@@ -35,18 +47,6 @@ from agentcore.events import (
 from agentcore.processors import (
     create_initial_message_assembler_state,
     message_assembler_processor,
-)
-from drivers.openai import OpenAIDriver
-from drivers.streaming import RetryPolicy
-from drivers.testing import (
-    ReplayServer,
-    Said,
-    ScriptedResponse,
-    rechunk,
-    reply_chunks,
-    reply_sse,
-    sse_events,
-    sse_response,
 )
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures" / "openai"

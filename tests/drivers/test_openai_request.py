@@ -10,6 +10,9 @@ from typing import Any
 import pytest
 
 from agentcore import ModelRequest, ToolSpec
+from agentcore.drivers._common.history import ORPHAN_RESULT
+from agentcore.drivers.openai import OpenAIDriver
+from agentcore.drivers.testing import ReplayServer, sse_response
 from agentcore.errors import ConfigurationError
 from agentcore.events import (
     AssistantMessage,
@@ -21,9 +24,6 @@ from agentcore.events import (
     ToolResultMessage,
     UserMessage,
 )
-from drivers._common.history import ORPHAN_RESULT
-from drivers.openai import OpenAIDriver
-from drivers.testing import ReplayServer, sse_response
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures" / "openai"
 PNG = ImageContent(media_type="image/png", data="iVBORw0KGgo=")

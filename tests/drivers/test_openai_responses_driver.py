@@ -15,6 +15,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from agentcore import ModelRequest, ToolSpec
+from agentcore.drivers.openai_responses import REASONING_PREFIX, OpenAIResponsesDriver, RetryPolicy
+from agentcore.drivers.testing import (
+    ReplayServer,
+    ScriptedResponse,
+    rechunk,
+    sse_events,
+    sse_response,
+)
 from agentcore.errors import ConfigurationError, ErrorCode
 from agentcore.events import (
     AssistantMessage,
@@ -32,8 +40,6 @@ from agentcore.events import (
     UserMessage,
 )
 from agentcore.processors import agent_processor, create_initial_agent_engine_state
-from drivers.openai_responses import REASONING_PREFIX, OpenAIResponsesDriver, RetryPolicy
-from drivers.testing import ReplayServer, ScriptedResponse, rechunk, sse_events, sse_response
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures" / "openai-responses"
 REQUEST = ModelRequest(messages=(UserMessage(message_id="u1", content="hi"),))

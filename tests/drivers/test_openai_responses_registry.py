@@ -8,11 +8,11 @@ import pathlib
 import pytest
 
 from agentcore import ModelRequest
+from agentcore.drivers.openai_responses import OpenAIResponsesDriver
+from agentcore.drivers.registry import PROVIDERS, get_driver
+from agentcore.drivers.testing import ReplayServer, sse_response
 from agentcore.errors import ConfigurationError
 from agentcore.events import TextDelta, UserMessage
-from drivers.openai_responses import OpenAIResponsesDriver
-from drivers.registry import PROVIDERS, get_driver
-from drivers.testing import ReplayServer, sse_response
 
 TEXT = pathlib.Path(__file__).parent / "fixtures" / "openai-responses" / "text.sse"
 

@@ -9,6 +9,8 @@ import pytest
 from hypothesis import given, settings
 
 from agentcore import ModelRequest, ToolSpec
+from agentcore.drivers._common.history import ORPHAN_RESULT
+from agentcore.drivers.openai_responses import REASONING_PREFIX, build_body, model_family
 from agentcore.errors import ConfigurationError
 from agentcore.events import (
     AssistantMessage,
@@ -20,8 +22,6 @@ from agentcore.events import (
     ToolResultMessage,
     UserMessage,
 )
-from drivers._common.history import ORPHAN_RESULT
-from drivers.openai_responses import REASONING_PREFIX, build_body, model_family
 
 PNG = ImageContent(media_type="image/png", data="iVBORw0KGgo=")
 PNG_URL = "data:image/png;base64,iVBORw0KGgo="

@@ -10,7 +10,7 @@ from typing import Any
 import hypothesis.strategies as st
 from hypothesis import given
 
-from drivers._common.base import plain
+from agentcore.drivers._common.base import plain
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),

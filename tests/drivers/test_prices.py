@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from agentcore.drivers.prices import PRICES
 from agentcore.events import Usage
 from agentcore.pricing import ModelPrice, cost_of, find_price
-from drivers.prices import PRICES
 
 
 @pytest.mark.parametrize(

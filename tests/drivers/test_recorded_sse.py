@@ -10,9 +10,9 @@ import runpy
 import pytest
 
 from agentcore.cli import main as cli_main
+from agentcore.drivers.recorded_sse import recorded_call, sse_provider
 from agentcore.errors import ConfigurationError
 from agentcore.events import MessageStart
-from drivers.recorded_sse import recorded_call, sse_provider
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures"
 ALL = sorted(FIXTURES.glob("*/*.sse"))

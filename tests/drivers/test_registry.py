@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 
 from agentcore import Driver, ModelRequest
+from agentcore.drivers.openai import OpenAIDriver
+from agentcore.drivers.registry import PROVIDERS, get_driver, split_model
+from agentcore.drivers.testing import ReplayServer, sse_response
 from agentcore.errors import ConfigurationError
 from agentcore.events import UserMessage
-from drivers.openai import OpenAIDriver
-from drivers.registry import PROVIDERS, get_driver, split_model
-from drivers.testing import ReplayServer, sse_response
 
 TEXT = pathlib.Path(__file__).parent / "fixtures" / "openai" / "text.sse"
 REQUEST = ModelRequest(messages=(UserMessage(message_id="u", content="hi"),))
@@ -105,7 +105,7 @@ def test_get_api_key_is_passed_through() -> None:
 def test_anthropic_driver_is_built_lazily(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant")
     driver = get_driver("anthropic/claude-sonnet-4-5")
-    from drivers.anthropic import AnthropicDriver
+    from agentcore.drivers.anthropic import AnthropicDriver
 
     assert isinstance(driver, AnthropicDriver)
 

@@ -8,7 +8,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from drivers.testing import ReplayServer, ScriptedResponse, rechunk, sse_events, sse_response
+from agentcore.drivers.testing import (
+    ReplayServer,
+    ScriptedResponse,
+    rechunk,
+    sse_events,
+    sse_response,
+)
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures" / "anthropic"
 

@@ -8,8 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentcore.errors import ErrorCode
-from drivers._common.base import (
+from agentcore.drivers._common.base import (
     Failure,
     classify_status,
     failure_from_status,
@@ -18,7 +17,8 @@ from drivers._common.base import (
     resolve_api_key,
     thinking_budget,
 )
-from drivers._common.retry import Opened, RetryPolicy, open_stream
+from agentcore.drivers._common.retry import Opened, RetryPolicy, open_stream
+from agentcore.errors import ErrorCode
 
 RETRYABLE = Failure(ErrorCode.RATE_LIMITED, "slow down", True)
 FATAL = Failure(ErrorCode.AUTHENTICATION_ERROR, "bad key", False)

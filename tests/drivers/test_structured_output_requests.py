@@ -11,14 +11,21 @@ from typing import Any
 import pytest
 
 from agentcore import Agent, ModelRequest, OutputSpec
+from agentcore.drivers._common.output import closed_schema, is_strict_schema
+from agentcore.drivers.anthropic import AnthropicDriver
+from agentcore.drivers.openai import OpenAIDriver
+from agentcore.drivers.openai_responses import OpenAIResponsesDriver
+from agentcore.drivers.testing import (
+    Called,
+    ReplayServer,
+    Said,
+    reply_chunks,
+    reply_sse,
+    sse_response,
+)
 from agentcore.errors import ConfigurationError
 from agentcore.events import UserMessage
 from agentcore.loop import OutputRetry
-from drivers._common.output import closed_schema, is_strict_schema
-from drivers.anthropic import AnthropicDriver
-from drivers.openai import OpenAIDriver
-from drivers.openai_responses import OpenAIResponsesDriver
-from drivers.testing import Called, ReplayServer, Said, reply_chunks, reply_sse, sse_response
 
 
 @dataclasses.dataclass

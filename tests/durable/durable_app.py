@@ -26,6 +26,7 @@ from typing import Any
 import attrs
 
 from agentcore import BaseDriver, ModelPrice, ModelRequest, Summarise, tool
+from agentcore.drivers.scripted import FunctionDriver, text_turn, tool_turn
 from agentcore.durable import Definitions, idempotency_key
 from agentcore.events import (
     InputJsonDelta,
@@ -44,7 +45,6 @@ from agentcore.loop import SUMMARY_SYSTEM_PROMPT, estimate_tokens
 from agentcore.mcp import MCPServer
 from agentcore.middleware import LoopStartAction, ModelResponseAction, ToolCallAction
 from agentcore.tools import Toolset, define_tool
-from drivers.scripted import FunctionDriver, text_turn, tool_turn
 
 DELTAS = 6
 PLAN = [

@@ -22,7 +22,7 @@ from agentcore.durable import DurableClient
 APP = """
 from agentcore.durable import Definitions
 from agentcore.events import ErrorReceived, MessageStart
-from drivers.scripted import FunctionDriver, text_turn
+from agentcore.drivers.scripted import FunctionDriver, text_turn
 
 definitions = Definitions()
 def failing(request):

@@ -16,9 +16,9 @@ import sys
 from typing import Any
 
 from agentcore import Agent, tool
+from agentcore.drivers.scripted import FunctionDriver, Pause, text_turn, tool_turn
 from agentcore.events import ToolResultMessage, to_dict
 from agentcore.journal import SqliteJournal
-from drivers.scripted import FunctionDriver, Pause, text_turn, tool_turn
 
 DB, LEDGER = sys.argv[2], sys.argv[3]
 

@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentcore import Agent
+from agentcore.drivers.scripted import FunctionDriver, text_turn
 from agentcore.events import TextDelta, to_dict
 from agentcore.journal import (
     JournalEntry,
@@ -27,7 +28,6 @@ from agentcore.journal import (
     read_jsonl,
     replay,
 )
-from drivers.scripted import FunctionDriver, text_turn
 
 
 def _line(agent: str, seq: int) -> str:

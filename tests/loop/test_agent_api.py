@@ -8,16 +8,16 @@ from typing import Any
 import pytest
 
 from agentcore.agent import Agent, AgentResult
+from agentcore.drivers.scripted import Pause, ScriptedDriver, text_turn, tool_turn
 from agentcore.errors import AgentBusyError, ConfigurationError, ProtocolError
 from agentcore.events import LAYERS, AssistantMessage, ToolResultMessage, TurnResponse
 from agentcore.journal import MemoryJournal, replay
 from agentcore.loop import AgentEnd, ToolExecutionStart, create_conversation_machine
+from agentcore.presenters.recording import RecordingPresenter
 from agentcore.pricing import ModelPrice
 from agentcore.state_machine import AgentState, AgentStateMachine
 from agentcore.testing import assert_replays
 from agentcore.tools import tool
-from drivers.scripted import Pause, ScriptedDriver, text_turn, tool_turn
-from presenters.recording import RecordingPresenter
 
 
 @tool

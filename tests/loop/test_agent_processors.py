@@ -12,12 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentcore import Agent, tool
+from agentcore.drivers.scripted import ScriptedDriver, text_turn, tool_turn
 from agentcore.errors import ConfigurationError
 from agentcore.events import AssistantMessage, ErrorMessage, event_type
 from agentcore.journal import MemoryJournal
 from agentcore.loop import EFFECTS
 from agentcore.testing import assert_replays
-from drivers.scripted import ScriptedDriver, text_turn, tool_turn
 
 
 @event_type("test_word_count", "custom")

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from agentcore.agent import Agent
+from agentcore.drivers.scripted import Pause, ScriptedDriver, text_turn, tool_turn
 from agentcore.errors import AbortedError, LimitExceededError, ProviderError
 from agentcore.events import AssistantMessage, ToolResultMessage, UserMessage
 from agentcore.journal import MemoryJournal
@@ -21,7 +22,6 @@ from agentcore.loop import (
 from agentcore.pricing import ModelPrice
 from agentcore.testing import assert_replays
 from agentcore.tools import ToolContext, tool
-from drivers.scripted import Pause, ScriptedDriver, text_turn, tool_turn
 
 
 @tool

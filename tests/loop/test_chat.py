@@ -8,6 +8,7 @@ from typing import Any
 from agentcore._app.chat import chat
 from agentcore.agent import Agent
 from agentcore.cli import build_parser
+from agentcore.drivers.scripted import Pause, ScriptedDriver, text_turn, tool_turn
 from agentcore.events import (
     ConversationEnd,
     ConversationInterrupted,
@@ -16,9 +17,8 @@ from agentcore.events import (
     ToolResultMessage,
     TurnResponse,
 )
+from agentcore.presenters.recording import RecordingPresenter
 from agentcore.tools import tool
-from drivers.scripted import Pause, ScriptedDriver, text_turn, tool_turn
-from presenters.recording import RecordingPresenter
 
 
 @tool

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from agentcore import ClearToolResults, Compaction, KeepLastTurns, ModelPrice, Summarise
 from agentcore._loop.compaction import plan_compaction, summary_request
+from agentcore.drivers.prices import PRICES
 from agentcore.errors import ConfigurationError
 from agentcore.events import (
     AssistantMessage,
@@ -38,7 +39,6 @@ from agentcore.loop import (
     render_view,
     turn_starts,
 )
-from drivers.prices import PRICES
 
 
 @attrs.frozen

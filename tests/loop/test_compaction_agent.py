@@ -19,6 +19,10 @@ from agentcore import (
     Summarise,
     tool,
 )
+from agentcore.drivers.anthropic import AnthropicDriver
+from agentcore.drivers.openai import OpenAIDriver
+from agentcore.drivers.scripted import FunctionDriver, Pause, text_turn, tool_turn
+from agentcore.drivers.testing import ReplayServer, ScriptedResponse, sse_response
 from agentcore.errors import ProviderError
 from agentcore.events import AssistantMessage, ErrorReceived, TextPart, Usage, UserMessage
 from agentcore.journal import MemoryJournal, replay
@@ -31,10 +35,6 @@ from agentcore.loop import (
     history_problems,
 )
 from agentcore.testing import assert_replays
-from drivers.anthropic import AnthropicDriver
-from drivers.openai import OpenAIDriver
-from drivers.scripted import FunctionDriver, Pause, text_turn, tool_turn
-from drivers.testing import ReplayServer, ScriptedResponse, sse_response
 
 WINDOW = 3_000
 PRICE = ModelPrice(input=1.0, output=2.0, context_window=WINDOW)

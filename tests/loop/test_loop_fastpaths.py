@@ -18,6 +18,7 @@ from pyrsistent import pvector
 from agentcore import OutputSpec
 from agentcore._loop.state import Batch, Run
 from agentcore._runtime.outlet import Outlet
+from agentcore.drivers.scripted import _stamped
 from agentcore.events import (
     AssistantMessage,
     ErrorReceived,
@@ -49,7 +50,6 @@ from agentcore.loop import (
     loop_processor,
 )
 from agentcore.tools import define_tool
-from drivers.scripted import _stamped
 
 
 async def _noop(args: Any, ctx: Any) -> str:

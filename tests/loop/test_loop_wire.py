@@ -6,11 +6,11 @@ import asyncio
 import json
 
 from agentcore.agent import Agent
+from agentcore.drivers.scripted import ScriptedDriver, text_turn, tool_turn
 from agentcore.events import LAYERS, from_dict, to_dict
 from agentcore.journal import MemoryJournal
+from agentcore.presenters.recording import RecordingPresenter
 from agentcore.tools import tool
-from drivers.scripted import ScriptedDriver, text_turn, tool_turn
-from presenters.recording import RecordingPresenter
 
 
 @tool

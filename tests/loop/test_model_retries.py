@@ -6,11 +6,11 @@ import asyncio
 from typing import Any
 
 from agentcore import Agent
+from agentcore.drivers.scripted import ScriptedDriver, text_turn, tool_turn
 from agentcore.events import AssistantMessage, ErrorReceived, UserMessage
 from agentcore.journal import MemoryJournal
 from agentcore.loop import ModelCallRetry, history_problems
 from agentcore.testing import assert_replays
-from drivers.scripted import ScriptedDriver, text_turn, tool_turn
 
 CUT = ErrorReceived("connection reset", "CONNECTION_ERROR", retryable=True)
 

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from agentcore import Agent
+from agentcore.drivers.scripted import ScriptedDriver, text_turn
 from agentcore.extensions import ExtensionAPI, extension, tool_logger
 from agentcore.middleware import middleware
-from drivers.scripted import ScriptedDriver, text_turn
 
 
 def _agent() -> Agent:

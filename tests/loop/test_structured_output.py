@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentcore import Agent, OutputSpec, as_driver, from_dict, to_dict
+from agentcore.drivers.scripted import FunctionDriver, Pause, ScriptedDriver, text_turn, tool_turn
 from agentcore.errors import ConfigurationError, OutputParseError
 from agentcore.events import (
     AssistantMessage,
@@ -40,7 +41,6 @@ from agentcore.loop import (
 )
 from agentcore.testing import assert_replays, chunked
 from agentcore.tools import tool
-from drivers.scripted import FunctionDriver, Pause, ScriptedDriver, text_turn, tool_turn
 
 
 @dataclasses.dataclass

@@ -11,10 +11,10 @@ import time
 from typing import Any
 
 from agentcore.agent import Agent
+from agentcore.drivers.scripted import ScriptedDriver, text_turn, tool_turn
 from agentcore.events import ToolResult, ToolResultMessage
 from agentcore.journal import JsonlJournal
 from agentcore.tools import ToolContext, ToolOutput, tool
-from drivers.scripted import ScriptedDriver, text_turn, tool_turn
 
 
 @tool

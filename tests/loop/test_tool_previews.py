@@ -11,12 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentcore import Agent
+from agentcore.drivers.scripted import ScriptedDriver, text_turn, tool_turn
 from agentcore.events import InputJsonDelta, MessageStart, ToolUseStart, ToolUseStop
 from agentcore.journal import MemoryJournal
 from agentcore.loop import ToolExecutionStart, ToolExecutionUpdate, is_prefix, tool_previews
 from agentcore.testing import assert_replays, check_processor, chunked, json_objects
 from agentcore.tools import tool
-from drivers.scripted import ScriptedDriver, text_turn, tool_turn
 
 
 def _call_events(call_id: str, index: int, chunks: list[str]) -> list[Any]:

@@ -11,11 +11,11 @@ from collections.abc import Callable
 from typing import Any
 
 from agentcore.agent import Agent
+from agentcore.drivers.scripted import ScriptedDriver, text_turn, tool_turn
 from agentcore.errors import AbortedError
 from agentcore.events import ImageContent, ToolResultMessage
 from agentcore.loop import ToolExecutionStart
 from agentcore.mcp import MCPServer
-from drivers.scripted import ScriptedDriver, text_turn, tool_turn
 
 
 def _results(agent: Agent) -> list[ToolResultMessage]:

@@ -13,8 +13,8 @@ import pytest
 
 from agentcore import Agent
 from agentcore._mcp.stdio import REAP_TIMEOUT, TERM_GRACE
+from agentcore.drivers.scripted import ScriptedDriver, text_turn
 from agentcore.mcp import MCPServer
-from drivers.scripted import ScriptedDriver, text_turn
 
 from .conftest import EVERYTHING, SERVERS
 

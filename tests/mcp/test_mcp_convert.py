@@ -25,6 +25,7 @@ from agentcore._mcp.convert import (
 )
 from agentcore._mcp.toolset import build_tools
 from agentcore._runtime.secret_logs import Redactor
+from agentcore.drivers.scripted import ScriptedDriver, text_turn
 from agentcore.errors import (
     AgentError,
     ConfigurationError,
@@ -35,7 +36,6 @@ from agentcore.errors import (
 from agentcore.events import AssistantMessage, ErrorReceived, ImageContent, TextContent
 from agentcore.mcp import MCPServer
 from agentcore.tools import define_tool
-from drivers.scripted import ScriptedDriver, text_turn
 
 VALID = re.compile(r"[A-Za-z0-9_-]+")
 

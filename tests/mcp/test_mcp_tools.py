@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from agentcore.drivers.scripted import ScriptedDriver, text_turn
 from agentcore.events import ImageContent, TextContent, UserMessage
 from agentcore.mcp import (
     ElicitationAnswer,
@@ -20,7 +21,6 @@ from agentcore.mcp import (
     PromptMessage,
 )
 from agentcore.tools import AbortSignal, Tool, ToolContext, run_tool
-from drivers.scripted import ScriptedDriver, text_turn
 
 
 def _ctx(name: str, updates: list[Any] | None = None) -> ToolContext:

@@ -17,12 +17,12 @@ from typing import Any
 import pytest
 
 from agentcore import Agent
+from agentcore.drivers.scripted import ScriptedDriver, text_turn, tool_turn
 from agentcore.events import ToolResultMessage
 from agentcore.journal import JsonlJournal, replay
 from agentcore.loop import ElicitationRequest
 from agentcore.mcp import MCPServer, MCPServerError, load_mcp_servers
-from drivers.scripted import ScriptedDriver, text_turn, tool_turn
-from presenters.recording import RecordingPresenter
+from agentcore.presenters.recording import RecordingPresenter
 
 
 def _results(agent: Agent) -> list[ToolResultMessage]:

@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.control import Control
 from rich.panel import Panel
 
-import presenters
+from agentcore import presenters
 from agentcore.events import (
     ConversationInterrupted,
     ErrorMessage,
@@ -31,7 +31,7 @@ from agentcore.events import (
     Usage,
     UserMessage,
 )
-from presenters.console import (
+from agentcore.presenters.console import (
     Block,
     ConsolePresenter,
     EndLine,
@@ -225,9 +225,9 @@ def test_spinner_is_off_on_non_terminals_and_when_disabled() -> None:
 
 def test_package_import_does_not_import_rich() -> None:
     code = (
-        "import sys, presenters\n"
+        "import sys, agentcore.presenters as presenters\n"
         "assert 'rich' not in sys.modules, 'rich imported eagerly'\n"
-        "from presenters.console import ConsolePresenter\n"
+        "from agentcore.presenters.console import ConsolePresenter\n"
         "assert presenters.ConsolePresenter is ConsolePresenter\n"
     )
     root = Path(__file__).resolve().parents[2]
@@ -252,7 +252,7 @@ def test_control_characters_from_a_model_never_reach_the_terminal() -> None:
         ToolResultMessage,
         TurnResponse,
     )
-    from presenters.console import ConsolePresenter, safe
+    from agentcore.presenters.console import ConsolePresenter, safe
 
     hostile = "clear\x1b[2J title\x1b]0;pwned\x07 csi\x9b31m cr\rend"
     assert "\x1b" not in safe(hostile) and "\\x1b[2J" in safe(hostile)

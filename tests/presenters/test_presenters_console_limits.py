@@ -9,10 +9,10 @@ import io
 from rich.console import Console
 
 from agentcore import Agent, tool
+from agentcore.drivers.scripted import ScriptedDriver, text_turn, tool_turn
 from agentcore.loop import AgentEnd
-from drivers.scripted import ScriptedDriver, text_turn, tool_turn
-from presenters.console import Block, ConsolePresenter, encode
-from presenters.console import View as ConsoleView
+from agentcore.presenters.console import Block, ConsolePresenter, encode
+from agentcore.presenters.console import View as ConsoleView
 
 
 @tool

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from agentcore.errors import EngineClosedError, InvalidEventError
 from agentcore.events import ConversationEnd, TextDelta, TurnResponse, from_dict
-from presenters.jsonl import JsonlPresenter, decode_line, encode_line
+from agentcore.presenters.jsonl import JsonlPresenter, decode_line, encode_line
 
 
 def _lines(path: Path) -> list[str]:

@@ -5,10 +5,10 @@ from typing import Any
 
 import pytest
 
-import presenters.logging
+import agentcore.presenters.logging
 from agentcore.events import TextDelta, from_dict
-from presenters._base import output_type
-from presenters.logging import DEFAULT_LEVELS, LoggingPresenter, encode
+from agentcore.presenters._base import output_type
+from agentcore.presenters.logging import DEFAULT_LEVELS, LoggingPresenter, encode
 
 LOGGER = "agentcore.events"
 
@@ -93,7 +93,7 @@ def test_disabled_level_skips_encoding(
     def explode(agent_id: str, output: Any) -> dict[str, Any]:
         raise AssertionError("encoded an output that is not logged")
 
-    monkeypatch.setattr(presenters.logging, "encode", explode)
+    monkeypatch.setattr(agentcore.presenters.logging, "encode", explode)
     caplog.set_level(logging.INFO, logger=LOGGER)
     LoggingPresenter().present("a1", TextDelta("x", 0))  # DEBUG: not enabled
     assert caplog.records == []

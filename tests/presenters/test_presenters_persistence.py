@@ -13,14 +13,14 @@ import psycopg
 import pytest
 
 from agentcore import Agent, tool
+from agentcore.drivers.scripted import ScriptedDriver, text_turn, tool_turn
 from agentcore.events import LAYERS, Usage
 from agentcore.journal import MemoryJournal, replay
 from agentcore.loop import create_conversation_machine
+from agentcore.presenters import Filter, PersistencePresenter, PostgresRows, SqliteRows
+from agentcore.presenters.persistence import MessageRow, TurnRow, encode, rows_of
 from agentcore.pricing import ModelPrice
 from agentcore.testing import PostgresServer
-from drivers.scripted import ScriptedDriver, text_turn, tool_turn
-from presenters import Filter, PersistencePresenter, PostgresRows, SqliteRows
-from presenters.persistence import MessageRow, TurnRow, encode, rows_of
 from tests.conftest import fresh_schema
 
 PRICE = ModelPrice(input=3.0, output=15.0)

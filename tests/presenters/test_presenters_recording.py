@@ -1,4 +1,5 @@
-"""RecordingPresenter keeps every pair in order; Filter and present() from presenters._base."""
+"""RecordingPresenter keeps every pair in order; Filter and present() from
+agentcore.presenters._base."""
 
 import asyncio
 import re
@@ -17,8 +18,8 @@ from agentcore.events import (
     TurnResponse,
     UserMessage,
 )
-from presenters._base import Filter, output_type, present
-from presenters.recording import RecordingPresenter
+from agentcore.presenters._base import Filter, output_type, present
+from agentcore.presenters.recording import RecordingPresenter
 
 
 def _outputs() -> list[Any]:

@@ -21,10 +21,10 @@ from agentcore import (
     create_agent,
     tool,
 )
+from agentcore.drivers.scripted import Pause, ScriptedDriver, text_turn, tool_turn
 from agentcore.errors import AgentBusyError, ConfigurationError, ProtocolError
 from agentcore.events import MessageStart, MessageStop, TextDelta, ToolResultMessage, TurnResponse
-from drivers.scripted import Pause, ScriptedDriver, text_turn, tool_turn
-from presenters.recording import RecordingPresenter
+from agentcore.presenters.recording import RecordingPresenter
 
 
 class ZeroStamps(BaseDriver):
@@ -232,8 +232,8 @@ def test_a_key_a_driver_echoes_reaches_no_presenter_log_or_error(
     """A server's 401 body quoting the key: scrubbed before any presenter, the log, the
     JSONL file, the raised error and the agent's state see it."""
     from agentcore.errors import ProviderError
-    from presenters.jsonl import JsonlPresenter
-    from presenters.logging import LoggingPresenter
+    from agentcore.presenters.jsonl import JsonlPresenter
+    from agentcore.presenters.logging import LoggingPresenter
 
     key = "sk-ant-api03-" + "aB_-9" * 18 + "AA"
     failing = ProviderError(f"invalid x-api-key: {key}", retryable=False)

@@ -77,7 +77,7 @@ def test_summed_costs_print_as_short_numbers() -> None:
 def test_a_presenter_file_is_named_as_such_and_shown_as_written(
     capsys: pytest.CaptureFixture[str], tmp_path: pathlib.Path
 ) -> None:
-    from presenters.jsonl import JsonlPresenter
+    from agentcore.presenters.jsonl import JsonlPresenter
 
     path = tmp_path / "presented.jsonl"
     presenter = JsonlPresenter(str(path))

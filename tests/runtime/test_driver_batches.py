@@ -26,11 +26,11 @@ from agentcore import (
     as_driver,
     tool,
 )
+from agentcore.drivers.anthropic import AnthropicDriver, RetryPolicy
+from agentcore.drivers.scripted import FunctionDriver, Pause, ScriptedDriver, text_turn, tool_turn
+from agentcore.drivers.testing import ReplayServer, sse_response
 from agentcore.events import ErrorReceived, StreamEvent, TextDelta, UserMessage
-from drivers.anthropic import AnthropicDriver, RetryPolicy
-from drivers.scripted import FunctionDriver, Pause, ScriptedDriver, text_turn, tool_turn
-from drivers.testing import ReplayServer, sse_response
-from presenters.recording import RecordingPresenter
+from agentcore.presenters.recording import RecordingPresenter
 
 
 class Cut(BaseDriver):

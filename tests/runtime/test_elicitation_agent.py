@@ -14,13 +14,13 @@ from typing import Any
 import pytest
 
 from agentcore import Agent, tool
+from agentcore.drivers.scripted import ScriptedDriver, text_turn, tool_turn
 from agentcore.errors import AbortedError, InvalidEventError, ProtocolError
 from agentcore.events import ToolResultMessage
 from agentcore.journal import JsonlJournal, MemoryJournal, replay
 from agentcore.loop import ElicitationAnswer, ElicitationRequest, history_problems
+from agentcore.presenters.recording import RecordingPresenter
 from agentcore.tools import ToolContext
-from drivers.scripted import ScriptedDriver, text_turn, tool_turn
-from presenters.recording import RecordingPresenter
 
 FORM = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
 ANSWERS: list[ElicitationAnswer] = []

@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
+from agentcore.drivers.scripted import Pause, ScriptedDriver, text_turn
 from agentcore.engine import EngineFailure, Reply, create_agent
 from agentcore.errors import EngineClosedError, MessageRejectedError
 from agentcore.events import AssistantMessage, TextDelta
-from drivers.scripted import Pause, ScriptedDriver, text_turn
-from presenters.recording import RecordingPresenter
+from agentcore.presenters.recording import RecordingPresenter
 
 
 def _engine(turns: list[Any]) -> tuple[Any, RecordingPresenter]:

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from agentcore.drivers.scripted import Pause, ScriptedDriver, text_turn
 from agentcore.engine import Reply, create_agent
 from agentcore.errors import ConfigurationError, EngineClosedError, ProviderError
 from agentcore.events import (
@@ -20,9 +21,8 @@ from agentcore.events import (
     UserMessage,
 )
 from agentcore.journal import MemoryJournal, replay
+from agentcore.presenters.recording import RecordingPresenter
 from agentcore.testing import assert_replays
-from drivers.scripted import Pause, ScriptedDriver, text_turn
-from presenters.recording import RecordingPresenter
 
 
 def _ids() -> Any:

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from agentcore.drivers.scripted import ScriptedDriver
 from agentcore.engine import create_agent
 from agentcore.errors import AgentError
 from agentcore.events import (
@@ -25,8 +26,7 @@ from agentcore.events import (
 )
 from agentcore.journal import JsonlJournal, MemoryJournal, replay, state_at
 from agentcore.loop import create_conversation_machine
-from drivers.scripted import ScriptedDriver
-from presenters.recording import RecordingPresenter
+from agentcore.presenters.recording import RecordingPresenter
 
 _text = st.text(max_size=6)
 

@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentcore import Agent, MemoryJournal, tool
+from agentcore.drivers.scripted import ScriptedDriver, text_turn, tool_turn
 from agentcore.events import ToolResult, UserMessage
 from agentcore.extensions import (
     Block,
@@ -25,9 +26,8 @@ from agentcore.extensions import (
     context_info,
     tool_logger,
 )
+from agentcore.presenters.recording import RecordingPresenter
 from agentcore.testing import assert_replays
-from drivers.scripted import ScriptedDriver, text_turn, tool_turn
-from presenters.recording import RecordingPresenter
 
 ran: list[str] = []
 

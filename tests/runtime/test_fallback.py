@@ -23,6 +23,8 @@ from agentcore import (
     ProviderLimits,
     falls_back,
 )
+from agentcore.drivers.scripted import FunctionDriver, Pause, ScriptedDriver, text_turn
+from agentcore.drivers.testing import check_stream, interrupt_when
 from agentcore.errors import AgentError, ConfigurationError, ErrorCode
 from agentcore.events import (
     ErrorReceived,
@@ -33,8 +35,6 @@ from agentcore.events import (
     UserMessage,
 )
 from agentcore.pricing import ModelPrice
-from drivers.scripted import FunctionDriver, Pause, ScriptedDriver, text_turn
-from drivers.testing import check_stream, interrupt_when
 
 REQUEST = ModelRequest(messages=(UserMessage("u1", "hi"),))
 

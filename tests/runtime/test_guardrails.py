@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 
 from agentcore import Agent, ErrorCode, MemoryJournal, tool
+from agentcore.drivers.scripted import Pause, ScriptedDriver, text_turn, tool_turn
 from agentcore.guardrails import GuardrailTrippedError, Tripwire, guardrail
 from agentcore.loop import AgentResume, CheckOutput, OutputPassed
+from agentcore.presenters.recording import RecordingPresenter
 from agentcore.testing import assert_replays
-from drivers.scripted import Pause, ScriptedDriver, text_turn, tool_turn
-from presenters.recording import RecordingPresenter
 
 ran: list[Any] = []
 

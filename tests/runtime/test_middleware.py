@@ -11,6 +11,7 @@ import attrs
 import pytest
 
 from agentcore import Agent, MemoryJournal, tool
+from agentcore.drivers.scripted import ScriptedDriver, text_turn, tool_turn
 from agentcore.errors import MessageRejectedError
 from agentcore.events import AssistantMessage, ToolResult, UserMessage
 from agentcore.loop import EFFECTS
@@ -23,9 +24,8 @@ from agentcore.middleware import (
     ToolCallAction,
     ToolResultAction,
 )
+from agentcore.presenters.recording import RecordingPresenter
 from agentcore.testing import assert_replays
-from drivers.scripted import ScriptedDriver, text_turn, tool_turn
-from presenters.recording import RecordingPresenter
 
 
 @tool

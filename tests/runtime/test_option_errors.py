@@ -16,9 +16,9 @@ import pytest
 from agentcore import Agent, JsonlJournal, tool
 from agentcore._durable.worker import dbos_url
 from agentcore.cli import main
+from agentcore.drivers.registry import get_driver
+from agentcore.drivers.scripted import ScriptedDriver, text_turn
 from agentcore.errors import ConfigurationError
-from drivers.registry import get_driver
-from drivers.scripted import ScriptedDriver, text_turn
 
 
 @tool

@@ -9,6 +9,8 @@ import pathlib
 import attrs
 
 from agentcore import ModelRequest
+from agentcore.drivers.replay import RecordingDriver, ReplayDriver, model_calls
+from agentcore.drivers.scripted import ScriptedDriver, text_turn
 from agentcore.engine import create_agent
 from agentcore.events import (
     ErrorReceived,
@@ -17,9 +19,7 @@ from agentcore.events import (
     UserMessage,
 )
 from agentcore.journal import JsonlJournal, MemoryJournal
-from drivers.replay import RecordingDriver, ReplayDriver, model_calls
-from drivers.scripted import ScriptedDriver, text_turn
-from presenters.recording import RecordingPresenter
+from agentcore.presenters.recording import RecordingPresenter
 
 REQUEST = ModelRequest(messages=(UserMessage(message_id="u", content="hi"),))
 

@@ -8,11 +8,11 @@ from typing import Any
 import pytest
 
 from agentcore import Agent, tool
+from agentcore.drivers.scripted import Pause, ScriptedDriver, text_turn, tool_turn
 from agentcore.errors import ConfigurationError
 from agentcore.events import AssistantMessage, ToolResultMessage, UserMessage
 from agentcore.journal import JsonlJournal, MemoryJournal, MemorySnapshots, replay
 from agentcore.loop import history_problems
-from drivers.scripted import Pause, ScriptedDriver, text_turn, tool_turn
 
 CALLS: list[str] = []
 

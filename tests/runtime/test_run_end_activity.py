@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from agentcore import Agent, tool
 from agentcore._core.agent_processor import summary
+from agentcore.drivers.scripted import FunctionDriver, Pause, ScriptedDriver, text_turn, tool_turn
 from agentcore.events import (
     ConversationClose,
     ConversationStart,
@@ -33,7 +34,6 @@ from agentcore.processors import (
     create_initial_agent_engine_state,
 )
 from agentcore.state_machine import AgentState, AgentStateMachine
-from drivers.scripted import FunctionDriver, Pause, ScriptedDriver, text_turn, tool_turn
 
 NOT_WORKING = (AgentState.IDLE, AgentState.ERROR)
 

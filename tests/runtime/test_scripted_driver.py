@@ -8,8 +8,14 @@ import time
 import pytest
 
 from agentcore import Driver, ModelRequest
+from agentcore.drivers.scripted import (
+    Pause,
+    ScriptedDriver,
+    ScriptExhaustedError,
+    text_turn,
+    tool_turn,
+)
 from agentcore.events import MessageStart, MessageStop, TextDelta, ThinkingDelta, UserMessage
-from drivers.scripted import Pause, ScriptedDriver, ScriptExhaustedError, text_turn, tool_turn
 
 REQUEST = ModelRequest(messages=(UserMessage(message_id="u", content="hi"),))
 

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
+from agentcore.drivers.scripted import ScriptedDriver, text_turn
 from agentcore.engine import create_agent
-from drivers.scripted import ScriptedDriver, text_turn
-from presenters.recording import RecordingPresenter
+from agentcore.presenters.recording import RecordingPresenter
 
 ENGINES = 1_000
 TURNS = 2

@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentcore import Agent
+from agentcore.drivers.scripted import FunctionDriver, Pause, text_turn
 from agentcore.events import ErrorReceived, MessageStart, UserMessage
 from agentcore.loop import AgentPrompt, AgentSteer, LoopConfig, initial_loop_state, loop_processor
-from drivers.scripted import FunctionDriver, Pause, text_turn
 
 
 def _model(request: Any) -> list[Any]:

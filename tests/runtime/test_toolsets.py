@@ -13,12 +13,12 @@ from typing import Any
 import pytest
 
 from agentcore import Agent
+from agentcore.drivers.scripted import ScriptedDriver, text_turn, tool_turn
 from agentcore.errors import ConfigurationError
 from agentcore.events import ToolResultMessage
 from agentcore.journal import MemoryJournal, replay
 from agentcore.loop import AgentConfigured
 from agentcore.tools import Tool, Toolset, define_tool
-from drivers.scripted import ScriptedDriver, text_turn, tool_turn
 
 OBJ = {"type": "object", "properties": {}}
 

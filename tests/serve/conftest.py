@@ -18,11 +18,11 @@ from hypothesis import strategies as st
 from agentcore import Agent, MemoryJournal, tool
 from agentcore._runtime.plugins import wire_protocol
 from agentcore._serve.feed import Feed
+from agentcore.drivers.scripted import ScriptedDriver, text_turn, tool_turn
 from agentcore.loop import create_conversation_machine
+from agentcore.presenters.recording import RecordingPresenter
 from agentcore.serve import Cursor
 from agentcore.testing import assistant_streams
-from drivers.scripted import ScriptedDriver, text_turn, tool_turn
-from presenters.recording import RecordingPresenter
 
 ROOT = "a1"
 

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from agentcore import from_dict
 from agentcore._runtime.plugins import wire_protocol
 from agentcore.loop import create_conversation_machine
+from agentcore.presenters.sse import PROTOCOL as AGENTCORE
 from agentcore.serve import Cursor, Feed, format_event_id, parse_event_id, sse_frame
-from presenters.sse import PROTOCOL as AGENTCORE
 
 from .conftest import PROTOCOLS, ROOT, Session, sessions
 
@@ -202,7 +202,7 @@ def test_a_negative_flush_is_refused() -> None:
 def test_wire_json_is_json_dumps_of_the_wire_form(session: Session, text: str, ts: int) -> None:
     from agentcore import to_dict
     from agentcore.events import TextDelta, ThinkingDelta
-    from presenters.sse import wire_json
+    from agentcore.presenters.sse import wire_json
 
     extra = [TextDelta(text, 3, timestamp=ts), ThinkingDelta(text, 0, signature=text)]
     for output in [*session.outputs, *extra]:

@@ -13,9 +13,9 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from agentcore import Agent, MemoryJournal, replay
-from drivers.scripted import ScriptedDriver, text_turn, tool_turn
-from presenters.otel import EventIds, OtelPresenter
-from presenters.recording import RecordingPresenter
+from agentcore.drivers.scripted import ScriptedDriver, text_turn, tool_turn
+from agentcore.presenters.otel import EventIds, OtelPresenter
+from agentcore.presenters.recording import RecordingPresenter
 
 from .conftest import ROOT, Session, lookup, remove, sessions
 

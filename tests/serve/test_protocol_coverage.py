@@ -15,6 +15,7 @@ from typing import Any
 import pydantic
 from ag_ui.core import Event
 
+from agentcore.drivers.scripted import text_turn, tool_turn
 from agentcore.events import (
     InputJsonDelta,
     MessageDelta,
@@ -23,8 +24,7 @@ from agentcore.events import (
     ToolUseStart,
     ToolUseStop,
 )
-from drivers.scripted import text_turn, tool_turn
-from presenters import ag_ui, vercel
+from agentcore.presenters import ag_ui, vercel
 
 from .conftest import ROOT, _run
 from .test_subagent_streams import ROOT as TREE_ROOT

@@ -17,9 +17,9 @@ import httpx2
 import pytest
 
 from agentcore import Agent
+from agentcore.drivers.scripted import ScriptedDriver, text_turn
+from agentcore.drivers.testing import ReplayServer, sse_response
 from agentcore.journal import JsonlJournal
-from drivers.scripted import ScriptedDriver, text_turn
-from drivers.testing import ReplayServer, sse_response
 
 from .server_kit import free_port, serving
 

@@ -21,11 +21,11 @@ from ag_ui.core import Event
 from agentcore import MemoryJournal, from_dict
 from agentcore._runtime.plugins import wire_protocol
 from agentcore.agents import AgentDefinition, AgentRegistry, SubagentEvent
+from agentcore.drivers.scripted import FunctionDriver, text_turn, tool_turn
 from agentcore.loop import create_conversation_machine
+from agentcore.presenters.recording import RecordingPresenter
+from agentcore.presenters.sse import wire_json
 from agentcore.serve import Cursor, Feed
-from drivers.scripted import FunctionDriver, text_turn, tool_turn
-from presenters.recording import RecordingPresenter
-from presenters.sse import wire_json
 
 from .test_ui_protocols import _check_chunk
 

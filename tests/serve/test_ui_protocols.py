@@ -25,7 +25,7 @@ from ag_ui.core import (
 from hypothesis import HealthCheck, given, settings
 
 from agentcore.events import TextDelta, ThinkingDelta, ToolResultMessage
-from presenters import ag_ui, vercel
+from agentcore.presenters import ag_ui, vercel
 
 from .conftest import ROOT, Session, sessions
 

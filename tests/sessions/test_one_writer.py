@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 
 from agentcore import Agent
+from agentcore.drivers.scripted import FunctionDriver, text_turn
 from agentcore.events import TextDelta
 from agentcore.journal import Journal, JournalError, LaneBusyError, MemoryJournal
 from agentcore.sessions import Session, Sessions
-from drivers.scripted import FunctionDriver, text_turn
 from tests.sessions.conftest import Backend, fresh_schema
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -98,7 +98,7 @@ CHILD = textwrap.dedent(
     import asyncio, sys
     from agentcore import Agent
     from agentcore.journal import JsonlJournal, PostgresJournal, SqliteJournal
-    from drivers.scripted import FunctionDriver, text_turn
+    from agentcore.drivers.scripted import FunctionDriver, text_turn
 
     kind, where = sys.argv[1], sys.argv[2]
     opener = {"jsonl": JsonlJournal, "sqlite": SqliteJournal, "postgres": PostgresJournal}[kind]

@@ -11,13 +11,13 @@ from unittest.mock import ANY
 import pytest
 
 from agentcore import Agent
+from agentcore.drivers.scripted import ScriptedDriver, text_turn
 from agentcore.errors import ConfigurationError
 from agentcore.events import MessageStart, TextDelta, Usage, UserMessage
 from agentcore.journal import LaneBusyError, MemoryJournal, SqliteJournal
 from agentcore.loop import AgentConfigured, AgentPrompt, LoopConfig, RunForgotten
 from agentcore.sessions import JournalMemory, Session
 from agentcore.testing import assert_replays
-from drivers.scripted import ScriptedDriver, text_turn
 from tests.sessions.conftest import Backend
 
 

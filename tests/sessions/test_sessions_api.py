@@ -13,13 +13,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentcore import Agent
+from agentcore.drivers.scripted import ScriptedDriver, text_turn
 from agentcore.events import MessageDelta, MessageStart, Usage
 from agentcore.journal import JournalError, SqlSnapshots, replay, state_at
 from agentcore.loop import AgentConfigured, LoopConfig
 from agentcore.pricing import ModelPrice
 from agentcore.sessions import Session, Sessions
 from agentcore.testing import PostgresServer
-from drivers.scripted import ScriptedDriver, text_turn
 from tests.sessions.conftest import Backend, make_backend, sql
 
 PRICE = ModelPrice(input=3.0, output=15.0)

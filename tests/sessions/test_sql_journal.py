@@ -14,6 +14,7 @@ import psycopg
 import pytest
 
 from agentcore import Agent
+from agentcore.drivers.scripted import ScriptedDriver, text_turn
 from agentcore.errors import ConfigurationError
 from agentcore.events import TextDelta, Usage
 from agentcore.journal import (
@@ -26,7 +27,6 @@ from agentcore.journal import (
 )
 from agentcore.pricing import ModelPrice
 from agentcore.sessions import Session, Sessions
-from drivers.scripted import ScriptedDriver, text_turn
 from tests.sessions.conftest import Backend
 
 

@@ -168,9 +168,9 @@ def _estimate(chars: int) -> int:
 
 
 def script_driver(script: Script) -> Any:
-    """A driver playing ``script`` (a ``drivers.scripted.FunctionDriver``; the drivers
+    """A driver playing ``script`` (a ``agentcore.drivers.scripted.FunctionDriver``; the drivers
     package is a plugin, loaded only here)."""
-    from drivers.scripted import FunctionDriver, Pause, text_turn, tool_turn
+    from agentcore.drivers.scripted import FunctionDriver, Pause, text_turn, tool_turn
 
     def reply(request: ModelRequest) -> list[Any]:
         step, count = next_step(script, request.messages)

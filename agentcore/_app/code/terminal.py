@@ -45,7 +45,7 @@ FRAME = 0.08
 def _render(line: Line) -> Any:
     from rich.text import Text
 
-    from presenters.console import safe
+    from agentcore.presenters.console import safe
 
     return Text.assemble(*((safe(text), style) for text, style in line))
 
@@ -215,7 +215,7 @@ def _live_view(app: CodeApp, editor: Editor, now: float) -> RenderableType:
 def _input_line(editor: Editor) -> Any:
     from rich.text import Text
 
-    from presenters.console import safe
+    from agentcore.presenters.console import safe
 
     text, cursor = editor.text, editor.cursor
     line = Text("> ", style="bold")

@@ -1,6 +1,6 @@
 """PostgreSQL at scale: ``psycopg`` 3 with a ``psycopg_pool`` connection pool.
 
-Needs the ``postgres`` extra (``pip install agentcore[postgres]``); ``psycopg`` is imported
+Needs the ``postgres`` extra (``pip install agentcore-engine[postgres]``); ``psycopg`` is imported
 when a ``PostgresJournal`` is made, never by ``import agentcore``.
 
 Each transaction borrows a connection from the pool: many agents (and the ``Sessions``
@@ -76,7 +76,8 @@ def _psycopg() -> Any:
         import psycopg_pool
     except ImportError as exc:  # pragma: no cover - the dev environment has the extra
         raise ConfigurationError(
-            "PostgresJournal needs psycopg 3 and psycopg_pool: pip install 'agentcore[postgres]'"
+            "PostgresJournal needs psycopg 3 and psycopg_pool: "
+            "pip install 'agentcore-engine[postgres]'"
         ) from exc
     return psycopg, psycopg_pool
 
