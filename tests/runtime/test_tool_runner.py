@@ -183,17 +183,19 @@ def test_a_sync_tool_runs_off_the_loop_with_the_callers_context() -> None:
 
 
 def test_sync_tools_run_in_parallel() -> None:
+    """Five blocking calls meet at a barrier: run one after another, none could pass it
+    (no timing assertion, so a loaded machine cannot fail it)."""
+    barrier = threading.Barrier(5, timeout=30)
+
     @tool
-    def nap(seconds: float) -> str:
-        time.sleep(seconds)
-        return "ok"
+    def meet(name: str) -> str:
+        barrier.wait()
+        return f"met {name}"
 
-    async def main() -> float:
-        start = time.perf_counter()
-        await asyncio.gather(*(run_tool(nap, {"seconds": 0.2}, _ctx()) for _ in range(5)))
-        return time.perf_counter() - start
+    async def main() -> list[Any]:
+        return await asyncio.gather(*(run_tool(meet, {"name": str(i)}, _ctx()) for i in range(5)))
 
-    assert asyncio.run(main()) < 0.6
+    assert [r.content for r in asyncio.run(main())] == [f"met {i}" for i in range(5)]
 
 
 # -- failures ------------------------------------------------------------------------------------
