@@ -1,9 +1,15 @@
-"""Sub-agents: agent definitions, the registry that builds trees of agents from them, the
-tags their events carry, and programmatic steps. See docs/subagents.md."""
+"""Sub-agents and handoffs: agent definitions, the registry that builds trees of agents
+from them, the tags their events carry, programmatic steps, and handing a conversation
+over to another agent. See docs/subagents.md and docs/handoffs.md."""
 
 from ._agents.definition import AgentDefinition as AgentDefinition
+from ._agents.definition import Handoff as Handoff
+from ._agents.definition import HistoryFilter as HistoryFilter
 from ._agents.definition import OutputMode as OutputMode
 from ._agents.definition import load_definitions as load_definitions
+from ._agents.handoffs import handoff_of as handoff_of
+from ._agents.handoffs import handoff_view as handoff_view
+from ._agents.handoffs import speaker as speaker
 from ._agents.limits import TreeLimits as TreeLimits
 from ._agents.registry import AgentRegistry as AgentRegistry
 from ._agents.replay import replay_tree as replay_tree
@@ -28,6 +34,8 @@ __all__ = [
     "AgentDefinition",
     "AgentNode",
     "AgentRegistry",
+    "Handoff",
+    "HistoryFilter",
     "Lineage",
     "OutputMode",
     "STEP",
@@ -42,9 +50,12 @@ __all__ = [
     "TreeLimits",
     "TreeUsage",
     "child_run_id",
+    "handoff_of",
+    "handoff_view",
     "load_definitions",
     "node_of",
     "replay_tree",
     "root_run_id",
+    "speaker",
     "tree_usage",
 ]

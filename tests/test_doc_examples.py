@@ -25,6 +25,7 @@ DOCS = (
     ROOT / "docs" / "structured-output.md",
     ROOT / "docs" / "coding.md",
     ROOT / "docs" / "subagents.md",
+    ROOT / "docs" / "handoffs.md",
 )
 SCRATCH = {"coding.md", "subagents.md"}
 """Pages whose examples write files: they run in a fresh working directory."""

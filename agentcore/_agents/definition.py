@@ -6,8 +6,9 @@ prompted (system prompt; an instructions prompt added after each task's prompt; 
 prompt added to every model call), whether it sees its parent's history, what a spawner
 must give it (``input_schema``: the prompt and JSON Schema ``params``), what it gives back
 (``output_mode``: its last message, all its messages, or a structured output checked
-against ``output_schema``), its own run limits, and optionally ``handle_steps``, a
-generator that scripts part of its behaviour (docs/subagents.md).
+against ``output_schema``), its own run limits, the agents it may hand the conversation
+over to (``handoffs``, docs/handoffs.md), and optionally ``handle_steps``, a generator
+that scripts part of its behaviour (docs/subagents.md).
 
 Definitions are built in Python or loaded from a JSON, TOML or YAML file
 (``load_definitions``); keys are the field names, or the camelCase names of the systems
@@ -33,6 +34,8 @@ from .._loop.tool_schema import StrictValidator
 
 __all__ = [
     "AgentDefinition",
+    "Handoff",
+    "HistoryFilter",
     "OutputMode",
     "load_definitions",
 ]
@@ -106,6 +109,84 @@ def _check_input_schema(value: Mapping[str, Any] | None) -> None:
             )
 
 
+HistoryFilter: TypeAlias = str | int | Callable[[tuple[Any, ...]], Sequence[Any]]
+"""What a handoff's target sees of the conversation before it (docs/handoffs.md)."""
+_FILTERS = ("all", "summary")
+SUMMARY = "summary"
+
+
+def _history(_: object, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if value in _FILTERS or callable(value):
+        return
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return
+    raise ConfigurationError(
+        f"Handoff.history must be 'all', 'summary', a number of messages > 0 or a function "
+        f"(messages) -> messages, got {value!r}"
+    )
+
+
+@attrs.frozen(slots=True)
+class Handoff:
+    """A handoff to the agent ``agent`` (its id). ``tool_name`` defaults to
+    ``transfer_to_<agent>``; ``description`` to one built from the target's name and
+    description; ``input_schema`` is a JSON Schema object of what the model passes along
+    (seen by the target in the handoff call); ``history`` is the filter of what the
+    target sees (docs/handoffs.md). In a definitions file, ``history`` may be a
+    ``"package.module:function"`` reference."""
+
+    agent: str
+    tool_name: str | None = None
+    description: str | None = None
+    input_schema: Mapping[str, Any] | None = None
+    history: HistoryFilter = attrs.field(default="all", validator=_history)
+
+    def __attrs_post_init__(self) -> None:
+        _check_id("Handoff.agent", self.agent)
+        if self.tool_name is not None:
+            _check_id("Handoff.tool_name", self.tool_name)
+        if self.input_schema is not None:
+            _schema(f"handoff to {self.agent!r}: input_schema", self.input_schema)
+            if self.input_schema.get("type", "object") != "object":
+                raise ConfigurationError(
+                    f"handoff to {self.agent!r}: input_schema must describe an object"
+                )
+
+    @property
+    def name(self) -> str:
+        """The handoff tool's name."""
+        return self.tool_name or "transfer_to_" + self.agent.replace(".", "_")
+
+    @classmethod
+    def of(cls, value: Any) -> Handoff:
+        """A ``Handoff`` from an agent id, a mapping of its fields, or itself."""
+        if isinstance(value, Handoff):
+            return value
+        if isinstance(value, str):
+            return cls(value)
+        if isinstance(value, Mapping):
+            fields = dict(value)
+            history = fields.get("history")
+            if isinstance(history, str) and ":" in history:
+                source = f"handoff to {fields.get('agent')!r}"
+                fields["history"] = _import(history, source, "history")
+            try:
+                return cls(**fields)
+            except TypeError as exc:
+                raise ConfigurationError(f"a handoff {dict(value)!r}: {exc}") from None
+        raise ConfigurationError(
+            f"a handoff is an agent id, a Handoff or a mapping of its fields, got {value!r}"
+        )
+
+
+def _handoffs(value: Any) -> tuple[Handoff, ...]:
+    if isinstance(value, str) or not isinstance(value, Iterable):
+        raise ConfigurationError(
+            f"handoffs: expected a list of agent ids or Handoffs, got {value!r}"
+        )
+    return tuple(Handoff.of(v) for v in value)
+
+
 def _positive(name: str, value: Any, kinds: tuple[type, ...] = (int,)) -> None:
     if value is None:
         return
@@ -128,6 +209,7 @@ class AgentDefinition:
     description: str = ""
     tools: tuple[str, ...] = attrs.field(default=(), converter=_names)
     spawnable_agents: tuple[str, ...] = attrs.field(default=(), converter=_names)
+    handoffs: tuple[Handoff, ...] = attrs.field(default=(), converter=_handoffs)
     system_prompt: str | None = None
     instructions_prompt: str | None = None
     step_prompt: str | None = None
@@ -151,6 +233,15 @@ class AgentDefinition:
             _check_id(f"agent {self.id!r}: spawnable agent", name)
         for name in self.tools:
             _check_id(f"agent {self.id!r}: tool name", name)
+        for handoff in self.handoffs:
+            _check_id(f"agent {self.id!r}: handoff target", handoff.agent)
+            if handoff.agent == self.id:
+                raise ConfigurationError(f"agent {self.id!r} cannot hand off to itself")
+        names = [h.name for h in self.handoffs]
+        if len(set(names)) != len(names):
+            raise ConfigurationError(
+                f"agent {self.id!r}: two handoffs share a tool name in {names}"
+            )
         for field in ("display_name", "description"):
             if not isinstance(getattr(self, field), str):
                 raise ConfigurationError(f"agent {self.id!r}: {field} must be a str")
@@ -224,22 +315,19 @@ class AgentDefinition:
             raise ConfigurationError(f"{source}: {exc.message}") from None
 
 
-def _import(reference: str, source: str) -> Callable[..., Any]:
+def _import(reference: str, source: str, what: str = "handle_steps") -> Callable[..., Any]:
     """The function ``"package.module:function"`` names."""
     module, sep, name = reference.partition(":")
     if not sep or not module or not name:
         raise ConfigurationError(
-            f"{source}: handle_steps must be a 'package.module:function' reference, "
-            f"got {reference!r}"
+            f"{source}: {what} must be a 'package.module:function' reference, got {reference!r}"
         )
     try:
         found = getattr(importlib.import_module(module), name)
     except (ImportError, AttributeError) as exc:
-        raise ConfigurationError(
-            f"{source}: cannot import handle_steps {reference!r}: {exc}"
-        ) from None
+        raise ConfigurationError(f"{source}: cannot import {what} {reference!r}: {exc}") from None
     if not callable(found):
-        raise ConfigurationError(f"{source}: handle_steps {reference!r} is not a function")
+        raise ConfigurationError(f"{source}: {what} {reference!r} is not a function")
     result: Callable[..., Any] = found
     return result
 

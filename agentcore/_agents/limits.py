@@ -41,7 +41,9 @@ class TreeLimits:
     ``max_agents``: children created in the tree by this process (continuing a task is
     not creating one); ``max_running``: children running at once (a spawn beyond it is
     refused, never queued: a queue could wait on its own ancestors); ``max_tokens`` and
-    ``max_cost`` (USD): the whole tree's use, beyond which the root is aborted.
+    ``max_cost`` (USD): the whole tree's use, beyond which the root is aborted;
+    ``max_handoffs``: handoffs in a row without a user message between them (one more is
+    refused, so agents handing the conversation back and forth stop; docs/handoffs.md).
     """
 
     max_depth: int = attrs.field(default=3, validator=_at_least_one)
@@ -49,6 +51,7 @@ class TreeLimits:
     max_running: int = attrs.field(default=16, validator=_at_least_one)
     max_tokens: int | None = attrs.field(default=None, validator=_at_least_one)
     max_cost: float | None = attrs.field(default=None, validator=_at_least_one)
+    max_handoffs: int = attrs.field(default=8, validator=_at_least_one)
 
 
 class Refused(Exception):

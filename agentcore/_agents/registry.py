@@ -100,8 +100,9 @@ class AgentRegistry:
         return [self._tools[n] for n in definition.tools if n not in BUILT_IN_TOOLS]
 
     def check(self, agent_type: str) -> None:
-        """Raise ``ConfigurationError`` if ``agent_type``, or an agent it may spawn (at any
-        depth), names an agent or a tool the registry does not have."""
+        """Raise ``ConfigurationError`` if ``agent_type``, or an agent it may spawn or hand
+        off to (at any depth), names an agent or a tool the registry does not have, or
+        combines handoffs with ``handle_steps``."""
         seen: set[str] = set()
         todo = [agent_type]
         while todo:
@@ -123,6 +124,20 @@ class AgentRegistry:
                         f"registered; known: {sorted(self._definitions)}"
                     )
                 todo.append(spawnable)
+            for handoff in definition.handoffs:
+                if handoff.agent not in self._definitions:
+                    raise ConfigurationError(
+                        f"agent {definition.id!r} may hand off to {handoff.agent!r}, which is "
+                        f"not registered; known: {sorted(self._definitions)}"
+                    )
+                target = self._definitions[handoff.agent]
+                for steps in (definition, target):
+                    if steps.handle_steps is not None:
+                        raise ConfigurationError(
+                            f"agent {steps.id!r} has handle_steps and takes part in a handoff "
+                            f"({definition.id!r} -> {target.id!r}); the two do not combine"
+                        )
+                todo.append(handoff.agent)
 
     # -- trees ---------------------------------------------------------------------------
 

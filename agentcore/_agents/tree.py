@@ -55,6 +55,7 @@ from .._loop.tools import Tool, ToolOutput, define_tool
 from .._runtime.agent import Agent
 from .._runtime.tool_runner import ToolContext
 from .definition import AgentDefinition
+from .handoffs import Cast, HandoffDriver
 from .inputs import StepPrompt, inherited, input_problems, last_lineage, prompt_text
 from .limits import Refused, Tree
 from .results import (
@@ -122,6 +123,8 @@ class AgentNode:
         self.children: dict[str, AgentNode] = {}
         self.lineage: Lineage | None = None
         self.steps: StepsDriver | None = None
+        self.cast: Cast | None = None
+        """The agents this one's conversation may hand off to (``None``: it has none)."""
         self._agent: Agent | None = None
         self._ready = asyncio.Event()
         self._ended = asyncio.Event()
@@ -163,6 +166,14 @@ class AgentNode:
         if price is None:
             return None if message.usage.total_tokens else 0.0
         return cost_of(message.usage, price)
+
+    @property
+    def speaking(self) -> AgentDefinition:
+        """The definition of the agent speaking in this agent's conversation now: its own,
+        unless a handoff gave the conversation to another (docs/handoffs.md)."""
+        if self.cast is None or self._agent is None:
+            return self.definition
+        return self.cast.speaker(self.agent.state.messages).definition
 
     def usage(self) -> TreeUsage:
         """Tokens and cost of this agent's current (or last) run and of every sub-agent
@@ -216,7 +227,13 @@ class AgentNode:
         tree, d = self.tree, self.definition
         registry = tree.registry
         model: str | Driver = d.model
-        if d.handle_steps is not None:
+        tools = [*registry.tools_for(d), *self._built_in_tools()]
+        cast = Cast(d, registry.get, self._own_tools, tree.limits.max_handoffs)
+        if cast.hands_off:
+            self.cast = cast
+            model = HandoffDriver(cast, registry.driver_factory)
+            tools = self._cast_tools(cast)
+        elif d.handle_steps is not None:
             model = self.steps = StepsDriver(
                 d.handle_steps,
                 LazyDriver(d.model, registry.driver_factory),
@@ -228,7 +245,7 @@ class AgentNode:
         options: dict[str, Any] = {
             "model": model,
             "system_prompt": d.system_prompt,
-            "tools": [*registry.tools_for(d), *self._built_in_tools()],
+            "tools": tools,
             "agent_id": agent_id,
             "clock": tree.clock,
             "id_factory": tree.id_factory,
@@ -256,9 +273,43 @@ class AgentNode:
             await self.steps.restore(agent.journal, agent)
 
     def _built_in_tools(self) -> list[Tool]:
-        d, tools = self.definition, []
-        spawnable = [self.tree.registry.get(i) for i in d.spawnable_agents]
-        names = set(d.tools)
+        d, registry = self.definition, self.tree.registry
+        tools = self._spawn_tools([registry.get(i) for i in d.spawnable_agents], set(d.tools))
+        if d.output_mode == "structured_output" or SET_OUTPUT in d.tools:
+            tools.append(set_output_tool(d))
+        return tools
+
+    def _own_tools(self, definition: AgentDefinition) -> list[Tool]:
+        """The tools an agent of the conversation's cast has (what its model is told)."""
+        registry = self.tree.registry
+        spawnable = [registry.get(i) for i in definition.spawnable_agents]
+        return [
+            *registry.tools_for(definition),
+            *self._spawn_tools(spawnable, set(definition.tools)),
+        ]
+
+    def _cast_tools(self, cast: Cast) -> list[Tool]:
+        """The tools of a conversation with handoffs: every member's, spawn tools for
+        every agent some member may spawn (``_spawn`` checks the speaker may), the
+        handoff tools, and this node's ``set_output``."""
+        registry = self.tree.registry
+        members = [m.definition for m in cast.members.values()]
+        tools: dict[str, Tool] = {}
+        for definition in members:
+            for t in registry.tools_for(definition):
+                tools.setdefault(t.name, t)
+        spawnable = list(dict.fromkeys(i for m in members for i in m.spawnable_agents))
+        names = {n for m in members for n in m.tools}
+        for t in self._spawn_tools([registry.get(i) for i in spawnable], names):
+            tools[t.name] = t
+        tools.update(cast.handoff_tools)
+        d = self.definition
+        if d.output_mode == "structured_output" or SET_OUTPUT in d.tools:
+            tools[SET_OUTPUT] = set_output_tool(d)
+        return list(tools.values())
+
+    def _spawn_tools(self, spawnable: list[AgentDefinition], names: set[str]) -> list[Tool]:
+        tools = []
         if spawnable and not names & set(SPAWN_TOOLS):
             names.add("spawn_agents")
         if "spawn_agents" in names:
@@ -271,8 +322,6 @@ class AgentNode:
         if "task" in names:
             description, parameters = task_schema(spawnable)
             tools.append(define_tool("task", description, parameters, self._task, idempotent=True))
-        if d.output_mode == "structured_output" or SET_OUTPUT in names:
-            tools.append(set_output_tool(d))
         return tools
 
     # -- the spawn tools ------------------------------------------------------------------
@@ -328,20 +377,27 @@ class AgentNode:
         ctx: ToolContext,
     ) -> SpawnOutcome:
         """Run one child for the call ``ctx`` (a new task, or one continued)."""
+        speaking = (
+            self.definition if self.cast is None else self.cast.speaker(ctx.messages).definition
+        )
         try:
-            definition = self._spawnable(agent_type, prompt, params)
+            definition = self._spawnable(speaking, agent_type, prompt, params)
             child = await self._child(definition, task_id, continuing, ctx.messages)
         except Refused as exc:
             return SpawnOutcome(task_id, agent_type, "refused", error=str(exc))
         return await child._perform(prompt, params, ctx.tool_call_id, task_id)
 
     def _spawnable(
-        self, agent_type: str, prompt: str, params: Mapping[str, Any] | None
+        self,
+        speaking: AgentDefinition,
+        agent_type: str,
+        prompt: str,
+        params: Mapping[str, Any] | None,
     ) -> AgentDefinition:
-        if agent_type not in self.definition.spawnable_agents:
+        if agent_type not in speaking.spawnable_agents:
             raise Refused(
-                f"agent {self.definition.id!r} may not spawn {agent_type!r}; it may spawn "
-                f"{list(self.definition.spawnable_agents)}"
+                f"agent {speaking.id!r} may not spawn {agent_type!r}; it may spawn "
+                f"{list(speaking.spawnable_agents)}"
             )
         if self.tree.stopped is not None:
             raise Refused(f"no sub-agent starts any more: {self.tree.stopped}")
