@@ -37,18 +37,17 @@ from typing import Any
 import attrs
 
 from .._core.driver import BaseDriver, ModelRequest, OutputMode, ToolSpec, close_stream
-from .._core.errors import ConfigurationError
 from .._core.events import AssistantMessage, ToolResultMessage, UserMessage
 from .._loop.tools import Tool, ToolOutput, define_tool
 from .._runtime.tool_runner import ToolContext
-from .definition import SUMMARY, AgentDefinition, Handoff, HistoryFilter
+from .definition import SUMMARY, AgentDefinition, Handoff
+from .inputs import input_problems
 from .steps import LazyDriver
 
 __all__ = [
     "Cast",
-    "Handoff",
     "HandoffDriver",
-    "HistoryFilter",
+    "Role",
     "handoff_of",
     "handoff_view",
     "speaker",
@@ -123,15 +122,10 @@ class Cast:
             handoffs: dict[str, Handoff] = {}
             for handoff in definition.handoffs:
                 target = get(handoff.agent)
-                tool = self._handoff_tool(handoff, target)
-                known = self.handoff_tools.setdefault(tool.name, tool)
-                if dict(known.parameters) != dict(tool.parameters):
-                    raise ConfigurationError(
-                        f"two handoff tools named {tool.name!r} take different inputs; give "
-                        "one of them another tool_name"
-                    )
-                handoffs[tool.name] = handoff
-                specs[tool.name] = tool.spec
+                handoffs[handoff.name] = handoff
+                specs[handoff.name] = _handoff_spec(handoff, target)
+                if handoff.name not in self.handoff_tools:
+                    self.handoff_tools[handoff.name] = self._handoff_tool(handoff.name)
                 todo.append(target)
             self.members[definition.id] = Role(definition, handoffs, specs)
         self.managed = frozenset(name for m in self.members.values() for name in m.specs)
@@ -149,45 +143,30 @@ class Cast:
         """The member who speaks after ``messages``."""
         return self.members[speaker(messages, self.first)]
 
-    def _handoff_tool(self, handoff: Handoff, target: AgentDefinition) -> Tool:
-        properties: dict[str, Any] = {}
-        required: list[str] = []
-        schema = handoff.input_schema
-        if schema is not None:
-            properties.update(schema.get("properties", {}))
-            required += list(schema.get("required", []))
-        if handoff.history == SUMMARY:
-            properties[SUMMARY] = {
-                "type": "string",
-                "description": "What the next agent must know of the conversation so far.",
-            }
-            required.append(SUMMARY)
-        parameters: dict[str, Any] = {"type": "object", "properties": properties}
-        if required:
-            parameters["required"] = required
-        description = handoff.description or (
-            f"Hand the conversation over to {target.name}"
-            + (f": {target.description}" if target.description else ".")
-            + " They answer the user from now on."
-        )
+    def _handoff_tool(self, name: str) -> Tool:
+        """The tool ``name`` of every member with a handoff by that name: what it takes and
+        where it leads are the speaker's (``_hand_off``), whose model sees its own spec."""
 
         async def execute(args: Mapping[str, Any], ctx: ToolContext[Any]) -> ToolOutput:
-            return self._hand_off(handoff, ctx)
+            return self._hand_off(args, ctx)
 
-        try:
-            return define_tool(handoff.name, description, parameters, execute, idempotent=True)
-        except ConfigurationError as exc:
-            raise ConfigurationError(f"handoff to {handoff.agent!r}: {exc.message}") from None
+        return define_tool(
+            name, "Hand the conversation over.", {"type": "object"}, execute, idempotent=True
+        )
 
-    def _hand_off(self, handoff: Handoff, ctx: ToolContext[Any]) -> ToolOutput:
+    def _hand_off(self, args: Mapping[str, Any], ctx: ToolContext[Any]) -> ToolOutput:
         """The result of a handoff call: the handoff, or why it is refused."""
         messages = ctx.messages
         current = self.speaker(messages)
-        if current.handoffs.get(ctx.tool_name) is None:
+        handoff = current.handoffs.get(ctx.tool_name)
+        if handoff is None:
             return _refused(
                 f"agent {current.definition.id!r} cannot hand off with {ctx.tool_name!r}; "
                 f"its handoffs are {sorted(current.handoffs)}"
             )
+        problems = input_problems(current.specs[ctx.tool_name].parameters, dict(args), "input")
+        if problems:
+            return _refused("; ".join(problems))
         if _earlier_handoff(messages, ctx.tool_call_id, current.handoffs):
             return _refused("only the first handoff of a reply is taken")
         in_a_row = _in_a_row(messages)
@@ -201,6 +180,31 @@ class Cast:
             "handoff": {"from": current.definition.id, "to": target.id, "tool": handoff.name}
         }
         return ToolOutput(f"Handed over to {target.name}.", details)
+
+
+def _handoff_spec(handoff: Handoff, target: AgentDefinition) -> ToolSpec:
+    """What the handing agent's model is told about a handoff tool."""
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    schema = handoff.input_schema
+    if schema is not None:
+        properties.update(schema.get("properties", {}))
+        required += list(schema.get("required", []))
+    if handoff.history == SUMMARY:
+        properties[SUMMARY] = {
+            "type": "string",
+            "description": "What the next agent must know of the conversation so far.",
+        }
+        required.append(SUMMARY)
+    parameters: dict[str, Any] = {"type": "object", "properties": properties}
+    if required:
+        parameters["required"] = required
+    description = handoff.description or (
+        f"Hand the conversation over to {target.name}"
+        + (f": {target.description}" if target.description else ".")
+        + " They answer the user from now on."
+    )
+    return ToolSpec(handoff.name, description, parameters)
 
 
 def _refused(reason: str) -> ToolOutput:

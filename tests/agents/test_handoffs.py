@@ -225,6 +225,25 @@ async def test_handoff_with_an_input_schema(team: Team) -> None:
     await agent.aclose()
 
 
+async def test_a_handoff_with_bad_input_is_refused(team: Team) -> None:
+    schema = {"type": "object", "properties": {"reason": {"type": "string"}}}
+    registry = team.registry(
+        [define("triage", handoffs=[Handoff("billing", input_schema=schema)]), define("billing")],
+        {
+            "triage": hands_off("transfer_to_billing", {"reason": 3}, then="stay"),
+            "billing": says("-"),
+        },
+    )
+    agent = registry.create("triage", agent_id="conv")
+    result = await agent.run("x")
+    refused = agent.state.messages[2]
+    assert refused.is_error
+    assert "Handoff refused: input: 3 is not of type 'string'" in str(refused.result)
+    assert result.output == "stay"
+    assert "billing" not in team.requests
+    await agent.aclose()
+
+
 async def test_a_handed_to_agent_spawns_sub_agents(team: Team) -> None:
     def billing(request: ModelRequest) -> Any:
         last = request.messages[-1]
