@@ -31,7 +31,7 @@ import attrs
 from pyrsistent import pmap
 from pyrsistent.typing import PMap
 
-from agentcore.agents import Lineage, SubagentEvent
+from agentcore.agents import Lineage, SubagentEvent, handoff_of
 from agentcore.events import (
     AssistantMessage,
     Content,
@@ -58,6 +58,7 @@ from agentcore.loop import (
 from agentcore.state_machine import TRANSITIONS, WHILE_TOOLS_PENDING, AgentState
 
 from ._ui_ops import Activity as Activity
+from ._ui_ops import HandedOver as HandedOver
 from ._ui_ops import Metadata as Metadata
 from ._ui_ops import Op as Op
 from ._ui_ops import Progress as Progress
@@ -79,6 +80,7 @@ from ._ui_ops import ToolStart as ToolStart
 
 __all__ = [
     "Activity",
+    "HandedOver",
     "Metadata",
     "Op",
     "Progress",
@@ -262,6 +264,9 @@ def _step(
                 ts,
             )
         )
+        moved = handoff_of(output)
+        if moved is not None:
+            ops.append(HandedOver(agent_id, run, str(moved["from"]), str(moved["to"]), ts))
     elif cls is ToolExecutionUpdate:
         if a.run_id is not None:
             ops.append(Progress(agent_id, a.run_id, output.tool_call_id, output.progress, ts))

@@ -221,6 +221,18 @@ class Activity:
     timestamp: int
 
 
+@attrs.frozen(slots=True)
+class HandedOver:
+    """A handoff: agent ``target`` speaks in the conversation from now on
+    (docs/handoffs.md)."""
+
+    agent_id: str
+    run_id: str
+    source: str
+    target: str
+    timestamp: int
+
+
 Op = (
     RunStarted
     | RunFinished
@@ -240,4 +252,5 @@ Op = (
     | Progress
     | Metadata
     | Activity
+    | HandedOver
 )

@@ -16,6 +16,8 @@ shared UI shape (``presenters._ui``), to AG-UI events:
   ``_ARGS`` / ``_END``; ``tool_result_message``: ``TOOL_CALL_RESULT``;
 - state events and ``turn_response``: ``STATE_DELTA`` of ``/activity``, ``/usage``, ``/cost``;
 - ``tool_execution_update``: ``CUSTOM`` named ``agentcore.tool_progress``;
+- a handoff (docs/handoffs.md): ``CUSTOM`` named ``agentcore.handoff`` (``{"from", "to"}``)
+  and a ``STATE_DELTA`` adding ``/agent``, the agent that speaks now;
 - a sub-agent's run (its ``SubagentEvent`` outputs, see ``presenters._ui``): ``SUBAGENT_STARTED``
   (``subagentRunId`` its lineage's run id, ``name`` its display name or agent type,
   ``parentSubagentRunId`` for a grandchild, ``parentToolCallId`` the spawning call,
@@ -212,6 +214,17 @@ def encode_op(op: _ui.Op, thread_id: str) -> tuple[Frame, ...]:
                     name="agentcore.tool_progress", value=value, timestamp=ts, subagent_run_id=sub
                 )
             ),
+        )
+    if type(op) is _ui.HandedOver:
+        moved = {"from": op.source, "to": op.target}
+        speaking: Any = [{"op": "add", "path": "/agent", "value": op.target}]
+        return (
+            _frame(
+                CustomEvent(
+                    name="agentcore.handoff", value=moved, timestamp=ts, subagent_run_id=sub
+                )
+            ),
+            _frame(StateDeltaEvent(delta=speaking, timestamp=ts, subagent_run_id=sub)),
         )
     if type(op) is _ui.RunStarted:
         if op.parent_run_id is not None:

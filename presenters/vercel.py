@@ -19,7 +19,9 @@ id (``start.messageId``) is the run's id, the same on every replay and reconnect
 - ``agent_end``: ``finish`` with the finish reason of the last reply, or ``error`` then
   ``finish`` (``error``), or ``abort``;
 - activity changes and tool progress: transient ``data-activity`` / ``data-tool-progress``
-  parts.
+  parts;
+- a handoff (docs/handoffs.md): a ``data-handoff`` part, ``{"from", "to"}``: ``to``
+  speaks from then on.
 
 A sub-agent's run (its ``SubagentEvent`` outputs, see ``presenters._ui``) lives inside the
 parent's message, told apart by its run id: a ``data-subagent`` part whose id is the
@@ -162,6 +164,8 @@ def encode_op(op: _ui.Op, thread_id: str) -> tuple[Frame, ...]:
     if type(op) is _ui.Progress:
         data = {"toolCallId": op.tool_call_id, "progress": op.progress}
         return (_chunk({"type": "data-tool-progress", "data": data, "transient": True}),)
+    if type(op) is _ui.HandedOver:
+        return (_chunk({"type": "data-handoff", "data": {"from": op.source, "to": op.target}}),)
     if type(op) is _ui.RunStarted:
         return (_chunk({"type": "start", "messageId": op.run_id}),)
     if type(op) is _ui.RunFinished:

@@ -7,9 +7,12 @@ target sees (system prompt, tools, history) is asserted on the requests it got.
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
+import pydantic
 import pytest
+from ag_ui.core import Event
 
 from agentcore import ModelRequest
 from agentcore.agents import AgentDefinition, Handoff, TreeLimits, node_of, speaker
@@ -17,6 +20,7 @@ from agentcore.drivers.scripted import text_turn, tool_turn
 from agentcore.errors import ConfigurationError
 from agentcore.journal import MemoryJournal, replay
 from agentcore.loop import history_problems
+from agentcore.presenters import ag_ui, vercel
 from agentcore.presenters.recording import RecordingPresenter
 
 from .conftest import Team, define
@@ -362,3 +366,38 @@ def test_definitions_refuse_bad_handoffs(team: Team) -> None:
         {"id": "a", "model": "p/m", "handoffs": ["b", {"agent": "c", "history": 3}]}
     )
     assert loaded.handoffs == (Handoff("b"), Handoff("c", history=3))
+
+
+async def test_ui_streams_show_who_speaks(team: Team) -> None:
+    """AG-UI gets a CUSTOM ``agentcore.handoff`` event and ``/agent`` in its state; the
+    Vercel stream a ``data-handoff`` part; both valid for their protocol."""
+    presenter = RecordingPresenter()
+    registry = team.registry(
+        [define("triage", handoffs=["billing"]), define("billing")],
+        {"triage": hands_off("transfer_to_billing"), "billing": says("Refund sent.")},
+    )
+    agent = registry.create("triage", agent_id="conv", presenters=[presenter])
+    await agent.run("refund")
+    await agent.aclose()
+
+    def encoded(protocol: Any) -> list[Any]:
+        state, found = protocol.initial("conv", {}), []
+        for output in presenter.outputs():
+            state, frames = protocol.encode(state, "conv", output)
+            found += [json.loads(data) for _, data in frames]
+        return found
+
+    events = encoded(ag_ui.PROTOCOL)
+    for body in events:
+        assert not pydantic.TypeAdapter(Event).validate_python(body).model_extra
+    custom = [e for e in events if e["type"] == "CUSTOM" and e["name"] == "agentcore.handoff"]
+    assert [e["value"] for e in custom] == [{"from": "triage", "to": "billing"}]
+    deltas = [e["delta"] for e in events if e["type"] == "STATE_DELTA"]
+    assert [{"op": "add", "path": "/agent", "value": "billing"}] in deltas
+    chunks = encoded(vercel.PROTOCOL)
+    parts = [c for c in chunks if c["type"] == "data-handoff"]
+    assert parts == [{"type": "data-handoff", "data": {"from": "triage", "to": "billing"}}]
+    # the handoff part comes after the handoff's result and before billing's text
+    kinds = [c["type"] for c in chunks]
+    assert kinds.index("tool-output-available") < kinds.index("data-handoff")
+    assert kinds.index("data-handoff") < kinds.index("text-start")

@@ -301,6 +301,17 @@ function stoppedNotice(d, ts) {
   return node;
 }
 
+// A handoff (docs/handoffs.md): the result of a transfer tool names who speaks from now on.
+function showHandoff(d) {
+  const moved = !d.is_error && d.details && d.details.handoff;
+  if (!moved) return;
+  const label = $("speaking");
+  label.textContent = `speaking: ${moved.to}`;
+  label.hidden = false;
+  $("log").append(testid(el("div", "notice", `${moved.from} handed over to ${moved.to}`), "handoff"));
+  view.bubble = null;
+}
+
 const handlers = {
   agent_start(d, ts) {
     Object.assign(run, { turns: 0, started: ts, failed: false });
@@ -327,6 +338,7 @@ const handlers = {
     if (d.is_error) node.classList.add("error");
     const box = node.querySelector(".approval");
     if (box) box.remove();
+    showHandoff(d);
   },
   error_message(d) {
     if (d.code === "AGENT_BUSY") return;  // a refused command: the page answers it itself
