@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import pathlib
 from typing import Any
 
 import pydantic
@@ -18,10 +19,11 @@ from agentcore import ModelRequest
 from agentcore.agents import AgentDefinition, Handoff, TreeLimits, node_of, speaker
 from agentcore.drivers.scripted import text_turn, tool_turn
 from agentcore.errors import ConfigurationError
-from agentcore.journal import MemoryJournal, replay
+from agentcore.journal import MemoryJournal, SqliteJournal, replay
 from agentcore.loop import history_problems
 from agentcore.presenters import ag_ui, vercel
 from agentcore.presenters.recording import RecordingPresenter
+from agentcore.sessions import Sessions
 
 from .conftest import Team, define
 
@@ -401,3 +403,26 @@ async def test_ui_streams_show_who_speaks(team: Team) -> None:
     kinds = [c["type"] for c in chunks]
     assert kinds.index("tool-output-available") < kinds.index("data-handoff")
     assert kinds.index("data-handoff") < kinds.index("text-start")
+
+
+async def test_a_fork_after_a_handoff_goes_on_with_the_target(
+    team: Team, tmp_path: pathlib.Path
+) -> None:
+    journal = SqliteJournal(tmp_path / "chats.db")
+    sessions = Sessions(journal)
+    definitions = [define("triage", handoffs=["billing"]), define("billing")]
+    scripts = {"triage": hands_off("transfer_to_billing"), "billing": says("Refund sent.")}
+    agent = team.registry(definitions, scripts).create(
+        "triage", session=sessions.session("t-1"), agent_id="t-1"
+    )
+    await agent.run("refund")
+    await agent.aclose()
+    sessions.fork("t-1", "t-2")
+    forked = team.registry(definitions, scripts).create(
+        "triage", session=sessions.session("t-2"), agent_id="t-2"
+    )
+    assert node_of(forked).speaking.id == "billing"
+    await forked.run("and one more")
+    assert len(team.requests["billing"]) == 2
+    await forked.aclose()
+    journal.close()
