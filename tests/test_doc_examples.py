@@ -94,6 +94,7 @@ RUNNERS = {
     "docs/mcp.md": "tests/mcp/test_mcp_docs.py",
     "docs/serve.md": "tests/serve/test_serve_docs.py",
     "docs/subagents.md": "tests/test_doc_examples.py",
+    "docs/handoffs.md": "tests/test_doc_examples.py",
 }
 
 
