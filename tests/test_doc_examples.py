@@ -26,6 +26,7 @@ DOCS = (
     ROOT / "docs" / "coding.md",
     ROOT / "docs" / "subagents.md",
     ROOT / "docs" / "handoffs.md",
+    ROOT / "docs" / "mcp-server.md",
 )
 SCRATCH = {"coding.md", "subagents.md"}
 """Pages whose examples write files: they run in a fresh working directory."""
@@ -94,6 +95,8 @@ RUNNERS = {
     "docs/mcp.md": "tests/mcp/test_mcp_docs.py",
     "docs/serve.md": "tests/serve/test_serve_docs.py",
     "docs/subagents.md": "tests/test_doc_examples.py",
+    "docs/handoffs.md": "tests/test_doc_examples.py",
+    "docs/mcp-server.md": "tests/test_doc_examples.py",
 }
 
 

@@ -5,7 +5,7 @@
     agentcore replay FILE [--layer stream|message|state|turn ...] [--json] [--agent ID]
     agentcore inspect FILE --seq N [--agent ID]
 
-``chat``, ``code``, ``serve`` and ``worker`` are registered by their own modules
+``chat``, ``code``, ``serve``, ``worker`` and ``mcp-serve`` are registered by their own modules
 (``COMMAND_MODULES``); ``replay`` and ``inspect`` look at recorded sessions without a key
 or a network. ``replay`` folds a journal through a fresh machine. With no ``--layer`` it
 renders the conversation on the console presenter; with ``--layer`` it prints one line
@@ -61,6 +61,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "agentcore._app.serve",
     "agentcore._app.code",
     "agentcore._app.worker",
+    "agentcore._app.mcp_serve",
 )
 """Modules that register more subcommands (e.g. ``chat``) when imported."""
 
