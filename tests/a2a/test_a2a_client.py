@@ -159,3 +159,29 @@ async def test_a_wrong_token_is_an_error_result_without_the_token() -> None:
         assert error is not None and error.message.startswith(f"remote agent {url} failed")
         assert "wrong-s3cret" not in error.message
         await agent.aclose()
+
+
+async def test_a_remote_agent_as_a_handoff_target() -> None:
+    sock, url = bound()
+
+    def front(request: Any) -> Any:
+        return tool_turn([("h1", "transfer_to_remote", {})])
+
+    def factory(model: str) -> Any:
+        return RemoteAgent(url, name="remote") if model == "a2a/remote" else FunctionDriver(front)
+
+    registry = AgentRegistry(
+        [
+            AgentDefinition("front", "t/front", handoffs=["remote"]),
+            AgentDefinition("remote", "a2a/remote"),
+        ],
+        driver_factory=factory,
+    )
+    async with serving(sdk_server.app(url + "/"), sock):
+        agent = registry.create("front", agent_id="chat")
+        result = await agent.run("need the remote")
+        # the remote's first message is the transcript the handoff lets it see
+        assert result.output.startswith("echo: need the remote")
+        again = await agent.run("more")
+        assert again.output.strip() == "echo: more"
+        await agent.aclose()
