@@ -27,6 +27,7 @@ DOCS = (
     ROOT / "docs" / "subagents.md",
     ROOT / "docs" / "handoffs.md",
     ROOT / "docs" / "mcp-server.md",
+    ROOT / "docs" / "a2a.md",
 )
 SCRATCH = {"coding.md", "subagents.md"}
 """Pages whose examples write files: they run in a fresh working directory."""
@@ -97,6 +98,7 @@ RUNNERS = {
     "docs/subagents.md": "tests/test_doc_examples.py",
     "docs/handoffs.md": "tests/test_doc_examples.py",
     "docs/mcp-server.md": "tests/test_doc_examples.py",
+    "docs/a2a.md": "tests/test_doc_examples.py",
 }
 
 

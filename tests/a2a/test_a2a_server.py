@@ -12,10 +12,11 @@ import httpx
 from a2a.client import ClientConfig, create_client
 from a2a.types import CancelTaskRequest, Message, Part, Role, SendMessageRequest, TaskState
 
-from agentcore import Agent, tool
+from agentcore import Agent, ToolContext, tool
 from agentcore.a2a import a2a_app
 from agentcore.drivers.scripted import FunctionDriver, text_turn, tool_turn
 from agentcore.journal import MemoryJournal
+from agentcore.loop import ElicitationRequest
 
 from .conftest import bound, serving
 
@@ -26,11 +27,22 @@ async def refund(amount: int) -> str:
     return f"refunded {amount}"
 
 
+@tool
+async def where(ctx: ToolContext) -> str:
+    """Ask the user for a city."""
+    assert ctx.elicit is not None
+    schema = {"type": "object", "properties": {"city": {"type": "string"}}}
+    answer = await ctx.elicit(ElicitationRequest("where", "Which city?", schema=schema))
+    return f"{answer.action}: {answer.content}"
+
+
 def model(request: Any) -> Any:
     last = request.messages[-1]
     if last.type == "tool_result_message":
         return text_turn(f"done: {last.result}", chunk=3)
     said = str(last.content)
+    if "where" in said:
+        return tool_turn([("w1", "where", {})])
     if "refund" in said:
         return tool_turn([("r1", "refund", {"amount": 5})])
     if "story" in said:
@@ -41,7 +53,7 @@ def model(request: Any) -> Any:
 def _factory(journal: MemoryJournal, delay: float = 0.0) -> Any:
     def make(conversation_id: str) -> Agent:
         driver = FunctionDriver(model, delay=delay)
-        return Agent(driver, tools=[refund], journal=journal, agent_id=conversation_id)
+        return Agent(driver, tools=[refund, where], journal=journal, agent_id=conversation_id)
 
     return make
 
@@ -134,6 +146,26 @@ async def test_a_tool_approval_is_input_required() -> None:
         rejected = await _events(client, _message("no, too much", **new_task))
         assert _states(rejected)[-1] == TaskState.TASK_STATE_COMPLETED
         assert "no, too much" in _artifact_text(rejected)
+        await client.close()
+    await app.state.executor.aclose()
+
+
+async def test_a_tool_question_is_input_required() -> None:
+    sock, url = bound()
+    app = a2a_app(_factory(MemoryJournal()), name="asks", url=url + "/")
+    async with serving(app, sock):
+        client = await create_client(url, ClientConfig(streaming=True))
+        asked = await _events(client, _message("where to?"))
+        assert _states(asked)[-1] == TaskState.TASK_STATE_INPUT_REQUIRED
+        assert asked[-1].status_update.status.message.parts[0].text == "Which city?"
+        ids = {"context_id": asked[0].task.context_id, "task_id": asked[0].task.id}
+        answered = await _events(client, _message('{"city": "Oslo"}', **ids))
+        assert _states(answered)[-1] == TaskState.TASK_STATE_COMPLETED
+        assert _artifact_text(answered) == "done: accept: {'city': 'Oslo'}"
+        again = await _events(client, _message("where now?", context_id=ids["context_id"]))
+        declined = {"context_id": ids["context_id"], "task_id": again[0].task.id}
+        answer = await _events(client, _message("decline", **declined))
+        assert _artifact_text(answer) == "done: decline: None"
         await client.close()
     await app.state.executor.aclose()
 
