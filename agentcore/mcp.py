@@ -1,4 +1,5 @@
-"""Tools from Model Context Protocol servers: ``MCPServer`` and its configuration.
+"""Tools from Model Context Protocol servers (``MCPServer`` and its configuration), and an
+agent served to MCP clients (``AgentMCPServer``, docs/mcp-server.md).
 
 Needs the ``mcp`` extra (``pip install 'agentcore-engine[mcp]'``). See docs/mcp.md.
 """
@@ -26,8 +27,10 @@ from ._mcp.convert import PromptArgument as PromptArgument
 from ._mcp.convert import PromptMessage as PromptMessage
 from ._mcp.server import MCPServer as MCPServer
 from ._mcp.server import load_mcp_servers as load_mcp_servers
+from ._mcp.serving import AgentMCPServer as AgentMCPServer
 
 __all__ = [
+    "AgentMCPServer",
     "ElicitationAnswer",
     "ElicitationHandler",
     "ElicitationRequest",

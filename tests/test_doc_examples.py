@@ -26,6 +26,8 @@ DOCS = (
     ROOT / "docs" / "coding.md",
     ROOT / "docs" / "subagents.md",
     ROOT / "docs" / "handoffs.md",
+    ROOT / "docs" / "mcp-server.md",
+    ROOT / "docs" / "a2a.md",
 )
 SCRATCH = {"coding.md", "subagents.md"}
 """Pages whose examples write files: they run in a fresh working directory."""
@@ -95,6 +97,8 @@ RUNNERS = {
     "docs/serve.md": "tests/serve/test_serve_docs.py",
     "docs/subagents.md": "tests/test_doc_examples.py",
     "docs/handoffs.md": "tests/test_doc_examples.py",
+    "docs/mcp-server.md": "tests/test_doc_examples.py",
+    "docs/a2a.md": "tests/test_doc_examples.py",
 }
 
 

@@ -5,13 +5,13 @@
     agentcore replay FILE [--layer stream|message|state|turn ...] [--json] [--agent ID]
     agentcore inspect FILE --seq N [--agent ID]
 
-``chat``, ``code``, ``serve`` and ``worker`` are registered by their own modules
-(``COMMAND_MODULES``); ``replay`` and ``inspect`` look at recorded sessions without a key
-or a network. ``replay`` folds a journal through a fresh machine. With no ``--layer`` it
-renders the conversation on the console presenter; with ``--layer`` it prints one line
-per event of the chosen layers; with ``--json`` it prints one JSON object per event
-(``{"agent_id", "seq", "layer", "event"}``, ``seq`` being the input event's). ``inspect``
-prints the machine state after event ``N``.
+``chat``, ``code``, ``serve``, ``worker``, ``mcp-serve`` and ``a2a-serve`` are registered by
+their own modules (``COMMAND_MODULES``); ``replay`` and ``inspect`` look at recorded
+sessions without a key or a network. ``replay`` folds a journal through a fresh machine.
+With no ``--layer`` it renders the conversation on the console presenter; with ``--layer``
+it prints one line per event of the chosen layers; with ``--json`` it prints one JSON object
+per event (``{"agent_id", "seq", "layer", "event"}``, ``seq`` being the input event's).
+``inspect`` prints the machine state after event ``N``.
 
 Adding a command: write a module with ``configure(parser)`` and ``run(args) -> int`` and
 call ``register_command(name, help, configure, run)`` from it, then list the module in
@@ -61,6 +61,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "agentcore._app.serve",
     "agentcore._app.code",
     "agentcore._app.worker",
+    "agentcore._app.mcp_serve",
+    "agentcore._app.a2a_serve",
 )
 """Modules that register more subcommands (e.g. ``chat``) when imported."""
 

@@ -1,0 +1,1 @@
+"""A2A (Agent2Agent protocol): agents served over it, and remote agents as drivers."""

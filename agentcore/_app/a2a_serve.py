@@ -1,0 +1,109 @@
+"""``agentcore a2a-serve``: an agent served over the A2A protocol (Agent2Agent 1.0).
+
+::
+
+    agentcore a2a-serve [--host 127.0.0.1] [--port 9999] [--model PROVIDER/MODEL
+                        [--base-url URL]] [--journal FILE.jsonl] [--token TOKEN]
+                        [--name NAME] [--description TEXT] [--url URL]
+
+The agent card is at ``/.well-known/agent-card.json``, JSON-RPC at ``/``. Without
+``--model`` the agent runs the embedded scripted model (offline). ``--journal`` keeps each
+A2A context's conversation in its own lane of one JSONL file (resumed when a client
+continues it after a restart). The server binds 127.0.0.1 by default; off loopback a
+bearer token is required (generated and printed when not given), as for ``agentcore
+serve``. See docs/a2a.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from .._core.errors import ConfigurationError
+from .._journal.journal import Journal, JsonlJournal
+from .._runtime.agent import Agent
+from .cli import add_base_url, model_refused, register_command
+from .serve import agent_options, check_model
+from .serve_model import DEMO_MODEL
+
+__all__: list[str] = []
+
+
+def _configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=9999)
+    parser.add_argument("--model", help="PROVIDER/MODEL (default: the embedded model)")
+    add_base_url(parser)
+    parser.add_argument("--journal", help="a JSONL journal: one lane per A2A context")
+    parser.add_argument(
+        "--token",
+        default=os.environ.get("AGENTCORE_A2A_TOKEN"),
+        help="bearer token (default $AGENTCORE_A2A_TOKEN; generated off loopback)",
+    )
+    parser.add_argument("--name", default="agentcore", help="the agent card's name")
+    parser.add_argument("--description", default="An agentcore agent.")
+    parser.add_argument("--url", help="the URL clients reach (default http://HOST:PORT/)")
+    parser.add_argument(
+        "--allow-host", metavar="NAME", action="append", default=[], help="a Host name to serve"
+    )
+    parser.add_argument("--delay", type=float, default=0.0, help="embedded model: s per event")
+
+
+def factory(options: Callable[[str | None], Mapping[str, Any]], journal: Journal | None) -> Any:
+    """Each context's agent (its own driver), resumed when the journal holds its lane."""
+
+    async def make(conversation_id: str) -> Agent:
+        made = dict(options(None))
+        if journal is not None and journal.last_seq(conversation_id):
+            return await Agent.resume(journal, agent_id=conversation_id, **made)
+        return Agent(**made, journal=journal, agent_id=conversation_id)
+
+    return make
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.model not in (None, DEMO_MODEL):
+        try:
+            check_model(args.model, args.base_url)
+        except ConfigurationError as exc:
+            return model_refused("a2a-serve", exc)
+    try:
+        import uvicorn
+
+        from .._a2a.server import a2a_app
+    except ImportError as exc:
+        print(
+            f"agentcore a2a-serve needs its extra: pip install 'agentcore-engine[a2a]' ({exc})",
+            file=sys.stderr,
+        )
+        return 2
+    from .._serve.server import is_loopback, new_token
+
+    token = args.token or None
+    if not is_loopback(args.host) and token is None:
+        token = new_token()
+        print(f"agentcore a2a-serve: bearer token: {token}", file=sys.stderr)
+    shown = f"[{args.host}]" if ":" in args.host else args.host
+    url = args.url or f"http://{shown}:{args.port}/"
+    journal = JsonlJournal(args.journal) if args.journal else None
+    options = agent_options(args.model, args.delay, args.base_url)
+    hosts = (*args.allow_host, args.host)
+    app = a2a_app(
+        factory(options, journal),
+        name=args.name,
+        url=url,
+        description=args.description,
+        token=token,
+        allow_hosts=hosts,
+    )
+    print(f"agentcore a2a-serve: {url}", file=sys.stderr, flush=True)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    if journal is not None:
+        journal.close()
+    return 0
+
+
+register_command("a2a-serve", "serve an agent over the A2A protocol", _configure, _run)

@@ -1,0 +1,68 @@
+"""``agentcore a2a-serve`` in a subprocess, driven by the ``a2a-sdk``'s client: the card,
+a streamed answer, each context journaled in its own lane of the JSONL journal."""
+
+from __future__ import annotations
+
+import pathlib
+import subprocess
+import sys
+import time
+import uuid
+
+import httpx
+from a2a.client import ClientConfig, create_client
+from a2a.types import Message, Part, Role, SendMessageRequest, TaskState
+
+from agentcore.journal import read_jsonl
+
+from .conftest import bound
+
+ROOT = pathlib.Path(__file__).parents[2]
+
+
+async def test_the_command_serves_the_embedded_agent(tmp_path: pathlib.Path) -> None:
+    sock, url = bound()
+    port = sock.getsockname()[1]
+    sock.close()
+    journal = tmp_path / "a2a.jsonl"
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "agentcore",
+            "a2a-serve",
+            "--port",
+            str(port),
+            "--journal",
+            str(journal),
+            "--name",
+            "demo",
+        ],
+        cwd=ROOT,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                card = httpx.get(url + "/.well-known/agent-card.json", timeout=1)
+                break
+            except httpx.TransportError:
+                assert time.monotonic() < deadline and process.poll() is None
+                time.sleep(0.1)
+        assert card.json()["name"] == "demo"
+        client = await create_client(url, ClientConfig(streaming=True))
+        message = Message(message_id=uuid.uuid4().hex, role=Role.ROLE_USER, parts=[Part(text="hi")])
+        events = [e async for e in client.send_message(SendMessageRequest(message=message))]
+        await client.close()
+        final = events[-1].status_update.status
+        assert final.state == TaskState.TASK_STATE_COMPLETED
+        assert "hi" in final.message.parts[0].text
+    finally:
+        process.terminate()
+        process.wait(10)
+        assert process.stderr is not None
+        process.stderr.close()
+    lanes = {e.agent_id for e in read_jsonl(journal)}
+    assert lanes == {f"a2a_{events[0].task.context_id}"}
