@@ -104,9 +104,10 @@ class RunDiff:
 
 def _steps(trace: Trace) -> list[tuple[int, str, Any]]:
     items: list[tuple[int, str, Any]] = [(i, "input", command) for i, command in trace.inputs]
-    items += [(step.indices[0], "model", step) for step in trace.model_steps]
+    items += [(step.at, "model", step) for step in trace.model_steps]
     items += [(step.index, "tool", step) for step in trace.tool_steps if step.result is not None]
-    return sorted(items, key=lambda item: item[0])
+    rank = {"input": 0, "tool": 1, "model": 2}  # a call asked for at the result it follows
+    return sorted(items, key=lambda item: (item[0], rank[item[1]]))
 
 
 def _short(value: Any, limit: int = 60) -> str:

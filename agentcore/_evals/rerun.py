@@ -172,7 +172,7 @@ class _Replay:
         lane = recorded.entries
         self._after: dict[int, int] = {}
         for step in recorded.model_steps:  # inputs that came right after a call's stream
-            j = step.indices[-1] + 1
+            j = (step.indices[-1] if step.indices else step.at) + 1
             while j < len(lane) and _in_run(lane[j].event):
                 j += 1
             self._after[step.number] = j
@@ -187,6 +187,30 @@ class _Replay:
     def diverge(self, divergence: Divergence) -> None:
         if self.divergence is None:
             self.divergence = divergence
+
+    def number(self) -> int:
+        """Which recorded model call this one stands for. While the runs agree the new
+        lane holds what the recording's did, so it is the last call the recording asked
+        for before this position (one cancelled before it streamed was never sent to a
+        driver, so counting calls would not do); from a divergence on, the next one."""
+        if self.divergence is not None or self.mode == "live":
+            return self.calls + 1
+        position = self.journal.last_seq(self.case.agent_id)
+        asked = max((s.number for s in self.recorded.model_steps if s.at < position), default=0)
+        return asked if asked > self.calls else self.calls + 1
+
+    def call_start(self, number: int) -> int:
+        """The lane position before which the inputs given ahead of model call
+        ``number`` were recorded: its first event, or (the recording has no such call)
+        the next run's start."""
+        steps = self.recorded.model_steps
+        if number <= len(steps):
+            step = steps[number - 1]
+            return step.indices[0] if step.indices else self._after[number]
+        return next(
+            (i for i, c in self.recorded.inputs if i not in self.applied and not _in_run(c)),
+            len(self.recorded.entries),
+        )
 
     def check(self, number: int, request: ModelRequest) -> ModelStep | None:
         """The recorded step that answers call ``number`` of ``request``, or None (and
@@ -370,7 +394,9 @@ class ReplayModel(BaseDriver):
 
     async def receive_batches(self, request: ModelRequest) -> AsyncIterator[Sequence[StreamEvent]]:
         replay = self._replay
-        replay.calls = number = replay.calls + 1
+        replay.calls = number = replay.number()
+        replay.inject_before(replay.call_start(number))
+        await asyncio.sleep(0)  # an abort just given cancels this call here
         if replay.mode != "live" and replay.divergence is None:
             step = replay.check(number, request)
             if step is not None:

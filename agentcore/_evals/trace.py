@@ -69,12 +69,14 @@ _RUNTIME_STREAM = (UserMessage, ToolResult, Interrupt)
 @attrs.frozen
 class ModelStep:
     """One model call: ``request`` (None when the recording holds no request for it),
-    the driver's ``events`` at lane positions ``indices``, and its reply."""
+    asked for at lane position ``at``; the driver's ``events`` at lane positions
+    ``indices`` (none when the call was cancelled before it streamed), and its reply."""
 
     number: int
     request: ModelRequest | None
     events: tuple[Any, ...]
     indices: tuple[int, ...]
+    at: int
     reply: AssistantMessage | None = None
     error: ErrorReceived | None = None
 
@@ -118,14 +120,16 @@ class Trace:
         inputs: list[tuple[int, Any]] = []
         steps: list[ModelStep] = []
         tools: dict[str, ToolStep] = {}
-        request: ModelRequest | None = None
         call: list[tuple[int, Any]] = []
+        opened: tuple[ModelRequest | None, int] | None = None  # the call asked for, where
 
         def close_call() -> None:
-            if call:
-                caused = outputs[call[-1][0]]
-                steps.append(_model_step(len(steps) + 1, request, call, caused))
+            nonlocal opened
+            if opened is not None:
+                caused = outputs[call[-1][0]] if call else ()
+                steps.append(_model_step(len(steps) + 1, opened, call, caused))
                 call.clear()
+                opened = None
 
         for index, entry in enumerate(lane):
             event = entry.event
@@ -134,20 +138,19 @@ class Trace:
             if isinstance(event, USER_INPUTS):
                 inputs.append((index, event))
             elif LAYERS.get(event.type) == "stream" and not isinstance(event, _RUNTIME_STREAM):
-                if isinstance(event, MessageStart) and call:
-                    close_call()
-                    request = None
+                if opened is None or (isinstance(event, MessageStart) and call):
+                    close_call()  # a stream nobody asked for here: a call resumed
+                    opened = (None, index)
                 call.append((index, event))
                 if isinstance(event, MessageStop | ErrorReceived):
                     close_call()
-                    request = None
             elif type(event) is ToolResult and event.tool_call_id in tools:
                 step = tools[event.tool_call_id]
                 tools[event.tool_call_id] = attrs.evolve(step, result=event, index=index)
             for output in out:
                 if isinstance(output, CallModel) and not isinstance(output, SummariseContext):
                     close_call()
-                    request = output.request
+                    opened = (output.request, index)
                 elif type(output) is ExecuteTools:
                     for part in output.tool_calls:
                         tools[part.tool_call_id] = ToolStep(part)
@@ -217,12 +220,12 @@ def _type(output: Any) -> str:
 
 def _model_step(
     number: int,
-    request: ModelRequest | None,
+    opened: tuple[ModelRequest | None, int],
     call: Sequence[tuple[int, Any]],
     caused: Sequence[Any],
 ) -> ModelStep:
+    request, at = opened
     events = tuple(e for _, e in call)
-    last = events[-1]
     reply = next((o for o in caused if type(o) is AssistantMessage), None)
-    error = last if isinstance(last, ErrorReceived) else None
-    return ModelStep(number, request, events, tuple(i for i, _ in call), reply, error)
+    error = events[-1] if events and isinstance(events[-1], ErrorReceived) else None
+    return ModelStep(number, request, events, tuple(i for i, _ in call), at, reply, error)
