@@ -24,6 +24,7 @@ from ._evals.evaluators import trajectory as trajectory
 from ._evals.report import CaseResult as CaseResult
 from ._evals.report import Comparison as Comparison
 from ._evals.report import Report as Report
+from ._evals.report import assert_case as assert_case
 from ._evals.report import judge_case as judge_case
 from ._evals.report import run_dataset as run_dataset
 from ._evals.rerun import MODES as MODES
@@ -48,6 +49,7 @@ __all__ = [
     "RunDiff",
     "Score",
     "Trace",
+    "assert_case",
     "budget",
     "contains",
     "diff_traces",

@@ -61,6 +61,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "agentcore._app.serve",
     "agentcore._app.code",
     "agentcore._app.worker",
+    "agentcore._app.evals",
 )
 """Modules that register more subcommands (e.g. ``chat``) when imported."""
 

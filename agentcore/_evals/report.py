@@ -31,7 +31,7 @@ from .diff import RunDiff, diff_traces
 from .evaluators import Score, evaluate, evaluator_of
 from .rerun import Mode, Run, run_case, trace_of
 
-__all__ = ["CaseResult", "Comparison", "Report", "judge_case", "run_dataset"]
+__all__ = ["CaseResult", "Comparison", "Report", "assert_case", "judge_case", "run_dataset"]
 
 
 @attrs.frozen
@@ -162,7 +162,7 @@ class Report:
         (rich is the ``console`` extra)."""
         from rich.table import Table
 
-        table = Table(title=f"agentcore eval ({self.mode}): {self._summary()}")
+        table = Table(title=f"agentcore eval ({self.mode}): {self.summary()}")
         for column in ("case", "result", "score", "cost", "calls", "first divergence"):
             table.add_column(column)
         for r in self.results:
@@ -175,7 +175,8 @@ class Report:
             table.add_row(r.name, verdict, f"{r.score:.2f}", cost, str(r.model_calls), why)
         return table
 
-    def _summary(self) -> str:
+    def summary(self) -> str:
+        """``n/m passed in s seconds``."""
         failed = sum(not r.passed for r in self.results)
         return (
             f"{len(self.results) - failed}/{len(self.results)} passed in {self.wall_seconds:.2f} s"
@@ -252,3 +253,26 @@ async def run_dataset(
     started = time.perf_counter()
     results: Sequence[CaseResult] = await asyncio.gather(*(one(case) for case in cases))
     return Report(mode, tuple(results), time.perf_counter() - started)
+
+
+def assert_case(
+    case: Case,
+    config: Config,
+    *,
+    mode: Mode = "replay",
+    replay_tools: bool | Collection[str] = True,
+    judge_model: Any = None,
+) -> CaseResult:
+    """Run and judge ``case`` in a (synchronous) test: raise ``AssertionError`` whose
+    message is the failure and the layer diff, or return the result. With
+    ``@pytest.mark.parametrize("case", load_dataset(path), ids=lambda c: c.name)`` each
+    case of a dataset is a test of its own."""
+
+    async def go() -> CaseResult:
+        run = await run_case(case, config, mode=mode, replay_tools=replay_tools)
+        return await judge_case(run, judge_model=judge_model)
+
+    result = asyncio.run(go())
+    if not result.passed:
+        raise AssertionError(result.failure())
+    return result
