@@ -175,11 +175,13 @@ JUDGE_PROMPT = (
 class Judge:
     """An LLM judge: ``model`` (a driver or ``"provider/model"``) grades the new run's
     conversation against ``rubric``; passed at ``threshold``. Each grading is an agent
-    run journaled in ``journal`` (one lane per grading) and priced like any run."""
+    run journaled in ``journal`` (lane ``judge/<case>/<n>``) and priced like any run
+    (``options`` are more ``Agent`` options: ``price``, ``base_url``...)."""
 
     rubric: str
     model: Any
     threshold: float = 0.5
+    options: Mapping[str, Any] = attrs.field(factory=dict)
     journal: Journal = attrs.field(factory=MemoryJournal)
     name: str = "judge"
     _count: int = 0
@@ -192,6 +194,7 @@ class Judge:
             journal=self.journal,
             agent_id=f"judge/{case.name}/{self._count}",
             max_iterations=1,
+            **self.options,
         )
         transcript = "\n".join(_transcript(new))
         prompt = f"Rubric:\n{self.rubric}\n\nConversation:\n{transcript}"
