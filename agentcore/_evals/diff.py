@@ -122,7 +122,7 @@ def _model_change(old: ModelStep, new: ModelStep) -> Divergence | None:
             return Divergence(
                 new.number, "request", "request changed: " + ", ".join(changed), changed
             )
-    if _plain(old.events) != _plain(new.events):
+    if old.events != new.events and _plain(old.events) != _plain(new.events):
         was = old.reply.text if old.reply else (old.error.message if old.error else "")
         now = new.reply.text if new.reply else (new.error.message if new.error else "")
         why = f"the model answered differently: {_short(was)!r} -> {_short(now)!r}"
@@ -137,7 +137,7 @@ def _tool_change(old: ToolStep, new: ToolStep, step: int) -> Divergence | None:
         why = f"tool call {b.tool_call_id}: {was} -> {now}"
         return Divergence(step, "tool", why)
     assert old.result is not None and new.result is not None
-    if _plain(old.result) != _plain(new.result):
+    if old.result != new.result and _plain(old.result) != _plain(new.result):
         why = (
             f"result of {b.tool_name} ({b.tool_call_id}) changed: "
             f"{_short(old.result.result)!r} -> {_short(new.result.result)!r}"

@@ -101,6 +101,8 @@ class Run:
     error: str | None = None
     prices: Mapping[str, ModelPrice] | None = attrs.field(default=None, eq=False, repr=False)
     """The configuration's price table: what tracing the runs prices turns by."""
+    recorded: Trace | None = attrs.field(default=None, eq=False, repr=False)
+    """The recording, traced with those prices (None for a hand-written case)."""
 
 
 # -- comparing requests ----------------------------------------------------------------------
@@ -507,4 +509,5 @@ async def run_case(
         await agent.aclose()
     entries = tuple(e for e in journal.entries() if tree_of(agent_id, e.agent_id))
     wall = time.perf_counter() - started
-    return Run(case, mode, agent_id, entries, replay.divergence, wall, error, prices)
+    traced = recorded if case.recorded else None
+    return Run(case, mode, agent_id, entries, replay.divergence, wall, error, prices, traced)
