@@ -37,6 +37,7 @@ from .._loop.events import (
     AgentFollowUp,
     AgentPrompt,
     AgentReset,
+    AgentResume,
     AgentSteer,
     CallModel,
     ElicitationAnswer,
@@ -149,6 +150,8 @@ class Trace:
                 tools[event.tool_call_id] = attrs.evolve(step, result=event, index=index)
             for output in out:
                 if isinstance(output, CallModel) and not isinstance(output, SummariseContext):
+                    if type(event) is AgentResume and opened is not None and not call:
+                        continue  # a resume asks again for the call it found in flight
                     close_call()
                     opened = (output.request, index)
                 elif type(output) is ExecuteTools:
