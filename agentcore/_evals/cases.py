@@ -39,14 +39,19 @@ def _tuple(items: Iterable[Any]) -> tuple[Any, ...]:
     return tuple(items)
 
 
+def _inputs(items: Iterable[Any]) -> tuple[Any, ...]:
+    return inputs_of(items)
+
+
 @attrs.frozen(kw_only=True)
 class Case:
-    """One eval case (module docstring). ``expect`` holds evaluators (objects or data)."""
+    """One eval case (module docstring). ``inputs`` are commands or their short forms
+    (``inputs_of``); ``expect`` holds evaluators (objects or data)."""
 
     name: str
     agent_id: str = "agent"
     entries: tuple[JournalEntry, ...] = attrs.field(default=(), converter=_tuple)
-    inputs: tuple[Any, ...] = attrs.field(default=(), converter=_tuple)
+    inputs: tuple[Any, ...] = attrs.field(default=(), converter=_inputs)
     expect: tuple[Any, ...] = attrs.field(default=(), converter=_tuple)
 
     @property
@@ -193,9 +198,7 @@ def _case(data: Any, where: str, base: pathlib.Path) -> Case:
     if not entries and not inputs:
         raise ConfigurationError(f"{where}: a case needs entries, journal or inputs")
     agent_id = str(data.get("agent_id") or (entries[0].agent_id if entries else "agent"))
-    return Case(
-        name=name, agent_id=agent_id, entries=entries, inputs=inputs_of(inputs), expect=expect
-    )
+    return Case(name=name, agent_id=agent_id, entries=entries, inputs=inputs, expect=expect)
 
 
 def _is_event(value: Any) -> bool:
