@@ -398,18 +398,21 @@ class ReplayModel(BaseDriver):
         replay = self._replay
         replay.calls = number = replay.number()
         replay.inject_before(replay.call_start(number))
-        await asyncio.sleep(0)  # an abort just given cancels this call here
         if replay.mode != "live" and replay.divergence is None:
             step = replay.check(number, request)
             if step is not None:
+                # no await before the recorded batches: an abort given above lands where
+                # it did in the recording, after the batch the runtime was feeding
                 async for batch in replay.play(step):
                     yield batch
                 return
+            await asyncio.sleep(0)  # an abort given above cancels this call here
             if replay.mode == "replay":
                 replay.stopped = True
                 why = f"replay diverged: {replay.divergence}"
                 yield (ErrorReceived(why, ErrorCode.DRIVER_ERROR.value, timestamp=0),)
                 return
+        await asyncio.sleep(0)
         async for batch in replay.live().receive_batches(request):
             yield batch
 
