@@ -28,6 +28,7 @@ DOCS = (
     ROOT / "docs" / "handoffs.md",
     ROOT / "docs" / "mcp-server.md",
     ROOT / "docs" / "a2a.md",
+    ROOT / "docs" / "evals.md",
 )
 SCRATCH = {"coding.md", "subagents.md"}
 """Pages whose examples write files: they run in a fresh working directory."""
@@ -99,6 +100,7 @@ RUNNERS = {
     "docs/handoffs.md": "tests/test_doc_examples.py",
     "docs/mcp-server.md": "tests/test_doc_examples.py",
     "docs/a2a.md": "tests/test_doc_examples.py",
+    "docs/evals.md": "tests/test_doc_examples.py",
 }
 
 

@@ -23,7 +23,7 @@ PLUGINS = frozenset({"drivers", "presenters"})
 keeps their imports to ``_app``, inside functions."""
 
 _BASE = ("_core", "_loop", "_edges", "_journal", "_runtime", "_sessions")
-_FEATURES = ("_coding", "_mcp", "_agents", "_durable", "_serve", "_a2a", "_testing")
+_FEATURES = ("_coding", "_mcp", "_agents", "_durable", "_evals", "_serve", "_a2a", "_testing")
 """Features in the order they may import each other (a later one may use an earlier one)."""
 
 ALLOWED: dict[str, frozenset[str]] = {

@@ -63,6 +63,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "agentcore._app.worker",
     "agentcore._app.mcp_serve",
     "agentcore._app.a2a_serve",
+    "agentcore._app.evals",
 )
 """Modules that register more subcommands (e.g. ``chat``) when imported."""
 

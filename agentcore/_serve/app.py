@@ -10,7 +10,9 @@ Routes (``{id}`` is an agent id; every body is JSON and size-limited):
 - ``GET /agents/{id}/events`` the SSE stream (``?protocol=agentcore|ag-ui|vercel``,
   ``?layers=stream,message,...``; ``?after=SEQ`` or ``Last-Event-ID`` resume from the
   journal); ``GET /agents/{id}/state``, ``.../timeline``, ``.../state_at?seq=N``,
-  ``.../journal`` (the JSONL download);
+  ``.../journal`` (the JSONL download); time travel: ``GET .../view?seq=N`` (the whole
+  state after entry N), ``POST .../branch`` (``{"seq"}``: a new agent from the entries up
+  to N, going on live), ``GET .../compare?with=ID`` (two sessions and their layer diff);
 - ``POST /ag-ui`` an AG-UI ``RunAgentInput`` (the thread is the agent) streams that run;
 - ``POST /chat`` a Vercel AI SDK chat request streams that run; ``GET /chat/{id}/stream``
   resumes the run in progress (204 when there is none).
@@ -51,6 +53,7 @@ from .._journal.read import dumps
 from .._journal.replay import replay_steps, state_at
 from .._journal.state_view import render_state
 from .._runtime.plugins import protocol_names, wire_protocol
+from . import travel
 from .feed import Reader
 from .guard import host_refusal, normal_origin, origin_refusal
 from .hosting import AGENT_ID, AgentOptions, Host, HttpError, ServeConfig, Served
@@ -339,6 +342,33 @@ async def _state_at(server: Host, request: Request) -> Response:
     return JSONResponse({"seq": seq, "text": render_state(state)})
 
 
+# -- time travel (travel.py; the page's travel.js) ------------------------------------------
+
+
+async def _view(server: Host, request: Request) -> Response:
+    raw = request.query_params.get("seq")
+    if raw is not None and not raw.isdigit():
+        raise HttpError(400, "?seq= must be an entry number from 1")
+    served = server.get(request.path_params["agent_id"])
+    return JSONResponse(travel.view_at(served, None if raw is None else int(raw)))
+
+
+async def _branch(server: Host, request: Request) -> Response:
+    served = server.get(request.path_params["agent_id"])
+    body = await _json(request, server.config.max_body)
+    seq = body.get("seq")
+    if not isinstance(seq, int) or isinstance(seq, bool):
+        raise HttpError(400, "'seq' must be the entry number to branch after")
+    branched = await travel.branch(server, served, seq, _optional_str(body, "model"))
+    return JSONResponse(_describe(branched), status_code=201)
+
+
+async def _compare(server: Host, request: Request) -> Response:
+    other = request.query_params.get("with", "")
+    left = server.get(request.path_params["agent_id"])
+    return JSONResponse(travel.compare(left, server.get(other)))
+
+
 async def _download(server: Host, request: Request) -> Response:
     served = server.get(request.path_params["agent_id"])
     lines = [
@@ -488,6 +518,9 @@ def create_app(config: ServeConfig) -> Starlette:
         route(f"{agent}/timeline", _timeline, ["GET"]),
         route(f"{agent}/state_at", _state_at, ["GET"]),
         route(f"{agent}/journal", _download, ["GET"]),
+        route(f"{agent}/view", _view, ["GET"]),
+        route(f"{agent}/branch", _branch, ["POST"]),
+        route(f"{agent}/compare", _compare, ["GET"]),
         route("/ag-ui", _ag_ui, ["POST"]),
         route("/chat", _chat, ["POST"]),
         route("/chat/{agent_id}/stream", _chat_resume, ["GET"]),

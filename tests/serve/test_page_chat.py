@@ -356,7 +356,7 @@ def test_the_vendored_files_are_the_ones_third_party_names() -> None:
         assert hashlib.sha256((STATIC / name).read_bytes()).hexdigest() == digest, name
     page = (STATIC / "index.html").read_text(encoding="utf-8")
     scripts = re.findall(r'<script src="/static/([^"]+)"', page)
-    assert set(scripts) == {*rows, "app.js"}
+    assert set(scripts) == {*rows, "app.js", "travel.js"}
     assert not re.search(r"""(src|href)=["']?(https?:)?//""", page)
 
 

@@ -1,0 +1,98 @@
+"""``agentcore eval record`` and ``agentcore eval run``: a case from a SQLite journal, a
+report as JSON, and a non-zero exit when a changed configuration regresses."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import pathlib
+import textwrap
+
+from agentcore import Agent
+from agentcore._app.cli import main
+from agentcore.journal import SqliteJournal
+
+from .helpers import config
+
+FACTORY = textwrap.dedent(
+    """
+    from agentcore import tool
+    from agentcore.drivers.scripted import ScriptedDriver, text_turn, tool_turn
+
+
+    @tool
+    def add(a: int, b: int) -> int:
+        \"\"\"Add two numbers.\"\"\"
+        return a + b
+
+
+    def config():
+        turns = [tool_turn([("c1", "add", {"a": 1, "b": 2})]), text_turn("3")]
+        return {"model": ScriptedDriver(turns), "tools": [add], "system_prompt": PROMPT}
+    """
+)
+
+
+def _record_session(path: pathlib.Path) -> None:
+    async def go() -> None:
+        agent = Agent(journal=SqliteJournal(path), agent_id="adder", **config())
+        await agent.run("add 1 and 2")
+        await agent.aclose()
+
+    asyncio.run(go())
+
+
+def test_record_then_run_then_a_regression_exits_1(tmp_path, capsys):
+    _record_session(tmp_path / "app.db")
+    cases = tmp_path / "cases"
+    assert (
+        main(
+            [
+                "eval",
+                "record",
+                str(tmp_path / "app.db"),
+                "-o",
+                str(cases / "adder.json"),
+                "--contains",
+                "3",
+            ]
+        )
+        == 0
+    )
+    assert "recorded 'adder'" in capsys.readouterr().out
+    saved = json.loads((cases / "adder.json").read_text())
+    assert saved["expect"] == [{"contains": "3"}] and saved["agent_id"] == "adder"
+
+    same = tmp_path / "same.py"
+    same.write_text(FACTORY + '\nPROMPT = "You add."\n')
+    report = tmp_path / "report.json"
+    assert (
+        main(["eval", "run", str(cases), "--config", f"{same}:config", "--json", str(report)]) == 0
+    )
+    first = json.loads(report.read_text())
+    assert first["passed"] and first["results"][0]["divergence"] is None
+    assert "1/1 passed" in capsys.readouterr().out
+
+    changed = tmp_path / "changed.py"
+    changed.write_text(FACTORY + '\nPROMPT = "You multiply."\n')
+    status = main(["eval", "run", str(cases), "--config", str(changed), "--compare", str(report)])
+    out = capsys.readouterr()
+    assert status == 1
+    assert "regressed: adder" in out.err
+    assert "request at model call 1" in out.out  # the table's first divergence
+
+
+def test_json_on_stdout_and_a_clear_error_for_a_bad_configuration(tmp_path, capsys):
+    _record_session(tmp_path / "app.db")
+    case = tmp_path / "adder.json"
+    assert main(["eval", "record", str(tmp_path / "app.db"), "-o", str(case)]) == 0
+    capsys.readouterr()
+    bad = tmp_path / "bad.py"
+    bad.write_text("def config():\n    return 42\n")
+    assert main(["eval", "run", str(case), "--config", str(bad)]) == 2
+    assert "a configuration gives Agent options as a mapping" in capsys.readouterr().err
+    good = tmp_path / "good.py"
+    good.write_text(FACTORY + '\nPROMPT = "You add."\n')
+    assert main(["eval", "run", str(case), "--config", str(good), "--json", "-"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["cases"] == 1 and data["results"][0]["diff"]["changed_layers"] == []

@@ -1,0 +1,76 @@
+"""One change, one divergence: at exactly the step and on the layer where it happens."""
+
+from __future__ import annotations
+
+import asyncio
+
+from agentcore.evals import judge_case, run_case
+
+from .helpers import config, recorded_case
+
+
+def _judge(case, make, **options):
+    async def go():
+        return await judge_case(await run_case(case, make, **options))
+
+    return asyncio.run(go())
+
+
+def test_an_unchanged_configuration_reproduces_the_recording():
+    case = recorded_case()
+    result = _judge(case, config)
+    assert result.passed, result.failure()
+    assert result.diff is not None and result.diff.same
+    assert result.diff.text() == "no difference on any layer"
+
+
+def test_a_new_system_prompt_diverges_at_the_first_request():
+    result = _judge(recorded_case(), lambda: config(system_prompt="You multiply."))
+    divergence = result.diff.divergence
+    assert (divergence.step, divergence.layer, divergence.fields) == (
+        1,
+        "request",
+        ("system_prompt",),
+    )
+    assert not result.passed
+    assert "request changed: system_prompt" in result.failure()
+    # replay mode stops there: the recorded answers never came
+    assert result.diff.layer("outcome").new[0] == "run 1 ended: error (DRIVER_ERROR)"
+
+
+def test_a_changed_tool_result_diverges_on_the_tool_layer_then_the_next_request():
+    # the tool runs (replay_tools=False) and answers 4 instead of 3
+    result = _judge(recorded_case(), lambda: config(offset=1), replay_tools=False)
+    divergence = result.diff.divergence
+    assert (divergence.step, divergence.layer) == (1, "tool")
+    assert "'3' -> '4'" in divergence.why
+    assert result.diff.layer("tools").new == ('add({"a": 1, "b": 2}) -> \'4\'',)
+    # the replayed model saw a request it was never sent: call 2, messages changed
+    assert result.run.divergence.step == 2
+    assert result.run.divergence.fields == ("messages",)
+    assert "message 3 (tool_result_message) changed" in result.run.divergence.why
+
+
+def test_a_replayed_tool_keeps_the_recorded_result_even_when_the_code_changed():
+    result = _judge(recorded_case(), lambda: config(offset=1))
+    assert result.diff.same
+
+
+def test_another_model_diverges_where_it_answers_differently():
+    result = _judge(recorded_case(), lambda: config(answer="4"), mode="live")
+    divergence = result.diff.divergence
+    assert (divergence.step, divergence.layer) == (2, "model")
+    assert "'3' -> '4'" in divergence.why
+    assert result.diff.changed_layers == ["messages", "outcome"]
+
+
+def test_replay_then_live_goes_on_with_the_model_after_the_divergence():
+    result = _judge(
+        recorded_case(),
+        lambda: config(answer="sum: 4", offset=1),
+        mode="replay-then-live",
+        replay_tools=False,
+    )
+    assert result.run.divergence.step == 2  # the request changed; the live model answered
+    assert result.diff.layer("outcome").new[-1] == "final answer: 'sum: 4'"
+    assert result.diff.layer("outcome").new[0] == "run 1 ended: completed"
