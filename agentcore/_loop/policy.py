@@ -26,8 +26,9 @@ Emits: ``agent_start``, ``turn_start``, ``agent_message_start/end``, ``model_usa
 ``tool_execution_start/update/end``, ``tool_approval_required``, ``model_call_retry``,
 ``output_retry``, ``context_compacted``, ``turn_end``, ``agent_output``, ``agent_end``,
 ``error_message``; the stream events it lets into the conversation (``user_message`` for
-prompts, queued messages and output retries, ``tool_result`` for calls it answers
-itself, ``interrupt`` to flush a reply cut off by a process stop, ``conversation_close``
+prompts, queued messages and output retries, ``tool_result`` for a running call's result
+and for calls it answers itself, cancelled ones included, ``interrupt`` to flush a reply
+cut off by a process stop, ``conversation_close``
 at the end of every run, so the core's activity returns to idle however the run ended), which the
 conversation processor feeds to the core; and the effect requests of ``events``.
 """
@@ -119,6 +120,8 @@ _PAUSES = ("approval", "elicitation")
 """Phases whose time does not count towards the run's deadline."""
 _OVERFLOW = ErrorCode.CONTEXT_OVERFLOW.value
 _CALLING = frozenset(("model", "compacting"))
+_CANCELLED = "The call was cancelled before it finished: the run was stopped."
+"""The loop's answer to a running call it cancels (``_stop``); the performer only cancels."""
 _CLOSING: dict[RunEndReason, EndReason] = {
     "completed": "completed",
     "aborted": "interrupted",
@@ -742,7 +745,10 @@ def _stop(s: LoopState, code: str, message: str, ts: int, out: Out) -> LoopState
     if s.phase in _CALLING and not run.awaiting_error:
         out.append(CancelModel())
     elif s.phase == "tools" and s.batch is not None and s.batch.running:
-        out.append(CancelTools(tuple(sorted(s.batch.running))))
+        running = tuple(sorted(s.batch.running))
+        out.append(CancelTools(running))
+        tool_calls.answer_running(s, running, _CANCELLED, ErrorCode.ABORTED.value, ts, out)
+        s = s.replace(cancelled=s.cancelled | frozenset(running))
     else:
         return _finish(s, reason, code, message, ts, out)
     return s.with_run(run.replace(stopping=(reason, code, message, False)))
@@ -901,7 +907,29 @@ def _on_forget(s: LoopState, e: RunForgotten, ts: int, out: Out) -> LoopState:
     return s.replace(messages=s.messages[: e.keep], context=context)
 
 
-def _on_tool_result(s: LoopState, e: ToolResult, ts: int, out: Out) -> LoopState:
+def _admit(s: LoopState, e: ToolResult, ts: int, out: Out) -> LoopState:
+    """A ``tool_result`` input reaches the loop first: the result of a running call is
+    let into the conversation (the core assembles it, and its ``tool_result_message``
+    comes back to ``_on_tool_result``); a late one for a call the loop cancelled and
+    answered itself is dropped, journaled but without effect; outside a run, stream
+    traffic is the core's (let through); any other is refused."""
+    call_id = e.tool_call_id
+    batch = s.batch
+    if batch is not None and call_id in batch.running:
+        out.append(e)
+        return s
+    if call_id in s.cancelled:
+        return s.replace(cancelled=s.cancelled - {call_id})
+    if s.run is None:
+        out.append(e)
+        return s
+    out.extend(rejected(f"no running tool call has id {call_id!r}", e))
+    return s
+
+
+def _on_tool_result(s: LoopState, e: ToolResultMessage, ts: int, out: Out) -> LoopState:
+    """A running call's answer, as the core assembled it (every answer, the loop's own
+    included, comes this way)."""
     run = s.run
     assert run is not None
     if e.tool_call_id in run.discarded:  # the answer to a dropped reply's call: recorded
@@ -987,7 +1015,8 @@ TRANSITIONS: Mapping[tuple[Phase, type[Any]], _Handler] = MappingProxyType(
         ("model", ErrorReceived, _on_error),
         (tuple(p for p in _RUNNING if p != "model"), ErrorReceived, _on_error_elsewhere),
         ("compacting", ContextSummary, _on_summary),
-        (_RUNNING, ToolResult, _on_tool_result),
+        (PHASES, ToolResult, _admit),
+        (_RUNNING, ToolResultMessage, _on_tool_result),
         (_RUNNING, ToolProgress, _on_progress),
         ("approval", ToolApproval, _on_approval),
         (tuple(p for p in PHASES if p != "approval"), ToolApproval, _stray_approval),
