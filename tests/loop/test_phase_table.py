@@ -84,7 +84,7 @@ def _ignores(handler: Any) -> bool:
 
 
 def _refuses(handler: Any) -> bool:
-    return bool(handler.__name__.startswith(("_busy", "_stray", "refuse")))
+    return bool(handler.__name__.lstrip("_").startswith(("busy", "stray", "refuse")))
 
 
 def test_every_phase_has_a_handler_for_every_input() -> None:
