@@ -26,7 +26,8 @@ Semantics of one step, for an input ``event``:
    caused (the loop sees the assembled message before the driver event that completed
    it), and a child's own outputs stay together, ahead of what they cause.
 3. Each ``watchers`` child sees the input, then every output of steps 1-2 for which
-   ``watch(output)`` is true (all of them by default), in order; its outputs are
+   ``watch(output)`` is true (all of them by default), in order, the input itself as
+   the first output (echoed, or let through by a child) excepted; its outputs are
    appended (watchers are never fed back to).
 
 Re-feeding deeper than ``max_depth`` is a runaway loop: ``LimitExceededError`` (code
@@ -235,7 +236,9 @@ class _Routed(_Combinator):
             collected: list[Any] = [event] if echo else []
             run(states, event, targets, collected, 1)
             if watchers:
-                outputs = collected[1:] if echo else collected
+                # the input itself as the first output (echoed, or let through by a
+                # child) is seen once, as the input
+                outputs = collected[1:] if collected and collected[0] is event else collected
                 if watch is not None:
                     outputs = [o for o in outputs if watch(o)]
                 seen = (event, *outputs)

@@ -5,12 +5,12 @@ workflow does next: ``perform`` queues a model call, a summary, an output check 
 batch of tool calls (``pending``, each with the sequence number of the input that asked
 for it: the name of its step), keeps a timer's time (``timer``: the workflow sleeps
 durably until then), hands an elicitation's answer to the tool call waiting for it in
-its step (``asked``: the workflow registers the call's question there), and answers a
-cancellation at once: a model call that never started
-ends with an ``interrupt``, cancelled tool calls with the same ``ABORTED`` result as in
-one process (``performing.aborted``), both fed back through the workflow's fold. The
-workflow (``conversation``) performs what is pending as steps and feeds what they
-produced.
+its step (``asked``: the workflow registers the call's question there), and performs a
+cancellation at once: a model call that never started ends with an ``interrupt`` fed
+back through the workflow's fold; cancelled tool calls are dropped from what is
+pending (the loop answered them itself, and drops a result a step still running
+produces later). The workflow (``conversation``) performs what is pending as steps and
+feeds what they produced.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from .._loop.events import (
     SetTimer,
     SummariseContext,
 )
-from .._runtime.performing import BasePerformer, aborted
+from .._runtime.performing import BasePerformer
 
 __all__ = ["DurablePerformer"]
 
@@ -100,5 +100,3 @@ class DurablePerformer(BasePerformer):
                 effect = ExecuteTools(calls, effect.parallel)
             kept.append((seq, effect))
         self.pending = kept
-        now = self.lane.now
-        self.feed([aborted(call_id, now) for call_id in sorted(ids)])

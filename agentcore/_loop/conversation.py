@@ -14,10 +14,15 @@ Built with ``route_processors``, the way a user builds theirs (docs/machine.md):
 Routing (every decision about who sees what lives here, none in the runtime):
 
 - stream deltas (and ``message_stop``) go to the core only; ``message_start``,
-  ``error_received``, ``interrupt`` and ``tool_result`` go to the core, then to the
-  loop; the core's ``assistant_message`` is fed to the loop as soon as it is assembled,
-  so the loop decides on the whole reply before it sees the event that completed it (a
-  failure's flushed partial reply before the failure);
+  ``error_received`` and ``interrupt`` go to the core, then to the loop; the core's
+  ``assistant_message`` is fed to the loop as soon as it is assembled, so the loop
+  decides on the whole reply before it sees the event that completed it (a failure's
+  flushed partial reply before the failure);
+- a ``tool_result`` goes to the loop first, which lets it into the conversation (its
+  first output, fed to the core) when it answers a running call, and drops a late one
+  for a call it cancelled and answered itself, so the core never sees it; the core's
+  ``tool_result_message`` goes back to the loop, which records it: one answer per call,
+  one history entry per answer;
 - commands (``agent_prompt``, ``agent_steer``, ``tool_approval``, ``clock_tick``,
   ``elicitation_request``, ``elicitation_answer``...) go to
   the loop only; so does anything unknown, which the loop rejects by name; a
@@ -26,9 +31,10 @@ Routing (every decision about who sees what lives here, none in the runtime):
   prompt or a queued message, the ``interrupt`` that flushes a reply cut off by a process
   stop, the ``conversation_close`` that ends the core's conversation with the run; and
   the ``tool_result`` of a call it answered itself goes to the core and back to the
-  loop, exactly the way a tool's own result does;
-- every stream-layer input is also the first output of its step, so the outputs of a
-  fold are exactly what presenters receive, and ``replay`` reproduces them.
+  loop as its message, exactly the way a tool's own result does;
+- every stream-layer input the conversation takes is also the first output of its step
+  (a ``tool_result`` only when the loop lets it in), so the outputs of a fold are exactly
+  what presenters receive, and ``replay`` reproduces them.
 
 Effect requests (``CallModel``...; ``agentcore.loop.EFFECTS``) are outputs too: the
 runtime performs them and never delivers them.
@@ -58,6 +64,7 @@ from .._core.events import (
     TextDelta,
     ThinkingDelta,
     ToolResult,
+    ToolResultMessage,
     ToolUseStart,
     ToolUseStop,
     UserMessage,
@@ -142,6 +149,7 @@ COMMANDS: tuple[type[Any], ...] = (
 ROUTES: Mapping[type[Any], tuple[str, ...]] = {
     **{cls: ("core", "loop") for cls in STREAM_INPUTS},
     **{cls: ("core",) for cls in DELTAS},
+    ToolResult: ("loop",),
     UserMessage: ("core",),
     **{cls: ("loop",) for cls in COMMANDS},
     StepsYield: (),
@@ -149,11 +157,13 @@ ROUTES: Mapping[type[Any], tuple[str, ...]] = {
 FEEDBACK: Mapping[type[Any], tuple[str, ...]] = {
     AssistantMessage: ("loop",),
     UserMessage: ("core",),
-    ToolResult: ("core", "loop"),
+    ToolResult: ("core",),
+    ToolResultMessage: ("loop",),
     Interrupt: ("core",),
     ConversationClose: ("core",),
 }
-ECHO = (*STREAM_INPUTS, UserMessage)
+ECHO = (*(cls for cls in STREAM_INPUTS if cls is not ToolResult), UserMessage)
+"""A ``tool_result`` input is not echoed: the loop lets it in (its first output) or not."""
 
 ConversationState = Any
 """A ``CombinedState`` named tuple: ``core``, ``loop``, then one field per user processor."""

@@ -484,7 +484,8 @@ class LoopState:
 
     ``context`` is what requests send of the history once it was compacted (``None``:
     all of it); ``usage`` and ``cost`` sum every model call of the session (the agent's
-    life, resets of the history included).
+    life, resets of the history included); ``cancelled`` (below) the calls whose late
+    results are dropped.
     """
 
     config: LoopConfig
@@ -499,6 +500,12 @@ class LoopState:
     context: ContextView | None = None
     usage: Usage = attrs.field(factory=Usage)
     cost: float = 0.0
+    cancelled: frozenset[str] = frozenset()
+    """The running tool calls stopped runs cancelled and answered themselves
+    (``ABORTED``): a real result that arrives for one later, whenever it does, is dropped
+    (journaled, without effect), and the id leaves the set; so every call keeps exactly
+    one answer. Ids whose result never comes (an in-process tool's task is abandoned, so
+    it never does) stay: a few per aborted batch."""
 
     def replace(self, **changes: Any) -> LoopState:
         """This state with ``changes`` (same as ``attrs.evolve``, cheaper)."""
@@ -518,6 +525,7 @@ class LoopState:
             self.context,
             self.usage,
             self.cost,
+            self.cancelled,
         )
 
     def with_run(self, run: Run | None) -> LoopState:
@@ -534,6 +542,7 @@ class LoopState:
             self.context,
             self.usage,
             self.cost,
+            self.cancelled,
         )
 
 

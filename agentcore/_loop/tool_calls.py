@@ -7,12 +7,14 @@ calls the model or ends a run. The policy reads the result: a state whose ``batc
 the history, so the model is called next; a batch with nothing running while the run is
 stopping means the run can end.
 
-Every call gets exactly one result, and every result arrives the same way: as a
-``tool_result`` input, recorded by ``on_tool_result``. A call the loop answers itself
-(unknown tool, invalid arguments, skipped by steering, rejected, cut off by the end of
-the run, lost with a stopped process) counts as running until its answer comes back:
-the loop emits ``tool_execution_start`` and a ``tool_result``, and the conversation
-processor feeds that result to the core and back to the loop, right after this step.
+Every call gets exactly one result, and every result arrives the same way: as the
+core's ``tool_result_message`` for a ``tool_result`` the loop let in or made, recorded by
+``on_tool_result``. A call the loop answers itself (unknown tool, invalid arguments,
+skipped by steering, rejected, cancelled or cut off by the end of the run, lost with a
+stopped process) counts as running until its answer comes back: the loop emits
+``tool_execution_start`` (unless the call started) and a ``tool_result``, and the
+conversation processor feeds that result to the core and its message back to the loop,
+right after this step.
 """
 
 from __future__ import annotations
@@ -211,18 +213,17 @@ def _must(result: ToolResultMessage | None) -> ToolResultMessage:
 # -- results and progress -------------------------------------------------------------------
 
 
-def on_tool_result(s: LoopState, e: ToolResult, ts: int, out: Out) -> LoopState:
-    """A running call's result. The batch moves on once nothing is running, unless the
-    run is stopping (the policy then ends it)."""
+def on_tool_result(s: LoopState, e: ToolResultMessage, ts: int, out: Out) -> LoopState:
+    """A running call's result, as the core assembled it (the history's entry). The
+    batch moves on once nothing is running, unless the run is stopping (the policy then
+    ends it)."""
     batch = s.batch
     call_id = e.tool_call_id
     if batch is None or call_id not in batch.running:
         out.extend(rejected(f"no running tool call has id {call_id!r}", e))
         return s
-    name = batch.name_of(call_id)
-    result = ToolResultMessage.answering(e, name)
-    out.append(ToolExecutionEnd(call_id, name, result, e.is_error, timestamp=ts))
-    batch = batch.answer(call_id, result)
+    out.append(ToolExecutionEnd(call_id, e.tool_name, e, e.is_error, timestamp=ts))
+    batch = batch.answer(call_id, e)
     s = s.with_batch(batch)
     if batch.running or s.phase != "tools" or (s.run is not None and s.run.stopping is not None):
         return s

@@ -15,10 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol, runtime_checkable
 
-from .._core.errors import ErrorCode
-from .._core.events import ToolResult
-
-__all__ = ["BasePerformer", "Performer", "aborted"]
+__all__ = ["BasePerformer", "Performer"]
 
 
 @runtime_checkable
@@ -38,6 +35,10 @@ class Performer(Protocol):
     def cancel(self) -> None:
         """Stop whatever is in flight without waiting; feeds nothing more for it."""
         ...
+
+    # ``CancelTools`` is performed by cancelling the calls, nothing more: the loop has
+    # answered them itself (``ABORTED``) in the step that asked for the cancel, and drops
+    # a result that comes late.
 
     async def aclose(self) -> None:
         """``cancel``, then wait for what was in flight to end; idempotent."""
@@ -59,11 +60,3 @@ class BasePerformer:
 
     async def aclose(self) -> None:
         self.cancel()
-
-
-def aborted(call_id: str, timestamp: int) -> ToolResult:
-    """The answer of a tool call cancelled before it finished (``CancelTools``): the same
-    from every performer, so a durable run's history reads as one process's."""
-    text = "The call was cancelled before it finished: the run was stopped."
-    details = {"error_code": ErrorCode.ABORTED.value}
-    return ToolResult(call_id, text, True, details, timestamp=timestamp)

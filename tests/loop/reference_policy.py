@@ -2,7 +2,10 @@
 the oracle of tests/loop/test_phase_table.py: the table must accept, reject and ignore
 exactly what this dispatch did. Not used by the library. The changes: the phase checks
 that ``tool_calls.on_approval`` and ``elicitations.on_request`` made are made here (the
-table owns them now), and ``rejected`` gives the ``error_message`` alone, as it did."""
+table owns them now), and ``rejected`` gives the ``error_message`` alone, as it did.
+Since then, one change of behaviour is made here too: the loop answers the running calls
+it cancels (``_stop``), takes a ``tool_result`` input first (``_admit``) and records the
+core's ``tool_result_message``."""
 
 # ruff: noqa
 # mypy: ignore-errors
@@ -687,7 +690,11 @@ def _stop(s: LoopState, code: str, message: str, ts: int, out: Out) -> LoopState
     if s.phase in _CALLING and not run.awaiting_error:
         out.append(CancelModel())
     elif s.phase == "tools" and s.batch is not None and s.batch.running:
-        out.append(CancelTools(tuple(sorted(s.batch.running))))
+        running = tuple(sorted(s.batch.running))
+        out.append(CancelTools(running))
+        text = "The call was cancelled before it finished: the run was stopped."
+        tool_calls.answer_running(s, running, text, ErrorCode.ABORTED.value, ts, out)
+        s = s.replace(cancelled=s.cancelled | frozenset(running))
     else:
         return _finish(s, reason, code, message, ts, out)
     return s.with_run(run.replace(stopping=(reason, code, message, False)))
@@ -809,7 +816,21 @@ def _on_reset(s: LoopState, e: AgentReset, ts: int, out: Out) -> LoopState:
     )
 
 
-def _on_tool_result(s: LoopState, e: ToolResult, ts: int, out: Out) -> LoopState:
+def _admit(s: LoopState, e: ToolResult, ts: int, out: Out) -> LoopState:
+    call_id = e.tool_call_id
+    if s.batch is not None and call_id in s.batch.running:
+        out.append(e)
+        return s
+    if call_id in s.cancelled:
+        return s.replace(cancelled=s.cancelled - {call_id})
+    if s.run is None:
+        out.append(e)
+        return s
+    out.append(rejected(f"no running tool call has id {call_id!r}", e))
+    return s
+
+
+def _on_tool_result(s: LoopState, e: ToolResultMessage, ts: int, out: Out) -> LoopState:
     run = s.run
     if run is None:
         return s  # not part of a run: the core records it
@@ -860,7 +881,8 @@ _HANDLERS: dict[type[Any], _Handler] = {
         else elicitations.refuse_request(s, e, ts, out)
     ),
     ElicitationAnswer: _on_elicitation_answer,
-    ToolResult: _on_tool_result,
+    ToolResult: _admit,
+    ToolResultMessage: _on_tool_result,
     MessageStart: _on_message_start,
     AssistantMessage: _on_assistant,
     ErrorReceived: _on_error,

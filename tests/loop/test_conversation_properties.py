@@ -2,11 +2,15 @@
 
 A simulated runtime performs the effect requests the way the real one does (a model call
 is answered by a driver's stream events, a cancelled call by an ``interrupt``, a tool
-call by a ``tool_result``), and Hypothesis picks what happens next at every step. Then:
+call by a ``tool_result``; a cancelled tool call is only cancelled, and its real result
+may still come, late), and Hypothesis picks what happens next at every step. Then:
 
 - every layer agrees that each tool call was answered exactly once (a ``tool_result``
   reaching the core, a ``tool_result_message``, a ``tool_execution_end``, a history
-  entry), and the history passes the provider-validity check;
+  entry), whatever interleaving of aborts, interrupts, timeouts and late results came,
+  and the history passes the provider-validity check;
+- a late result (for a call the loop cancelled and answered itself) has no output and
+  changes nothing but the loop's note of the calls it may still drop;
 - the activity the core projects equals an ``AgentStateMachine`` fed every output;
 - every run ends with ``agent_end`` as the last output of its step;
 - no queued message is lost or delivered twice;
@@ -109,6 +113,8 @@ class Runtime:
         self.model_open = False
         self.cancel_model = False
         self.running: dict[str, bool] = {}  # id -> cancelled
+        self.late: list[str] = []  # cancelled calls whose real result may still come
+        self.dropped = 0
         self.approvals: list[str] = []
         self.calls = 0
         self.messages = 0
@@ -135,10 +141,10 @@ class Runtime:
                 self.cancel_model = True
             elif isinstance(o, ExecuteTools):
                 self.running.update({c.tool_call_id: False for c in o.tool_calls})
-            elif isinstance(o, CancelTools):  # the runtime answers a cancelled call at once
+            elif isinstance(o, CancelTools):  # the runtime only cancels: the loop answered
                 for call_id in o.tool_call_ids:
                     self.running.pop(call_id, None)
-                    self.feed(ToolResult(call_id, "cancelled", is_error=True))
+                    self.late.append(call_id)
             elif isinstance(o, AwaitApproval):
                 self.approvals = [c.tool_call_id for c in o.tool_calls]
             elif isinstance(o, Finish):
@@ -216,6 +222,9 @@ def _drive(rt: Runtime, data: st.DataObject) -> None:
         options: list[Any] = ["steer", "follow_up", "abort", "tick"]
         if rt.model_open:
             options += ["reply"] * 3
+        else:
+            options.append("interrupt")
+        options += [("late", i) for i in rt.late]
         options += [("tool", i) for i in sorted(rt.running)] * 2
         batch = rt.state.loop.batch
         decided = set(batch.decisions) if batch is not None else set()
@@ -234,6 +243,10 @@ def _drive(rt: Runtime, data: st.DataObject) -> None:
             rt.feed(AgentFollowUp(rt.message("follow")))
         elif choice == "abort":
             rt.feed(AgentAbort())
+        elif choice == "interrupt":
+            rt.feed(Interrupt("abort"))
+        elif choice[0] == "late":
+            _late(rt, choice[1])
         elif choice == "tick":
             rt.feed(ClockTick())
         elif choice == "prompt":
@@ -252,6 +265,20 @@ def _drive(rt: Runtime, data: st.DataObject) -> None:
         for cid in sorted(rt.running):
             rt.running.pop(cid)
             rt.feed(ToolResult(cid, "late"))
+    for cid in list(rt.late):
+        if data.draw(st.booleans(), f"late result of {cid}"):
+            _late(rt, cid)
+
+
+def _late(rt: Runtime, call_id: str) -> None:
+    """The real result of a call the loop cancelled and answered: journaled, dropped."""
+    rt.late.remove(call_id)
+    before = rt.state
+    rt.feed(ToolResult(call_id, "finished after all"))
+    assert rt.steps[-1] == ()
+    assert rt.state.core == before.core
+    assert rt.state.loop == before.loop.replace(cancelled=before.loop.cancelled - {call_id})
+    rt.dropped += 1
 
 
 STREAMING = (MessageStart, TextDelta, ToolUseStart, InputJsonDelta, ToolUseStop, MessageDelta)

@@ -64,12 +64,25 @@ async def _noop(args: Any, ctx: Any) -> str:
 TOOLS = (define_tool("ask", "asks the user", {"type": "object", "properties": {}}, _noop),)
 
 
+def as_core_answers(state: Any, outputs: Any) -> list[Any]:
+    """The ``tool_result_message`` the core makes of each ``tool_result`` the loop let in
+    or made itself, as the conversation processor feeds it back to the loop."""
+    batch = state.batch
+    return [
+        ToolResultMessage.answering(
+            o, batch.name_of(o.tool_call_id) if batch and o.tool_call_id in batch.positions else ""
+        )
+        for o in outputs
+        if isinstance(o, ToolResult)
+    ]
+
+
 def fold(state: Any, event: Any) -> tuple[Any, list[Any]]:
     """``loop_processor`` with the loop's own tool answers fed back (as the conversation
     processor does)."""
     state, out = loop_processor(state, event)
     outputs = list(out)
-    for answer in [o for o in out if isinstance(o, ToolResult)]:
+    for answer in as_core_answers(state, out):
         state, more = fold(state, answer)
         outputs.extend(more)
     return state, outputs
@@ -285,9 +298,11 @@ def test_abort_cancels_the_questions_and_the_calls_that_asked() -> None:
     out = sim.feed(AgentAbort())
     cancels = [o.answer for o in out if isinstance(o, AnswerElicitation)]
     assert [(a.elicitation_id, a.action) for a in cancels] == [("e1", "cancel")]
-    assert sim.state.phase == "tools" and sim.state.run is not None
-    sim.feed(ToolResult("c1", "cancelled", True))
+    # the loop answers the call it cancels itself: the run ends in the same step
+    (answer,) = [o for o in out if isinstance(o, ToolResult)]
+    assert answer.tool_call_id == "c1" and answer.details == {"error_code": "ABORTED"}
     assert sim.state.phase == "idle" and sim.answered == Counter({"e1": 1})
+    assert sim.feed(ToolResult("c1", "cancelled", True)) == []  # late: dropped
 
 
 def test_a_call_that_ends_while_its_question_waits_cancels_it() -> None:
@@ -295,7 +310,8 @@ def test_a_call_that_ends_while_its_question_waits_cancels_it() -> None:
     sim.ask("c1")
     out = sim.feed(ToolResult("c1", "timed out", True))
     assert [o.answer.action for o in out if isinstance(o, AnswerElicitation)] == ["cancel"]
-    assert isinstance(out[0], ElicitationAnswer)  # delivered before the call's end
+    assert out[0] == ToolResult("c1", "timed out", True, timestamp=out[0].timestamp)  # let in
+    assert isinstance(out[1], ElicitationAnswer)  # delivered before the call's end
     assert any(isinstance(o, CallModel) for o in out)  # the run went on
 
 

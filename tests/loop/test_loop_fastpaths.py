@@ -40,6 +40,7 @@ from agentcore.events import (
 from agentcore.loop import (
     AgentAbort,
     AgentPrompt,
+    CancelTools,
     ContextView,
     Limits,
     LoopConfig,
@@ -133,9 +134,25 @@ def test_repeated_call_id_is_answered_once_and_closed_everywhere() -> None:
     s, _ = loop_processor(s, AssistantMessage("m", "model", calls, stop_reason="tool_use"))
     assert s.batch is not None and s.batch.running == frozenset({"x"})
     s, out = loop_processor(s, ToolResult("x", "done", timestamp=5))
+    assert out == (ToolResult("x", "done", timestamp=5),)  # let in, once
+    s, out = loop_processor(s, ToolResultMessage("x", "t", "done", timestamp=5))  # the core's
     assert [o.tool_call_id for o in out if isinstance(o, ToolExecutionEnd)] == ["x"]
     results = [m for m in s.messages if isinstance(m, ToolResultMessage)]
     assert [r.result for r in results] == ["done", "done"]
+
+
+def _fold(state: Any, event: Any) -> tuple[Any, list[Any]]:
+    """``loop_processor``, with each ``tool_result`` it lets in or makes fed back as the
+    core's ``tool_result_message`` (as the conversation processor does)."""
+    state, out = loop_processor(state, event)
+    outputs = list(out)
+    batch = state.batch
+    for o in out:
+        if isinstance(o, ToolResult):
+            name = batch.name_of(o.tool_call_id) if batch is not None else ""
+            state, more = _fold(state, ToolResultMessage.answering(o, name))
+            outputs.extend(more)
+    return state, outputs
 
 
 def _prompt() -> AgentPrompt:
@@ -150,17 +167,23 @@ def test_abort_answers_unstarted_and_running_calls_from_slots() -> None:
     s, _ = loop_processor(initial_loop_state(config), _prompt())
     calls = [ToolCallPart(i, "t", {}) for i in ("p", "q", "r")]
     s, _ = loop_processor(s, AssistantMessage("m", "model", calls, stop_reason="tool_use"))
-    s, _ = loop_processor(s, ToolResult("p", "one", timestamp=5))
-    s, out = loop_processor(s, AgentAbort(timestamp=6))
-    s, out = loop_processor(s, ToolResult("q", "late", timestamp=7))
-    (answer,) = [o for o in out if isinstance(o, ToolResult)]  # the loop answers r itself
-    assert answer.tool_call_id == "r" and answer.details == {"error_code": "ABORTED"}
-    s, more = loop_processor(s, answer)  # and gets that answer back, as from any tool
-    ended = [o.tool_call_id for o in (*out, *more) if isinstance(o, ToolExecutionEnd)]
+    s, _ = _fold(s, ToolResult("p", "one", timestamp=5))
+    s, out = _fold(s, AgentAbort(timestamp=6))
+    # the loop answers the running q (cancelled) and the unstarted r itself
+    answers = [o for o in out if isinstance(o, ToolResult)]
+    assert [(a.tool_call_id, a.details) for a in answers] == [
+        ("q", {"error_code": "ABORTED"}),
+        ("r", {"error_code": "ABORTED"}),
+    ]
+    assert CancelTools(("q",)) in out
+    ended = [o.tool_call_id for o in out if isinstance(o, ToolExecutionEnd)]
     assert ended == ["q", "r"]
     results = [m.result for m in s.messages if isinstance(m, ToolResultMessage)]
-    assert results[:2] == ["one", "late"] and "not completed" in str(results[2])
+    assert results[0] == "one" and "cancelled" in str(results[1])
+    assert "not completed" in str(results[2])
     assert s.phase == "idle" and history_problems(list(s.messages)) == []
+    # q's real result, late: journaled, without effect
+    assert _fold(s, ToolResult("q", "late", timestamp=7)) == (s.replace(cancelled=frozenset()), [])
 
 
 def test_outlet_reaches_subscribers_and_skips_dispatch_without_them() -> None:
@@ -236,6 +259,7 @@ _FIELD_VALUES: dict[str, Any] = {
     "batch": None,
     "error": None,
     "context": ContextView(start=1, summary="before"),
+    "cancelled": frozenset({"c9"}),
     # Run
     "limits": Limits(max_iterations=2),
     "started_at": 11,

@@ -77,6 +77,19 @@ def _state(**config: Any) -> LoopState:
     return initial_loop_state(LoopConfig(**config))
 
 
+def as_core_answers(state: Any, outputs: Any) -> list[Any]:
+    """The ``tool_result_message`` the core makes of each ``tool_result`` the loop let in
+    or made itself, as the conversation processor feeds it back to the loop."""
+    batch = state.batch
+    return [
+        ToolResultMessage.answering(
+            o, batch.name_of(o.tool_call_id) if batch and o.tool_call_id in batch.positions else ""
+        )
+        for o in outputs
+        if isinstance(o, ToolResult)
+    ]
+
+
 def _feed(state: LoopState, *events: Any) -> tuple[LoopState, list[Any]]:
     """Fold ``events``; the ``tool_result`` of a call the loop answered itself comes back
     to it, as the conversation processor feeds it back."""
@@ -84,7 +97,7 @@ def _feed(state: LoopState, *events: Any) -> tuple[LoopState, list[Any]]:
     for e in events:
         state, outputs = loop_processor(state, e)
         out.extend(outputs)
-        answers = [o for o in outputs if isinstance(o, ToolResult)]
+        answers = as_core_answers(state, outputs)
         if answers:
             state, more = _feed(state, *answers)
             out.extend(more)
@@ -149,8 +162,9 @@ def test_parallel_calls_finish_in_reverse_order_results_in_asked_order() -> None
     assert _of(out, ExecuteTools) == [ExecuteTools((_call("t1"), _call("t2")), parallel=True)]
     assert [o.tool_call_id for o in _of(out, ToolExecutionStart)] == ["t1", "t2"]
     s, out = _feed(s, ToolResult("t2", "two"), ToolProgress("t1", {"pct": 50}))
-    assert _types(out) == ["ToolExecutionEnd", "ToolExecutionUpdate"]
-    assert out[1] == ToolExecutionUpdate("t1", "add", {"pct": 50})
+    assert _types(out) == ["ToolResult", "ToolExecutionEnd", "ToolExecutionUpdate"]
+    assert out[0] == ToolResult("t2", "two")  # let in: the core assembles it first
+    assert out[2] == ToolExecutionUpdate("t1", "add", {"pct": 50})
     s, out = _feed(s, ToolResult("t1", "one"))
     results = [m for m in s.messages if isinstance(m, ToolResultMessage)]
     assert [(r.tool_call_id, r.result) for r in results] == [("t1", "one"), ("t2", "two")]
@@ -285,16 +299,24 @@ def test_timeout_cancels_running_tools_and_answers_them() -> None:
     assert _of(out, SetTimer) == [SetTimer(1100)]
     s, _ = _feed(s, _reply("", _call("t1"), _call("t2")), ClockTick(timestamp=500))
     s, out = _feed(s, ClockTick(timestamp=1100))
-    assert out == [CancelTools(("t1", "t2"))]
-    s, out = _feed(s, ToolResult("t1", "late but kept", timestamp=1101))
-    assert not _of(out, AgentEnd)
-    s, out = _feed(s, ToolResult("t2", "cancelled", is_error=True, timestamp=1102))
+    # the loop cancels the running calls and answers them itself, in the same step: the
+    # run ends at once, whatever the tools do with the cancel
+    assert out[0] == CancelTools(("t1", "t2"))
+    answers = _of(out, ToolResult)
+    assert [(a.tool_call_id, a.details) for a in answers] == [
+        ("t1", {"error_code": "ABORTED"}),
+        ("t2", {"error_code": "ABORTED"}),
+    ]
     end = _of(out, AgentEnd)[0]
     assert (end.reason, end.code) == ("error", "TIMEOUT")
-    assert [m.result for m in s.messages if isinstance(m, ToolResultMessage)] == [
-        "late but kept",
-        "cancelled",
-    ]
+    assert s.phase == "idle" and s.cancelled == {"t1", "t2"}
+    recorded = [m.result for m in s.messages if isinstance(m, ToolResultMessage)]
+    assert recorded == [a.result for a in answers]
+    # a real result that arrives late is dropped: the loop's answer is the one recorded
+    # (journaled, it replays the same way); the core never sees it
+    late, out = _feed(s, ToolResult("t1", "late, dropped", timestamp=1101))
+    assert out == [] and late.messages == s.messages and late.cancelled == {"t2"}
+    assert history_problems(list(late.messages)) == []
 
 
 def test_abort_while_streaming_keeps_partial_and_requeues_steering() -> None:
@@ -371,8 +393,10 @@ def test_out_of_phase_events_are_rejected_without_changing_state() -> None:
         s2, out = loop_processor(s, event)
         assert s2 is s and isinstance(out[0], ErrorMessage) and out[0].code == "PROTOCOL_ERROR"
     # stream traffic outside a run is the core's to assemble and report, not the loop's
-    for event in (ToolResult("x", "r"), _reply("x"), ErrorReceived("e", "X"), TextDelta("a", 0)):
+    for event in (_reply("x"), ErrorReceived("e", "X"), TextDelta("a", 0)):
         assert loop_processor(s, event) == (s, ())
+    result = ToolResult("x", "r")  # reaches the loop first: let through to the core
+    assert loop_processor(s, result) == (s, (result,))
     assert loop_processor(s, AgentAbort()) == (s, ())
     s, _ = _feed(s, AgentPrompt([_user("go")]))
     for event in (ToolResult("x", "r"), ToolApproval("x", True)):

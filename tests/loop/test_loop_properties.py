@@ -74,11 +74,24 @@ TOOLS = (
 )
 
 
+def as_core_answers(state: Any, outputs: Any) -> list[Any]:
+    """The ``tool_result_message`` the core makes of each ``tool_result`` the loop let in
+    or made itself, as the conversation processor feeds it back to the loop."""
+    batch = state.batch
+    return [
+        ToolResultMessage.answering(
+            o, batch.name_of(o.tool_call_id) if batch and o.tool_call_id in batch.positions else ""
+        )
+        for o in outputs
+        if isinstance(o, ToolResult)
+    ]
+
+
 def fold(state: Any, event: Any) -> tuple[Any, list[Any]]:
     """``loop_processor``, with the loop's own answers fed back to it."""
     state, out = loop_processor(state, event)
     outputs = list(out)
-    for answer in [o for o in out if isinstance(o, ToolResult)]:
+    for answer in as_core_answers(state, out):
         state, more = fold(state, answer)
         outputs.extend(more)
     return state, outputs

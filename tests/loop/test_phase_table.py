@@ -31,6 +31,7 @@ from agentcore.events import (
     TextPart,
     ToolCallPart,
     ToolResult,
+    ToolResultMessage,
     UserMessage,
 )
 from agentcore.loop import (
@@ -83,7 +84,7 @@ def _ignores(handler: Any) -> bool:
 
 
 def _refuses(handler: Any) -> bool:
-    return bool(handler.__name__.startswith(("_busy", "_stray", "refuse")))
+    return bool(handler.__name__.lstrip("_").startswith(("busy", "stray", "refuse")))
 
 
 def test_every_phase_has_a_handler_for_every_input() -> None:
@@ -265,11 +266,24 @@ def _event(data: st.DataObject, state: Any, n: int, ts: int) -> Any:
     return simple[kind]()
 
 
+def as_core_answers(state: Any, outputs: Any) -> list[Any]:
+    """The ``tool_result_message`` the core makes of each ``tool_result`` the loop let in
+    or made itself, as the conversation processor feeds it back to the loop."""
+    batch = state.batch
+    return [
+        ToolResultMessage.answering(
+            o, batch.name_of(o.tool_call_id) if batch and o.tool_call_id in batch.positions else ""
+        )
+        for o in outputs
+        if isinstance(o, ToolResult)
+    ]
+
+
 def _fold(processor: Any, state: Any, event: Any) -> tuple[Any, list[Any]]:
     """``processor`` with the loop's own tool results fed back, as the conversation does."""
     state, out = processor(state, event)
     outputs = list(out)
-    for answer in [o for o in out if isinstance(o, ToolResult)]:
+    for answer in as_core_answers(state, out):
         state, more = _fold(processor, state, answer)
         outputs.extend(more)
     return state, outputs

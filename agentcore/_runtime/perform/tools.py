@@ -4,8 +4,9 @@
   that swallows cancellation), through the middleware, the extensions' hooks and the
   tool guardrails; each result is fed as a ``tool_result``. A batch holding a call that
   is not idempotent waits for ``barrier()`` first (the journal writes what it holds back).
-- ``CancelTools``: each call is answered at once with an ``ABORTED`` result and its task
-  cancelled and abandoned, so a tool that ignores cancellation never holds the run.
+- ``CancelTools``: each call's task is cancelled and abandoned, so a tool that ignores
+  cancellation never holds the run; the loop answered the call itself, so nothing more
+  is fed for it.
 - ``AnswerElicitation``: the answer goes to the tool call waiting in ``ctx.elicit``.
   A call that asks feeds its ``elicitation_request`` (with a fresh id and its call id);
   one that stops waiting before the answer (a timeout, a cancellation) feeds a
@@ -36,7 +37,6 @@ from ..actions import ToolCallAction, ToolResultAction, through
 from ..extensions import Block
 from ..guardrails import Verdict, judge
 from ..outlet import new_id
-from ..performing import aborted
 from ..tool_runner import AbortSignal, ToolContext, run_tool
 from .shared import Shared, code
 
@@ -67,13 +67,12 @@ class ToolCalls:
             self.calls[call.tool_call_id] = (task, signal)
 
     def cancel_call(self, call_id: str) -> None:
-        """``CancelTools``: abandon the call's task and answer it ``ABORTED``."""
+        """``CancelTools``: abandon the call's task (the loop answered the call)."""
         entry = self.calls.pop(call_id, None)
-        if entry is not None:  # else nothing runs here (a resumed run): answered all the same
+        if entry is not None:  # else nothing runs here (a resumed run)
             task, signal = entry
             signal.abort()
             task.cancel()
-        self._shared.feed(aborted(call_id, self._shared.clock()))
 
     def cancel(self) -> None:
         """Abandon every call in flight, feeding nothing more for them."""
@@ -106,7 +105,7 @@ class ToolCalls:
             else:
                 result = await self._execute(call, signal)
         except asyncio.CancelledError:
-            return  # cancelled by CancelTools or aclose, which answered the call
+            return  # cancelled by CancelTools (the loop answered the call) or aclose
         if self.calls.pop(call_id, None) is not None:  # not answered by a cancel already
             shared.feed(result)
         if trip is not None:  # after the call's own answer: the history stays well-formed

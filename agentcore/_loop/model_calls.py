@@ -1,0 +1,288 @@
+"""Model calls of a run (pure; the loop policy's, ``policy``): queued messages entering
+the conversation, the ``CallModel`` request, its charge (``model_usage``), a failed call
+retried later or compacted and made again, a summary adopted, a cut-off reply
+discarded."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any, TypeAlias
+
+from .._core.content import Usage
+from .._core.driver import ModelRequest
+from .._core.errors import ErrorCode
+from .._core.events import (
+    AssistantMessage,
+    ErrorReceived,
+    MessageStart,
+    ToolResult,
+    ToolResultMessage,
+    UserMessage,
+)
+from .._core.pricing import call_cost
+from . import output
+from .compacting import adopt_summary, compact
+from .compaction import render_view
+from .ending import arm, end, finish, on_tick, stop
+from .events import (
+    AgentMessageEnd,
+    AgentMessageStart,
+    CallModel,
+    ClockTick,
+    ContextSummary,
+    ModelCallRetry,
+    ModelUsage,
+    TurnStart,
+)
+from .state import LIMIT_HINT, Batch, LoopState, Run
+from .tool_calls import spent
+
+Out: TypeAlias = list[Any]
+
+
+_INTERRUPTED = ErrorCode.INTERRUPTED.value
+_OVERFLOW = ErrorCode.CONTEXT_OVERFLOW.value
+
+
+def _role(message: Any) -> str:
+    if isinstance(message, AssistantMessage):
+        return "assistant"
+    if isinstance(message, ToolResultMessage):
+        return "tool"
+    return "user" if isinstance(message, UserMessage) else "custom"
+
+
+def enter(message: Any, ts: int, out: Out) -> None:
+    """A message enters the conversation: its lifecycle, and a user message for the core."""
+    role = _role(message)
+    out.append(AgentMessageStart(role, message, timestamp=ts))
+    out.append(AgentMessageEnd(role, message, timestamp=ts))
+    if role == "user":
+        out.append(message)
+
+
+def call_model(s: LoopState, queue: str, ts: int, out: Out) -> LoopState:
+    """Deliver queued messages from ``queue`` (per its mode) and request a model call."""
+    run = s.run
+    assert run is not None
+    cap = run.limits.max_iterations
+    if cap is not None and run.iterations >= cap:
+        return finish(
+            s,
+            "error",
+            ErrorCode.MAX_ITERATIONS_EXCEEDED,
+            f"stopped after {cap} model calls (max_iterations={cap}); {LIMIT_HINT}",
+            ts,
+            out,
+        )
+    steering = queue == "steer"
+    pending = s.steering if steering else s.follow_ups
+    mode = s.config.steering_mode if steering else s.config.follow_up_mode
+    taken = pending if mode == "all" else pending[:1]
+    rest = pending[len(taken) :]
+    turn = run.turn + 1
+    out.append(TurnStart(turn, timestamp=ts))
+    for m in taken:
+        enter(m, ts, out)
+    run = run.replace(
+        iterations=run.iterations + 1,
+        turn=turn,
+        turn_open=True,
+        inflight=run.inflight + tuple((queue, m) for m in taken),
+        streaming=False,
+        awaiting_error=False,
+        retries=0,
+        step_usage=Usage(),
+        step_cost=0.0,
+        overflowed=False,
+    )
+    s = s.replace(phase="model", run=run, **{"steering" if steering else "follow_ups": rest})
+    if s.config.compaction is not None:
+        compacted = compact(s, ts, out, overflow=False)
+        if compacted is not None:
+            s = compacted
+            if s.phase == "compacting":
+                return s  # the call is made once the summary is in
+    out.append(CallModel.deferred(partial(_request, s)))
+    return s
+
+
+def _request(s: LoopState) -> ModelRequest:
+    """The request of the current model call: the history as the context view sends it,
+    then the queued messages that were delivered for it, through the config's hooks."""
+    run = s.run
+    assert run is not None
+    cfg = s.config
+    history = s.messages if s.context is None else render_view(s.context, s.messages)
+    context = tuple(cfg.convert_to_llm([*history, *(m for _, m in run.inflight)]))
+    if cfg.transform_context is not None:
+        context = tuple(cfg.transform_context(context))
+    request = ModelRequest(
+        context,
+        cfg.system_prompt,
+        cfg.tool_specs,
+        cfg.model,
+        cfg.thinking_level,
+        cfg.max_output_tokens,
+        cfg.temperature,
+    )
+    return request if run.output is None else output.shaped_request(request, run.output)
+
+
+def call_again(s: LoopState, out: Out) -> LoopState:
+    """Issue the current model call again, with the same context (not a new iteration)."""
+    run = s.run
+    assert run is not None
+    run = run.replace(streaming=False, awaiting_error=False, partial=None, retry_at=None)
+    s = s.replace(phase="model", run=run)
+    out.append(CallModel.deferred(partial(_request, s)))
+    return s
+
+
+def on_message_start(s: LoopState, e: MessageStart, ts: int, out: Out) -> LoopState:
+    run = s.run
+    assert run is not None
+    if run.streaming:
+        return s
+    out.append(AgentMessageStart("assistant", None, timestamp=ts))
+    return s.with_run(run.replace(streaming=True))
+
+
+def charge(s: LoopState, usage: Usage, model: str, purpose: str, ts: int, out: Out) -> LoopState:
+    """A model call of the run used ``usage``: its ``model_usage``, and its usage and cost
+    added to the turn's, the run's and the session's."""
+    run = s.run
+    assert run is not None
+    cost = call_cost(usage, model, s.config.price, s.config.prices) or 0.0
+    out.append(ModelUsage(run.turn, model, usage, spent(s, cost), purpose, timestamp=ts))
+    run = run.replace(
+        usage=run.usage + usage,
+        cost=run.cost + cost,
+        step_usage=run.step_usage + usage,
+        step_cost=run.step_cost + cost,
+    )
+    return s.replace(run=run, usage=s.usage + usage, cost=s.cost + cost)
+
+
+def keep_reply(s: LoopState, e: AssistantMessage) -> LoopState:
+    """The reply joins the history (after the queued messages delivered for its call),
+    and its tool calls become the batch."""
+    run = s.run
+    assert run is not None
+    messages, inflight = s.messages, run.inflight
+    if e.parts or not e.incomplete:
+        messages, inflight = messages.extend(m for _, m in inflight), ()
+    if e.parts:
+        messages = messages.append(e)
+    calls = e.tool_calls if e.parts else ()
+    batch = Batch.of(calls) if calls else None
+    return s.replace(
+        messages=messages, run=run.replace(inflight=inflight, partial=None), batch=batch
+    )
+
+
+def discard(run: Run, reply: AssistantMessage, why: str, ts: int, out: Out) -> Run:
+    """Drop a cut-off ``reply`` from the run: it is not history, and its tool calls are
+    answered (so the core stops waiting for them) with results nobody records."""
+    ids = []
+    for call in reply.tool_calls:
+        text = f"Not run: {why}."
+        out.append(
+            ToolResult(call.tool_call_id, text, True, {"error_code": _INTERRUPTED}, timestamp=ts)
+        )
+        ids.append(call.tool_call_id)
+    return run.replace(discarded=run.discarded | frozenset(ids)) if ids else run
+
+
+def on_error(s: LoopState, e: ErrorReceived, ts: int, out: Out) -> LoopState:
+    run = s.run
+    assert run is not None
+    partial = run.partial
+    run = run.replace(partial=None, awaiting_error=False)
+    s = s.with_run(run)
+    if e.code == _OVERFLOW and run.stopping is None and not run.overflowed:
+        compacted = _compact_for_overflow(s, e, partial, ts, out)
+        if compacted is not None:
+            return compacted
+    if run.stopping is None and e.retryable and run.retries < s.config.model_retries:
+        return _retry_later(s, e, partial, ts, out)
+    if partial is not None:
+        s = keep_reply(s, partial)
+    if run.stopping is not None:
+        return end(s, ts, out)
+    return finish(s, "error", e.code, e.message, ts, out, retryable=e.retryable)
+
+
+def on_error_elsewhere(s: LoopState, e: ErrorReceived, ts: int, out: Out) -> LoopState:
+    """An error while no model call is open (a tool's, the runtime's): the run stops."""
+    run = s.run
+    assert run is not None
+    s = s.with_run(run.replace(partial=None, awaiting_error=False))
+    return stop(s, e.code, e.message, ts, out)
+
+
+def _compact_for_overflow(
+    s: LoopState, e: ErrorReceived, partial: AssistantMessage | None, ts: int, out: Out
+) -> LoopState | None:
+    """The provider refused the context: compact it and make the call once more (``None``
+    when there is no compaction, or nothing left to compact)."""
+    if s.config.compaction is None:
+        return None
+    run = s.run
+    assert run is not None
+    tried = s.with_run(run.replace(overflowed=True))
+    compacted = compact(tried, ts, out, overflow=True)
+    if compacted is None:
+        return None
+    if partial is not None:
+        why = f"the context was too long ({e.code}); it was compacted and the call is made again"
+        compacted = compacted.with_run(discard(compacted.run, partial, why, ts, out))  # type: ignore[arg-type]
+    return compacted if compacted.phase == "compacting" else call_again(compacted, out)
+
+
+def on_summary(s: LoopState, e: ContextSummary, ts: int, out: Out) -> LoopState:
+    """The summary a compaction asked for: adopt it and make the model call; a failed (or
+    empty) one ends the run with its error."""
+    run = s.run
+    assert run is not None
+    if run.summary is None:
+        return s  # the answer to a summary whose compaction is over
+    s = charge(s, e.usage, e.model, "summary", ts, out)
+    if run.stopping is not None:
+        return end(s, ts, out)
+    if e.code is not None or not e.summary.strip():
+        code = e.code or ErrorCode.PROVIDER_ERROR.value
+        why = e.message or "the model's summary was empty"
+        s = s.with_run(s.run.replace(summary=None))  # type: ignore[union-attr]
+        message = f"compacting the context failed: {why}"
+        return finish(s, "error", code, message, ts, out, retryable=e.retryable)
+    return call_again(adopt_summary(s, e, ts, out), out)
+
+
+def _retry_later(
+    s: LoopState, e: ErrorReceived, partial: AssistantMessage | None, ts: int, out: Out
+) -> LoopState:
+    """Schedule the failed call again after an exponential delay; the partial reply (if
+    any) was delivered as incomplete and stays out of the history."""
+    run = s.run
+    assert run is not None
+    attempt = run.retries + 1
+    delay = s.config.retry_delay_ms * 2 ** (attempt - 1)
+    out.append(ModelCallRetry(attempt, delay, e.code, e.message, timestamp=ts))
+    run = run.replace(retries=attempt, retry_at=ts + delay, streaming=False)
+    if partial is not None:
+        run = discard(run, partial, f"the model call failed ({e.code}) and is retried", ts, out)
+    s = s.replace(phase="waiting", run=run)
+    arm(s, out)
+    return s
+
+
+def on_retry_tick(s: LoopState, e: ClockTick, ts: int, out: Out) -> LoopState:
+    """A failed call waits: issue it again once its time has come."""
+    run = s.run
+    assert run is not None
+    if run.retry_at is not None and ts >= run.retry_at:
+        s = call_again(s, out)
+        arm(s, out)
+        return s
+    return on_tick(s, e, ts, out)
