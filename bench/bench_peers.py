@@ -59,7 +59,9 @@ class Framework:
 
 
 FRAMEWORKS = (
-    Framework(AGENTCORE, "agentcore_side", (), "from agentcore import Agent", ("agentcore",)),
+    Framework(
+        AGENTCORE, "agentcore_side", (), "from agentcore import Agent", ("agentcore-engine",)
+    ),
     Framework("agno", "agno_side", ("agno==3.1.10",), "from agno.agent import Agent", ("agno",)),
     Framework(
         "langgraph",

@@ -34,10 +34,18 @@ import types
 import typing
 from collections import abc
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal, TypeAlias, Union, get_args, get_origin, get_type_hints
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Literal,
+    TypeAlias,
+    Union,
+    get_args,
+    get_origin,
+    get_type_hints,
+)
 
 import attrs
-import jsonschema
 
 from .._core.errors import ConfigurationError
 from .tool_json import NotJSONError, json_path, to_json_value
@@ -54,6 +62,7 @@ __all__ = [
     "schema_problem",
     "schema_for",
     "signature_arguments",
+    "strict_validator",
 ]
 
 Convert: TypeAlias = Callable[[Any], Any] | None
@@ -67,11 +76,31 @@ def _is_integer(checker: Any, value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-StrictValidator: type[Any] = jsonschema.validators.extend(  # type: ignore[no-untyped-call]
-    jsonschema.Draft202012Validator,
-    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer),
-)
-"""Draft 2020-12 where ``integer`` rejects ``5.0`` and ``true``."""
+@functools.cache
+def strict_validator() -> type[Any]:
+    """``StrictValidator``: Draft 2020-12 where ``integer`` rejects ``5.0`` and ``true``.
+
+    Made on first use, so that ``jsonschema`` (a fifth of ``from agentcore import Agent``)
+    is imported when a schema is first checked, not with the package."""
+    import jsonschema
+
+    validator: type[Any] = jsonschema.validators.extend(  # type: ignore[no-untyped-call]
+        jsonschema.Draft202012Validator,
+        type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer),
+    )
+    return validator
+
+
+if TYPE_CHECKING:
+    StrictValidator: type[Any]
+
+
+def __getattr__(name: str) -> Any:
+    """``StrictValidator`` is ``strict_validator()``, made on first use (PEP 562)."""
+    if name == "StrictValidator":
+        return strict_validator()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 _SCHEMA_CACHE_SIZE = 256
 """How many distinct schemas the metaschema check and the compiled validators remember."""
@@ -96,8 +125,10 @@ def _cached_problem(schema_text: str) -> str | None:
 
 
 def _problem(schema: Mapping[str, Any]) -> str | None:
+    import jsonschema
+
     try:
-        StrictValidator.check_schema(schema)
+        strict_validator().check_schema(schema)
     except jsonschema.SchemaError as exc:
         return str(exc.message)
     return None
@@ -113,14 +144,14 @@ def schema_problem(schema: Mapping[str, Any]) -> str | None:
 
 @functools.lru_cache(maxsize=_SCHEMA_CACHE_SIZE)
 def _cached_validator(schema_text: str) -> Any:
-    return StrictValidator(json.loads(schema_text))
+    return strict_validator()(json.loads(schema_text))
 
 
 def compiled_validator(schema: Mapping[str, Any]) -> Any:
     """A ``StrictValidator`` for ``schema``, shared by every tool with the same schema (by
     content) so that what it resolves and compiles on first use is done once."""
     text = _cache_key(schema, sort_keys=True)
-    return StrictValidator(schema) if text is None else _cached_validator(text)
+    return strict_validator()(schema) if text is None else _cached_validator(text)
 
 
 class ContextParameter:
@@ -384,7 +415,7 @@ class _Deriver:
 
         def convert(value: Any) -> Any:
             if not compiled:
-                compiled.extend((StrictValidator({**s, "$defs": defs}), c) for s, c in branches)
+                compiled.extend((strict_validator()({**s, "$defs": defs}), c) for s, c in branches)
             for validator, branch in compiled:
                 if validator.is_valid(value):
                     return value if branch is None else branch(value)

@@ -84,3 +84,34 @@ def test_tools_with_the_same_schema_share_a_validator_and_others_do_not() -> Non
     assert compiled_validator(one).is_valid({"n": 1})
     assert not compiled_validator(other).is_valid({"n": 1})
     assert compiled_validator(other).is_valid({"n": "x"})
+
+
+def test_a_function_made_a_tool_again_gives_the_same_tool_until_it_changes() -> None:
+    """``tool(fn)`` reads a function's signature once: the same function with the same
+    options gives the same (immutable) Tool, and a reassigned annotation, default or
+    docstring, or other options, give a new one built from what the function is now."""
+    from agentcore.tools import tool
+
+    async def add(a: int, b: int = 1) -> int:
+        """Add two numbers."""
+        return a + b
+
+    first = tool(add)
+    assert tool(add) is first
+    assert tool(name="plus")(add) is not first
+    assert tool(name="plus")(add).name == "plus"
+    add.__annotations__["b"] = str
+    changed = tool(add)
+    assert changed is not first
+    assert changed.parameters["properties"]["b"] == {"type": "string", "default": 1}
+    add.__defaults__ = (2,)
+    assert tool(add).parameters["properties"]["b"]["default"] == 2
+    add.__doc__ = "Sum."
+    assert tool(add).description == "Sum."
+
+    class Box:
+        async def get(self, key: str) -> str:
+            return key
+
+    box = Box()
+    assert tool(box.get).parameters["properties"] == {"key": {"type": "string"}}
