@@ -112,15 +112,20 @@ def _env(framework: Framework) -> dict[str, str]:
     return env
 
 
-def install() -> dict[str, str]:
+PEERS_PYTHON = VENV / "bin" / "python"
+"""The interpreter of the peers' venv."""
+
+
+def install(only: Sequence[str] | None = None) -> dict[str, str]:
     """Create the peers' venv when missing and pip-install each peer's pinned packages
-    into it (one pip call per peer, skipped when its pins are already installed); returns
-    why each peer that could not be installed was not."""
+    into it (one pip call per peer, skipped when its pins are already installed; only the
+    peers named in ``only`` when given); returns why each peer that could not be
+    installed was not."""
     failed: dict[str, str] = {}
-    if not (VENV / "bin" / "python").exists():
+    if not PEERS_PYTHON.exists():
         venv.create(VENV, with_pip=True, clear=True)
     for framework in FRAMEWORKS:
-        if not framework.requirements:
+        if not framework.requirements or (only is not None and framework.name not in only):
             continue
         stamp = VENV / f".installed-{framework.name}"
         pins = "\n".join(framework.requirements)
