@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 import attrs
@@ -163,7 +164,18 @@ def _values_of(value: Any) -> list[Any]:
     return [getattr(value, name) for name in names]
 
 
-_encode = json.JSONEncoder(ensure_ascii=False, default=_values_of).encode
+def _encoder() -> Callable[[Any], str]:
+    """``JSONEncoder(ensure_ascii=False, default=_values_of).encode``, by the C encoder
+    called directly when there is one (half the cost: no Python frames around it)."""
+    make = getattr(json.encoder, "c_make_encoder", None)
+    quote = json.encoder.encode_basestring
+    if make is None:
+        return json.JSONEncoder(ensure_ascii=False, default=_values_of).encode
+    chunks = make(None, _values_of, quote, None, ":", ",", False, False, True)
+    return lambda value: "".join(chunks(value, 0))
+
+
+_encode = _encoder()
 
 
 def _may_contain(value: Any) -> bool:
