@@ -3,7 +3,9 @@
 The standard trace is one user message, then one assistant message of 20,000 text deltas
 of 4 characters, then 50 tool calls each streamed as ``tool_use_start`` + 20
 ``input_json_delta`` + ``tool_use_stop``, then ``message_stop`` (21,103 events). It is
-built up front, so only processing is timed. Printed:
+built up front, so only processing is timed, and moved out of the garbage collector's
+reach (``gc.freeze``): a streamed event is gone once folded, so a trace kept whole would
+make every full collection walk tens of thousands of objects no real run holds. Printed:
 
 - events/s through the machine (median of 5 runs, a fresh machine each run);
 - events/s of a bare-Python loop over the same trace that only appends chunks to lists
@@ -17,7 +19,11 @@ Run with ``python -m bench core``. Targets: >= 1,000,000 events/s, spread <= 1.5
 
 from __future__ import annotations
 
+import gc
+import json
+import pathlib
 import statistics
+import subprocess
 import time
 from collections.abc import Callable
 from typing import Any
@@ -103,6 +109,7 @@ def check(trace: list[Any]) -> None:
 
 def main() -> None:
     trace = standard_trace()
+    gc.freeze()  # the trace is input data: full collections need not walk it
     check(trace)
     n = len(trace)
     machine = timings(run_machine, trace, RUNS)
@@ -115,7 +122,36 @@ def main() -> None:
     print(f"  machine / bare cost ratio: {bare_rate / rate:.1f}x")
     verdict = "meets" if rate >= TARGET_EVENTS_PER_S else "MISSES"
     print(f"  target {TARGET_EVENTS_PER_S:,} events/s (median): {verdict}")
+    print_parts_manager(trace)
     print_scaling()
+
+
+def print_parts_manager(trace: list[Any]) -> None:
+    """The machine beside pydantic-ai's ``ModelResponsePartsManager`` on the same stream
+    (``bench/peers/parts_manager.py``, run in the peers' venv that ``bench peers``
+    installs), timed in interleaved rounds so load weighs on both alike; the ratio is
+    of the medians of the whole trace's time (the machine's trace holds 53 events more:
+    the user message, ``message_start``/``message_stop`` and each ``tool_use_stop``)."""
+    from .bench_peers import PEERS_PYTHON, install
+
+    failed = install(only=("pydantic-ai",))
+    if failed:
+        print(f"  pydantic-ai parts manager not run: {failed['pydantic-ai']}")
+        return
+    script = str(pathlib.Path(__file__).parent / "peers" / "parts_manager.py")
+    ours: list[float] = []
+    theirs: list[float] = []
+    for _ in range(RUNS):
+        ours += timings(run_machine, trace, 3)
+        done = subprocess.run(
+            [str(PEERS_PYTHON), script, "3"], capture_output=True, text=True, check=True
+        )
+        theirs += json.loads(done.stdout)["seconds"]
+    mine, peer = statistics.median(ours), statistics.median(theirs)
+    print(
+        f"  pydantic-ai parts manager, same stream: {peer * 1e3:.1f} ms per trace vs the "
+        f"machine's {mine * 1e3:.1f} ms: machine {peer / mine:.2f}x faster (target >= 5x)"
+    )
 
 
 def print_scaling() -> None:
@@ -129,6 +165,7 @@ def print_scaling() -> None:
     as the message grows.
     """
     traces = {size: standard_trace(size) for size in (0, *SIZES)}
+    gc.freeze()
     per_size: dict[int, list[float]] = {size: [] for size in traces}
     for _ in range(RUNS):
         for size, trace in traces.items():

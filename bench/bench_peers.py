@@ -7,9 +7,10 @@ OpenAI Agents a ``Model`` subclass), all with the same texts, tool and deltas; t
 built once and reused; warm-up runs are not measured; each figure is a median. On top of
 it: the frameworks run in interleaved rounds, their order rotated each round, so the load
 of a busy machine weighs on all alike; each round runs a framework's scenarios in a fresh
-subprocess (``bench/peers/_runner.py``) and its cold import in another; the figure is the
-median over rounds of each round's median. Ratios are peer time / agentcore time (above 1:
-agentcore is faster).
+subprocess (``bench/peers/_runner.py``) and its cold import in another (a fresh
+interpreter, its modules' bytecode cached beforehand, as a pip install leaves it); the
+figure is the median over rounds of each round's median. Ratios are peer time /
+agentcore time (above 1: agentcore is faster).
 
 The peers are installed by this bench with pip (pinned, ``PEERS``) into their own
 virtualenv, ``bench/.peers-venv`` (ignored by git), never into the project's venv. A peer
@@ -59,7 +60,9 @@ class Framework:
 
 
 FRAMEWORKS = (
-    Framework(AGENTCORE, "agentcore_side", (), "from agentcore import Agent", ("agentcore",)),
+    Framework(
+        AGENTCORE, "agentcore_side", (), "from agentcore import Agent", ("agentcore-engine",)
+    ),
     Framework("agno", "agno_side", ("agno==3.1.10",), "from agno.agent import Agent", ("agno",)),
     Framework(
         "langgraph",
@@ -102,23 +105,36 @@ def _python(framework: Framework) -> Path:
     return Path(sys.executable) if not framework.requirements else VENV / "bin" / "python"
 
 
+_DROPPED = ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONDONTWRITEBYTECODE")
+
+
 def _env(framework: Framework) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    """The subprocess environment: bytecode cached for every framework alike (under the
+    peers' venv, out of the source tree), as pip leaves it for an installed package; a
+    shell that sets ``PYTHONDONTWRITEBYTECODE`` would otherwise make agentcore, run
+    from its checkout, compile every module at each import while the peers load theirs."""
+    env = {k: v for k, v in os.environ.items() if k not in _DROPPED}
+    env["PYTHONPYCACHEPREFIX"] = str(VENV / "pycache")
     env["AGNO_TELEMETRY"] = "false"
     if not framework.requirements:
         env["PYTHONPATH"] = str(ROOT)
     return env
 
 
-def install() -> dict[str, str]:
+PEERS_PYTHON = VENV / "bin" / "python"
+"""The interpreter of the peers' venv."""
+
+
+def install(only: Sequence[str] | None = None) -> dict[str, str]:
     """Create the peers' venv when missing and pip-install each peer's pinned packages
-    into it (one pip call per peer, skipped when its pins are already installed); returns
-    why each peer that could not be installed was not."""
+    into it (one pip call per peer, skipped when its pins are already installed; only the
+    peers named in ``only`` when given); returns why each peer that could not be
+    installed was not."""
     failed: dict[str, str] = {}
-    if not (VENV / "bin" / "python").exists():
+    if not PEERS_PYTHON.exists():
         venv.create(VENV, with_pip=True, clear=True)
     for framework in FRAMEWORKS:
-        if not framework.requirements:
+        if not framework.requirements or (only is not None and framework.name not in only):
             continue
         stamp = VENV / f".installed-{framework.name}"
         pins = "\n".join(framework.requirements)
@@ -267,6 +283,9 @@ def main() -> None:
     for framework in FRAMEWORKS:
         if framework.name not in failed:
             print(f"{framework.name}: {versions(framework)}", flush=True)
+    for framework in FRAMEWORKS:  # the bytecode caches written before any import is timed
+        if framework.name not in failed:
+            cold_import(framework)
     print(f"{ROUNDS} rounds of {ITERATIONS} iterations (after {WARMUP} warm-up runs)", flush=True)
     medians = measure(FRAMEWORKS, failed, ROUNDS)
     print("ratios are peer time / agentcore time (above 1: agentcore is faster)")

@@ -28,6 +28,38 @@ def test_a_name_brings_what_it_needs() -> None:
     assert "agentcore._runtime.agent" in _loaded_after("from agentcore import Agent")
 
 
+HEAVY = ("jsonschema", "referencing", "importlib.metadata", "rich", "httpx", "anyio", "yaml")
+"""Modules a plain run does not use: imported on first use (a schema checked, a plugin
+looked up, a console shown), never by ``from agentcore import Agent``."""
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "from agentcore import Agent",
+        "from agentcore import Agent, tool",
+        "from agentcore.drivers.scripted import FunctionDriver",
+    ],
+)
+def test_the_agent_path_loads_no_heavy_module(statement: str) -> None:
+    loaded = _loaded_after(statement)
+    assert sorted(m for m in loaded if m.split(".")[0] in HEAVY or m in HEAVY) == []
+
+
+def test_a_tool_s_schema_is_checked_when_used() -> None:
+    """A tool's validator is compiled on its first validation (``jsonschema`` comes then),
+    and validates as before."""
+    code = (
+        "from agentcore import define_tool; "
+        "t = define_tool('add', 'Add.', {'type': 'object', 'properties': "
+        "{'a': {'type': 'integer'}}}, lambda args, ctx: 1); "
+        "assert t.validation_errors({'a': 2.5}) == ['at $.a: 2.5 is not of type \\'integer\\''], "
+        "t.validation_errors({'a': 2.5}); "
+        "assert t.validation_errors({'a': 2}) == []"
+    )
+    assert "jsonschema" in _loaded_after(code)
+
+
 @pytest.mark.parametrize("name", agentcore.__all__)
 def test_each_name_is_its_source_s_object(name: str) -> None:
     source = importlib.import_module(agentcore._SOURCES[name], "agentcore")

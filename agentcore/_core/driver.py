@@ -26,7 +26,6 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any, Literal, Protocol, Self, TypeAlias, runtime_checkable
 
 import attrs
-import jsonschema
 
 from .errors import ConfigurationError
 from .events import AssistantMessage, StreamEvent, ToolResultMessage, UserMessage
@@ -93,6 +92,8 @@ def _object_schema(_: object, attribute: attrs.Attribute[Any], value: Any) -> No
 def _schema_problem(schema_text: str) -> str | None:
     """Why the schema (as JSON text) is not a valid JSON Schema, ``None`` when it is.
     Checking against the metaschema takes milliseconds: once per distinct schema."""
+    import jsonschema  # on first use: most agents never check an output schema
+
     try:
         jsonschema.Draft202012Validator.check_schema(json.loads(schema_text))
     except jsonschema.SchemaError as exc:

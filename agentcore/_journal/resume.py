@@ -19,6 +19,7 @@ same state.
 
 from __future__ import annotations
 
+import gc
 import io
 import pickle
 from collections.abc import Iterable, Iterator
@@ -110,7 +111,13 @@ def load_state(data: bytes, template: Any) -> Any:
     another format or another shape of state."""
     if not data.startswith(b"\x80\x05"):
         raise ValueError("a snapshot is a protocol 5 pickle of dump_state")
-    version, config, parts = _Unpickler(io.BytesIO(_PREFIX + data[2:])).load()
+    collecting = gc.isenabled()
+    gc.disable()  # every object loaded is kept: collections meanwhile would find nothing
+    try:
+        version, config, parts = _Unpickler(io.BytesIO(_PREFIX + data[2:])).load()
+    finally:
+        if collecting:
+            gc.enable()
     if version != _FORMAT or set(parts) != set(template._fields):
         raise ValueError(
             f"snapshot of format {version} with parts {sorted(parts)} does not fit a state "

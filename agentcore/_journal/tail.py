@@ -117,9 +117,13 @@ def entries_start(path: Path, agent_id: str, after: int) -> int:
 def _holds_at_most(data: bytes, raw: bytes, agent_id: str, after: int) -> bool:
     """Whether the lines of ``data`` hold an entry of the agent with a ``seq`` of at most
     ``after``."""
+    for match in _PREFIX.finditer(b"\n" + data):  # a hit ends the search (the usual case)
+        agent, seq = match.groups()
+        if agent == raw and int(seq) <= after:
+            return True
     pairs = _canonical_pairs(data)
     if pairs is not None:
-        return any(agent == raw and int(seq) <= after for agent, seq in pairs)
+        return False  # every line was canonical, and none was a hit
     for line in data.split(b"\n"):
         try:
             record = load_line(line)

@@ -105,6 +105,7 @@ __all__ = [
     "create_conversation",
     "create_conversation_machine",
     "create_initial_conversation_state",
+    "run_error",
     "snapshot_of",
 ]
 
@@ -282,6 +283,14 @@ class AgentSnapshot:
     cost: float | None = None
 
 
+def run_error(loop: LoopState) -> AgentError | None:
+    """The typed error the last run ended with (``AgentSnapshot.error``), or None."""
+    if loop.error is None:
+        return None
+    code, message, retryable = loop.error
+    return error_from_code(message, code, retryable=retryable)
+
+
 def snapshot_of(state: ConversationState) -> AgentSnapshot:
     """The ``AgentSnapshot`` of a conversation state."""
     loop: LoopState = state.loop
@@ -295,10 +304,6 @@ def snapshot_of(state: ConversationState) -> AgentSnapshot:
             for c in batch.calls
             if c.tool_call_id in batch.pending and c.tool_call_id not in batch.decisions
         )
-    error = None
-    if loop.error is not None:
-        code, message, retryable = loop.error
-        error = error_from_code(message, code, retryable=retryable)
     return AgentSnapshot(
         activity_of(state.core),
         tuple(loop.messages),
@@ -307,7 +312,7 @@ def snapshot_of(state: ConversationState) -> AgentSnapshot:
         approvals,
         loop.steering,
         loop.follow_ups,
-        error,
+        run_error(loop),
         0 if run is None else run.iterations,
         0 if run is None else run.turn,
         () if run is None else run.elicitations,

@@ -29,7 +29,7 @@ from .events import (
 )
 from .state import LoopState, Run
 from .tool_calls import advance, rejected
-from .tool_schema import StrictValidator
+from .tool_schema import strict_validator
 
 __all__ = [
     "answer_problem",
@@ -184,7 +184,7 @@ def answer_problem(request: ElicitationRequest, answer: ElicitationAnswer) -> st
     if not isinstance(schema, Mapping):
         return None
     try:
-        errors = sorted(StrictValidator(schema).iter_errors(content), key=lambda x: x.message)
+        errors = sorted(strict_validator()(schema).iter_errors(content), key=lambda x: x.message)
     except Exception:  # a schema the validator cannot use checks nothing
         return None
     if not errors:

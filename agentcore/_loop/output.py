@@ -26,17 +26,19 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Callable, Collection, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
-import jsonschema
 
 from .._core.content import JSONValue, ToolCallPart
 from .._core.driver import OUTPUT_MODES, ModelRequest, OutputMode, OutputSpec, ToolSpec
 from .._core.errors import ConfigurationError
 from .partial_json import json_in_text
 from .tool_json import json_path
-from .tool_schema import StrictValidator, class_arguments
+from .tool_schema import class_arguments, strict_validator
+
+if TYPE_CHECKING:
+    import jsonschema
 
 __all__ = [
     "LENIENT",
@@ -237,7 +239,7 @@ def _lines(errors: Any) -> list[str]:
 
 @functools.lru_cache(maxsize=64)
 def _compiled(schema_text: str) -> Any:
-    return StrictValidator(json.loads(schema_text))
+    return strict_validator()(json.loads(schema_text))
 
 
 def _validator(schema: Mapping[str, Any]) -> Any:

@@ -30,14 +30,23 @@ import enum
 import functools
 import inspect
 import json
+import numbers
 import types
 import typing
 from collections import abc
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal, TypeAlias, Union, get_args, get_origin, get_type_hints
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Literal,
+    TypeAlias,
+    Union,
+    get_args,
+    get_origin,
+    get_type_hints,
+)
 
 import attrs
-import jsonschema
 
 from .._core.errors import ConfigurationError
 from .tool_json import NotJSONError, json_path, to_json_value
@@ -54,6 +63,7 @@ __all__ = [
     "schema_problem",
     "schema_for",
     "signature_arguments",
+    "strict_validator",
 ]
 
 Convert: TypeAlias = Callable[[Any], Any] | None
@@ -67,11 +77,31 @@ def _is_integer(checker: Any, value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-StrictValidator: type[Any] = jsonschema.validators.extend(  # type: ignore[no-untyped-call]
-    jsonschema.Draft202012Validator,
-    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer),
-)
-"""Draft 2020-12 where ``integer`` rejects ``5.0`` and ``true``."""
+@functools.cache
+def strict_validator() -> type[Any]:
+    """``StrictValidator``: Draft 2020-12 where ``integer`` rejects ``5.0`` and ``true``.
+
+    Made on first use, so that ``jsonschema`` (a fifth of ``from agentcore import Agent``)
+    is imported when a schema is first checked, not with the package."""
+    import jsonschema
+
+    validator: type[Any] = jsonschema.validators.extend(  # type: ignore[no-untyped-call]
+        jsonschema.Draft202012Validator,
+        type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer),
+    )
+    return validator
+
+
+if TYPE_CHECKING:
+    StrictValidator: type[Any]
+
+
+def __getattr__(name: str) -> Any:
+    """``StrictValidator`` is ``strict_validator()``, made on first use (PEP 562)."""
+    if name == "StrictValidator":
+        return strict_validator()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 _SCHEMA_CACHE_SIZE = 256
 """How many distinct schemas the metaschema check and the compiled validators remember."""
@@ -96,8 +126,10 @@ def _cached_problem(schema_text: str) -> str | None:
 
 
 def _problem(schema: Mapping[str, Any]) -> str | None:
+    import jsonschema
+
     try:
-        StrictValidator.check_schema(schema)
+        strict_validator().check_schema(schema)
     except jsonschema.SchemaError as exc:
         return str(exc.message)
     return None
@@ -113,14 +145,100 @@ def schema_problem(schema: Mapping[str, Any]) -> str | None:
 
 @functools.lru_cache(maxsize=_SCHEMA_CACHE_SIZE)
 def _cached_validator(schema_text: str) -> Any:
-    return StrictValidator(json.loads(schema_text))
+    schema = json.loads(schema_text)
+    check = _flat_check(schema)
+    return strict_validator()(schema) if check is None else _FlatValidator(schema, check)
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, numbers.Number) and not isinstance(value, bool)
+
+
+_TYPE_CHECKS: dict[str, Callable[[Any], bool]] = {
+    "integer": lambda value: _is_integer(None, value),
+    "number": _is_number,
+    "string": lambda value: isinstance(value, str),
+    "boolean": lambda value: isinstance(value, bool),
+    "null": lambda value: value is None,
+}
+"""``StrictValidator``'s type checks (``integer`` rejects ``5.0`` and ``true``)."""
+_NOTES = frozenset({"title", "description", "$comment", "default", "examples"})
+"""Keywords that annotate and never fail a value."""
+
+
+def _flat_check(schema: Any) -> Callable[[Any], bool] | None:
+    """``StrictValidator(schema).is_valid`` written in Python, for the schema ``@tool`` makes
+    of plain parameters (an object of ``integer``/``number``/``string``/``boolean``/``null``
+    properties, ``required``, ``additionalProperties`` true or false, annotations); None for
+    any other schema. A property test holds it to the validator."""
+    if not isinstance(schema, dict) or schema.get("type") != "object":
+        return None
+    if set(schema) - _NOTES - {"type", "properties", "required", "additionalProperties"}:
+        return None
+    properties, required = schema.get("properties", {}), schema.get("required", [])
+    additional = schema.get("additionalProperties", True)
+    if not (
+        isinstance(properties, dict)
+        and isinstance(required, list)
+        and all(isinstance(name, str) for name in required)
+        and type(additional) is bool
+    ):
+        return None
+    checks: dict[str, Callable[[Any], bool]] = {}
+    for name, sub in properties.items():
+        if not isinstance(sub, dict) or set(sub) - _NOTES - {"type"}:
+            return None
+        kind = sub.get("type")
+        if kind is None:
+            continue
+        if type(kind) is not str or kind not in _TYPE_CHECKS:
+            return None
+        checks[name] = _TYPE_CHECKS[kind]
+    needed, known = tuple(required), frozenset(properties)
+
+    def is_valid(value: Any) -> bool:
+        if not isinstance(value, dict):
+            return False
+        for name in needed:
+            if name not in value:
+                return False
+        for name, item in value.items():
+            check = checks.get(name)
+            if check is not None:
+                if not check(item):
+                    return False
+            elif not additional and name not in known:
+                return False
+        return True
+
+    return is_valid
+
+
+class _FlatValidator:
+    """A validator of a flat schema (``_flat_check``): ``is_valid`` in plain Python (no
+    ``jsonschema`` call per tool call), ``iter_errors`` by ``StrictValidator``, made on
+    first use (a call that fails), so its messages are the validator's own."""
+
+    __slots__ = ("_full", "is_valid", "schema")
+
+    def __init__(self, schema: dict[str, Any], is_valid: Callable[[Any], bool]) -> None:
+        self.schema = schema
+        self.is_valid = is_valid
+        self._full: Any = None
+
+    def iter_errors(self, value: Any) -> Any:
+        if self._full is None:
+            self._full = strict_validator()(self.schema)
+        return self._full.iter_errors(value)
 
 
 def compiled_validator(schema: Mapping[str, Any]) -> Any:
-    """A ``StrictValidator`` for ``schema``, shared by every tool with the same schema (by
-    content) so that what it resolves and compiles on first use is done once."""
+    """A validator (``is_valid``, ``iter_errors``) for ``schema``, shared by every tool
+    with the same schema (by content) so that what it resolves and compiles on first use
+    is done once: a ``StrictValidator``, or for a flat schema (``_flat_check``) a plain
+    Python check that answers as it does."""
     text = _cache_key(schema, sort_keys=True)
-    return StrictValidator(schema) if text is None else _cached_validator(text)
+    return strict_validator()(schema) if text is None else _cached_validator(text)
 
 
 class ContextParameter:
@@ -384,7 +502,7 @@ class _Deriver:
 
         def convert(value: Any) -> Any:
             if not compiled:
-                compiled.extend((StrictValidator({**s, "$defs": defs}), c) for s, c in branches)
+                compiled.extend((strict_validator()({**s, "$defs": defs}), c) for s, c in branches)
             for validator, branch in compiled:
                 if validator.is_valid(value):
                     return value if branch is None else branch(value)

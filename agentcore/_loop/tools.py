@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeAlias, get_type_hints, overload
 
@@ -94,11 +95,12 @@ class Tool:
     requires_approval: bool = False
     build_args: Callable[[Mapping[str, Any]], Any] = dict
     idempotent: bool = False
-    _validator: Any = attrs.field(init=False, repr=False)
+    _validator: Any = attrs.field(init=False, repr=False, default=None)
+    """Compiled on the first validation (shared by content, ``compiled_validator``): a
+    tool declared from a journal, or never called, costs no compilation."""
     _sync: bool = attrs.field(init=False, repr=False)
 
     def __attrs_post_init__(self) -> None:
-        object.__setattr__(self, "_validator", compiled_validator(self.parameters))
         object.__setattr__(self, "_sync", not _is_async(self.execute))
 
     @property
@@ -113,9 +115,13 @@ class Tool:
 
     def validation_errors(self, args: Mapping[str, Any]) -> list[str]:
         """One line per schema violation (``at $.path: message``), sorted; empty if valid."""
-        if self._validator.is_valid(args):  # the common case: stop at the first error
+        validator = self._validator
+        if validator is None:
+            validator = compiled_validator(self.parameters)
+            object.__setattr__(self, "_validator", validator)
+        if validator.is_valid(args):  # the common case: stop at the first error
             return []
-        errors = sorted(self._validator.iter_errors(args), key=lambda e: list(e.absolute_path))
+        errors = sorted(validator.iter_errors(args), key=lambda e: list(e.absolute_path))
         return [f"at {json_path(e.absolute_path)}: {e.message}" for e in errors]
 
     def invalid_arguments_message(self, args: Mapping[str, Any], errors: Sequence[str]) -> str:
@@ -270,7 +276,38 @@ def tool(
             idempotent=idempotent,
         )
 
-    return wrap if fn is None else wrap(fn)
+    if fn is None:
+        return wrap
+    if not inspect.isfunction(fn):  # a bound method is a new object at each access
+        return wrap(fn)
+    made = (
+        name,
+        description,
+        timeout,
+        sequential,
+        requires_approval,
+        idempotent,
+        fn.__code__,
+        fn.__defaults__,
+        fn.__kwdefaults__,
+        fn.__doc__,
+        fn.__name__,
+        fn.__annotations__,
+    )
+    cached = _FUNCTION_TOOLS.get(fn)
+    if cached is None or cached[0] != made:
+        cached = _FUNCTION_TOOLS[fn] = ((*made[:-1], dict(fn.__annotations__)), wrap(fn))
+    return cached[1]
+
+
+_FUNCTION_TOOLS: weakref.WeakKeyDictionary[Callable[..., Any], tuple[tuple[Any, ...], Tool]] = (
+    weakref.WeakKeyDictionary()
+)
+"""The last ``Tool`` made of each function, with the options and the parts of the function
+it was made from (its code, defaults, docstring, name and a copy of its annotations, all
+of which can be reassigned): reading a signature and deriving its schema is most of
+building an agent that is given the same function again. A ``Tool`` is immutable, so
+agents may share it."""
 
 
 def as_tool(obj: object) -> Tool:

@@ -35,7 +35,13 @@ from .._journal.journal import Journal
 from .._journal.lanes import claim_lane
 from .._journal.snapshots import SnapshotStore
 from .._loop.compaction import Compaction, Strategy
-from .._loop.conversation import AgentSnapshot, ConversationState, create_conversation, snapshot_of
+from .._loop.conversation import (
+    AgentSnapshot,
+    ConversationState,
+    create_conversation,
+    run_error,
+    snapshot_of,
+)
 from .._loop.events import (
     AgentAbort,
     AgentConfigured,
@@ -168,7 +174,7 @@ class Agent(SeedAPI, PluginUse, RunFold, JournalLane):
         self._wire(c, outlet, None if continuing else journal, snapshots)
         self.deps = c.deps
         """What tools get as ``ToolContext.deps`` (a run may pass its own: ``deps=``)."""
-        self._stretch: asyncio.Future[None] | None = None
+        self._waiters: list[asyncio.Future[None]] = []
         self._last_pause: Finish | AwaitApproval | AwaitElicitation | None = None
         self._forget: int | None = None
         self._closed = False
@@ -292,16 +298,19 @@ class Agent(SeedAPI, PluginUse, RunFold, JournalLane):
         ``prompted``: see docs/structured-output.md."""
 
         answers: list[Any] = []
-        relay = run_callbacks(answers, on_token, on_tool_call, on_tool_result)
         spec, build = self._output(output_type, output_mode, output_retries)
         self._performer.build_output = build
         command = AgentPrompt(self._messages(prompt), **self._limits(limits), output=spec)
-        unsubscribe = self.subscribe(relay)
+        unsubscribe = None  # a relay only for a run that listens: typed answer or callbacks
+        if spec is not None or on_token or on_tool_call or on_tool_result:
+            relay = run_callbacks(answers, on_token, on_tool_call, on_tool_result)
+            unsubscribe = self.subscribe(relay)
         try:
             _, result = await self._run(command, deps, skip_memory_save)
-            error = self.state.error
+            error = run_error(self._shell.state.loop)
         finally:
-            unsubscribe()
+            if unsubscribe is not None:
+                unsubscribe()
             self._end_unsaved()
         if error is not None:
             if on_error is not None:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from functools import cache
-from importlib.metadata import entry_points
 from typing import Any
 
 from .._core.driver import Driver
@@ -41,6 +40,14 @@ __all__ = [
 DRIVER_GROUP = "agentcore.drivers"
 PRICE_GROUP = "agentcore.prices"
 PROTOCOL_GROUP = "agentcore.protocols"
+
+
+def entry_points(*, group: str) -> Any:
+    """``importlib.metadata.entry_points``, imported on first use (it reads every
+    installed distribution's metadata module: most of ``importlib.metadata``'s cost)."""
+    from importlib.metadata import entry_points as found
+
+    return found(group=group)
 
 
 @cache

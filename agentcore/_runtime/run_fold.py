@@ -72,7 +72,7 @@ class RunFold:
     _outlet: Outlet
     _performer: LocalPerformer
     _toolsets: AgentToolsets | None
-    _stretch: asyncio.Future[None] | None
+    _waiters: list[asyncio.Future[None]]
     _last_pause: Finish | AwaitApproval | AwaitElicitation | None
     _forget: int | None  # a skip_memory_save run's history length before it
     _clock: Callable[[], int]
@@ -241,11 +241,18 @@ class RunFold:
                 continue
 
     async def _wait_stretch(self) -> None:
-        """Wait for the next pause (end of run, or approval) of the current run."""
-        stretch = self._stretch
-        if stretch is None or stretch.done():
-            self._stretch = stretch = asyncio.get_running_loop().create_future()
-        await asyncio.shield(stretch)
+        """Wait for the next pause (end of run, or approval) of the current run.
+
+        Each waiter has its own future, so cancelling one waiter cancels nothing shared
+        (no ``asyncio.shield``: it costs a loop iteration and two callbacks per wait)."""
+        waiter = asyncio.get_running_loop().create_future()
+        waiters = self._waiters
+        waiters.append(waiter)
+        try:
+            await waiter
+        finally:
+            if waiter.cancelled() and waiter in waiters:
+                waiters.remove(waiter)
 
     def _end_unsaved(self) -> None:
         """Forget a ``skip_memory_save`` run once it has ended (not while it waits for an
@@ -266,9 +273,10 @@ class RunFold:
     def _paused(self, effect: Finish | AwaitApproval | AwaitElicitation) -> None:
         self._last_pause = effect
         self._sync_journal()
-        stretch = self._stretch
-        if stretch is not None and not stretch.done():
-            stretch.set_result(None)
+        waiters, self._waiters = self._waiters, []
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)
         if type(effect) is Finish and not self._inbox.pending:
             self._ready()
 

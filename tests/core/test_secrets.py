@@ -168,3 +168,48 @@ def test_scrub_event_finds_a_key_in_any_string_of_any_event(
 def test_holds_secret_agrees_with_the_pattern_at_every_length(text: str) -> None:
     """The shortcuts of ``holds_secret`` (length, fixed parts) never hide a match."""
     assert holds_secret(text) == (re.search(SECRET_PATTERN, text) is not None)
+
+
+_nested = st.recursive(
+    st.none()
+    | st.integers()
+    | st.floats()
+    | st.booleans()
+    | st.text(max_size=12)
+    | st.builds(
+        lambda a, key, b: a + key + b,
+        st.text(max_size=4),
+        st.sampled_from(sorted(SHAPES.values())),
+        st.text(max_size=4),
+    ),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.lists(inner, max_size=4).map(tuple)
+        | st.dictionaries(
+            st.text(max_size=6) | st.sampled_from(sorted(SHAPES.values())), inner, max_size=4
+        )
+    ),
+    max_leaves=12,
+)
+
+
+@given(_nested)
+def test_the_json_shortcut_of_the_object_check_never_hides_a_key(value: Any) -> None:
+    """``scrub_event``'s check on objects reads most values as one JSON text first; it
+    says "may hold one" whenever a string anywhere in the value (a dict key too) holds
+    a key, as the walk over every value does."""
+    from agentcore._core.secrets import _may_contain, _walk
+
+    assert _walk(value) == _contains_key(value)
+    if _contains_key(value):
+        assert _may_contain(value)
+
+
+def _contains_key(value: Any) -> bool:
+    if isinstance(value, str):
+        return re.search(SECRET_PATTERN, value) is not None
+    if isinstance(value, list | tuple):
+        return any(_contains_key(v) for v in value)
+    if isinstance(value, dict):
+        return any(_contains_key(k) or _contains_key(v) for k, v in value.items())
+    return False

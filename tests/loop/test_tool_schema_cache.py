@@ -84,3 +84,94 @@ def test_tools_with_the_same_schema_share_a_validator_and_others_do_not() -> Non
     assert compiled_validator(one).is_valid({"n": 1})
     assert not compiled_validator(other).is_valid({"n": 1})
     assert compiled_validator(other).is_valid({"n": "x"})
+
+
+def test_a_function_made_a_tool_again_gives_the_same_tool_until_it_changes() -> None:
+    """``tool(fn)`` reads a function's signature once: the same function with the same
+    options gives the same (immutable) Tool, and a reassigned annotation, default or
+    docstring, or other options, give a new one built from what the function is now."""
+    from agentcore.tools import tool
+
+    async def add(a: int, b: int = 1) -> int:
+        """Add two numbers."""
+        return a + b
+
+    first = tool(add)
+    assert tool(add) is first
+    assert tool(name="plus")(add) is not first
+    assert tool(name="plus")(add).name == "plus"
+    add.__annotations__["b"] = str
+    changed = tool(add)
+    assert changed is not first
+    assert changed.parameters["properties"]["b"] == {"type": "string", "default": 1}
+    add.__defaults__ = (2,)
+    assert tool(add).parameters["properties"]["b"]["default"] == 2
+    add.__doc__ = "Sum."
+    assert tool(add).description == "Sum."
+
+    class Box:
+        async def get(self, key: str) -> str:
+            return key
+
+    box = Box()
+    assert tool(box.get).parameters["properties"] == {"key": {"type": "string"}}
+
+
+_flat_types = st.sampled_from(["integer", "number", "string", "boolean", "null"])
+_flat_property = st.fixed_dictionaries(
+    {}, optional={"type": _flat_types, "description": st.just("d"), "default": st.integers()}
+)
+_names = st.sampled_from(["a", "b", "c"])
+_flat_schemas = st.fixed_dictionaries(
+    {"type": st.just("object")},
+    optional={
+        "properties": st.dictionaries(_names, _flat_property, max_size=3),
+        "required": st.lists(_names, max_size=3),
+        "additionalProperties": st.booleans(),
+        "title": st.just("t"),
+    },
+)
+_arguments = st.one_of(
+    st.dictionaries(
+        st.sampled_from(["a", "b", "c", "d"]),
+        st.one_of(
+            st.none(),
+            st.booleans(),
+            st.integers(),
+            st.floats(allow_nan=False),
+            st.just(5.0),
+            st.text(max_size=3),
+            st.lists(st.integers(), max_size=2),
+        ),
+        max_size=4,
+    ),
+    st.lists(st.integers(), max_size=2),
+    st.text(max_size=3),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_flat_schemas, _arguments)
+def test_a_flat_schema_s_plain_check_answers_as_the_validator(
+    schema: dict[str, Any], value: Any
+) -> None:
+    """The schemas ``@tool`` makes of plain parameters are checked in plain Python (no
+    jsonschema call per tool call): always as ``StrictValidator`` would, and a failing
+    call still gets the validator's own messages."""
+    from agentcore._loop.tool_schema import _FlatValidator
+
+    validator = compiled_validator(schema)
+    assert isinstance(validator, _FlatValidator)
+    expected = StrictValidator(schema)
+    assert validator.is_valid(value) == expected.is_valid(value)
+    assert sorted(e.message for e in validator.iter_errors(value)) == sorted(
+        e.message for e in expected.iter_errors(value)
+    )
+
+
+def test_a_schema_with_more_than_flat_keywords_gets_the_validator() -> None:
+    from agentcore._loop.tool_schema import _FlatValidator
+
+    nested = {"type": "object", "properties": {"a": {"type": "integer", "minimum": 1}}}
+    assert not isinstance(compiled_validator(nested), _FlatValidator)
+    assert not compiled_validator(nested).is_valid({"a": 0})
