@@ -332,10 +332,14 @@ class _Replay:
     async def in_turn(self, index: int) -> None:
         """Wait until the replayed calls recorded before ``index`` (of the same batch)
         have answered, so results enter in the recorded order."""
-        self._turns[index] = asyncio.Event()
-        await asyncio.sleep(0)  # the batch's other calls claim their places
-        for earlier in sorted(i for i in self._turns if i < index):
-            await self._turns[earlier].wait()
+        own = self._turns[index] = asyncio.Event()
+        try:
+            await asyncio.sleep(0)  # the batch's other calls claim their places
+            for earlier in sorted(i for i in self._turns if i < index):
+                await self._turns[earlier].wait()
+        except asyncio.CancelledError:  # an abort: the calls after this one wait no more
+            own.set()
+            raise
 
     def answered(self, index: int) -> None:
         event = self._turns.get(index)
