@@ -32,7 +32,15 @@ from .._journal.journal import JournalEntry
 from .._journal.replay import JournalSource, entries_of
 from .._loop.events import AgentAbort, AgentFollowUp, AgentPrompt, AgentSteer, ToolApproval
 
-__all__ = ["Case", "inputs_of", "load_dataset", "record_case", "save_case", "tree_of"]
+__all__ = [
+    "Case",
+    "case_data",
+    "inputs_of",
+    "load_dataset",
+    "record_case",
+    "save_case",
+    "tree_of",
+]
 
 
 def _tuple(items: Iterable[Any]) -> tuple[Any, ...]:
