@@ -51,7 +51,7 @@ from .._runtime.actions import ToolCallAction, ToolResultAction
 from .._runtime.agent import Agent
 from .._runtime.options import prices_for
 from .._runtime.plugins import resolve_model
-from .cases import Case, tree_of
+from .cases import Case, spawned_by, tree_of
 from .config import Config, options_of
 from .trace import RUN_INPUTS, USER_INPUTS, ModelStep, ToolStep, Trace
 
@@ -349,9 +349,9 @@ class _Replay:
     def copy_children(self, call_id: str) -> None:
         """The recorded lanes of the sub-agents a replayed call spawned, into the new
         journal."""
-        prefix = f"{self.case.agent_id}/{call_id}."
+        root = self.case.agent_id
         for entry in self.recorded.children:
-            if entry.agent_id.startswith(prefix):
+            if spawned_by(root, entry.agent_id) == call_id:
                 self.journal.append(entry.agent_id, entry.event)
 
 
