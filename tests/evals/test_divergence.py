@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+from agentcore.drivers.scripted import text_turn
 from agentcore.evals import judge_case, run_case
 
 from .helpers import config, recorded_case
@@ -104,3 +105,39 @@ def test_a_tree_with_one_task_child_replays_with_its_lane():
     run = asyncio.run(run_case(case, tree))
     assert run.divergence is None
     assert journal_changes(case.entries, run.entries) == []
+
+
+def test_a_context_hook_builds_both_sides_requests():
+    """``transform_context`` is in no journal: the recording's requests are rebuilt with the
+    configuration's hook, so an unchanged one replays, and a changed one shows live, where
+    the model answers the new requests differently."""
+    from agentcore import Agent
+    from agentcore.drivers.scripted import FunctionDriver
+    from agentcore.evals import record_case
+    from agentcore.events import UserMessage
+    from agentcore.journal import MemoryJournal
+
+    def noted(note):
+        def hook(messages):
+            return [UserMessage("note", note), *messages]
+
+        return hook
+
+    def hooked(note="be brief"):
+        def reply(request):
+            return text_turn(f"noted: {request.messages[0].content}")
+
+        return {"model": FunctionDriver(reply), "transform_context": noted(note)}
+
+    async def record():
+        journal = MemoryJournal()
+        agent = Agent(journal=journal, agent_id="hooked", **hooked())
+        await agent.run("hello")
+        await agent.aclose()
+        return journal
+
+    case = record_case(asyncio.run(record()))
+    assert _judge(case, hooked).diff.same
+    changed = _judge(case, lambda: hooked("be verbose"), mode="live")
+    assert (changed.diff.divergence.step, changed.diff.divergence.layer) == (1, "model")
+    assert changed.diff.layer("outcome").new[-1] == "final answer: 'noted: be verbose'"
