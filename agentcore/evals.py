@@ -3,6 +3,7 @@ code (``replay``, ``live``, ``replay-then-live``), diff every layer, score, repo
 docs/evals.md."""
 
 from ._evals.cases import Case as Case
+from ._evals.cases import case_data as case_data
 from ._evals.cases import inputs_of as inputs_of
 from ._evals.cases import load_dataset as load_dataset
 from ._evals.cases import record_case as record_case
@@ -51,6 +52,7 @@ __all__ = [
     "Trace",
     "assert_case",
     "budget",
+    "case_data",
     "contains",
     "diff_traces",
     "equals",

@@ -20,7 +20,7 @@ import sys
 from typing import Any
 
 from .._core.errors import ConfigurationError
-from .._evals.cases import record_case, save_case
+from .._evals.cases import load_dataset, record_case, save_case
 from .._evals.config import load_config
 from .._evals.report import Report, run_dataset
 from .._evals.rerun import MODES
@@ -117,8 +117,6 @@ def _print(report: Report) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from .._evals.cases import load_dataset
-
     cases = load_dataset(args.dataset)
     config = load_config(args.config)
     previous = None

@@ -32,7 +32,16 @@ from .._journal.journal import JournalEntry
 from .._journal.replay import JournalSource, entries_of
 from .._loop.events import AgentAbort, AgentFollowUp, AgentPrompt, AgentSteer, ToolApproval
 
-__all__ = ["Case", "inputs_of", "load_dataset", "record_case", "save_case", "tree_of"]
+__all__ = [
+    "Case",
+    "case_data",
+    "inputs_of",
+    "load_dataset",
+    "record_case",
+    "save_case",
+    "spawned_by",
+    "tree_of",
+]
 
 
 def _tuple(items: Iterable[Any]) -> tuple[Any, ...]:
@@ -67,6 +76,16 @@ class Case:
 def tree_of(agent_id: str, lane: str) -> bool:
     """Whether ``lane`` is ``agent_id``'s or one of its sub-agents' (``root/call.n``)."""
     return lane == agent_id or lane.startswith(agent_id + "/")
+
+
+def spawned_by(agent_id: str, lane: str) -> str | None:
+    """The id of ``agent_id``'s tool call that spawned the sub-agent lane ``lane``
+    (``root/call`` for one child, ``root/call.n`` for several, grandchildren below them),
+    or None when ``lane`` is not below ``agent_id``."""
+    if not lane.startswith(agent_id + "/"):
+        return None
+    child = lane[len(agent_id) + 1 :].split("/")[0]
+    return child.rpartition(".")[0] if child.rpartition(".")[2].isdigit() else child
 
 
 def record_case(

@@ -184,7 +184,7 @@ class Judge:
     options: Mapping[str, Any] = attrs.field(factory=dict)
     journal: Journal = attrs.field(factory=MemoryJournal)
     name: str = "judge"
-    _count: int = 0
+    _count: int = attrs.field(default=0, init=False)
 
     async def __call__(self, case: Case, new: Trace, recorded: Trace | None) -> Score:
         self._count += 1

@@ -186,10 +186,10 @@ class Report:
 async def judge_case(run: Run, *, judge_model: Any = None) -> CaseResult:
     """Trace ``run`` and its recording, diff them and run the case's evaluators."""
     case = run.case
-    new = trace_of(run.entries, run.agent_id, run.prices)
+    new = trace_of(run.entries, run.agent_id, run.prices, run.loop)
     recorded = run.recorded
     if recorded is None and case.recorded:
-        recorded = trace_of(case.entries, case.agent_id, run.prices)
+        recorded = trace_of(case.entries, case.agent_id, run.prices, run.loop)
     diff = diff_traces(recorded, new) if recorded is not None else None
     if diff is not None and diff.divergence is None and run.divergence is not None:
         diff = attrs.evolve(diff, divergence=run.divergence)

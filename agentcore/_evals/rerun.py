@@ -47,11 +47,12 @@ from .._loop.events import (
     ElicitationAnswer,
     ToolApproval,
 )
+from .._loop.state import LoopConfig
 from .._runtime.actions import ToolCallAction, ToolResultAction
 from .._runtime.agent import Agent
 from .._runtime.options import prices_for
 from .._runtime.plugins import resolve_model
-from .cases import Case, tree_of
+from .cases import Case, spawned_by, tree_of
 from .config import Config, options_of
 from .trace import RUN_INPUTS, USER_INPUTS, ModelStep, ToolStep, Trace
 
@@ -103,6 +104,8 @@ class Run:
     """The configuration's price table: what tracing the runs prices turns by."""
     recorded: Trace | None = attrs.field(default=None, eq=False, repr=False)
     """The recording, traced with those prices (None for a hand-written case)."""
+    loop: LoopConfig | None = attrs.field(default=None, eq=False, repr=False)
+    """The new agent's loop configuration: its context hooks build the traced requests."""
 
 
 # -- comparing requests ----------------------------------------------------------------------
@@ -153,13 +156,12 @@ class _Replay:
     def __init__(
         self,
         case: Case,
-        recorded: Trace,
         mode: Mode,
         replay_tools: bool | Collection[str],
         live: Callable[[], Driver],
         journal: Journal,
     ) -> None:
-        self.case, self.recorded, self.mode = case, recorded, mode
+        self.case, self.mode = case, mode
         self.replay_tools = replay_tools
         self._live_factory = live
         self._live: Driver | None = None
@@ -169,8 +171,13 @@ class _Replay:
         self.calls = 0
         self.divergence: Divergence | None = None
         self.stopped = False
-        self.tools = {step.call.tool_call_id: step for step in recorded.tool_steps if step.result}
         self._turns: dict[int, asyncio.Event] = {}
+
+    def load(self, recorded: Trace) -> None:
+        """The recording, traced through the new agent's loop configuration (its context
+        hooks build the recorded requests as they build the new ones)."""
+        self.recorded = recorded
+        self.tools = {step.call.tool_call_id: step for step in recorded.tool_steps if step.result}
         lane = recorded.entries
         self._after: dict[int, int] = {}
         for step in recorded.model_steps:  # inputs that came right after a call's stream
@@ -332,10 +339,14 @@ class _Replay:
     async def in_turn(self, index: int) -> None:
         """Wait until the replayed calls recorded before ``index`` (of the same batch)
         have answered, so results enter in the recorded order."""
-        self._turns[index] = asyncio.Event()
-        await asyncio.sleep(0)  # the batch's other calls claim their places
-        for earlier in sorted(i for i in self._turns if i < index):
-            await self._turns[earlier].wait()
+        own = self._turns[index] = asyncio.Event()
+        try:
+            await asyncio.sleep(0)  # the batch's other calls claim their places
+            for earlier in sorted(i for i in self._turns if i < index):
+                await self._turns[earlier].wait()
+        except asyncio.CancelledError:  # an abort: the calls after this one wait no more
+            own.set()
+            raise
 
     def answered(self, index: int) -> None:
         event = self._turns.get(index)
@@ -345,9 +356,9 @@ class _Replay:
     def copy_children(self, call_id: str) -> None:
         """The recorded lanes of the sub-agents a replayed call spawned, into the new
         journal."""
-        prefix = f"{self.case.agent_id}/{call_id}."
+        root = self.case.agent_id
         for entry in self.recorded.children:
-            if entry.agent_id.startswith(prefix):
+            if spawned_by(root, entry.agent_id) == call_id:
                 self.journal.append(entry.agent_id, entry.event)
 
 
@@ -453,10 +464,14 @@ def _live_model(model: Any, factory: Callable[[str], Driver] | None) -> Callable
 
 
 def trace_of(
-    entries: Iterable[JournalEntry], agent_id: str, prices: Mapping[str, ModelPrice] | None
+    entries: Iterable[JournalEntry],
+    agent_id: str,
+    prices: Mapping[str, ModelPrice] | None,
+    loop: LoopConfig | None = None,
 ) -> Trace:
-    """``Trace.of`` through a conversation machine with the price table ``prices``."""
-    return Trace.of(entries, agent_id, lambda: create_conversation_machine(prices))
+    """``Trace.of`` through a conversation machine with the price table ``prices`` and
+    ``loop``'s hooks (the journal's ``agent_configured`` gives the rest)."""
+    return Trace.of(entries, agent_id, lambda: create_conversation_machine(prices, config=loop))
 
 
 async def run_case(
@@ -481,12 +496,10 @@ async def run_case(
     price, prices = prices_for(model, options.get("price"))
     if price is not None:  # the replaying model has no name to look its price up by
         options["price"] = price
-    recorded = trace_of(case.entries, agent_id, prices)
     if not case.recorded:
         mode = "live"
-        recorded = attrs.evolve(recorded, inputs=tuple(enumerate(case.inputs)))
     live = _live_model(model, getattr(registry, "driver_factory", None))
-    replay = _Replay(case, recorded, mode, replay_tools, live, journal)
+    replay = _Replay(case, mode, replay_tools, live, journal)
     middleware = [*options.pop("middleware", ()), _tool_middleware(replay)]
     options.update(journal=journal, agent_id=agent_id, middleware=middleware)
     options.pop("session_id", None)
@@ -497,6 +510,11 @@ async def run_case(
     else:
         agent = Agent(ReplayModel(replay), **options)
     replay.agent = agent
+    loop = agent.config
+    recorded = trace_of(case.entries, agent_id, prices, loop)
+    if not case.recorded:
+        recorded = attrs.evolve(recorded, inputs=tuple(enumerate(case.inputs)))
+    replay.load(recorded)
     try:
         for index, command in recorded.inputs:
             if replay.stopped:
@@ -513,4 +531,4 @@ async def run_case(
     entries = tuple(e for e in journal.entries() if tree_of(agent_id, e.agent_id))
     wall = time.perf_counter() - started
     traced = recorded if case.recorded else None
-    return Run(case, mode, agent_id, entries, replay.divergence, wall, error, prices, traced)
+    return Run(case, mode, agent_id, entries, replay.divergence, wall, error, prices, traced, loop)

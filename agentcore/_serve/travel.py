@@ -24,6 +24,7 @@ from .._core.events import (
     ToolUseStart,
     UserMessage,
 )
+from .._evals.cases import spawned_by
 from .._evals.diff import diff_traces
 from .._evals.trace import USER_INPUTS, Trace
 from .._journal.describe import describe
@@ -96,9 +97,8 @@ def view_at(served: Served, seq: int | None) -> dict[str, Any]:
     spawned = {e.event.tool_call_id for e in lane if isinstance(e.event, ToolUseStart)}
     children: dict[str, int] = {}
     for entry in journal.entries():
-        child = entry.agent_id
-        if child.startswith(agent_id + "/") and child[len(agent_id) + 1 :].split(".")[0] in spawned:
-            children[child] = children.get(child, 0) + 1
+        if spawned_by(agent_id, entry.agent_id) in spawned:
+            children[entry.agent_id] = children.get(entry.agent_id, 0) + 1
     usage = snapshot.usage
     return {
         "agent_id": agent_id,

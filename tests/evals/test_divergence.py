@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+from agentcore.drivers.scripted import text_turn
 from agentcore.evals import judge_case, run_case
 
 from .helpers import config, recorded_case
@@ -74,3 +75,69 @@ def test_replay_then_live_goes_on_with_the_model_after_the_divergence():
     assert result.run.divergence.step == 2  # the request changed; the live model answered
     assert result.diff.layer("outcome").new[-1] == "final answer: 'sum: 4'"
     assert result.diff.layer("outcome").new[0] == "run 1 ended: completed"
+
+
+def test_a_tree_with_one_task_child_replays_with_its_lane():
+    """The ``task`` tool's one child is ``root/call``: its lane comes with the replayed
+    call."""
+    from agentcore._app.serve_model import DEMO_AGENT, demo_options, demo_registry
+    from agentcore.agents import node_of
+    from agentcore.evals import journal_changes, record_case
+    from agentcore.journal import MemoryJournal
+
+    def tree():
+        options = dict(demo_options(0.0))
+        return {"registry": demo_registry(0.0), "agent_type": DEMO_AGENT, "tools": options["tools"]}
+
+    async def record():
+        journal = MemoryJournal()
+        config = tree()
+        agent = config["registry"].create(
+            DEMO_AGENT, journal=journal, agent_id="demo", tools=config["tools"]
+        )
+        await agent.run("research tides")
+        await node_of(agent).wait()
+        await node_of(agent).aclose()
+        return journal
+
+    case = record_case(asyncio.run(record()), "demo")
+    assert "demo/call_1" in {e.agent_id for e in case.entries}
+    run = asyncio.run(run_case(case, tree))
+    assert run.divergence is None
+    assert journal_changes(case.entries, run.entries) == []
+
+
+def test_a_context_hook_builds_both_sides_requests():
+    """``transform_context`` is in no journal: the recording's requests are rebuilt with the
+    configuration's hook, so an unchanged one replays, and a changed one shows live, where
+    the model answers the new requests differently."""
+    from agentcore import Agent
+    from agentcore.drivers.scripted import FunctionDriver
+    from agentcore.evals import record_case
+    from agentcore.events import UserMessage
+    from agentcore.journal import MemoryJournal
+
+    def noted(note):
+        def hook(messages):
+            return [UserMessage("note", note), *messages]
+
+        return hook
+
+    def hooked(note="be brief"):
+        def reply(request):
+            return text_turn(f"noted: {request.messages[0].content}")
+
+        return {"model": FunctionDriver(reply), "transform_context": noted(note)}
+
+    async def record():
+        journal = MemoryJournal()
+        agent = Agent(journal=journal, agent_id="hooked", **hooked())
+        await agent.run("hello")
+        await agent.aclose()
+        return journal
+
+    case = record_case(asyncio.run(record()))
+    assert _judge(case, hooked).diff.same
+    changed = _judge(case, lambda: hooked("be verbose"), mode="live")
+    assert (changed.diff.divergence.step, changed.diff.divergence.layer) == (1, "model")
+    assert changed.diff.layer("outcome").new[-1] == "final answer: 'noted: be verbose'"

@@ -20,9 +20,10 @@ from hypothesis import strategies as st
 from agentcore import Agent, ModelRequest, tool
 from agentcore.agents import AgentDefinition, AgentRegistry, node_of
 from agentcore.drivers.scripted import FunctionDriver, Pause, text_turn, tool_turn
-from agentcore.evals import journal_changes, judge_case, record_case, run_case
+from agentcore.evals import Trace, journal_changes, judge_case, record_case, run_case
 from agentcore.events import AssistantMessage, TextDelta
 from agentcore.journal import MemoryJournal
+from agentcore.loop import create_conversation_machine
 
 
 @tool
@@ -127,6 +128,9 @@ def test_replay_reproduces_any_recorded_session(plan, prompts, moments, approve)
     assert run.divergence is None, run.divergence
     assert journal_changes(case.entries, run.entries) == []
     assert result.diff is not None and result.diff.same, result.diff.text()
+    # tracing applies runs of deltas at once: the same trace as folding each
+    fast = Trace.of(case.entries, "s", create_conversation_machine)
+    assert fast == Trace.of(case.entries, "s", create_conversation_machine, fast=False)
 
 
 # -- trees ---------------------------------------------------------------------------------

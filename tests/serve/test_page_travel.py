@@ -143,3 +143,22 @@ def test_the_travel_routes_refuse_what_they_cannot_do() -> None:
             assert missing.status_code == 404
 
     asyncio.run(main())
+
+
+def test_the_view_lists_the_sub_agents_spawned_so_far() -> None:
+    async def main() -> None:
+        async with serving() as base, httpx2.AsyncClient(timeout=10) as client:
+            await client.post(f"{base}/agents", json={"agent_id": "r1"})
+            await client.post(f"{base}/agents/r1/messages", json={"text": "research tides"})
+            for _ in range(200):
+                state = (await client.get(f"{base}/agents/r1/state")).json()
+                if not state["running"] and len(state["messages"]) >= 4:
+                    break
+                await asyncio.sleep(0.05)
+            view = (await client.get(f"{base}/agents/r1/view")).json()
+            (child,) = view["subagents"]
+            assert child["agent_id"] == "r1/call_1" and child["entries"] > 3
+            first = (await client.get(f"{base}/agents/r1/view?seq=2")).json()
+            assert first["subagents"] == [] and first["messages"][0]["text"] == "research tides"
+
+    asyncio.run(main())
