@@ -37,6 +37,7 @@ from typing import Any
 import attrs
 
 from .._core.driver import BaseDriver, ModelRequest, OutputMode, ToolSpec, close_stream
+from .._core.errors import ConfigurationError
 from .._core.events import AssistantMessage, ToolResultMessage, UserMessage
 from .._loop.tools import Tool, ToolOutput, define_tool
 from .._runtime.tool_runner import ToolContext
@@ -99,8 +100,9 @@ class Role:
 
 class Cast:
     """Every agent a conversation may hand off to, from its first (``first``): the
-    closure of ``handoffs``. ``build_tools(definition)`` gives a member's own tools (its
-    registry tools and spawn tools); ``get(id)`` the definitions."""
+    closure of ``handoffs``. ``own_tools(definition)`` gives a member's own tools (its
+    registry tools and spawn tools); ``get(id)`` the definitions; ``max_in_a_row`` is
+    ``TreeLimits.max_handoffs``."""
 
     def __init__(
         self,
@@ -131,17 +133,18 @@ class Cast:
         self.managed = frozenset(name for m in self.members.values() for name in m.specs)
         """Every tool name some member has: a member's model sees only its own."""
 
-    @property
-    def hands_off(self) -> bool:
-        """Whether any handoff is possible (otherwise the conversation needs none of this)."""
-        return any(m.handoffs for m in self.members.values())
-
-    def member(self, agent_id: str) -> Role:
-        return self.members[agent_id]
-
     def speaker(self, messages: Sequence[Any]) -> Role:
-        """The member who speaks after ``messages``."""
-        return self.members[speaker(messages, self.first)]
+        """The member who speaks after ``messages``; ``ConfigurationError`` when the
+        history hands the conversation to an agent this cast does not have (a journal
+        written with other definitions)."""
+        found = speaker(messages, self.first)
+        member = self.members.get(found)
+        if member is None:
+            raise ConfigurationError(
+                f"the conversation was handed to agent {found!r}, which agent "
+                f"{self.first!r} cannot reach by handoffs (known: {sorted(self.members)})"
+            )
+        return member
 
     def _handoff_tool(self, name: str) -> Tool:
         """The tool ``name`` of every member with a handoff by that name: what it takes and

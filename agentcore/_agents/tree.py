@@ -227,13 +227,13 @@ class AgentNode:
         tree, d = self.tree, self.definition
         registry = tree.registry
         model: str | Driver = d.model
-        tools = [*registry.tools_for(d), *self._built_in_tools()]
-        cast = Cast(d, registry.get, self._own_tools, tree.limits.max_handoffs)
-        if cast.hands_off:
-            self.cast = cast
+        if d.handoffs:  # one agent, every member's tools; the speaker's model answers
+            self.cast = cast = Cast(d, registry.get, self._own_tools, tree.limits.max_handoffs)
             model = HandoffDriver(cast, registry.driver_factory)
             tools = self._cast_tools(cast)
-        elif d.handle_steps is not None:
+        else:
+            tools = [*registry.tools_for(d), *self._built_in_tools()]
+        if d.handle_steps is not None and self.cast is None:  # never both (registry.check)
             model = self.steps = StepsDriver(
                 d.handle_steps,
                 LazyDriver(d.model, registry.driver_factory),

@@ -10,7 +10,15 @@ from typing import Any
 
 import httpx
 from a2a.client import ClientConfig, create_client
-from a2a.types import CancelTaskRequest, Message, Part, Role, SendMessageRequest, TaskState
+from a2a.types import (
+    CancelTaskRequest,
+    Message,
+    Part,
+    Role,
+    SendMessageRequest,
+    SubscribeToTaskRequest,
+    TaskState,
+)
 
 from agentcore import Agent, ToolContext, tool
 from agentcore.a2a import a2a_app
@@ -186,4 +194,30 @@ async def test_the_token_guards_everything_but_the_card() -> None:
         assert _artifact_text(events) == "You said: hi"
         await client.close()
         await authed.aclose()
+    await app.state.executor.aclose()
+
+
+async def test_a_client_that_reconnects_resubscribes_to_the_running_task() -> None:
+    """A client that drops a stream and comes back gets the rest of the task's events
+    (while the server runs; the run itself never noticed the client leaving)."""
+    sock, url = bound()
+    app = a2a_app(_factory(MemoryJournal(), delay=0.01), name="slow", url=url + "/")
+    async with serving(app, sock):
+        first = await create_client(url, ClientConfig(streaming=True))
+        stream = first.send_message(SendMessageRequest(message=_message("a story")))
+        seen: list[Any] = []
+        async for event in stream:
+            seen.append(event)
+            if event.WhichOneof("payload") == "artifact_update":
+                break
+        await stream.aclose()
+        await first.close()
+        task_id = seen[0].task.id
+        second = await create_client(url, ClientConfig(streaming=True))
+        rest = [e async for e in second.subscribe(SubscribeToTaskRequest(id=task_id))]
+        await second.close()
+        assert _states(rest)[-1] == TaskState.TASK_STATE_COMPLETED
+        snapshot = rest[0].task  # what streamed so far, then every later chunk once
+        so_far = "".join(p.text for a in snapshot.artifacts for p in a.parts)
+        assert so_far + _artifact_text(rest) == "once upon a time " * 40
     await app.state.executor.aclose()

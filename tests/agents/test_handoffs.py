@@ -426,3 +426,17 @@ async def test_a_fork_after_a_handoff_goes_on_with_the_target(
     assert len(team.requests["billing"]) == 2
     await forked.aclose()
     journal.close()
+
+
+async def test_a_journal_handing_to_an_unknown_agent_is_refused_by_name(team: Team) -> None:
+    journal = MemoryJournal()
+    scripts = {"triage": hands_off("transfer_to_billing"), "billing": says("ok")}
+    written = team.registry([define("triage", handoffs=["billing"]), define("billing")], scripts)
+    agent = written.create("triage", agent_id="conv", journal=journal)
+    await agent.run("x")
+    await agent.aclose()
+    other = team.registry([define("triage", handoffs=["sales"]), define("sales")], scripts)
+    resumed = await other.resume("triage", journal)
+    with pytest.raises(ConfigurationError, match="handed to agent 'billing', which agent 'triage'"):
+        node_of(resumed).speaking  # noqa: B018
+    await resumed.aclose()

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import pathlib
-import random
 import signal
 import subprocess
 import sys
@@ -63,13 +62,12 @@ def _phase(before: list[Any]) -> str:
     return f"after {handoffs} handoff(s) and {replies} reply(ies)"
 
 
-def _trial(seed: int, directory: pathlib.Path, reference: list[Any]) -> str:
-    rng = random.Random(seed)
+def _trial(seed: int, after: float, directory: pathlib.Path, reference: list[Any]) -> str:
     journal = directory / f"chat-{seed}.jsonl"
     writer = _child("run", journal)
     assert writer.stdout is not None
     assert writer.stdout.readline().strip() == "ready"
-    time.sleep(0.25 * rng.random())
+    time.sleep(after)
     writer.send_signal(signal.SIGKILL)
     writer.wait()
     before = list(read_jsonl(journal)) if journal.exists() else []
@@ -95,13 +93,21 @@ def test_a_conversation_killed_mid_handoff_resumes_to_the_same_history(
     tmp_path: pathlib.Path,
 ) -> None:
     full = _child("run", tmp_path / "reference.jsonl")
+    assert full.stdout is not None
+    assert full.stdout.readline().strip() == "ready"
+    started = time.monotonic()
     out, err = full.communicate(timeout=60)
+    took = time.monotonic() - started  # kills spread over a run as long, whatever the load
     assert full.returncode == 0, err
     reference = _history(out)
     moves = [handoff_of(m) for m in reference if handoff_of(m) is not None]
     assert [(h["from"], h["to"]) for h in moves] == [("triage", "billing"), ("billing", "triage")]
     assert reference[-1].text.endswith("triage again: all sorted")
     with ThreadPoolExecutor(max_workers=4) as pool:
-        outcomes = list(pool.map(lambda s: _trial(s, tmp_path, reference), range(KILLS)))
-    assert len(set(outcomes)) >= 4, sorted(set(outcomes))
+        outcomes = list(
+            pool.map(
+                lambda s: _trial(s, took * (s + 0.5) / KILLS, tmp_path, reference), range(KILLS)
+            )
+        )
+    assert len(set(outcomes)) >= 3, sorted(set(outcomes))
     assert any(o.startswith("after 1 handoff") for o in outcomes), sorted(set(outcomes))
