@@ -4,16 +4,28 @@ See docs/events.md for each type's fields and who emits it.
 """
 
 from ._core.content import (
+    AudioContent as AudioContent,
+)
+from ._core.content import (
     Content as Content,
 )
 from ._core.content import (
     ContentPart as ContentPart,
 )
 from ._core.content import (
+    DocumentContent as DocumentContent,
+)
+from ._core.content import (
+    FileContent as FileContent,
+)
+from ._core.content import (
     ImageContent as ImageContent,
 )
 from ._core.content import (
     JSONValue as JSONValue,
+)
+from ._core.content import (
+    MediaContent as MediaContent,
 )
 from ._core.content import (
     Part as Part,
@@ -158,6 +170,7 @@ from ._core.wire import to_dict as to_dict
 
 __all__ = [
     "AssistantMessage",
+    "AudioContent",
     "Content",
     "ContentPart",
     "ConversationClose",
@@ -166,17 +179,20 @@ __all__ = [
     "ConversationResponding",
     "ConversationStart",
     "ConversationThinking",
+    "DocumentContent",
     "EVENT_TYPES",
     "EndReason",
     "ErrorMessage",
     "ErrorOccurred",
     "ErrorReceived",
     "Event",
+    "FileContent",
     "ImageContent",
     "InputJsonDelta",
     "Interrupt",
     "JSONValue",
     "LAYERS",
+    "MediaContent",
     "MessageDelta",
     "MessageEvent",
     "MessageStart",

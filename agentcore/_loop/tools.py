@@ -17,11 +17,11 @@ from __future__ import annotations
 import inspect
 import json
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeAlias, get_type_hints, overload
+from typing import Any, TypeAlias, TypeGuard, get_type_hints, overload
 
 import attrs
 
-from .._core.content import Content, ContentPart, ImageContent, JSONValue, TextContent
+from .._core.content import CONTENT_CLASSES, Content, ContentPart, JSONValue
 from .._core.driver import ToolSpec
 from .._core.errors import ConfigurationError
 from .tool_json import json_path, to_json_text, to_json_value
@@ -377,7 +377,8 @@ def _caller(f: Callable[..., Any], context: str | None) -> ToolFunction:
 def to_result_content(value: Any) -> Content:
     """What the model sees of a tool's return value.
 
-    ``str`` stays text; an ``ImageContent``/``TextContent`` or a list of them becomes
+    ``str`` stays text; a content part (``TextContent``, ``ImageContent``,
+    ``DocumentContent``, ``AudioContent``, ``FileContent``) or a list of them becomes
     content blocks; anything else is written as standard JSON text (sorted keys, UTF-8;
     NaN and ±Infinity as the strings ``"NaN"``, ``"Infinity"``, ``"-Infinity"``). Raises
     ``TypeError`` (``NotJSONError``) naming the path of a value that is not JSON.
@@ -385,7 +386,7 @@ def to_result_content(value: Any) -> Content:
     if isinstance(value, str):
         text: str = to_json_value(value, strict=False)
         return text
-    if isinstance(value, ImageContent | TextContent):
+    if _is_block(value):
         return (value,)
     if isinstance(value, list | tuple) and value and all(_is_block(v) for v in value):
         blocks: tuple[ContentPart, ...] = tuple(value)
@@ -393,5 +394,8 @@ def to_result_content(value: Any) -> Content:
     return to_json_text(value)
 
 
-def _is_block(value: object) -> bool:
-    return isinstance(value, ImageContent | TextContent)
+def _is_block(value: object) -> TypeGuard[ContentPart]:
+    return isinstance(value, _CONTENT_CLASSES)
+
+
+_CONTENT_CLASSES = tuple(CONTENT_CLASSES)

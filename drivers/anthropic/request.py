@@ -30,6 +30,7 @@ from agentcore.events import (
     AssistantMessage,
     Content,
     ImageContent,
+    TextContent,
     TextPart,
     ThinkingPart,
     ToolCallPart,
@@ -117,15 +118,14 @@ def build_messages(
 def _content(content: Content) -> str | list[JSON]:
     if isinstance(content, str):
         return content
-    return [
-        {
-            "type": "image",
-            "source": {"type": "base64", "media_type": block.media_type, "data": block.data},
-        }
-        if isinstance(block, ImageContent)
-        else {"type": "text", "text": block.text}
-        for block in content
-    ]
+    out: list[JSON] = []
+    for block in content:
+        if isinstance(block, ImageContent):
+            source = {"type": "base64", "media_type": block.media_type, "data": block.data}
+            out.append({"type": "image", "source": source})
+        elif isinstance(block, TextContent):
+            out.append({"type": "text", "text": block.text})
+    return out
 
 
 def _tool_result(result: ToolResultMessage) -> JSON:

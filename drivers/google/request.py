@@ -42,6 +42,7 @@ from agentcore.events import (
     AssistantMessage,
     Content,
     ImageContent,
+    TextContent,
     TextPart,
     ThinkingPart,
     ToolCallPart,
@@ -253,7 +254,7 @@ def _tool_results(results: tuple[ToolResultMessage, ...]) -> list[dict[str, Any]
         if isinstance(content, str):
             text = content
         else:
-            text = "\n".join(p.text for p in content if not isinstance(p, ImageContent))
+            text = "\n".join(p.text for p in content if isinstance(p, TextContent))
             found = [_part(p) for p in content if isinstance(p, ImageContent)]
             if found:
                 images += [{"text": f"Images returned by tool call {result.tool_call_id}:"}]

@@ -33,6 +33,7 @@ from agentcore.events import (
     AssistantMessage,
     Content,
     ImageContent,
+    TextContent,
     TextPart,
     ThinkingPart,
     ToolCallPart,
@@ -131,7 +132,7 @@ def _user_content(content: Content) -> str | list[dict[str, Any]]:
     if isinstance(content, str):
         return content
     if not any(isinstance(p, ImageContent) for p in content):
-        return "\n".join(p.text for p in content if not isinstance(p, ImageContent))
+        return "\n".join(p.text for p in content if isinstance(p, TextContent))
     return [_content_part(p) for p in content]
 
 
@@ -182,7 +183,7 @@ def _tool_results(results: tuple[ToolResultMessage, ...]) -> list[dict[str, Any]
         if isinstance(content, str):
             text = content
         else:
-            text = "\n".join(p.text for p in content if not isinstance(p, ImageContent))
+            text = "\n".join(p.text for p in content if isinstance(p, TextContent))
             found = [_content_part(p) for p in content if isinstance(p, ImageContent)]
             if found:
                 label = f"Images returned by tool call {result.tool_call_id}:"

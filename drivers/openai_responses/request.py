@@ -39,6 +39,7 @@ from agentcore.events import (
     AssistantMessage,
     Content,
     ImageContent,
+    TextContent,
     TextPart,
     ThinkingPart,
     ToolCallPart,
@@ -156,7 +157,7 @@ def _tool_output(content: Content) -> str | list[dict[str, Any]]:
     if isinstance(content, str):
         return content
     if not any(isinstance(p, ImageContent) for p in content):
-        return "\n".join(p.text for p in content if not isinstance(p, ImageContent))
+        return "\n".join(p.text for p in content if isinstance(p, TextContent))
     return [_input_part(p) for p in content]
 
 
