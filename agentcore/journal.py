@@ -11,6 +11,7 @@ from ._journal.journal import MemoryJournal as MemoryJournal
 from ._journal.journal import read_jsonl as read_jsonl
 from ._journal.journal import scrub as scrub
 from ._journal.journal import scrub_event as scrub_event
+from ._journal.read import MissingBlobError as MissingBlobError
 from ._journal.replay import JournalSource as JournalSource
 from ._journal.replay import ReplayMachine as ReplayMachine
 from ._journal.replay import entries_of as entries_of
@@ -39,6 +40,7 @@ __all__ = [
     "LaneBusyError",
     "MemoryJournal",
     "MemorySnapshots",
+    "MissingBlobError",
     "PostgresJournal",
     "ReplayMachine",
     "SCHEMA_VERSION",
