@@ -1,5 +1,6 @@
 """Which content parts carry binary data: the fact the journal's blob store and the
-secrets scrubber share (one owner; the parts themselves are in ``media``).
+secrets scrubber share (one owner; the parts themselves are in ``media``), and the
+one-line placeholder every text view shows for a part instead of its bytes.
 
 A content part whose class has a ``data`` field holds base64-encoded bytes in it (an
 image today; documents and audio too). Those bytes are never scrubbed (a base64 run can
@@ -13,9 +14,9 @@ from typing import Any
 
 import attrs
 
-from .content import CONTENT_CLASSES
+from .content import CONTENT_CLASSES, FileContent, TextContent
 
-__all__ = ["MEDIA_CLASSES", "MEDIA_TAGS", "is_media_wire"]
+__all__ = ["MEDIA_CLASSES", "MEDIA_TAGS", "describe_part", "format_bytes", "is_media_wire"]
 
 MEDIA_CLASSES: frozenset[type[Any]] = frozenset(
     cls for cls in CONTENT_CLASSES if "data" in {f.name for f in attrs.fields(cls)}
@@ -29,3 +30,27 @@ MEDIA_TAGS: frozenset[str] = frozenset(cls.type for cls in MEDIA_CLASSES)
 def is_media_wire(value: dict[str, Any]) -> bool:
     """Whether the wire dict ``value`` is a content part of one of ``MEDIA_TAGS``."""
     return value.get("type") in MEDIA_TAGS
+
+
+def format_bytes(size: int) -> str:
+    """``size`` bytes for people: ``512 B``, ``34.1 kB``, ``1.0 MB`` (powers of 1000)."""
+    if size < 1000:
+        return f"{size} B"
+    if size < 1_000_000:
+        return f"{size / 1000:.1f} kB"
+    return f"{size / 1_000_000:.1f} MB"
+
+
+def describe_part(part: Any) -> str:
+    """A content part in one line, never its bytes: ``[image image/png, 1.0 MB]``,
+    ``[document "report.pdf" application/pdf, 34.1 kB]``, ``[audio audio/wav, 88.2 kB]``,
+    ``[file application/pdf https://...]``; a text part is its text."""
+    if isinstance(part, TextContent):
+        return part.text
+    kind = type(part).type
+    title = getattr(part, "title", None)
+    named = f' "{title}"' if title else ""
+    if isinstance(part, FileContent):
+        where = part.url if part.url is not None else f"file id {part.file_id}"
+        return f"[{kind}{named} {part.media_type} {where}]"
+    return f"[{kind}{named} {part.media_type}, {format_bytes(part.size)}]"

@@ -55,7 +55,12 @@ A plain (sync) function runs in a worker thread so it never blocks the event loo
 class ToolOutput:
     """A tool result with extras: ``content`` goes to the model, ``details`` only to UIs.
 
-    ``content`` may be anything a tool may return (text, JSON, images); ``details`` must
+    ``content`` may be anything a tool may return (``to_result_content``): text, JSON, or
+    content parts: images, documents (PDF, plain text), audio clips
+    (``ImageContent.from_bytes(png)``, ``DocumentContent.from_bytes(pdf, title=...)``,
+    ``AudioContent.from_bytes(wav)``) and files the provider fetches
+    (``FileContent.from_url``), alone or in a list with ``TextContent`` notes. A driver
+    refuses, before sending, a part its provider does not take. ``details`` must
     be JSON (it is journaled; a result whose details are not JSON becomes an error
     result); ``is_error`` marks a result the tool itself considers a failure, without
     raising.
