@@ -3,6 +3,8 @@
 See docs/events.md for each type's fields and who emits it.
 """
 
+from ._core.binary import describe_part as describe_part
+from ._core.binary import inline_part as inline_part
 from ._core.content import (
     AudioContent as AudioContent,
 )
@@ -221,8 +223,10 @@ __all__ = [
     "TurnResponse",
     "Usage",
     "UserMessage",
+    "describe_part",
     "event_type",
     "from_dict",
+    "inline_part",
     "is_event",
     "to_dict",
 ]

@@ -14,9 +14,25 @@ from typing import Any
 
 import attrs
 
-from .content import CONTENT_CLASSES, FileContent, TextContent
+from .content import (
+    CONTENT_CLASSES,
+    AudioContent,
+    ContentPart,
+    DocumentContent,
+    FileContent,
+    ImageContent,
+    TextContent,
+    media_kind,
+)
 
-__all__ = ["MEDIA_CLASSES", "MEDIA_TAGS", "describe_part", "format_bytes", "is_media_wire"]
+__all__ = [
+    "MEDIA_CLASSES",
+    "MEDIA_TAGS",
+    "describe_part",
+    "format_bytes",
+    "inline_part",
+    "is_media_wire",
+]
 
 MEDIA_CLASSES: frozenset[type[Any]] = frozenset(
     cls for cls in CONTENT_CLASSES if "data" in {f.name for f in attrs.fields(cls)}
@@ -54,3 +70,17 @@ def describe_part(part: Any) -> str:
         where = part.url if part.url is not None else f"file id {part.file_id}"
         return f"[{kind}{named} {part.media_type} {where}]"
     return f"[{kind}{named} {part.media_type}, {format_bytes(part.size)}]"
+
+
+def inline_part(media_type: str, data: str, title: str | None = None) -> ContentPart | None:
+    """The part base64 ``data`` of ``media_type`` makes (an image, a document titled
+    ``title``, audio), or None for a media type no part takes inline: what a protocol's
+    file or binary part (AG-UI, Vercel, MCP) becomes."""
+    kind = media_kind(media_type)
+    if kind == "image":
+        return ImageContent(media_type, data)  # type: ignore[arg-type]
+    if kind == "audio":
+        return AudioContent(media_type, data)  # type: ignore[arg-type]
+    if kind == "document":
+        return DocumentContent(media_type, data, title)  # type: ignore[arg-type]
+    return None

@@ -26,18 +26,14 @@ from typing import Any, Literal
 import attrs
 import mcp_types as mt
 
-from .._core.binary import describe_part
+from .._core.binary import describe_part, inline_part
 from .._core.content import (
-    AudioContent,
     Content,
     ContentPart,
-    DocumentContent,
     FileContent,
-    ImageContent,
     JSONValue,
     TextContent,
     TextPart,
-    media_kind,
 )
 from .._core.driver import Message, ModelRequest
 from .._core.events import AssistantMessage, UserMessage
@@ -122,13 +118,9 @@ def _inline(
 ) -> ContentPart:
     """Base64 ``data`` as the part its media type makes it (of ``kind`` when given),
     or a note saying it was left out."""
-    found = media_kind(mime_type) if mime_type else "file"
-    if found != "file" and kind in (None, found):
-        if found == "image":
-            return ImageContent(mime_type, data)  # type: ignore[arg-type]
-        if found == "audio":
-            return AudioContent(mime_type, data)  # type: ignore[arg-type]
-        return DocumentContent(mime_type, data, title)  # type: ignore[arg-type]
+    part = inline_part(mime_type, data, title) if mime_type else None
+    if part is not None and kind in (None, type(part).type):
+        return part
     return TextContent(f"[{what} ({mime_type or 'unknown type'}) omitted: not supported]")
 
 

@@ -115,7 +115,10 @@ def _fill_sessions(tx: Tx) -> None:
 
 def _v3(dialect: Dialect) -> list[str]:
     blob = "BLOB" if dialect == "sqlite" else "BYTEA"
-    return [f"CREATE TABLE agentcore_blobs (hash TEXT PRIMARY KEY, data {blob} NOT NULL)"]
+    # IF NOT EXISTS: a persistence presenter writing to this database may have made it
+    return [
+        f"CREATE TABLE IF NOT EXISTS agentcore_blobs (hash TEXT PRIMARY KEY, data {blob} NOT NULL)"
+    ]
 
 
 MIGRATIONS = (
