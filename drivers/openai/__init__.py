@@ -9,6 +9,7 @@ from .._common.openai_api import NO_KEY as NO_KEY
 from .._common.openai_api import REASONING_EFFORT as REASONING_EFFORT
 from .._common.openai_api import classify_openai_error as classify_openai_error
 from .._common.retry import RetryPolicy as RetryPolicy
+from .content import MEDIA as MEDIA
 from .driver import OpenAIDriver as OpenAIDriver
 from .stream import DONE as DONE
 from .stream import FINISH_REASONS as FINISH_REASONS
@@ -22,6 +23,7 @@ __all__ = [
     "ChatState",
     "DONE",
     "FINISH_REASONS",
+    "MEDIA",
     "NORMALISER",
     "NO_KEY",
     "OpenAIDriver",

@@ -38,9 +38,11 @@ from agentcore.redaction import url_secrets
 
 from .._common.base import ApiKeySource, Failure, is_loopback
 from .._common.call import Close
+from .._common.content import MediaSupport
 from .._common.openai_api import NO_KEY, EmptyStream, classify_openai_error, post_sse
 from .._common.retry import RetryPolicy
 from .._common.stream import StreamingDriver
+from .content import MEDIA
 from .request import build_body
 from .stream import DONE, NORMALISER, ChatState, initial_state
 
@@ -85,6 +87,9 @@ class OpenAIDriver(StreamingDriver[ChatState, object]):
     """
 
     normaliser = NORMALISER
+    media: MediaSupport = MEDIA
+    """What the provider takes of the content parts (``drivers.openai.content.MEDIA``); a
+    subclass may set another ``MediaSupport`` (a compatible server, a newer limit)."""
 
     def __init__(
         self,
@@ -156,6 +161,7 @@ class OpenAIDriver(StreamingDriver[ChatState, object]):
             model=self.model,
             thinking_level=self.thinking_level,
             max_tokens=self.max_tokens,
+            media=self.media,
             **self._body_options,
         )
 
