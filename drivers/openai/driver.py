@@ -42,7 +42,7 @@ from .._common.content import MediaSupport
 from .._common.openai_api import NO_KEY, EmptyStream, classify_openai_error, post_sse
 from .._common.retry import RetryPolicy
 from .._common.stream import StreamingDriver
-from .content import MEDIA
+from .content import MEDIA, compatible_media
 from .request import build_body
 from .stream import DONE, NORMALISER, ChatState, initial_state
 
@@ -79,7 +79,9 @@ class OpenAIDriver(StreamingDriver[ChatState, object]):
     servers that reject it (usage then stays zero). ``output_modes`` are the
     structured-output modes the server supports, best first (default: all for
     ``"openai"``; ``tool`` and ``prompted`` elsewhere, since not every compatible server
-    takes ``response_format`` with a JSON schema). ``clock`` (ms) stamps events and
+    takes ``response_format`` with a JSON schema). ``media`` is what the server takes of
+    the content parts (default: OpenAI's documented ``MEDIA`` for ``"openai"``,
+    ``compatible_media(provider)`` elsewhere). ``clock`` (ms) stamps events and
     ``sleep`` waits between retries; both are there for tests.
 
     Raises ``ConfigurationError`` at construction when no key can be found for a remote
@@ -88,8 +90,7 @@ class OpenAIDriver(StreamingDriver[ChatState, object]):
 
     normaliser = NORMALISER
     media: MediaSupport = MEDIA
-    """What the provider takes of the content parts (``drivers.openai.content.MEDIA``); a
-    subclass may set another ``MediaSupport`` (a compatible server, a newer limit)."""
+    """What the server takes of the content parts (see ``media=``)."""
 
     def __init__(
         self,
@@ -109,6 +110,7 @@ class OpenAIDriver(StreamingDriver[ChatState, object]):
         supports_xhigh: bool | None = None,
         include_usage: bool = True,
         output_modes: Sequence[OutputMode] | None = None,
+        media: MediaSupport | None = None,
         clock: Callable[[], int] = ms_clock,
         sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
     ) -> None:
@@ -149,6 +151,10 @@ class OpenAIDriver(StreamingDriver[ChatState, object]):
                 f"output_modes must be a non-empty subset of {OUTPUT_MODES}, got {output_modes!r}"
             )
         self._output_modes = tuple(output_modes)
+        if media is not None:
+            self.media = media
+        elif provider != "openai":
+            self.media = compatible_media(provider)
 
     @property
     def output_modes(self) -> tuple[OutputMode, ...]:

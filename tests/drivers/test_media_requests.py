@@ -26,7 +26,7 @@ from agentcore.drivers.google import GoogleDriver
 from agentcore.drivers.openai import OpenAIDriver
 from agentcore.drivers.openai_responses import OpenAIResponsesDriver
 from agentcore.drivers.testing import ReplayServer, sse_response
-from agentcore.errors import ErrorCode
+from agentcore.errors import ErrorCode, UnsupportedContentError
 from agentcore.events import (
     AssistantMessage,
     AudioContent,
@@ -535,26 +535,30 @@ def test_usage_adds_the_media_tokens() -> None:
     assert one + one == Usage(input_tokens=2, image_tokens=4, audio_tokens=6, document_tokens=8)
 
 
-def test_a_driver_subclass_may_take_more_than_the_documented_api() -> None:
-    """A compatible server that takes audio on any model: a subclass sets ``media``."""
+def test_a_compatible_server_takes_audio_on_any_model_and_media_can_be_set() -> None:
+    """``provider`` other than ``openai``: OpenAI's model rule and limits do not apply;
+    ``media=`` sets what a server takes."""
     import attrs
 
     from agentcore.drivers.openai import MEDIA
 
-    class AnyAudio(OpenAIDriver):
-        media = attrs.evolve(MEDIA, models={})
-
-    async def main() -> list[Any]:
+    async def main(**options: Any) -> list[Any]:
         async with ReplayServer([sse_response(FIXTURES / "openai/text.sse")]) as server:
-            driver = AnyAudio("qwen2-omni", api_key="sk-test", base_url=server.base_url + "/v1")
+            url = server.base_url + "/v1"
+            driver = OpenAIDriver("qwen2-omni", api_key="sk-test", base_url=url, **options)
             request = ModelRequest(messages=(prompt(CLIP),))
             assert not [e async for e in driver.receive(request) if isinstance(e, ErrorReceived)]
             await driver.aclose()
             return server.requests
 
-    (request,) = asyncio.run(main())
-    assert request.json["messages"][0]["content"][1]["type"] == "input_audio"
+    for options in ({"provider": "vllm"}, {"media": attrs.evolve(MEDIA, models={})}):
+        (request,) = asyncio.run(main(**options))
+        assert request.json["messages"][0]["content"][1]["type"] == "input_audio"
     assert "only models named with 'audio'" in refused("openai", "qwen2-omni", prompt(CLIP))
+    openai_id = FileContent.from_file_id("file-1", "application/pdf", provider="openai")
+    compatible = OpenAIDriver("m", base_url="http://127.0.0.1:1/v1", provider="vllm")
+    with pytest.raises(UnsupportedContentError, match="belongs to 'openai', not 'vllm'"):
+        compatible.build_body(ModelRequest(messages=(prompt(openai_id),)))
 
 
 # -- every builder, any mix of parts: a body or a named refusal, never a crash ---------------
@@ -586,7 +590,7 @@ def test_any_parts_build_a_json_body_or_are_refused_by_name(
 ) -> None:
     import json
 
-    from agentcore.errors import InvalidEventError, UnsupportedContentError
+    from agentcore.errors import InvalidEventError
 
     messages: tuple[Any, ...] = (UserMessage("u1", tuple(parts)),)
     if in_tool_result:
