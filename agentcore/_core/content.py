@@ -79,13 +79,23 @@ __all__ = [
 @checked
 class Usage:
     """Token counts of one model call (or a sum of several): ints >= 0; missing keys of a
-    wire dict mean 0."""
+    wire dict mean 0.
+
+    ``image_tokens``, ``audio_tokens`` and ``document_tokens`` say how many of the input
+    tokens (``input_tokens`` plus the cache reads and writes) the provider counted for
+    images, audio and documents, where it reports them (OpenAI's
+    ``prompt_tokens_details``, Gemini's ``promptTokensDetails`` by modality); they are a
+    breakdown, never added to the totals, and 0 where the provider says nothing.
+    """
 
     input_tokens: NonNegativeInt = 0
     output_tokens: NonNegativeInt = 0
     cache_read_tokens: NonNegativeInt = 0
     cache_write_tokens: NonNegativeInt = 0
     reasoning_tokens: NonNegativeInt = 0
+    image_tokens: NonNegativeInt = 0
+    audio_tokens: NonNegativeInt = 0
+    document_tokens: NonNegativeInt = 0
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
@@ -94,6 +104,9 @@ class Usage:
             self.cache_read_tokens + other.cache_read_tokens,
             self.cache_write_tokens + other.cache_write_tokens,
             self.reasoning_tokens + other.reasoning_tokens,
+            self.image_tokens + other.image_tokens,
+            self.audio_tokens + other.audio_tokens,
+            self.document_tokens + other.document_tokens,
         )
 
     @property

@@ -27,6 +27,7 @@ from agentcore.events import (
     DocumentContent,
     FileContent,
     ImageContent,
+    MediaContent,
     TextContent,
     ToolResultMessage,
     UserMessage,
@@ -125,13 +126,12 @@ def _kind(part: ContentPart) -> str:
     return part.type
 
 
-def _described(part: ContentPart) -> str:
+def _described(part: MediaContent) -> str:
     kind = _kind(part)
-    if type(part) is FileContent:
+    if isinstance(part, FileContent):
         where = f"URL {part.url}" if part.url is not None else f"file id {part.file_id!r}"
         return f"{kind} ({part.media_type}, {where})"
-    size = getattr(part, "size", 0)
-    return f"{kind} ({part.media_type}, {_size(size)} inline)"  # type: ignore[union-attr]
+    return f"{kind} ({part.media_type}, {_size(part.size)} inline)"
 
 
 def _size(size: int) -> str:
@@ -142,7 +142,7 @@ def _size(size: int) -> str:
     return f"{size} bytes"
 
 
-def media_parts(messages: Iterable[Any]) -> Iterator[tuple[str, bool, int, ContentPart]]:
+def media_parts(messages: Iterable[Any]) -> Iterator[tuple[str, bool, int, MediaContent]]:
     """``(where, in a tool result, index, part)`` for every media part of the history."""
     for position, message in enumerate(messages, 1):
         if type(message) is UserMessage:
@@ -155,7 +155,7 @@ def media_parts(messages: Iterable[Any]) -> Iterator[tuple[str, bool, int, Conte
         if isinstance(content, str):
             continue
         for index, part in enumerate(content, 1):
-            if type(part) is not TextContent:
+            if not isinstance(part, TextContent):
                 yield where, in_tool, index, part
 
 
@@ -167,7 +167,7 @@ def check_media(messages: Sequence[Any], support: MediaSupport, model: str) -> N
     total = 0
     for where, in_tool, index, part in media_parts(messages):
         kind = _kind(part)
-        source = source_of(part)  # type: ignore[arg-type]
+        source = source_of(part)
         name = f"{where}, part {index}: {_described(part)}"
         problem = _problem(support, model, kind, source, part, in_tool)
         if problem is not None:
@@ -182,7 +182,8 @@ def check_media(messages: Sequence[Any], support: MediaSupport, model: str) -> N
                 f"{support.api} (model {model!r}) takes at most {limit} {_KIND_NAMES[kind]} "
                 f"per request; {name} is number {counts[kind]}"
             )
-        total += getattr(part, "size", 0)
+        if not isinstance(part, FileContent):
+            total += part.size
     if support.max_request_bytes is not None and total > support.max_request_bytes:
         raise UnsupportedContentError(
             f"{support.api} (model {model!r}) takes at most "

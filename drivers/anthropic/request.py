@@ -37,7 +37,7 @@ from agentcore.events import (
 )
 
 from .._common.base import plain, thinking_budget
-from .._common.content import check_media
+from .._common.content import MediaSupport, check_media
 from .._common.history import (
     group_tool_results,
     normalize_history,
@@ -53,7 +53,12 @@ JSON = dict[str, Any]
 
 
 def build_params(
-    request: ModelRequest, *, model: str, max_tokens: int, thinking_level: ThinkingLevel
+    request: ModelRequest,
+    *,
+    model: str,
+    max_tokens: int,
+    thinking_level: ThinkingLevel,
+    media: MediaSupport = MEDIA,
 ) -> JSON:
     """The keyword arguments of ``messages.create`` for ``request`` (without ``stream``).
 
@@ -62,11 +67,11 @@ def build_params(
     (``stop_sequences``, ``top_k``, ``tool_choice``, ``metadata``...), unchecked, through
     the SDK's ``extra_body``.
     Raises ``ConfigurationError`` for an unknown thinking level and
-    ``UnsupportedContentError`` for a content part the API does not take (``MEDIA``); a
-    request that refers to an uploaded file sends the Files API beta header.
+    ``UnsupportedContentError`` for a content part ``media`` does not allow; a request
+    that refers to an uploaded file sends the Files API beta header.
     """
     target = request.model or model
-    check_media(request.messages, MEDIA, target)
+    check_media(request.messages, media, target)
     budget = thinking_budget(request.thinking_level or thinking_level)
     answer_tokens = request.max_tokens or max_tokens
     params: JSON = {

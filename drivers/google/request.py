@@ -52,7 +52,7 @@ from agentcore.events import (
 )
 
 from .._common.base import plain, thinking_budget
-from .._common.content import check_media
+from .._common.content import MediaSupport, check_media
 from .._common.history import (
     group_tool_results,
     normalize_history,
@@ -125,6 +125,7 @@ def build_body(
     model: str,
     thinking_level: ThinkingLevel,
     max_tokens: int | None,
+    media: MediaSupport = MEDIA,
 ) -> tuple[str, dict[str, Any]]:
     """``(model, body)`` for a streamed ``generateContent`` call answering ``request``.
 
@@ -133,10 +134,11 @@ def build_body(
     to ``maxOutputTokens``. ``request.options`` is merged last: its ``generationConfig``
     into the one built here, anything else (``toolConfig``, ``safetySettings``,
     ``cachedContent``...) at the top level. Raises ``ConfigurationError`` for an unknown
-    thinking level.
+    thinking level and ``UnsupportedContentError`` for a content part ``media`` does not
+    allow.
     """
     target = request.model or model
-    check_media(request.messages, MEDIA, model_id(target))
+    check_media(request.messages, media, model_id(target))
     body: dict[str, Any] = {"contents": build_contents(request.messages, target)}
     if request.system_prompt:
         body["systemInstruction"] = {"parts": [{"text": request.system_prompt}]}

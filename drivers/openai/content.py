@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import attrs
+
 from agentcore.events import (
     AudioContent,
     Content,
@@ -32,7 +34,7 @@ from .._common.content import (
     openai_input_audio,
 )
 
-__all__ = ["MEDIA", "content_part", "is_text", "user_content"]
+__all__ = ["MEDIA", "compatible_media", "content_part", "is_text", "user_content"]
 
 JSON = dict[str, Any]
 
@@ -53,6 +55,21 @@ MEDIA = MediaSupport(
     max_parts={"image": 500},
     max_request_bytes=50 * MB,
 )
+
+
+def compatible_media(provider: str) -> MediaSupport:
+    """What an OpenAI-compatible server named ``provider`` is assumed to take: the same
+    parts as OpenAI, audio on any model, its own file ids, none of OpenAI's limits (each
+    server has its own; it answers for itself)."""
+    return attrs.evolve(
+        MEDIA,
+        api=f"OpenAI-compatible server {provider!r}",
+        provider=provider,
+        models={},
+        max_bytes={},
+        max_parts={},
+        max_request_bytes=None,
+    )
 
 
 def is_text(part: Any) -> bool:

@@ -41,7 +41,7 @@ from agentcore.events import (
 )
 
 from .._common.base import plain
-from .._common.content import check_media
+from .._common.content import MediaSupport, check_media
 from .._common.history import group_tool_results, normalize_history, normalize_tool_call_ids
 from .._common.openai_api import reasoning_effort
 from .._common.output import openai_json_schema
@@ -63,15 +63,17 @@ def build_body(
     system_role: str = "system",
     supports_xhigh: bool = False,
     include_usage: bool = True,
+    media: MediaSupport = MEDIA,
 ) -> dict[str, Any]:
     """The JSON body of a streaming ``POST /chat/completions`` for ``request``.
 
     ``request.model``/``thinking_level``/``max_tokens`` override the driver defaults given
     here; ``request.options`` is merged into the body last, so it can set or override any
-    field the server understands (``top_p``, ``seed``, ``response_format``...).
+    field the server understands (``top_p``, ``seed``, ``response_format``...). A content
+    part ``media`` does not allow is an ``UnsupportedContentError``.
     """
     target = request.model or model
-    check_media(request.messages, MEDIA, target)
+    check_media(request.messages, media, target)
     body: dict[str, Any] = {
         "model": target,
         "messages": build_messages(request, target, system_role),

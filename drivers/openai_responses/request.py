@@ -48,7 +48,7 @@ from agentcore.events import (
 )
 
 from .._common.base import plain
-from .._common.content import check_media
+from .._common.content import MediaSupport, check_media
 from .._common.history import normalize_history, normalize_tool_call_ids, thinking_to_text
 from .._common.openai_api import reasoning_effort
 from .._common.output import openai_json_schema
@@ -75,16 +75,18 @@ def build_body(
     thinking_level: ThinkingLevel,
     max_tokens: int | None,
     supports_xhigh: bool = True,
+    media: MediaSupport = MEDIA,
 ) -> dict[str, Any]:
     """The JSON body of a streaming ``POST /responses`` for ``request``.
 
     ``request.model``/``thinking_level``/``max_tokens`` override the driver defaults given
     here; ``request.options`` is merged last, so it can set any field the API takes
     (``tool_choice``, ``text``, ``parallel_tool_calls``, ``store``...). Raises
-    ``ConfigurationError`` for an unknown thinking level.
+    ``ConfigurationError`` for an unknown thinking level and ``UnsupportedContentError``
+    for a content part ``media`` does not allow.
     """
     target = request.model or model
-    check_media(request.messages, MEDIA, target)
+    check_media(request.messages, media, target)
     body: dict[str, Any] = {
         "model": target,
         "input": build_input(request.messages, target),

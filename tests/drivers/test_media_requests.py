@@ -17,6 +17,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agentcore import FallbackDriver, ModelRequest
 from agentcore.drivers.anthropic import AnthropicDriver
@@ -24,7 +26,7 @@ from agentcore.drivers.google import GoogleDriver
 from agentcore.drivers.openai import OpenAIDriver
 from agentcore.drivers.openai_responses import OpenAIResponsesDriver
 from agentcore.drivers.testing import ReplayServer, sse_response
-from agentcore.errors import ErrorCode
+from agentcore.errors import ErrorCode, UnsupportedContentError
 from agentcore.events import (
     AssistantMessage,
     AudioContent,
@@ -33,13 +35,16 @@ from agentcore.events import (
     ErrorReceived,
     FileContent,
     ImageContent,
+    MessageDelta,
     StreamEvent,
     TextContent,
     TextDelta,
     ToolCallPart,
     ToolResultMessage,
+    Usage,
     UserMessage,
 )
+from agentcore.testing import content_parts
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures"
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(24)
@@ -466,3 +471,138 @@ def test_a_fallback_chain_where_no_driver_takes_a_part_names_every_refusal() -> 
     assert error.code == ErrorCode.UNSUPPORTED_CONTENT
     assert "OpenAI Chat Completions (model 'gpt-4.1') does not take" in error.message
     assert "fell back after anthropic: UNSUPPORTED_CONTENT: Anthropic Messages" in error.message
+
+
+# -- usage: the media tokens the providers report --------------------------------------------
+
+
+def _usage(vendor: str, model: str, fixture: str) -> Usage:
+    make, _ = DRIVERS[vendor]
+
+    async def main() -> list[StreamEvent]:
+        async with ReplayServer([sse_response(FIXTURES / fixture)]) as server:
+            driver = make(server, model)
+            try:
+                request = ModelRequest(messages=(prompt(IMAGE, CLIP),))
+                return [e async for e in driver.receive(request)]
+            finally:
+                await driver.aclose()
+
+    (delta,) = [e for e in asyncio.run(main()) if isinstance(e, MessageDelta)]
+    return delta.usage
+
+
+def test_openai_chat_reports_the_prompts_image_and_audio_tokens() -> None:
+    usage = _usage("openai", "gpt-4o-audio-preview", "openai/usage_media.sse")
+    assert usage == Usage(input_tokens=1400, output_tokens=6, image_tokens=765, audio_tokens=310)
+    assert usage.total_tokens == 1406  # a breakdown, not added
+
+
+def test_gemini_reports_tokens_by_modality() -> None:
+    usage = _usage("google", "gemini-2.5-flash", "google/usage_media.sse")
+    assert usage == Usage(
+        input_tokens=1360,
+        output_tokens=6,
+        cache_read_tokens=1000,
+        image_tokens=258,
+        audio_tokens=800,
+        document_tokens=1290,
+    )
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["TEXT", "IMAGE", "AUDIO", "DOCUMENT", "VIDEO"]), st.integers(0, 10**6)
+        )
+    )
+)
+def test_gemini_modalities_sum_per_kind(details: list[tuple[str, int]]) -> None:
+    from agentcore.drivers.google.stream import usage_from
+
+    meta = {"promptTokensDetails": [{"modality": m, "tokenCount": n} for m, n in details]}
+    usage = usage_from(meta)
+    total = {m: sum(n for k, n in details if k == m) for m in ("IMAGE", "AUDIO", "DOCUMENT")}
+    assert (usage.image_tokens, usage.audio_tokens, usage.document_tokens) == (
+        total["IMAGE"],
+        total["AUDIO"],
+        total["DOCUMENT"],
+    )
+
+
+def test_usage_adds_the_media_tokens() -> None:
+    one = Usage(input_tokens=1, image_tokens=2, audio_tokens=3, document_tokens=4)
+    assert one + one == Usage(input_tokens=2, image_tokens=4, audio_tokens=6, document_tokens=8)
+
+
+def test_a_compatible_server_takes_audio_on_any_model_and_media_can_be_set() -> None:
+    """``provider`` other than ``openai``: OpenAI's model rule and limits do not apply;
+    ``media=`` sets what a server takes."""
+    import attrs
+
+    from agentcore.drivers.openai import MEDIA
+
+    async def main(**options: Any) -> list[Any]:
+        async with ReplayServer([sse_response(FIXTURES / "openai/text.sse")]) as server:
+            url = server.base_url + "/v1"
+            driver = OpenAIDriver("qwen2-omni", api_key="sk-test", base_url=url, **options)
+            request = ModelRequest(messages=(prompt(CLIP),))
+            assert not [e async for e in driver.receive(request) if isinstance(e, ErrorReceived)]
+            await driver.aclose()
+            return server.requests
+
+    for options in ({"provider": "vllm"}, {"media": attrs.evolve(MEDIA, models={})}):
+        (request,) = asyncio.run(main(**options))
+        assert request.json["messages"][0]["content"][1]["type"] == "input_audio"
+    assert "only models named with 'audio'" in refused("openai", "qwen2-omni", prompt(CLIP))
+    openai_id = FileContent.from_file_id("file-1", "application/pdf", provider="openai")
+    compatible = OpenAIDriver("m", base_url="http://127.0.0.1:1/v1", provider="vllm")
+    with pytest.raises(UnsupportedContentError, match="belongs to 'openai', not 'vllm'"):
+        compatible.build_body(ModelRequest(messages=(prompt(openai_id),)))
+
+
+# -- every builder, any mix of parts: a body or a named refusal, never a crash ---------------
+
+
+def _builders() -> dict[str, Callable[[ModelRequest], Any]]:
+    from agentcore.drivers.anthropic.request import build_params
+    from agentcore.drivers.google.request import build_body as google_body
+    from agentcore.drivers.openai.request import build_body as chat_body
+    from agentcore.drivers.openai_responses.request import build_body as responses_body
+
+    off = {"thinking_level": "off"}
+    return {
+        "anthropic": lambda r: build_params(r, model="claude-test", max_tokens=64, **off),
+        "openai": lambda r: chat_body(r, model="gpt-4o-audio-preview", max_tokens=None, **off),
+        "openai_responses": lambda r: responses_body(r, model="gpt-5", max_tokens=None, **off),
+        "google": lambda r: google_body(r, model="gemini-2.5-flash", max_tokens=None, **off),
+    }
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from(sorted(DRIVERS)),
+    st.lists(content_parts(), min_size=1, max_size=4),
+    st.booleans(),
+)
+def test_any_parts_build_a_json_body_or_are_refused_by_name(
+    vendor: str, parts: list[ContentPart], in_tool_result: bool
+) -> None:
+    import json
+
+    from agentcore.errors import InvalidEventError
+
+    messages: tuple[Any, ...] = (UserMessage("u1", tuple(parts)),)
+    if in_tool_result:
+        call_message = AssistantMessage("a1", "m", (ToolCallPart("c1", "read", {}),))
+        result = ToolResultMessage("c1", "read", tuple(parts))
+        messages = (UserMessage("u1", "go"), call_message, result)
+    try:
+        body = _builders()[vendor](ModelRequest(messages=messages))
+    except UnsupportedContentError as error:
+        assert "does not take message" in error.message and "it takes" in error.message
+        return
+    except InvalidEventError as error:  # a plain-text document whose data is not base64
+        assert "not valid base64" in error.message
+        return
+    json.dumps(body)
