@@ -49,17 +49,19 @@ def is_media_wire(value: dict[str, Any]) -> bool:
 
 
 def format_bytes(size: int) -> str:
-    """``size`` bytes for people: ``512 B``, ``34.1 kB``, ``1.0 MB`` (powers of 1000)."""
-    if size < 1000:
+    """``size`` bytes as the project's notices show sizes: ``512 B``, ``33.3 KB``,
+    ``1.1 MB`` (powers of 1024, as ``agentcore.coding``'s notices and the drivers'
+    refusals)."""
+    if size < 1024:
         return f"{size} B"
-    if size < 1_000_000:
-        return f"{size / 1000:.1f} kB"
-    return f"{size / 1_000_000:.1f} MB"
+    if size < 1024 * 1024:
+        return f"{size / 1024:.1f} KB"
+    return f"{size / (1024 * 1024):.1f} MB"
 
 
 def describe_part(part: Any) -> str:
     """A content part in one line, never its bytes: ``[image image/png, 1.0 MB]``,
-    ``[document "report.pdf" application/pdf, 34.1 kB]``, ``[audio audio/wav, 88.2 kB]``,
+    ``[document "report.pdf" application/pdf, 33.3 KB]``, ``[audio audio/wav, 86.1 KB]``,
     ``[file application/pdf https://...]``; a text part is its text."""
     if isinstance(part, TextContent):
         return part.text

@@ -177,8 +177,8 @@ def test_every_media_part_is_one_line_never_its_bytes() -> None:
     result = ToolResultMessage("c1", "look", content)
     out = _render([UserMessage("u1", content), result])
     lines = [
-        "[image image/png, 1.2 MB]",
-        '[document "spec.pdf" application/pdf, 34.1 kB]',
+        "[image image/png, 1.1 MB]",
+        '[document "spec.pdf" application/pdf, 33.3 KB]',
         "[audio audio/wav, 512 B]",
         '[file "a.pdf" application/pdf https://x.org/a.pdf]',
         "[file image/png file id file-9]",

@@ -192,5 +192,5 @@ def test_a_tool_returning_media_records_kinds_and_sizes_never_bytes() -> None:
                 for v in dict(span.attributes).values()
             )
     assert attributes["gen_ai.tool.call.result"] == (
-        'here[image image/png, 4.0 kB][document "m.pdf" application/pdf, 2.0 kB]'
+        'here[image image/png, 3.9 KB][document "m.pdf" application/pdf, 2.0 KB]'
     )

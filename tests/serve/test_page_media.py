@@ -54,7 +54,7 @@ async def test_files_attached_by_button_and_drop_are_sent_and_shown(
         chip = user.get_by_test_id("media-chip")
         await expect(chip).to_contain_text("document")
         await expect(chip).to_contain_text("report.pdf")
-        await expect(chip).to_contain_text(f"application/pdf, {len(PDF) / 1000:.1f} kB")
+        await expect(chip).to_contain_text(f"application/pdf, {len(PDF) / 1024:.1f} KB")
         await expect(_reply(page)).to_have_text("You said: what are these")
         await expect(page.get_by_test_id("attachment")).to_have_count(0)
         await _shot(page, "media-1-attached")

@@ -202,9 +202,9 @@ function text(content) {
 // A part is shown by what it is: an image inline, anything else a chip (kind, name, size).
 const attachments = [];
 
-function size(bytes) {
-  if (bytes < 1000) return `${bytes} B`;
-  return bytes < 1e6 ? `${(bytes / 1e3).toFixed(1)} kB` : `${(bytes / 1e6).toFixed(1)} MB`;
+function size(bytes) {  // as the server's placeholders write sizes (describe_part)
+  if (bytes < 1024) return `${bytes} B`;
+  return bytes < 1048576 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1048576).toFixed(1)} MB`;
 }
 
 function partBytes(part) {
