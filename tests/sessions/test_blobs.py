@@ -238,3 +238,12 @@ def test_a_copied_session_carries_its_blobs(tmp_path: pathlib.Path, target: str)
     digest = hashlib.sha256(base64.b64decode(picture.data)).hexdigest()
     assert list(copy.blobs) == [f"sha256:{digest}"]  # type: ignore[attr-defined]
     copy.close()
+
+
+def test_a_journal_line_described_names_media_never_their_bytes() -> None:
+    from agentcore._journal.describe import describe
+
+    picture = ImageContent.from_bytes(b"\x89PNG\r\n\x1a\n" + bytes(5000))
+    line = describe(UserMessage("u1", (TextContent("hi"), picture)))
+    assert '"[image image/png, 4.9 KB]"' in line
+    assert picture.data[:12] not in line
