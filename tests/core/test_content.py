@@ -230,3 +230,17 @@ def test_tools_may_return_any_part() -> None:
 def test_the_parts_are_exported_from_the_top_package() -> None:
     for name in ("AudioContent", "DocumentContent", "FileContent", "ImageContent", "TextContent"):
         assert getattr(agentcore, name) is getattr(agentcore.events, name)
+
+
+def test_a_refused_part_is_a_configuration_error_with_its_own_code() -> None:
+    from agentcore.errors import (
+        ConfigurationError,
+        ErrorCode,
+        UnsupportedContentError,
+        error_from_code,
+    )
+
+    error = error_from_code("Gemini does not take ...", "UNSUPPORTED_CONTENT")
+    assert type(error) is UnsupportedContentError
+    assert isinstance(error, ConfigurationError) and isinstance(error, ValueError)
+    assert error.code is ErrorCode.UNSUPPORTED_CONTENT
