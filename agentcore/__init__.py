@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from ._core.agent_processor import (
         create_initial_agent_engine_state as create_initial_agent_engine_state,
     )
+    from ._core.content import TextContent as TextContent
     from ._core.driver import OUTPUT_MODES as OUTPUT_MODES
     from ._core.driver import THINKING_LEVELS as THINKING_LEVELS
     from ._core.driver import BaseDriver as BaseDriver
@@ -38,6 +39,10 @@ if TYPE_CHECKING:
     from ._core.errors import ErrorCode as ErrorCode
     from ._core.machine import MealyMachine as MealyMachine
     from ._core.machine import create_mealy_machine as create_mealy_machine
+    from ._core.media import AudioContent as AudioContent
+    from ._core.media import DocumentContent as DocumentContent
+    from ._core.media import FileContent as FileContent
+    from ._core.media import ImageContent as ImageContent
     from ._core.presenter import Presenter as Presenter
     from ._core.pricing import ModelPrice as ModelPrice
     from ._core.processor import InitialState as InitialState
@@ -72,6 +77,7 @@ if TYPE_CHECKING:
     from ._runtime.fallback import FallbackDriver as FallbackDriver
     from ._runtime.fallback import ProviderLimits as ProviderLimits
     from ._runtime.fallback import falls_back as falls_back
+    from ._runtime.media import load_media as load_media
     from ._runtime.middleware import Reply as Reply
     from ._runtime.outlet import ms_clock as ms_clock
     from ._runtime.tool_runner import ToolContext as ToolContext
@@ -85,12 +91,16 @@ _SOURCES = {
     "AgentSnapshot": "._loop.conversation",
     "AgentState": "._core.state_machine",
     "AgentStateMachine": "._core.state_machine",
+    "AudioContent": "._core.media",
     "BaseDriver": "._core.driver",
     "ClearToolResults": "._loop.compaction",
     "Compaction": "._loop.compaction",
+    "DocumentContent": "._core.media",
     "Driver": "._core.driver",
     "ErrorCode": "._core.errors",
     "FallbackDriver": "._runtime.fallback",
+    "FileContent": "._core.media",
+    "ImageContent": "._core.media",
     "InitialState": "._core.processor",
     "Journal": "._journal.journal",
     "JsonlJournal": "._journal.journal",
@@ -114,6 +124,7 @@ _SOURCES = {
     "SubagentEvent": "._loop.lineage",
     "Summarise": "._loop.compaction",
     "THINKING_LEVELS": "._core.driver",
+    "TextContent": "._core.content",
     "ThinkingLevel": "._core.driver",
     "Tool": "._loop.tools",
     "ToolContext": "._runtime.tool_runner",
@@ -127,6 +138,7 @@ _SOURCES = {
     "define_tool": "._loop.tools",
     "falls_back": "._runtime.fallback",
     "from_dict": "._core.wire",
+    "load_media": "._runtime.media",
     "loop_processor": "._loop.policy",
     "ms_clock": "._runtime.outlet",
     "replay": "._journal.replay",
@@ -158,12 +170,16 @@ __all__ = [
     "AgentSnapshot",
     "AgentState",
     "AgentStateMachine",
+    "AudioContent",
     "BaseDriver",
     "ClearToolResults",
     "Compaction",
+    "DocumentContent",
     "Driver",
     "ErrorCode",
     "FallbackDriver",
+    "FileContent",
+    "ImageContent",
     "InitialState",
     "Journal",
     "JsonlJournal",
@@ -187,6 +203,7 @@ __all__ = [
     "SubagentEvent",
     "Summarise",
     "THINKING_LEVELS",
+    "TextContent",
     "ThinkingLevel",
     "Tool",
     "ToolContext",
@@ -200,6 +217,7 @@ __all__ = [
     "define_tool",
     "falls_back",
     "from_dict",
+    "load_media",
     "loop_processor",
     "ms_clock",
     "replay",

@@ -46,6 +46,9 @@ from ._core.errors import (
     ToolError as ToolError,
 )
 from ._core.errors import (
+    UnsupportedContentError as UnsupportedContentError,
+)
+from ._core.errors import (
     error_from_code as error_from_code,
 )
 
@@ -65,5 +68,6 @@ __all__ = [
     "ProtocolError",
     "ProviderError",
     "ToolError",
+    "UnsupportedContentError",
     "error_from_code",
 ]

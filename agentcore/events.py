@@ -3,6 +3,11 @@
 See docs/events.md for each type's fields and who emits it.
 """
 
+from ._core.binary import describe_part as describe_part
+from ._core.binary import inline_part as inline_part
+from ._core.content import (
+    AudioContent as AudioContent,
+)
 from ._core.content import (
     Content as Content,
 )
@@ -10,10 +15,19 @@ from ._core.content import (
     ContentPart as ContentPart,
 )
 from ._core.content import (
+    DocumentContent as DocumentContent,
+)
+from ._core.content import (
+    FileContent as FileContent,
+)
+from ._core.content import (
     ImageContent as ImageContent,
 )
 from ._core.content import (
     JSONValue as JSONValue,
+)
+from ._core.content import (
+    MediaContent as MediaContent,
 )
 from ._core.content import (
     Part as Part,
@@ -158,6 +172,7 @@ from ._core.wire import to_dict as to_dict
 
 __all__ = [
     "AssistantMessage",
+    "AudioContent",
     "Content",
     "ContentPart",
     "ConversationClose",
@@ -166,17 +181,20 @@ __all__ = [
     "ConversationResponding",
     "ConversationStart",
     "ConversationThinking",
+    "DocumentContent",
     "EVENT_TYPES",
     "EndReason",
     "ErrorMessage",
     "ErrorOccurred",
     "ErrorReceived",
     "Event",
+    "FileContent",
     "ImageContent",
     "InputJsonDelta",
     "Interrupt",
     "JSONValue",
     "LAYERS",
+    "MediaContent",
     "MessageDelta",
     "MessageEvent",
     "MessageStart",
@@ -205,8 +223,10 @@ __all__ = [
     "TurnResponse",
     "Usage",
     "UserMessage",
+    "describe_part",
     "event_type",
     "from_dict",
+    "inline_part",
     "is_event",
     "to_dict",
 ]

@@ -1,6 +1,12 @@
 """The per-agent event log (memory, JSONL, SQLite, PostgreSQL), replaying it, and snapshots
 for fast resume: see docs/journal.md and docs/sessions.md."""
 
+from ._journal.blobs import BlobStore as BlobStore
+from ._journal.blobs import FolderBlobs as FolderBlobs
+from ._journal.blobs import MemoryBlobs as MemoryBlobs
+from ._journal.blobs import blob_folder as blob_folder
+from ._journal.blobs import extract_blobs as extract_blobs
+from ._journal.blobs import resolve_blobs as resolve_blobs
 from ._journal.journal import FsyncPolicy as FsyncPolicy
 from ._journal.journal import Journal as Journal
 from ._journal.journal import JournalEntry as JournalEntry
@@ -11,6 +17,7 @@ from ._journal.journal import MemoryJournal as MemoryJournal
 from ._journal.journal import read_jsonl as read_jsonl
 from ._journal.journal import scrub as scrub
 from ._journal.journal import scrub_event as scrub_event
+from ._journal.read import MissingBlobError as MissingBlobError
 from ._journal.replay import JournalSource as JournalSource
 from ._journal.replay import ReplayMachine as ReplayMachine
 from ._journal.replay import entries_of as entries_of
@@ -29,7 +36,9 @@ from ._journal.sql.snapshots import SqlSnapshots as SqlSnapshots
 from ._journal.sql.sqlite import SqliteJournal as SqliteJournal
 
 __all__ = [
+    "BlobStore",
     "FileSnapshots",
+    "FolderBlobs",
     "FsyncPolicy",
     "Journal",
     "JournalEntry",
@@ -37,8 +46,10 @@ __all__ = [
     "JournalSource",
     "JsonlJournal",
     "LaneBusyError",
+    "MemoryBlobs",
     "MemoryJournal",
     "MemorySnapshots",
+    "MissingBlobError",
     "PostgresJournal",
     "ReplayMachine",
     "SCHEMA_VERSION",
@@ -46,12 +57,15 @@ __all__ = [
     "SqlJournal",
     "SqlSnapshots",
     "SqliteJournal",
+    "blob_folder",
     "dump_state",
     "entries_of",
+    "extract_blobs",
     "load_state",
     "read_jsonl",
     "replay",
     "replay_steps",
+    "resolve_blobs",
     "scrub",
     "scrub_event",
     "state_at",

@@ -21,6 +21,7 @@ from ._testing.strategies import assistant_streams as assistant_streams
 from ._testing.strategies import broken_streams as broken_streams
 from ._testing.strategies import check_processor as check_processor
 from ._testing.strategies import chunked as chunked
+from ._testing.strategies import content_parts as content_parts
 from ._testing.strategies import events as events
 from ._testing.strategies import garbage as garbage
 from ._testing.strategies import instances as instances
@@ -45,6 +46,7 @@ __all__ = [
     "check_processor",
     "check_snapshot_store",
     "chunked",
+    "content_parts",
     "events",
     "find_postgres_bin",
     "garbage",

@@ -13,6 +13,8 @@ from ._common.base import ApiKeySource as ApiKeySource
 from ._common.base import Failure as Failure
 from ._common.base import failure_from_status as failure_from_status
 from ._common.call import Close as Close
+from ._common.content import MediaSupport as MediaSupport
+from ._common.content import check_media as check_media
 from ._common.guard import MIN_KEY_LENGTH as MIN_KEY_LENGTH
 from ._common.guard import REDACTED as REDACTED
 from ._common.guard import DeltaClass as DeltaClass
@@ -38,10 +40,12 @@ __all__ = [
     "Held",
     "KEYS_REMEMBERED",
     "MIN_KEY_LENGTH",
+    "MediaSupport",
     "Normaliser",
     "REDACTED",
     "RetryPolicy",
     "StreamingDriver",
+    "check_media",
     "clean",
     "clean_error",
     "close_block",

@@ -37,6 +37,7 @@ from agentcore.events import (
     Content,
     InputJsonDelta,
     MessageStart,
+    TextContent,
     TextDelta,
     ThinkingDelta,
     ToolCallMessage,
@@ -46,6 +47,7 @@ from agentcore.events import (
     ToolUseStop,
     TurnResponse,
     Usage,
+    describe_part,
 )
 from agentcore.loop import (
     AgentEnd,
@@ -100,6 +102,7 @@ __all__ = [
     "ToolOutput",
     "ToolStart",
     "UiState",
+    "content_sizes",
     "content_text",
     "initial",
     "step",
@@ -161,10 +164,24 @@ def with_next_run_id(state: UiState, run_id: str) -> UiState:
 
 
 def content_text(content: Content) -> str:
-    """A tool result's content as text (images become ``[image]``)."""
+    """A tool result's content as text: each media part a one-line placeholder
+    (``describe_part``: kind, name or media type, size), never its bytes."""
     if isinstance(content, str):
         return content
-    return "".join(getattr(block, "text", "[image]") for block in content)
+    return "".join(describe_part(block) for block in content)
+
+
+def content_sizes(content: Content) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """The kind of each part (``text``, ``image``, ``document``, ``audio``, ``file``) and
+    its size in bytes (UTF-8 text, decoded media, 0 for a file by reference)."""
+    if isinstance(content, str):
+        return ("text",), (len(content.encode()),)
+    kinds = tuple(type(part).type for part in content)
+    sizes = tuple(
+        len(part.text.encode()) if isinstance(part, TextContent) else getattr(part, "size", 0)
+        for part in content
+    )
+    return kinds, sizes
 
 
 _ADDS = frozenset({"tool_planned", "tool_executing"})
@@ -262,6 +279,7 @@ def _step(
                 output.is_error,
                 code if isinstance(code, str) else None,
                 ts,
+                output.result,
             )
         )
         moved = handoff_of(output)

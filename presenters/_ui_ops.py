@@ -187,6 +187,8 @@ class ToolOutput:
     is_error: bool
     code: str | None
     timestamp: int
+    content: Any = ""
+    """The result itself (``text`` is it as text, each media part a placeholder)."""
 
 
 @attrs.frozen(slots=True)

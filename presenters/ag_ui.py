@@ -13,7 +13,8 @@ shared UI shape (``presenters._ui``), to AG-UI events:
 - ``thinking_delta``: ``REASONING_START``, ``REASONING_MESSAGE_START`` / ``_CONTENT`` /
   ``_END``, ``REASONING_END``;
 - ``tool_use_start`` / ``input_json_delta`` / ``tool_use_stop``: ``TOOL_CALL_START`` /
-  ``_ARGS`` / ``_END``; ``tool_result_message``: ``TOOL_CALL_RESULT``;
+  ``_ARGS`` / ``_END``; ``tool_result_message``: ``TOOL_CALL_RESULT`` (its content as AG-UI
+  1.0 content parts when the result has media: ``content_parts``);
 - state events and ``turn_response``: ``STATE_DELTA`` of ``/activity``, ``/usage``, ``/cost``;
 - ``tool_execution_update``: ``CUSTOM`` named ``agentcore.tool_progress``;
 - a handoff (docs/handoffs.md): ``CUSTOM`` named ``agentcore.handoff`` (``{"from", "to"}``)
@@ -40,9 +41,15 @@ from typing import Any
 import attrs
 from ag_ui.core import (
     AssistantMessage,
+    AudioInputContent,
     BaseEvent,
     CustomEvent,
+    DocumentInputContent,
+    FileSource,
     FunctionCall,
+    ImageInputContent,
+    InputContentDataSource,
+    InputContentUrlSource,
     Interrupt,
     MessagesSnapshotEvent,
     ReasoningEndEvent,
@@ -65,6 +72,7 @@ from ag_ui.core import (
     SubagentFinishedSuccessOutcome,
     SubagentFinishedSuspendedOutcome,
     SubagentStartedEvent,
+    TextInputContent,
     TextMessageEndEvent,
     TextMessageStartEvent,
     TokenUsage,
@@ -186,7 +194,9 @@ def encode_op(op: _ui.Op, thread_id: str) -> tuple[Frame, ...]:
                 ToolCallResultEvent(
                     message_id=f"{op.tool_call_id}.result",
                     tool_call_id=op.tool_call_id,
-                    content=op.text,
+                    content=op.text
+                    if op.is_error or isinstance(op.content, str)
+                    else content_parts(op.content),
                     role="tool",
                     timestamp=ts,
                     subagent_run_id=sub,
@@ -308,7 +318,7 @@ def messages_snapshot(history: Iterable[Any], timestamp: int | None = None) -> F
     for message in history:
         if isinstance(message, ev.UserMessage):
             messages.append(
-                UserMessage(id=message.message_id, content=_ui.content_text(message.content))
+                UserMessage(id=message.message_id, content=content_parts(message.content))
             )
         elif isinstance(message, ev.AssistantMessage):
             calls = [
@@ -330,7 +340,7 @@ def messages_snapshot(history: Iterable[Any], timestamp: int | None = None) -> F
             messages.append(
                 ToolMessage(
                     id=f"{message.tool_call_id}.result",
-                    content=text,
+                    content=text if message.is_error else content_parts(message.result),
                     tool_call_id=message.tool_call_id,
                     error=text if message.is_error else None,
                 )
@@ -351,19 +361,76 @@ def parse_run_input(body: bytes) -> RunRequest:
             f"{'.'.join(map(str, exc.errors()[0]['loc']))}"
         ) from None
     prompt = message_id = None
+    media: tuple[Any, ...] = ()
     if request.messages and request.messages[-1].role == "user":
         last = request.messages[-1]
         content = last.content
-        prompt = (
-            content
-            if isinstance(content, str)
-            else "".join(getattr(part, "text", "") for part in content)
-        )
+        if isinstance(content, str):
+            prompt = content
+        else:
+            prompt = "".join(p.text for p in content if isinstance(p, TextInputContent))
+            media = tuple(_agentcore_part(i, p) for i, p in enumerate(content) if p.type != "text")
         message_id = last.id
     decisions = tuple(
         (entry.interrupt_id, entry.status == "resolved", None) for entry in request.resume or ()
     )
-    return RunRequest(request.thread_id, prompt, message_id, request.run_id, decisions)
+    return RunRequest(request.thread_id, prompt, message_id, request.run_id, decisions, media)
+
+
+_PARTS: dict[str, Any] = {
+    "image": ImageInputContent,
+    "document": DocumentInputContent,
+    "audio": AudioInputContent,
+}
+
+
+def content_parts(content: ev.Content) -> str | list[Any]:
+    """agentcore content as AG-UI 1.0 content: text stays a string; parts become text,
+    image, document and audio parts (inline data as a ``data`` source, a file reference
+    as a ``url`` or provider ``file`` source; a document's title in ``metadata``)."""
+    if isinstance(content, str):
+        return content
+    parts: list[Any] = []
+    for part in content:
+        if isinstance(part, ev.TextContent):
+            parts.append(TextInputContent(text=part.text))
+            continue
+        source: Any
+        if isinstance(part, ev.FileContent):
+            if part.url is not None:
+                source = InputContentUrlSource(value=part.url, mime_type=part.media_type)
+            else:
+                source = FileSource(
+                    value=part.file_id or "", provider=part.provider, mime_type=part.media_type
+                )
+            kind: str = part.kind if part.kind in _PARTS else "document"
+        else:
+            source = InputContentDataSource(value=part.data, mime_type=part.media_type)
+            kind = part.type
+        title = getattr(part, "title", None)
+        parts.append(_PARTS[kind](source=source, metadata={"title": title} if title else None))
+    return parts
+
+
+def _agentcore_part(index: int, part: Any) -> Any:
+    """An AG-UI content part of a user message as an agentcore part; ``ValueError``
+    naming the part for what no model takes (a video, a type no part has)."""
+    source = part.source
+    mime = source.mime_type or "application/octet-stream"
+    data = source.value if source.type == "data" else None
+    url = source.value if source.type == "url" else None
+    metadata = part.metadata if isinstance(part.metadata, dict) else {}
+    title = metadata.get("title") if isinstance(metadata.get("title"), str) else None
+    if data is not None:
+        made = ev.inline_part(mime, data, title)
+        if made is None:
+            raise ValueError(
+                f"content part {index} is {part.type} of type {mime!r}, which no model takes inline"
+            )
+        return made
+    if url is not None:
+        return ev.FileContent.from_url(url, mime, title=title)
+    return ev.FileContent.from_file_id(source.value, mime, provider=source.provider, title=title)
 
 
 class AgUiProtocol:

@@ -48,7 +48,6 @@ from agentcore.events import (
     ErrorMessage,
     MessageStart,
     MessageStop,
-    TextContent,
     TextDelta,
     ThinkingDelta,
     ToolCallMessage,
@@ -60,6 +59,7 @@ from agentcore.events import (
     TurnResponse,
     Usage,
     UserMessage,
+    describe_part,
 )
 from agentcore.loop import AgentEnd
 
@@ -221,11 +221,10 @@ def _running(view: View, running: tuple[tuple[str, str], ...]) -> tuple[View, li
 
 
 def _content_text(content: Content) -> str:
+    """Text as it is; each media part a one-line placeholder, never its bytes."""
     if isinstance(content, str):
         return content
-    return "\n".join(
-        p.text if isinstance(p, TextContent) else f"[{p.media_type} image]" for p in content
-    )
+    return "\n".join(describe_part(p) for p in content)
 
 
 def _tool_call_panel(message: ToolCallMessage) -> Panel:

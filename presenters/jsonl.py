@@ -3,6 +3,12 @@
 ``event`` is the wire form (``agentcore.events.to_dict``), so each line reads back with
 ``decode_line`` (or ``from_dict`` on its ``event``) into the output that was presented.
 
+Media are not written into the lines: the bytes of each image, document or audio part
+go once to a blob store (``<file>.blobs/`` beside a file given by path, as the JSONL
+journal does; any ``BlobStore`` given as ``blobs=``), and the line refers to them by
+sha256 (``"blob": "sha256:..."``); ``decode_line(line, blobs)`` puts them back. A file
+given open, without ``blobs=``, gets the media inline.
+
 Flush policy: lines are buffered in memory and written, then flushed to the OS, at the end
 of each turn (a ``turn_response`` or ``conversation_end`` output), when ``max_buffered``
 lines are waiting, on ``flush()`` and on ``close()``. With ``fsync=True`` each flush also
@@ -26,14 +32,16 @@ from typing import IO, Any
 from agentcore import from_dict, to_dict
 from agentcore.errors import EngineClosedError, InvalidEventError
 from agentcore.events import ConversationEnd, TurnResponse
+from agentcore.journal import BlobStore, FolderBlobs, blob_folder, extract_blobs, resolve_blobs
 
 __all__ = ["JsonlPresenter", "decode_line", "encode_line"]
 
 _TURN_END = (TurnResponse, ConversationEnd)
 
 
-def encode_line(agent_id: str, output: Any) -> str:
-    """The JSON line for one output, without the newline.
+def encode_line(agent_id: str, output: Any, blobs: BlobStore | None = None) -> str:
+    """The JSON line for one output, without the newline; the bytes of its media put in
+    ``blobs`` and referred to by hash (inline when ``blobs`` is None).
 
     Non-ASCII characters are escaped, so no character inside a line (such as U+2028 or
     U+0085) can be mistaken for a line break by ``str.splitlines`` or other readers.
@@ -41,14 +49,18 @@ def encode_line(agent_id: str, output: Any) -> str:
     Raises ``InvalidEventError`` when ``output`` is not a registered event (an output no
     reader could rebuild); events of later layers are registered, so they are written.
     """
-    record = {"agent_id": agent_id, "event": to_dict(output)}
-    return json.dumps(record, separators=(",", ":"))
+    event = to_dict(output)
+    if blobs is not None:
+        event = extract_blobs(event, blobs.put)
+    return json.dumps({"agent_id": agent_id, "event": event}, separators=(",", ":"))
 
 
-def decode_line(line: str) -> tuple[str, Any]:
-    """Rebuild ``(agent_id, output)`` from a line written by ``encode_line``.
+def decode_line(line: str, blobs: BlobStore | None = None) -> tuple[str, Any]:
+    """Rebuild ``(agent_id, output)`` from a line written by ``encode_line``, its media
+    read from ``blobs``.
 
-    Raises ``InvalidEventError`` (a ``ValueError``) naming what is wrong with the line.
+    Raises ``InvalidEventError`` (a ``ValueError``) naming what is wrong with the line,
+    ``MissingBlobError`` naming the hash of a blob ``blobs`` lacks.
     """
     try:
         record = json.loads(line)
@@ -59,6 +71,8 @@ def decode_line(line: str) -> tuple[str, Any]:
     event = record.get("event")
     if not isinstance(event, Mapping):
         raise InvalidEventError("a JSONL record must have an 'event' object (the wire form)")
+    if blobs is not None:
+        event = resolve_blobs(event, blobs.get)
     return record["agent_id"], from_dict(event)
 
 
@@ -67,6 +81,7 @@ class JsonlPresenter:
 
     ``path_or_file`` is a path (opened for appending, UTF-8, and closed by ``close()``) or
     an open text file (flushed but left open by ``close()``: the caller owns it).
+    ``blobs`` holds the media (default: ``<path>.blobs/`` for a path, inline for a file).
     ``close()`` is idempotent; ``present`` after ``close`` raises ``EngineClosedError``.
     Also a context manager that closes on exit.
     """
@@ -77,15 +92,19 @@ class JsonlPresenter:
         *,
         max_buffered: int = 10_000,
         fsync: bool = False,
+        blobs: BlobStore | None = None,
     ) -> None:
         if max_buffered < 1:
             raise ValueError(f"max_buffered must be at least 1, got {max_buffered}")
         if isinstance(path_or_file, str | os.PathLike):
             self._file: IO[str] = open(path_or_file, "a", encoding="utf-8")  # noqa: SIM115
             self._owned = True
+            if blobs is None:
+                blobs = FolderBlobs(blob_folder(path_or_file), fsync=fsync)
         else:
             self._file = path_or_file
             self._owned = False
+        self.blobs = blobs
         self._name = str(getattr(self._file, "name", "<file>"))
         self._buffer: list[str] = []
         self._max_buffered = max_buffered
@@ -102,7 +121,7 @@ class JsonlPresenter:
             raise EngineClosedError(
                 f"JsonlPresenter for {self._name} is closed; create a new presenter"
             )
-        self._buffer.append(encode_line(agent_id, output))
+        self._buffer.append(encode_line(agent_id, output, self.blobs))
         if isinstance(output, _TURN_END) or len(self._buffer) >= self._max_buffered:
             self.flush()
 

@@ -7,8 +7,11 @@ Needs the ``otel`` extra (``opentelemetry-api``; export with the SDK or any dist
 - a ``chat {model}`` span per model call, under its run: request and response model,
   response id, finish reasons, input/output/cache-read/cache-write/reasoning tokens and
   the time to the first chunk (seconds);
-- an ``execute_tool {name}`` span per tool call, under its run: tool name, call id, and
-  ``error.type`` with an error status when the result is an error;
+- an ``execute_tool {name}`` span per tool call, under its run: tool name, call id,
+  ``error.type`` with an error status when the result is an error, and for a result of
+  content parts their kinds and sizes in bytes (``agentcore.tool.call.result.part_kinds``
+  and ``.part_bytes``; never the bytes, and with content capture a placeholder per media
+  part: ``[image image/png, 1.0 MB]``);
 - a sub-agent's run (its ``SubagentEvent`` outputs) is an ``invoke_agent`` span in its
   parent's trace, under the parent's ``execute_tool`` span of the call that spawned it
   (``lineage.tool_call_id``; else the parent's run), named after the child's agent id,
@@ -54,7 +57,7 @@ from agentcore.events import (
 from agentcore.loop import AgentEnd, AgentStart, ToolApprovalRequired, ToolExecutionStart, TurnStart
 
 from . import _genai as g
-from ._ui import content_text
+from ._ui import content_sizes, content_text
 
 __all__ = ["EndSpan", "EventIds", "OtelPresenter", "OtelState", "Point", "StartSpan", "encode"]
 
@@ -206,6 +209,10 @@ def encode(state: OtelState, agent_id: str, output: Any) -> tuple[OtelState, tup
             attributes = {}
             if state.capture:
                 attributes[g.TOOL_RESULT] = content_text(output.result)
+            if not isinstance(output.result, str):  # parts: their kinds and sizes, always
+                kinds, sizes = content_sizes(output.result)
+                attributes[g.TOOL_RESULT_PART_KINDS] = kinds
+                attributes[g.TOOL_RESULT_PART_BYTES] = sizes
             error = None
             if output.is_error:
                 details = output.details if isinstance(output.details, dict) else {}

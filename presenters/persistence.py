@@ -15,7 +15,10 @@ The database is SQLite (``SqliteRows(path)``, the standard library) or PostgreSQ
 (``PostgresRows(conninfo or pool)``, the ``postgres`` extra). Tables (created if missing):
 
 - ``agentcore_messages``: ``agent_id, ts, type, message_id, text, model``, the usage
-  columns, ``stop_reason, wire`` (the whole message, JSON);
+  columns, ``stop_reason, wire`` (the whole message, JSON, each media part's bytes
+  replaced by a reference: ``"blob": "sha256:..."``);
+- ``agentcore_blobs``: ``hash, data``, the bytes of each image, document or audio part
+  once (the table a SQL journal in the same database uses, so they are shared);
 - ``agentcore_turns``: ``agent_id, turn_id, ts, duration_ms``, the usage columns,
   ``cost, model, stop_reason``.
 """
@@ -26,7 +29,7 @@ import asyncio
 import json
 import os
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple, Protocol
 
 from agentcore import to_dict
@@ -35,12 +38,14 @@ from agentcore.events import (
     AssistantMessage,
     ConversationEnd,
     ErrorMessage,
+    TextContent,
     ToolCallMessage,
     ToolResultMessage,
     TurnResponse,
     Usage,
     UserMessage,
 )
+from agentcore.journal import extract_blobs
 
 from ._base import Filter
 
@@ -112,11 +117,15 @@ def _usage(usage: Usage) -> tuple[int, int, int, int]:
 def _text(content: Any) -> str:
     if isinstance(content, str):
         return content
-    return "".join(getattr(block, "text", "") for block in content)
+    return "".join(block.text for block in content if isinstance(block, TextContent))
 
 
-def encode(agent_id: str, output: Any) -> MessageRow | TurnRow | None:
-    """The row for ``output`` (module docstring), or None when it is not kept."""
+def encode(
+    agent_id: str, output: Any, blobs: dict[str, bytes] | None = None
+) -> MessageRow | TurnRow | None:
+    """The row for ``output`` (module docstring), or None when it is not kept; with
+    ``blobs``, the bytes of its media go there (digest -> bytes) and ``wire`` refers to
+    them."""
     cls = type(output)
     if cls is TurnResponse:
         return TurnRow(
@@ -144,16 +153,29 @@ def encode(agent_id: str, output: Any) -> MessageRow | TurnRow | None:
         row, stop = (call.tool_call_id, call.raw_input, None, *zero), None
     else:
         return None
-    wire = json.dumps(to_dict(output), separators=(",", ":"))
+    event = to_dict(output)
+    if blobs is not None:
+        event = extract_blobs(event, blobs.__setitem__)
+    wire = json.dumps(event, separators=(",", ":"))
     return MessageRow(agent_id, output.timestamp, output.type, *row, stop, wire)
 
 
 class RowSink(Protocol):
-    """Where the rows go: ``write`` puts them in one transaction; ``close`` is idempotent."""
+    """Where the rows go: ``write`` puts them in one transaction; ``close`` is idempotent.
+
+    Optional: ``write_blobs(blobs)`` stores media bytes by digest (idempotent per
+    digest); a sink that has it gets rows whose ``wire`` refers to them, one without it
+    gets the media inline."""
 
     def write(self, messages: Sequence[MessageRow], turns: Sequence[TurnRow]) -> None: ...
 
     def close(self) -> None: ...
+
+
+_BLOBS = "CREATE TABLE IF NOT EXISTS agentcore_blobs (hash TEXT PRIMARY KEY, data {} NOT NULL)"
+_INSERT_BLOB = (
+    "INSERT INTO agentcore_blobs (hash, data) VALUES ({0}, {0}) ON CONFLICT (hash) DO NOTHING"
+)
 
 
 _COLUMNS = {
@@ -173,6 +195,7 @@ def _create(real: str) -> list[str]:
         f"turn_id TEXT NOT NULL, ts BIGINT NOT NULL, duration_ms BIGINT NOT NULL, {usage}, "
         f"cost {real}, model TEXT, stop_reason TEXT)",
         "CREATE INDEX IF NOT EXISTS agentcore_turns_agent ON agentcore_turns (agent_id, ts)",
+        _BLOBS.format("BLOB" if real == "REAL" else "BYTEA"),
     ]
 
 
@@ -210,6 +233,18 @@ class SqliteRows:
             raise
         conn.execute("COMMIT")
 
+    def write_blobs(self, blobs: Mapping[str, bytes]) -> None:
+        conn = self._conn
+        if conn is None:
+            raise EngineClosedError("this SqliteRows is closed")
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.executemany(_INSERT_BLOB.format("?"), blobs.items())
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
     def close(self) -> None:
         conn, self._conn = self._conn, None
         if conn is not None:
@@ -240,6 +275,12 @@ class PostgresRows:
             if turns:
                 cur.executemany(_insert("turns", "%s"), turns)
 
+    def write_blobs(self, blobs: Mapping[str, bytes]) -> None:
+        if self._pool is None:
+            raise EngineClosedError("this PostgresRows is closed")
+        with self._pool.connection() as conn, conn.transaction(), conn.cursor() as cur:
+            cur.executemany(_INSERT_BLOB.format("%s"), list(blobs.items()))
+
     def close(self) -> None:
         pool, self._pool = self._pool, None
         if pool is not None and self._own:
@@ -267,6 +308,8 @@ class PersistencePresenter:
         self._max_buffered = max_buffered
         self._messages: list[MessageRow] = []
         self._turns: list[TurnRow] = []
+        self._write_blobs = getattr(sink, "write_blobs", None)
+        self._blobs: dict[str, bytes] | None = {} if self._write_blobs is not None else None
         self._closed = False
 
     def present(self, agent_id: str, output: Any) -> Any:
@@ -275,7 +318,7 @@ class PersistencePresenter:
         if self._closed:
             raise EngineClosedError("this PersistencePresenter is closed; make a new one")
         if self._filter(output):
-            row = encode(agent_id, output)
+            row = encode(agent_id, output, self._blobs)
             if isinstance(row, MessageRow):
                 self._messages.append(row)
             elif isinstance(row, TurnRow):
@@ -297,6 +340,9 @@ class PersistencePresenter:
             return
         self._messages, self._turns = [], []
         try:
+            if self._blobs and self._write_blobs is not None:  # before the rows
+                self._write_blobs(self._blobs)
+                self._blobs = {}
             self._sink.write(messages, turns)
         except BaseException:
             self._messages, self._turns = messages + self._messages, turns + self._turns

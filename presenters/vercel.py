@@ -12,7 +12,11 @@ id (``start.messageId``) is the run's id, the same on every replay and reconnect
 - a tool call: ``tool-input-start``, ``tool-input-delta`` per argument chunk, then
   ``tool-input-available`` (or ``tool-input-error`` when the arguments are not a JSON
   object); its result: ``tool-output-available``, ``tool-output-error``, or
-  ``tool-output-denied`` for a call the user rejected;
+  ``tool-output-denied`` for a call the user rejected; after ``tool-output-available``,
+  a ``file`` chunk per image, document or audio part of the result (a ``data:`` URL,
+  or the file's own URL), the output itself naming each (``[image image/png, 1.0 MB]``);
+- a chat request's user message: its text parts, and its ``file`` parts as content parts
+  (``data:`` URLs inline, other URLs as ``FileContent``);
 - ``tool_approval_required``: one ``tool-approval-request`` per call (the approval id is
   the call id), then ``finish`` with ``tool-calls``;
 - ``turn_response``: ``message-metadata`` (usage, cost in USD, duration, model);
@@ -43,6 +47,7 @@ from typing import Any
 
 import attrs
 
+from agentcore.events import FileContent, TextContent, inline_part
 from agentcore.serve import Frame, RunRequest, StreamProtocol
 
 from . import _ui
@@ -146,6 +151,7 @@ def encode_op(op: _ui.Op, thread_id: str) -> tuple[Frame, ...]:
             _chunk(
                 {"type": "tool-output-available", "toolCallId": op.tool_call_id, "output": op.text}
             ),
+            *file_chunks(op.content),
         )
     if type(op) is _ui.StepStarted:
         return (_chunk({"type": "start-step"}),)
@@ -247,6 +253,46 @@ def _subagent(op: _ui.Op) -> tuple[Frame, ...]:
     return (_chunk({"type": "data-subagent", "id": op.run_id, "data": data}),)
 
 
+def file_chunks(content: Any) -> tuple[Frame, ...]:
+    """A ``file`` chunk per media part of ``content`` (the protocol's file part: ``url``,
+    a ``data:`` URL for inline media, and ``mediaType``); none for text, nor for a file
+    known by a provider's id alone (no URL a browser can open)."""
+    if isinstance(content, str):
+        return ()
+    chunks = []
+    for part in content:
+        if isinstance(part, TextContent):
+            continue
+        if isinstance(part, FileContent):
+            if part.url is None:
+                continue
+            url = part.url
+        else:
+            url = f"data:{part.media_type};base64,{part.data}"
+        chunks.append(_chunk({"type": "file", "url": url, "mediaType": part.media_type}))
+    return tuple(chunks)
+
+
+def _file_part(index: int, part: Mapping[str, Any]) -> Any:
+    """A UI message's ``file`` part as an agentcore part: a ``data:`` URL inline (an
+    image, a document named by ``filename``, audio), another URL as a ``FileContent``.
+    Raises ``ValueError`` naming the part for what no model takes."""
+    url, media_type = part.get("url"), part.get("mediaType")
+    filename = part.get("filename") if isinstance(part.get("filename"), str) else None
+    if not isinstance(url, str) or not isinstance(media_type, str):
+        raise ValueError(f"file part {index} needs a string 'url' and 'mediaType'")
+    if url.startswith("data:"):
+        header, _, data = url.partition(",")
+        made = inline_part(media_type, data, filename) if header.endswith(";base64") else None
+        if made is None:
+            raise ValueError(
+                f"file part {index} ({media_type}) is not base64 media a model takes inline "
+                "(images, PDFs, plain text, audio)"
+            )
+        return made
+    return FileContent.from_url(url, media_type, title=filename)
+
+
 def parse_chat_request(body: bytes) -> RunRequest:
     """The run a chat request (``{"id", "messages": [UIMessage...]}``) asks for: the text
     of its last message when that is the user's, and the approval answers
@@ -262,6 +308,7 @@ def parse_chat_request(body: bytes) -> RunRequest:
     if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
         raise ValueError("a chat request's 'messages' must be a list of UI message objects")
     prompt = message_id = None
+    media: tuple[Any, ...] = ()
     decisions: list[tuple[str, bool, str | None]] = []
     if messages and messages[-1].get("role") == "user":
         last = messages[-1]
@@ -272,6 +319,11 @@ def parse_chat_request(body: bytes) -> RunRequest:
             if isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str)
         )
         message_id = last.get("id") if isinstance(last.get("id"), str) else None
+        media = tuple(
+            _file_part(i, p)
+            for i, p in enumerate(parts)
+            if isinstance(p, dict) and p.get("type") == "file"
+        )
     elif messages and messages[-1].get("role") == "assistant":
         parts = messages[-1].get("parts") if isinstance(messages[-1].get("parts"), list) else []
         for part in parts:
@@ -281,7 +333,7 @@ def parse_chat_request(body: bytes) -> RunRequest:
                 reason = approval.get("reason") if isinstance(approval.get("reason"), str) else None
                 if isinstance(part.get("toolCallId"), str):
                     decisions.append((part["toolCallId"], approved, reason))
-    return RunRequest(request["id"], prompt, message_id, None, tuple(decisions))
+    return RunRequest(request["id"], prompt, message_id, None, tuple(decisions), media)
 
 
 class VercelProtocol:

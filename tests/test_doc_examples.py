@@ -29,6 +29,7 @@ DOCS = (
     ROOT / "docs" / "mcp-server.md",
     ROOT / "docs" / "a2a.md",
     ROOT / "docs" / "evals.md",
+    ROOT / "docs" / "multimodal.md",
 )
 SCRATCH = {"coding.md", "subagents.md"}
 """Pages whose examples write files: they run in a fresh working directory."""
@@ -101,6 +102,7 @@ RUNNERS = {
     "docs/mcp-server.md": "tests/test_doc_examples.py",
     "docs/a2a.md": "tests/test_doc_examples.py",
     "docs/evals.md": "tests/test_doc_examples.py",
+    "docs/multimodal.md": "tests/test_doc_examples.py",
 }
 
 

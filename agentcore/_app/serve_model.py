@@ -22,6 +22,7 @@ from typing import Any
 
 from .._agents.definition import AgentDefinition
 from .._agents.registry import AgentRegistry
+from .._core.content import TextContent
 from .._core.driver import Driver, ModelRequest
 from .._core.events import AssistantMessage, ToolResultMessage, UserMessage
 from .._core.pricing import ModelPrice
@@ -137,7 +138,7 @@ def research(request: ModelRequest) -> list[Any]:
 def _text(content: Any) -> str:
     if isinstance(content, str):
         return content
-    return "".join(getattr(block, "text", "") for block in content)
+    return "".join(block.text for block in content if isinstance(block, TextContent))
 
 
 def demo_options(delay: float = 0.02) -> Mapping[str, Any]:

@@ -7,7 +7,7 @@ from typing import Any
 from .._core.content import TextContent
 from .._loop.tools import Tool, ToolOutput, define_tool
 from .edit_match import EditError, apply_edit, unified_diff
-from .images import image_media_type, to_image_content
+from .images import image_media_type, is_pdf, to_image_content, to_pdf_content
 from .local import LocalOperations
 from .operations import EditOperations, ReadOperations, WriteOperations
 from .results import failure, os_failure
@@ -29,8 +29,9 @@ def create_read_tool(
 ) -> Tool:
     """``read(path, offset?, limit?)``: a text file from a 1-based line ``offset``, at most
     ``max_lines`` lines or ``max_bytes`` bytes with a notice giving the offset to continue
-    from; png/jpeg/gif/webp files (by content) as image content, shrunk to fit 2000x2000.
-    Details: ``path``, ``total_lines``, ``truncation``, or the image's sizes."""
+    from; png/jpeg/gif/webp files (by content) as image content, shrunk to fit 2000x2000;
+    PDFs (by content) as a document (``DocumentContent``, titled with the file's name).
+    Details: ``path``, ``total_lines``, ``truncation``, or the image's or PDF's sizes."""
     ws = as_workspace(cwd)
     ops: ReadOperations = operations or LocalOperations()
 
@@ -45,6 +46,10 @@ def create_read_tool(
             image, details = await to_image_content(data, media_type, resize=auto_resize_images)
             note = TextContent(f"Read image file {path} [{media_type}]")
             return ToolOutput([note, image], details={"path": path, "image": details})
+        if is_pdf(data):
+            document, details = to_pdf_content(data, path.rsplit("/", 1)[-1])
+            note = TextContent(f"Read PDF file {path} [{format_size(len(data))}]")
+            return ToolOutput([note, document], details={"path": path, "document": details})
         return _read_text(data.decode("utf-8", errors="replace"), path, args)
 
     def _read_text(text: str, path: str, args: dict[str, Any]) -> ToolOutput:
@@ -94,7 +99,8 @@ def create_read_tool(
         "read",
         "Read a file. Text comes back as is, from line `offset` (1-based), at most "
         f"{max_lines} lines or {format_size(max_bytes)}; a notice at the end says which "
-        "offset continues. Images (png, jpeg, gif, webp) come back as images.",
+        "offset continues. Images (png, jpeg, gif, webp) come back as images, PDFs as "
+        "documents.",
         {
             "type": "object",
             "properties": {

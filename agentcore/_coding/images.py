@@ -1,4 +1,5 @@
-"""Images read by the coding tools: recognised by their magic bytes, shrunk to fit.
+"""Images and PDFs read by the coding tools: recognised by their magic bytes; images
+shrunk to fit, PDFs handed to the model as documents.
 
 Pillow (the ``coding`` extra) does the resizing; without it images are passed through at
 their size and the result says so.
@@ -11,9 +12,9 @@ import base64
 import io
 from typing import Any
 
-from .._core.content import ImageContent, ImageMediaType
+from .._core.content import DocumentContent, ImageContent, ImageMediaType
 
-__all__ = ["MAX_IMAGE_SIDE", "image_media_type", "to_image_content"]
+__all__ = ["MAX_IMAGE_SIDE", "image_media_type", "is_pdf", "to_image_content", "to_pdf_content"]
 
 MAX_IMAGE_SIDE = 2000
 
@@ -73,3 +74,15 @@ def _fit(
         resized.save(out, format=fmt)
     sent = out.getvalue()
     return sent, {**details, "resized": True, "sent_width": size[0], "sent_height": size[1]}
+
+
+def is_pdf(data: bytes) -> bool:
+    """Whether the file's first bytes are a PDF's (``%PDF-``), whatever its name says."""
+    return data.startswith(b"%PDF-")
+
+
+def to_pdf_content(data: bytes, title: str) -> tuple[DocumentContent, dict[str, Any]]:
+    """The PDF as a document named ``title`` (the model reads its pages: text and images,
+    where the provider takes PDFs); and details: its media type and size."""
+    document = DocumentContent.from_bytes(data, "application/pdf", title=title)
+    return document, {"media_type": "application/pdf", "bytes": len(data)}

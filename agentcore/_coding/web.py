@@ -11,11 +11,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from typing import Any, Protocol
+from urllib.parse import urlsplit
 
 import attrs
 
 from .._loop.tools import Tool, ToolOutput, define_tool
-from .images import image_media_type, to_image_content
+from .images import image_media_type, is_pdf, to_image_content, to_pdf_content
 from .results import failure
 from .truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_head
 
@@ -64,7 +65,8 @@ def create_webfetch_tool(
     auto_resize_images: bool = True,
 ) -> Tool:
     """``webfetch(url, format?, timeout?)``: GET an http(s) URL (redirects followed) and
-    return it as markdown (default), text or html; images as image content. A response
+    return it as markdown (default), text or html; images as image content, PDFs as a
+    document (``DocumentContent``). A response
     over ``max_bytes`` (5 MB) is refused; the text returned keeps 2,000 lines / 50 KB
     with a notice. Details: ``url``, ``final_url``, ``status``, ``content_type``,
     ``format``, ``fetched_bytes``, ``truncation``."""
@@ -117,6 +119,10 @@ def create_webfetch_tool(
                 bytes(body), media_type, resize=auto_resize_images
             )
             return ToolOutput([image], details={**details, "image": image_details})
+        if is_pdf(bytes(body)):
+            name = urlsplit(final_url).path.rsplit("/", 1)[-1] or final_url
+            document, document_details = to_pdf_content(bytes(body), name)
+            return ToolOutput([document], details={**details, "document": document_details})
         text = bytes(body).decode(encoding, errors="replace")
         if form != "html" and ("html" in content_type or _looks_like_html(text)):
             text = html_to_markdown(text) if form == "markdown" else html_to_text(text)

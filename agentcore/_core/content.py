@@ -13,7 +13,7 @@ the event's field check so that the message names the event and the field.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, Literal, TypeAlias, TypeGuard, get_args
+from typing import Any, ClassVar, TypeAlias, TypeGuard, get_args
 
 import attrs
 
@@ -28,13 +28,33 @@ from .checks import (
     shown,
 )
 from .errors import InvalidEventError
+from .media import (
+    AudioContent,
+    AudioMediaType,
+    DocumentContent,
+    DocumentMediaType,
+    FileContent,
+    ImageContent,
+    ImageMediaType,
+    MediaKind,
+    media_kind,
+    sniff_media_type,
+)
 
 __all__ = [
+    "AudioContent",
+    "AudioMediaType",
+    "CONTENT_CLASSES",
     "Content",
     "ContentPart",
+    "DocumentContent",
+    "DocumentMediaType",
+    "FileContent",
     "ImageContent",
     "ImageMediaType",
     "JSONValue",
+    "MediaContent",
+    "MediaKind",
     "Part",
     "TextContent",
     "TextPart",
@@ -43,7 +63,9 @@ __all__ = [
     "Usage",
     "content_field",
     "is_image_media_type",
+    "media_kind",
     "parts_field",
+    "sniff_media_type",
     "to_content",
     "to_parts",
     "to_tool_call",
@@ -57,13 +79,23 @@ __all__ = [
 @checked
 class Usage:
     """Token counts of one model call (or a sum of several): ints >= 0; missing keys of a
-    wire dict mean 0."""
+    wire dict mean 0.
+
+    ``image_tokens``, ``audio_tokens`` and ``document_tokens`` say how many of the input
+    tokens (``input_tokens`` plus the cache reads and writes) the provider counted for
+    images, audio and documents, where it reports them (OpenAI's
+    ``prompt_tokens_details``, Gemini's ``promptTokensDetails`` by modality); they are a
+    breakdown, never added to the totals, and 0 where the provider says nothing.
+    """
 
     input_tokens: NonNegativeInt = 0
     output_tokens: NonNegativeInt = 0
     cache_read_tokens: NonNegativeInt = 0
     cache_write_tokens: NonNegativeInt = 0
     reasoning_tokens: NonNegativeInt = 0
+    image_tokens: NonNegativeInt = 0
+    audio_tokens: NonNegativeInt = 0
+    document_tokens: NonNegativeInt = 0
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
@@ -72,6 +104,9 @@ class Usage:
             self.cache_read_tokens + other.cache_read_tokens,
             self.cache_write_tokens + other.cache_write_tokens,
             self.reasoning_tokens + other.reasoning_tokens,
+            self.image_tokens + other.image_tokens,
+            self.audio_tokens + other.audio_tokens,
+            self.document_tokens + other.document_tokens,
         )
 
     @property
@@ -113,14 +148,13 @@ def usage_field(value: Usage | Mapping[str, int] | None) -> Usage:
 
 # -- content blocks (user messages and tool results) -------------------------------------
 
-ImageMediaType: TypeAlias = Literal["image/png", "image/jpeg", "image/gif", "image/webp"]
-
-_IMAGE_MEDIA_TYPES = frozenset(get_args(ImageMediaType))
-
 
 def is_image_media_type(value: object) -> TypeGuard[ImageMediaType]:
     """Whether ``value`` is a media type an ``ImageContent`` accepts."""
     return value in _IMAGE_MEDIA_TYPES
+
+
+_IMAGE_MEDIA_TYPES = frozenset(get_args(ImageMediaType))
 
 
 @attrs.frozen(slots=True)
@@ -132,22 +166,17 @@ class TextContent:
     text: str
 
 
-@attrs.frozen(slots=True)
-@checked
-class ImageContent:
-    """An inline image, base64-encoded; ``media_type`` is one of png, jpeg, gif, webp."""
-
-    type: ClassVar[str] = "image"
-    media_type: ImageMediaType
-    data: str
-
-
-ContentPart: TypeAlias = TextContent | ImageContent
+ContentPart: TypeAlias = TextContent | ImageContent | DocumentContent | AudioContent | FileContent
+MediaContent: TypeAlias = ImageContent | DocumentContent | AudioContent | FileContent
+"""A content part that is not text (see ``agentcore._core.media``)."""
 Content: TypeAlias = str | tuple[ContentPart, ...]
-"""A message body: plain text, or an ordered tuple of text and image blocks."""
+"""A message body: plain text, or an ordered tuple of text and media blocks."""
 
-_CONTENT_TYPES: dict[str, type[ContentPart]] = {"text": TextContent, "image": ImageContent}
-_CONTENT_CLASSES = frozenset(_CONTENT_TYPES.values())
+_CONTENT_TYPES: dict[str, type[ContentPart]] = {
+    cls.type: cls for cls in (TextContent, ImageContent, DocumentContent, AudioContent, FileContent)
+}
+CONTENT_CLASSES = frozenset(_CONTENT_TYPES.values())
+"""Every content part class (user messages and tool results take any of them)."""
 
 
 def to_content(value: Content | Sequence[ContentPart | Mapping[str, Any]]) -> Content:
@@ -155,7 +184,7 @@ def to_content(value: Content | Sequence[ContentPart | Mapping[str, Any]]) -> Co
     or wire dicts) becomes a tuple; anything else is an ``InvalidEventError``."""
     if isinstance(value, str):
         return value
-    if type(value) is tuple and all(type(p) in _CONTENT_CLASSES for p in value):
+    if type(value) is tuple and all(type(p) in CONTENT_CLASSES for p in value):
         return value
     expected = "a str or a sequence of content blocks"
     return _decode_all(value, _CONTENT_TYPES, "content block", expected)

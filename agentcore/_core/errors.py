@@ -6,6 +6,7 @@
     ├── InvalidEventError            ValueError: malformed event or wire dict (caller's fault)
     ├── ProtocolError                ValueError: events out of order, in strict mode
     ├── ConfigurationError           ValueError: bad option, unknown model, missing API key
+    │   └── UnsupportedContentError  a content part the provider or model does not take
     ├── EngineClosedError            RuntimeError: the engine or agent was destroyed
     ├── AgentBusyError               RuntimeError: prompt() while a run is active
     ├── MessageRejectedError         a middleware dropped the message, or destroy() discarded it
@@ -52,6 +53,7 @@ __all__ = [
     "ProtocolError",
     "ProviderError",
     "ToolError",
+    "UnsupportedContentError",
     "error_from_code",
 ]
 
@@ -65,6 +67,7 @@ class ErrorCode(StrEnum):
     ENGINE_CLOSED = "ENGINE_CLOSED"
     AGENT_BUSY = "AGENT_BUSY"
     MESSAGE_REJECTED = "MESSAGE_REJECTED"
+    UNSUPPORTED_CONTENT = "UNSUPPORTED_CONTENT"
     # remote side
     PROVIDER_ERROR = "PROVIDER_ERROR"
     RATE_LIMITED = "RATE_LIMITED"
@@ -133,6 +136,14 @@ class ConfigurationError(AgentError, ValueError):
     """An option, model name or credential is wrong or missing."""
 
     default_code = ErrorCode.CONFIGURATION_ERROR
+
+
+class UnsupportedContentError(ConfigurationError):
+    """A request holds a content part (an image, document, audio clip or file) that the
+    driver's provider or model does not take; refused before anything is sent. The
+    message names the part, the model and what it takes."""
+
+    default_code = ErrorCode.UNSUPPORTED_CONTENT
 
 
 class EngineClosedError(AgentError, RuntimeError):
@@ -251,6 +262,7 @@ _BY_CODE: dict[ErrorCode, type[AgentError]] = {
     ErrorCode.INVALID_EVENT: InvalidEventError,
     ErrorCode.PROTOCOL_ERROR: ProtocolError,
     ErrorCode.CONFIGURATION_ERROR: ConfigurationError,
+    ErrorCode.UNSUPPORTED_CONTENT: UnsupportedContentError,
     ErrorCode.ENGINE_CLOSED: EngineClosedError,
     ErrorCode.AGENT_BUSY: AgentBusyError,
     ErrorCode.MESSAGE_REJECTED: MessageRejectedError,

@@ -20,7 +20,9 @@ Shapes covered (a key starts at a word boundary, never inside a longer token):
 =========================  =================================================
 
 Ordinary text is left alone: ``task-force``, ``sk-learn``, ``bearer of news``, ``Bearer
-instruments``, commit hashes and UUIDs do not match.
+instruments``, commit hashes and UUIDs do not match. The base64 ``data`` of a media part
+(an image, a document, audio: ``media``) is binary, never text, and is never scrubbed: a
+run of base64 may look like a key, and changing it would corrupt the file.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from typing import Any
 
 import attrs
 
+from .binary import MEDIA_CLASSES, is_media_wire
 from .wire import from_dict, to_dict
 
 __all__ = [
@@ -42,6 +45,7 @@ __all__ = [
     "scrub",
     "scrub_bytes",
     "scrub_event",
+    "scrub_wire",
 ]
 
 REDACTED = "[REDACTED]"
@@ -128,7 +132,11 @@ def _contains(value: Any) -> bool:
     if isinstance(value, list):
         return any(_contains(v) for v in value)
     if isinstance(value, dict):
-        return any(_contains(k) or _contains(v) for k, v in value.items())
+        binary = is_media_wire(value)
+        return any(
+            _contains(k) or (not (binary and k == "data") and _contains(v))
+            for k, v in value.items()
+        )
     return False
 
 
@@ -138,8 +146,18 @@ def _scrub_value(value: Any) -> Any:
     if isinstance(value, list):
         return [_scrub_value(v) for v in value]
     if isinstance(value, dict):
-        return {_scrub_value(k): _scrub_value(v) for k, v in value.items()}
+        binary = is_media_wire(value)
+        return {
+            _scrub_value(k): v if binary and k == "data" else _scrub_value(v)
+            for k, v in value.items()
+        }
     return value
+
+
+def scrub_wire(value: Any) -> Any:
+    """A JSON value (an event's wire form, a journal record) with secrets redacted from
+    every string, dict keys included, but for the base64 ``data`` of media parts."""
+    return _scrub_value(value)
 
 
 _NO_SECRET_TYPES = (int, float, type(None))
@@ -212,7 +230,8 @@ def _walk(value: Any) -> bool:
     names = _field_names(type(value))
     if names is None:
         return True
-    return any(_walk(getattr(value, name)) for name in names)
+    binary = type(value) in MEDIA_CLASSES
+    return any(not (binary and name == "data") and _walk(getattr(value, name)) for name in names)
 
 
 def scrub_event(event: Any) -> Any:

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._core.binary import describe_part, is_media_wire
+from .._core.content import to_content
+from .._core.errors import InvalidEventError
 from .._core.wire import to_dict
 from .read import dumps as _dumps
 
@@ -28,5 +31,25 @@ def describe(output: Any) -> str:
 
 
 def _short(value: Any, limit: int = 80) -> str:
-    text = _dumps(value).decode()
+    text = _dumps(_sized(value)).decode()
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _part_of(value: dict[str, Any]) -> Any:
+    """The content part of one wire dict (``InvalidEventError`` for a bad one)."""
+    return to_content([value])[0]
+
+
+def _sized(value: Any) -> Any:
+    """``value`` with each media part (a wire dict) replaced by its one-line placeholder
+    (``describe_part``): a line shows what a part is, never its bytes."""
+    if isinstance(value, list):
+        return [_sized(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    if is_media_wire(value) and isinstance(value.get("data"), str):
+        try:
+            return describe_part(_part_of(value))
+        except InvalidEventError:
+            return f"[{value['type']}]"
+    return {k: _sized(v) for k, v in value.items()}

@@ -39,8 +39,9 @@ from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from .._core.errors import ConfigurationError
-from .._core.secrets import has_secret, scrub, scrub_bytes, scrub_event
+from .._core.secrets import has_secret, scrub, scrub_event, scrub_wire
 from .._core.wire import to_dict
+from .blobs import FolderBlobs, MemoryBlobs, blob_folder, extract_blobs, intern_blobs
 from .fork import can_fork, forked_records
 from .lanes import FileLock, LaneBusyError, Lanes
 from .read import (
@@ -167,10 +168,11 @@ class MemoryJournal:
     come from a journal). Raises ``JournalError`` for an entry whose ``agent_id`` or
     ``seq`` is wrong, and as ``Journal`` says."""
 
-    __slots__ = ("_closed", "_entries", "_lanes", "_seq")
+    __slots__ = ("_blobs", "_closed", "_entries", "_lanes", "_seq")
 
     def __init__(self, entries: Iterable[JournalEntry] = ()) -> None:
         self._entries: list[JournalEntry] = []
+        self._blobs = MemoryBlobs()
         self._seq = _Sequencer()
         self._closed = False
         self._lanes = Lanes(lambda agent: f"agent {agent!r} of {self!r}", _nothing, _nothing)
@@ -184,17 +186,25 @@ class MemoryJournal:
                 problem = seq_problem(entry[0], entry[1], self._seq.last(entry[0]))
             if problem is not None:
                 raise JournalError(f"entry {number}: {problem}")
-            self._entries.append(JournalEntry(*entry))
+            self._entries.append(JournalEntry(entry[0], entry[1], self._interned(entry[2])))
             self._seq.advance(entry[0], entry[1])
 
     def __repr__(self) -> str:
         return f"MemoryJournal(<{len(self._entries)} entries>)"
 
+    @property
+    def blobs(self) -> MemoryBlobs:
+        """The media of the entries, each held once (``blobs``)."""
+        return self._blobs
+
+    def _interned(self, event: Any) -> Any:
+        return intern_blobs(event, self._blobs) if hasattr(event, "type") else event
+
     def append(self, agent_id: str, event: Any) -> int:
         if self._closed:
             raise JournalError("this MemoryJournal is closed; make a new one")
         try:
-            event = scrub_event(event)
+            event = self._interned(scrub_event(event))
         except (TypeError, ValueError) as exc:
             raise _unwritable(agent_id, event, exc) from exc
         seq = self._seq.last(agent_id) + 1
@@ -257,7 +267,7 @@ class JsonlJournal:
     dies loses its lock with its process.
     """
 
-    __slots__ = ("_fd", "_fsync", "_lanes", "_lock", "_path", "_seq")
+    __slots__ = ("_blobs", "_fd", "_fsync", "_lanes", "_lock", "_path", "_seq")
 
     def __init__(self, path: str | os.PathLike[str], *, fsync: FsyncPolicy = "never") -> None:
         if fsync not in _FSYNC_POLICIES:
@@ -268,6 +278,7 @@ class JsonlJournal:
         self._fd: int | None = os.open(self._path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         self._lock = FileLock(self._path.with_name(self._path.name + ".lock"), str(self._path))
         self._lanes = Lanes(lambda _agent: str(self._path), self._take, self._give_back)
+        self._blobs = FolderBlobs(blob_folder(self._path), fsync=fsync != "never")
 
     def __repr__(self) -> str:
         return f"JsonlJournal({str(self._path)!r})"
@@ -275,6 +286,12 @@ class JsonlJournal:
     @property
     def path(self) -> Path:
         return self._path
+
+    @property
+    def blobs(self) -> FolderBlobs:
+        """The media of the entries, one file per blob in ``<path>.blobs/`` (``blobs``);
+        copy it with the file."""
+        return self._blobs
 
     def _take(self, _agent_id: str) -> None:
         if not self._lock.held:
@@ -302,11 +319,15 @@ class JsonlJournal:
         self._lanes.hold(agent_id)
         seq = self._seq.last(agent_id) + 1
         try:
-            line = _dumps({"agent_id": agent_id, "seq": seq, "event": to_dict(event)})
+            wire = extract_blobs(to_dict(event), self._blobs.put)
+            record = {"agent_id": agent_id, "seq": seq, "event": wire}
+            line = _dumps(record)
+            if has_secret(line):  # rare: scrub the strings, never the media's bytes
+                line = _dumps(scrub_wire(record))
         except (TypeError, ValueError) as exc:
             raise _unwritable(agent_id, event, exc) from exc
-        if has_secret(line):
-            line = scrub_bytes(line)
+        except OSError as exc:
+            raise JournalError(f"{self._path}: cannot store a blob of {agent_id!r}: {exc}") from exc
         os.write(self._fd, line + b"\n")
         self._seq.advance(agent_id, seq)
         if self._fsync == "always":

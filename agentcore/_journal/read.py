@@ -25,9 +25,10 @@ from typing import Any, NamedTuple, TypeAlias
 
 import attrs
 
-from .._core.errors import AgentError, ErrorCode
 from .._core.events import EVENT_TYPES
 from .._core.wire import from_dict
+from .blobs import BLOB_MARKER_BYTES, FolderBlobs, blob_folder, resolve_blobs
+from .errors import JournalError, MissingBlobError
 
 __all__ = [
     "BLOCK_LINES",
@@ -39,6 +40,7 @@ __all__ = [
     "Failure",
     "JournalEntry",
     "JournalError",
+    "MissingBlobError",
     "Record",
     "SeqCheck",
     "build_entries",
@@ -123,13 +125,6 @@ line, when a line is longer)."""
 Record: TypeAlias = tuple[str, int, str | None, int, Any]
 Failure: TypeAlias = tuple[int, Exception]
 """A line that could not be read: its number in the file, and what it raised."""
-
-
-class JournalError(AgentError, ValueError):
-    """A journal line is malformed, an event cannot be written, or a journal or snapshot
-    store is used after ``close()``."""
-
-    default_code = ErrorCode.INVALID_EVENT
 
 
 class JournalEntry(NamedTuple):
@@ -361,7 +356,8 @@ def parse_lines(
     lines come before ``lines[0]``) and what was raised; unless it is the unterminated
     last line of the file (``lines[-1]`` when ``final``: a write a crash interrupted),
     which is dropped. ``decode_events=False`` keeps every event as its wire
-    dict, unchecked. ``portable`` records hold JSON types only (no ``BUILT`` record).
+    dict, unchecked, media parts as the line holds them (``blobs``: blob references).
+    ``portable`` records hold JSON types only (no ``BUILT`` record).
     """
     getters, records = VALUES, list[Record]()
     append = records.append
@@ -382,6 +378,8 @@ def parse_lines(
                 continue
             wire = record["event"]
             if decode_events:
+                if BLOB_MARKER_BYTES in line:
+                    wire = resolve_blobs(wire, FolderBlobs(blob_folder(path)).get)
                 # fast path for well-formed lines, as JsonlJournal writes them; anything
                 # else is checked by from_dict and its clear errors
                 try:
@@ -402,7 +400,7 @@ def parse_lines(
                     from_dict(wire)
             append((entry_agent, seq, None, 0, wire))
         except Exception as exc:  # whatever a line holds, it is reported as that line's
-            if number == last:
+            if number == last and not isinstance(exc, MissingBlobError):
                 break  # the unterminated tail of an interrupted write
             return records, (offset + number, exc)
     return records, None
@@ -410,6 +408,8 @@ def parse_lines(
 
 def corrupt_line(path: str | os.PathLike[str], number: int, exc: Exception) -> JournalError:
     """The error for line ``number`` of the file, which raised ``exc`` when parsed."""
+    if isinstance(exc, MissingBlobError):
+        return MissingBlobError(f"{path}:{number}: {exc}")
     return JournalError(
         f"{path}:{number}: corrupt journal line ({type(exc).__name__}: {exc}); "
         "fix or delete the line to read the rest"

@@ -38,7 +38,7 @@ from typing import Any, ClassVar, TypeAlias
 
 import attrs
 
-from .._core.content import ImageContent, TextPart, ThinkingPart, ToolCallPart
+from .._core.content import TextContent, TextPart, ThinkingPart, ToolCallPart
 from .._core.driver import Message, ModelRequest
 from .._core.errors import ConfigurationError
 from .._core.events import AssistantMessage, ToolResultMessage, UserMessage
@@ -241,10 +241,10 @@ def _content_chars(content: Any) -> tuple[int, int]:
         return len(content), 0
     chars = images = 0
     for block in content:
-        if type(block) is ImageContent:
-            images += 1
-        else:
+        if type(block) is TextContent:
             chars += len(block.text)
+        else:  # an image, a document, audio or a file: counted as one image
+            images += 1
     return chars, images
 
 

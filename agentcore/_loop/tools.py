@@ -18,11 +18,11 @@ import inspect
 import json
 import weakref
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeAlias, get_type_hints, overload
+from typing import Any, TypeAlias, TypeGuard, get_type_hints, overload
 
 import attrs
 
-from .._core.content import Content, ContentPart, ImageContent, JSONValue, TextContent
+from .._core.content import CONTENT_CLASSES, Content, ContentPart, JSONValue
 from .._core.driver import ToolSpec
 from .._core.errors import ConfigurationError
 from .tool_json import json_path, to_json_text, to_json_value
@@ -56,7 +56,12 @@ A plain (sync) function runs in a worker thread so it never blocks the event loo
 class ToolOutput:
     """A tool result with extras: ``content`` goes to the model, ``details`` only to UIs.
 
-    ``content`` may be anything a tool may return (text, JSON, images); ``details`` must
+    ``content`` may be anything a tool may return (``to_result_content``): text, JSON, or
+    content parts: images, documents (PDF, plain text), audio clips
+    (``ImageContent.from_bytes(png)``, ``DocumentContent.from_bytes(pdf, title=...)``,
+    ``AudioContent.from_bytes(wav)``) and files the provider fetches
+    (``FileContent.from_url``), alone or in a list with ``TextContent`` notes. A driver
+    refuses, before sending, a part its provider does not take. ``details`` must
     be JSON (it is journaled; a result whose details are not JSON becomes an error
     result); ``is_error`` marks a result the tool itself considers a failure, without
     raising.
@@ -414,7 +419,8 @@ def _caller(f: Callable[..., Any], context: str | None) -> ToolFunction:
 def to_result_content(value: Any) -> Content:
     """What the model sees of a tool's return value.
 
-    ``str`` stays text; an ``ImageContent``/``TextContent`` or a list of them becomes
+    ``str`` stays text; a content part (``TextContent``, ``ImageContent``,
+    ``DocumentContent``, ``AudioContent``, ``FileContent``) or a list of them becomes
     content blocks; anything else is written as standard JSON text (sorted keys, UTF-8;
     NaN and ±Infinity as the strings ``"NaN"``, ``"Infinity"``, ``"-Infinity"``). Raises
     ``TypeError`` (``NotJSONError``) naming the path of a value that is not JSON.
@@ -422,7 +428,7 @@ def to_result_content(value: Any) -> Content:
     if isinstance(value, str):
         text: str = to_json_value(value, strict=False)
         return text
-    if isinstance(value, ImageContent | TextContent):
+    if _is_block(value):
         return (value,)
     if isinstance(value, list | tuple) and value and all(_is_block(v) for v in value):
         blocks: tuple[ContentPart, ...] = tuple(value)
@@ -430,5 +436,8 @@ def to_result_content(value: Any) -> Content:
     return to_json_text(value)
 
 
-def _is_block(value: object) -> bool:
-    return isinstance(value, ImageContent | TextContent)
+def _is_block(value: object) -> TypeGuard[ContentPart]:
+    return isinstance(value, _CONTENT_CLASSES)
+
+
+_CONTENT_CLASSES = tuple(CONTENT_CLASSES)

@@ -5,10 +5,14 @@ tested with Hypothesis without a server. The rules:
 
 - a tool name becomes ``prefix_name`` with every character a provider rejects replaced
   by ``_``; ``include``/``exclude`` filter on the server's own names;
-- a tool result's text and image blocks stay blocks (a single text block becomes plain
-  text); audio, resource links and non-image blobs become a short text note; structured
-  content goes to ``details`` (and becomes the text when there are no blocks);
-  ``isError`` is kept;
+- a tool result's blocks become content parts (a single text block becomes plain
+  text): text, images, audio, and embedded resources (text as text; a blob as an image,
+  a document or audio by its media type, titled by its URI); a resource link with an
+  ``http(s)`` URI becomes a ``FileContent`` the provider fetches. What no model can take
+  becomes a short text note: media of another type (a zip), and a link the provider
+  cannot fetch (``file://``, a server's own scheme: the model can ask for it to be
+  read). Structured content goes to ``details`` (and becomes the text when there are no
+  blocks); ``isError`` is kept;
 - sampling messages become a ``ModelRequest`` and the model's text becomes the answer.
 """
 
@@ -22,14 +26,14 @@ from typing import Any, Literal
 import attrs
 import mcp_types as mt
 
+from .._core.binary import describe_part, inline_part
 from .._core.content import (
     Content,
     ContentPart,
-    ImageContent,
+    FileContent,
     JSONValue,
     TextContent,
     TextPart,
-    is_image_media_type,
 )
 from .._core.driver import Message, ModelRequest
 from .._core.events import AssistantMessage, UserMessage
@@ -101,25 +105,40 @@ def _block(block: mt.ContentBlock) -> ContentPart:
     if isinstance(block, mt.TextContent):
         return TextContent(block.text)
     if isinstance(block, mt.ImageContent):
-        return _image(block.mime_type, block.data, "image")
+        return _inline(block.mime_type, block.data, "image", "image")
     if isinstance(block, mt.AudioContent):
-        return TextContent(f"[audio ({block.mime_type}) omitted: not supported]")
+        return _inline(block.mime_type, block.data, "audio", "audio")
     if isinstance(block, mt.ResourceLink):
-        about = f": {block.description}" if block.description else ""
-        return TextContent(f"[resource {block.uri} ({block.name}){about}]")
+        return _link(block)
     return _resource(block.resource)
 
 
-def _image(mime_type: str | None, data: str, what: str) -> ContentPart:
-    if is_image_media_type(mime_type):
-        return ImageContent(mime_type, data)
+def _inline(
+    mime_type: str | None, data: str, what: str, kind: str | None = None, title: str | None = None
+) -> ContentPart:
+    """Base64 ``data`` as the part its media type makes it (of ``kind`` when given),
+    or a note saying it was left out."""
+    part = inline_part(mime_type, data, title) if mime_type else None
+    if part is not None and kind in (None, type(part).type):
+        return part
     return TextContent(f"[{what} ({mime_type or 'unknown type'}) omitted: not supported]")
+
+
+def _link(block: mt.ResourceLink) -> ContentPart:
+    uri = str(block.uri)
+    if uri.startswith(("https://", "http://")):
+        media_type = block.mime_type or "application/octet-stream"
+        return FileContent.from_url(uri, media_type, title=block.title or block.name)
+    about = f": {block.description}" if block.description else ""
+    return TextContent(f"[resource {uri} ({block.name}){about}]")
 
 
 def _resource(contents: mt.TextResourceContents | mt.BlobResourceContents) -> ContentPart:
     if isinstance(contents, mt.TextResourceContents):
         return TextContent(contents.text)
-    return _image(contents.mime_type, contents.blob, f"binary resource {contents.uri}")
+    uri = str(contents.uri)
+    title = uri.rstrip("/").rsplit("/", 1)[-1] or uri
+    return _inline(contents.mime_type, contents.blob, f"binary resource {uri}", title=title)
 
 
 def to_output(result: mt.CallToolResult, server: str) -> ToolOutput:
@@ -207,10 +226,10 @@ def prompt_messages(result: mt.GetPromptResult) -> tuple[PromptMessage, ...]:
 
 
 def as_text(content: Content) -> str:
-    """Content as text for a tool result listing (images are named, not inlined)."""
+    """Content as text for a tool result listing (media are named, not inlined)."""
     if isinstance(content, str):
         return content
-    return "\n".join(p.text if isinstance(p, TextContent) else "[image]" for p in content)
+    return "\n".join(describe_part(p) for p in content)
 
 
 # -- sampling -------------------------------------------------------------------------------

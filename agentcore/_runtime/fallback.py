@@ -22,11 +22,13 @@ loop's ``model_retries`` then issues the call again, and the chain starts over f
 first driver.
 
 Each driver converts the history for its own provider, so the same request suits all of
-them: thinking is replayed only to the provider (Anthropic) or model (OpenAI, Gemini) that
-produced it and becomes text elsewhere, and tool-call ids are rewritten to each
-provider's alphabet. ``request.model`` and ``request.options`` name one provider's model
-and extras, so only the first driver gets them; the others use their own model and no
-options.
+them: content parts become each provider's blocks, and a part a provider does not take
+is refused by its driver before anything is sent (``UNSUPPORTED_CONTENT``), which passes
+the call to the next driver; when none takes it, the error names every refusal. Thinking
+is replayed only to the provider (Anthropic) or model (OpenAI, Gemini) that produced it
+and becomes text elsewhere, and tool-call ids are rewritten to each provider's alphabet.
+``request.model`` and ``request.options`` name one provider's model and extras, so only
+the first driver gets them; the others use their own model and no options.
 
 Entries are drivers or ``"provider/model"`` names; a name is resolved on the first call
 that needs it (by ``driver_factory``, default: the ``agentcore.drivers`` entry points),
@@ -59,12 +61,17 @@ from .plugins import resolve_model
 
 __all__ = ["FallbackDriver", "ProviderLimits", "falls_back"]
 
-_OVERFLOW = ErrorCode.CONTEXT_OVERFLOW.value
+_NEXT_MAY_ANSWER = frozenset(
+    {ErrorCode.CONTEXT_OVERFLOW.value, ErrorCode.UNSUPPORTED_CONTENT.value}
+)
+"""Errors a driver reports that another provider may not: a context overflow, and a
+content part (an audio clip, a PDF by URL...) the provider or model does not take."""
 
 
 def falls_back(error: ErrorReceived) -> bool:
-    """The default rule: fall back on a retryable error or a context overflow."""
-    return error.retryable or error.code == _OVERFLOW
+    """The default rule: fall back on a retryable error, a context overflow, or a content
+    part the driver refused (``UNSUPPORTED_CONTENT``; the next may take it)."""
+    return error.retryable or error.code in _NEXT_MAY_ANSWER
 
 
 def _release_nothing() -> None:

@@ -19,6 +19,7 @@ from typing import Any
 
 import attrs
 
+from .._core.content import CONTENT_CLASSES
 from .._core.events import UserMessage
 from .delivery import EngineFailure, PresenterLane, Reporter, report_to
 from .middleware import Interceptor, all_of, intercepting
@@ -45,11 +46,17 @@ def stamped(event: Any, now: int) -> Any:
     return event
 
 
+_CONTENT_PARTS = tuple(CONTENT_CLASSES)
+
+
 def stamp_message(message: Any, clock: Callable[[], int], id_factory: Callable[[], str]) -> Any:
-    """A ``str`` becomes a ``UserMessage``; a ``UserMessage`` gets a ``message_id`` and a
-    timestamp when it has none (an evolved copy); anything else is returned unchanged."""
+    """A ``str`` or a content part (an image, a document...) becomes a ``UserMessage``; a
+    ``UserMessage`` gets a ``message_id`` and a timestamp when it has none (an evolved
+    copy); anything else is returned unchanged."""
     if isinstance(message, str):
         return UserMessage(message_id=id_factory(), content=message, timestamp=clock())
+    if isinstance(message, _CONTENT_PARTS):
+        return UserMessage(message_id=id_factory(), content=(message,), timestamp=clock())
     if not isinstance(message, UserMessage):
         return message
     changes: dict[str, Any] = {}

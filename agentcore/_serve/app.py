@@ -44,8 +44,9 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from .._core.errors import AgentError, ConfigurationError
-from .._core.events import LAYERS
+from .._core.content import to_content
+from .._core.errors import AgentError, ConfigurationError, InvalidEventError
+from .._core.events import LAYERS, UserMessage
 from .._core.wire import to_dict
 from .._journal.describe import describe
 from .._journal.journal import Journal
@@ -239,9 +240,27 @@ async def _list(server: Host, request: Request) -> Response:
 
 async def _message(server: Host, request: Request) -> Response:
     served = server.get(request.path_params["agent_id"])
-    text = _text(await _json(request, server.config.max_body))
-    await server.start(served, served.agent.prompt(text))
+    message = _user_message(await _json(request, server.config.max_body))
+    await server.start(served, served.agent.prompt(message))
     return JSONResponse({"accepted": True, "after": served.run_seq}, status_code=202)
+
+
+def _user_message(body: Mapping[str, Any]) -> str | UserMessage:
+    """``{"text"}``, or ``{"text"?, "content": [content parts, wire form]}``: files the
+    page attached (images, documents, audio), after the text when there is one."""
+    if body.get("content") is None:
+        return _text(body)
+    parts = body["content"]
+    text = body.get("text") or ""
+    if not isinstance(text, str):
+        raise HttpError(400, "'text' must be a string")
+    if not isinstance(parts, list) or not parts:
+        raise HttpError(400, "'content' must be a non-empty list of content parts")
+    try:
+        content = to_content([{"type": "text", "text": text}, *parts] if text.strip() else parts)
+    except InvalidEventError as exc:
+        raise HttpError(400, f"'content' {exc.message}") from None
+    return UserMessage("", content)
 
 
 async def _steer(server: Host, request: Request) -> Response:

@@ -352,11 +352,11 @@ class Host:
                     await agent.approve(call_id)
                 else:
                     await agent.reject(call_id, reason)
-            if request.prompt:
-                await agent.prompt(request.prompt)
+            if request.prompt or request.content:
+                await agent.prompt(request.message())
             await agent.wait()
 
-        if not request.decisions and not request.prompt:
+        if not request.decisions and not request.prompt and not request.content:
             raise HttpError(400, "the request has neither a new user message nor an approval")
         return await self.start(served, work())
 

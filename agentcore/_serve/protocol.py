@@ -18,6 +18,9 @@ from typing import Any, Protocol, TypeAlias, runtime_checkable
 
 import attrs
 
+from .._core.content import TextContent
+from .._core.events import UserMessage
+
 __all__ = [
     "Cursor",
     "Frame",
@@ -73,14 +76,24 @@ class RunProtocol(StreamProtocol, Protocol):
 class RunRequest:
     """What a protocol's own run endpoint (AG-UI's ``RunAgentInput``, the Vercel chat
     request) asks of an agent: the conversation (``agent_id``: AG-UI's thread, the Vercel
-    chat id), a new user message (``prompt`` and its ``message_id``) if any, the caller's
-    ``run_id`` (AG-UI) and approval ``decisions`` ``(tool_call_id, approved, reason)``."""
+    chat id), a new user message (``prompt``, its text, and its ``message_id``) if any,
+    the caller's ``run_id`` (AG-UI), approval ``decisions`` ``(tool_call_id, approved,
+    reason)``, and the media the message carries after its text (``content``: images,
+    documents, audio, file references)."""
 
     agent_id: str
     prompt: str | None = None
     message_id: str | None = None
     run_id: str | None = None
     decisions: tuple[tuple[str, bool, str | None], ...] = ()
+    content: tuple[Any, ...] = ()
+
+    def message(self) -> str | UserMessage:
+        """The user message to prompt with: the text, or the text and its media."""
+        if not self.content:
+            return self.prompt or ""
+        text = (TextContent(self.prompt),) if self.prompt else ()
+        return UserMessage(self.message_id or "", (*text, *self.content))
 
 
 @attrs.frozen(slots=True, order=True)

@@ -21,7 +21,7 @@ from .._journal.resume import load_conversation
 from .._journal.snapshots import SnapshotStore
 from .._journal.sql.database import Tx
 from .._journal.sql.journal import SqlJournal
-from .._journal.sql.rows import decode_rows
+from .._journal.sql.rows import blob_reader, decode_rows
 from .._journal.sql.tally import Tally
 from .._journal.sql.writes import write_counted
 from .._loop.conversation import (
@@ -271,5 +271,5 @@ def _entries_in(tx: Tx, agent_id: str, where: str) -> Iterator[tuple[str, int, A
         )
         if not rows:
             return
-        yield from decode_rows(rows, where)
+        yield from decode_rows(rows, where, blob_reader(tx))
         last = rows[-1][1]

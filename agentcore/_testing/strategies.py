@@ -7,6 +7,7 @@ compare against an expectation instead of re-implementing the assembler.
 
 from __future__ import annotations
 
+import base64
 import copy
 import json
 import types
@@ -20,6 +21,10 @@ from hypothesis import strategies as st
 
 from .._core.checks import JSONValue, NonNegativeInt
 from .._core.content import (
+    AudioContent,
+    ContentPart,
+    DocumentContent,
+    FileContent,
     ImageContent,
     Part,
     TextContent,
@@ -68,6 +73,7 @@ __all__ = [
     "broken_streams",
     "check_processor",
     "chunked",
+    "content_parts",
     "events",
     "garbage",
     "instances",
@@ -126,11 +132,54 @@ def chunked(text: str) -> st.SearchStrategy[list[str]]:
 
 # -- single events, every type -------------------------------------------------------------
 
-_content = _text | st.lists(
-    st.builds(TextContent, _text)
-    | st.builds(ImageContent, st.sampled_from(["image/png", "image/jpeg"]), _text),
-    max_size=2,
-).map(tuple)
+_base64 = st.binary(max_size=48).map(lambda b: base64.b64encode(b).decode("ascii"))
+_media_data = _base64 | _text  # a part keeps whatever string it holds
+_titles = st.none() | _text
+_file_media_types = st.sampled_from(
+    ["image/png", "application/pdf", "text/plain", "audio/wav", "video/mp4", "text/csv"]
+)
+
+
+@st.composite
+def _file_contents(draw: st.DrawFn) -> FileContent:
+    media_type = draw(_file_media_types)
+    where = {"url": draw(_text.map("https://example.com/".__add__))}
+    if draw(st.booleans()):
+        where = {"file_id": draw(_ids)}
+    document = media_type in ("application/pdf", "text/plain")
+    return FileContent(
+        media_type,
+        **where,
+        provider=draw(st.none() | st.sampled_from(["anthropic", "openai", "google"])),
+        title=draw(_titles),
+        citations=draw(st.booleans()) if document else False,
+    )
+
+
+def content_parts() -> st.SearchStrategy[ContentPart]:
+    """Any content part: text, an inline image, document or audio clip, a file reference."""
+    return (
+        st.builds(TextContent, _text)
+        | st.builds(
+            ImageContent,
+            st.sampled_from(["image/png", "image/jpeg", "image/gif", "image/webp"]),
+            _media_data,
+        )
+        | st.builds(
+            DocumentContent,
+            st.sampled_from(["application/pdf", "text/plain"]),
+            _media_data,
+            _titles,
+            st.booleans(),
+        )
+        | st.builds(
+            AudioContent, st.sampled_from(["audio/wav", "audio/mpeg", "audio/ogg"]), _media_data
+        )
+        | _file_contents()
+    )
+
+
+_content = _text | st.lists(content_parts(), max_size=3).map(tuple)
 
 _parts = st.lists(
     st.builds(TextPart, _text)
@@ -276,6 +325,8 @@ def instances(cls: type[Any]) -> st.SearchStrategy[Any]:
     """An instance of the event or value class ``cls`` with any field values its
     annotations allow, nested values included (fields typed ``Any`` get ``None``). Works
     for any ``checked`` attrs class, later layers' events included."""
+    if cls is FileContent:  # its fields depend on each other (exactly one source)
+        return _file_contents()
     hints = typing.get_type_hints(cls, include_extras=True)
     fields = {n: t for n, t in hints.items() if typing.get_origin(t) is not ClassVar}
     return st.builds(cls, **{name: _annotation_values(tp) for name, tp in fields.items()})

@@ -5,6 +5,7 @@ retries and errors; docs/drivers.md for the normaliser interface.
 """
 
 from .._common.retry import RetryPolicy as RetryPolicy
+from .content import MEDIA as MEDIA
 from .driver import AnthropicDriver as AnthropicDriver
 from .driver import classify as classify
 from .request import build_params as build_params
@@ -16,6 +17,7 @@ from .stream import initial_state as initial_state
 __all__ = [
     "AnthropicDriver",
     "AnthropicState",
+    "MEDIA",
     "NORMALISER",
     "RetryPolicy",
     "STOP_REASONS",

@@ -25,8 +25,10 @@ from agentcore.redaction import url_secrets
 
 from .._common.base import ApiKeySource, Failure, failure_from_status, is_loopback
 from .._common.call import Close
+from .._common.content import MediaSupport
 from .._common.retry import RetryPolicy
 from .._common.stream import StreamingDriver
+from .content import MEDIA
 from .request import build_params
 from .stream import NORMALISER, AnthropicState, initial_state
 
@@ -106,6 +108,9 @@ class AnthropicDriver(StreamingDriver[AnthropicState, _Event]):
     """
 
     normaliser = NORMALISER
+    media: MediaSupport = MEDIA
+    """What the provider takes of the content parts (``drivers.anthropic.content.MEDIA``); a
+    subclass may set another ``MediaSupport`` (a compatible server, a newer limit)."""
 
     def __init__(
         self,
@@ -166,6 +171,7 @@ class AnthropicDriver(StreamingDriver[AnthropicState, _Event]):
             model=self.model,
             max_tokens=self.max_tokens,
             thinking_level=self.thinking_level,
+            media=self.media,
         )
 
     def initial_state(self, body: dict[str, Any], keys: tuple[str, ...]) -> AnthropicState:

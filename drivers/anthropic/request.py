@@ -4,7 +4,8 @@ Pure functions, no SDK import: the result is the JSON body ``client.messages.cre
 receives (as keyword arguments). The history first goes through the provider-neutral
 normalisation in ``drivers._common.history``; what is left here is Anthropic's own shape:
 
-- user text and images (base64 ``image`` blocks);
+- user text, images and documents (``drivers.anthropic.content``; a part the API does not
+  take is refused before anything is sent);
 - assistant text, ``tool_use`` and thinking: a signed ``ThinkingPart`` is replayed as a
   ``thinking`` block with its signature, a redacted one as ``redacted_thinking``, and
   unsigned thinking (another provider's) becomes text;
@@ -28,8 +29,6 @@ from typing import Any
 from agentcore import ModelRequest, ThinkingLevel, ToolSpec
 from agentcore.events import (
     AssistantMessage,
-    Content,
-    ImageContent,
     TextPart,
     ThinkingPart,
     ToolCallPart,
@@ -38,6 +37,7 @@ from agentcore.events import (
 )
 
 from .._common.base import plain, thinking_budget
+from .._common.content import MediaSupport, check_media
 from .._common.history import (
     group_tool_results,
     normalize_history,
@@ -45,6 +45,7 @@ from .._common.history import (
     thinking_to_text,
 )
 from .._common.output import anthropic_output_config
+from .content import FILES_BETA, MEDIA, content_blocks, uses_file_ids
 
 __all__ = ["build_messages", "build_params"]
 
@@ -52,7 +53,12 @@ JSON = dict[str, Any]
 
 
 def build_params(
-    request: ModelRequest, *, model: str, max_tokens: int, thinking_level: ThinkingLevel
+    request: ModelRequest,
+    *,
+    model: str,
+    max_tokens: int,
+    thinking_level: ThinkingLevel,
+    media: MediaSupport = MEDIA,
 ) -> JSON:
     """The keyword arguments of ``messages.create`` for ``request`` (without ``stream``).
 
@@ -60,12 +66,16 @@ def build_params(
     request's own values win. ``request.options`` are sent as extra top-level body fields
     (``stop_sequences``, ``top_k``, ``tool_choice``, ``metadata``...), unchecked, through
     the SDK's ``extra_body``.
-    Raises ``ConfigurationError`` for an unknown thinking level.
+    Raises ``ConfigurationError`` for an unknown thinking level and
+    ``UnsupportedContentError`` for a content part ``media`` does not allow; a request
+    that refers to an uploaded file sends the Files API beta header.
     """
+    target = request.model or model
+    check_media(request.messages, media, target)
     budget = thinking_budget(request.thinking_level or thinking_level)
     answer_tokens = request.max_tokens or max_tokens
     params: JSON = {
-        "model": request.model or model,
+        "model": target,
         "max_tokens": answer_tokens + (budget or 0),
         "messages": build_messages(request.messages),
     }
@@ -83,6 +93,8 @@ def build_params(
     extra.update(request.options)
     if extra:
         params["extra_body"] = extra
+    if uses_file_ids(request.messages):
+        params["extra_headers"] = {"anthropic-beta": FILES_BETA}
     return params
 
 
@@ -110,28 +122,14 @@ def build_messages(
         elif isinstance(entry, AssistantMessage):
             out.append({"role": "assistant", "content": [_assistant_block(p) for p in entry.parts]})
         else:
-            out.append({"role": "user", "content": _content(entry.content)})
+            out.append({"role": "user", "content": content_blocks(entry.content)})
     return out
-
-
-def _content(content: Content) -> str | list[JSON]:
-    if isinstance(content, str):
-        return content
-    return [
-        {
-            "type": "image",
-            "source": {"type": "base64", "media_type": block.media_type, "data": block.data},
-        }
-        if isinstance(block, ImageContent)
-        else {"type": "text", "text": block.text}
-        for block in content
-    ]
 
 
 def _tool_result(result: ToolResultMessage) -> JSON:
     block: JSON = {"type": "tool_result", "tool_use_id": result.tool_call_id}
     if result.result:
-        block["content"] = _content(result.result)
+        block["content"] = content_blocks(result.result)
     if result.is_error:
         block["is_error"] = True
     return block

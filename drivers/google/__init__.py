@@ -7,6 +7,7 @@ thought signatures, retries and errors; docs/drivers.md for the normaliser inter
 """
 
 from .._common.retry import RetryPolicy as RetryPolicy
+from .content import MEDIA as MEDIA
 from .driver import GoogleDriver as GoogleDriver
 from .driver import classify_google_error as classify_google_error
 from .request import SKIP_SIGNATURE as SKIP_SIGNATURE
@@ -24,6 +25,7 @@ __all__ = [
     "FINISH_REASONS",
     "GeminiState",
     "GoogleDriver",
+    "MEDIA",
     "NORMALISER",
     "RetryPolicy",
     "SKIP_SIGNATURE",

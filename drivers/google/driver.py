@@ -32,8 +32,10 @@ from agentcore.redaction import url_secrets
 
 from .._common.base import ApiKeySource, Failure, failure_from_status
 from .._common.call import Close
+from .._common.content import MediaSupport
 from .._common.retry import RetryPolicy
 from .._common.stream import StreamingDriver
+from .content import MEDIA
 from .request import build_body, model_path
 from .stream import NORMALISER, GeminiState, initial_state
 
@@ -112,6 +114,9 @@ class GoogleDriver(StreamingDriver[GeminiState, _Chunk]):
     """
 
     normaliser = NORMALISER
+    media: MediaSupport = MEDIA
+    """What the provider takes of the content parts (``drivers.google.content.MEDIA``); a
+    subclass may set another ``MediaSupport`` (a compatible server, a newer limit)."""
 
     def __init__(
         self,
@@ -170,6 +175,7 @@ class GoogleDriver(StreamingDriver[GeminiState, _Chunk]):
             model=self.model,
             thinking_level=self.thinking_level,
             max_tokens=self.max_tokens,
+            media=self.media,
         )
 
     def initial_state(self, body: tuple[str, dict[str, Any]], keys: tuple[str, ...]) -> GeminiState:

@@ -4,7 +4,9 @@ Pure functions, no SDK import: the body is the JSON the API takes (camelCase), p
 is through the SDK's HTTP client. What the conversation becomes:
 
 - the system prompt: ``systemInstruction``;
-- user messages: a ``user`` content of ``text`` and ``inlineData`` (base64) parts;
+- user messages: a ``user`` content of ``text``, ``inlineData`` (base64) and ``fileData``
+  (by URI) parts (``drivers.google.content``); a part the API does not take is refused
+  before anything is sent;
 - assistant messages: a ``model`` content, part by part in order: text, ``functionCall``
   (``id``, ``name``, ``args``) and, for the model that produced it, thinking as
   ``{"text", "thought": true}`` with its ``thoughtSignature``. An empty signed thinking
@@ -17,7 +19,7 @@ is through the SDK's HTTP client. What the conversation becomes:
   to be older than Gemini 3 never get it;
 - each run of tool results: one ``user`` content of ``functionResponse`` parts (``id``,
   ``name``, ``response: {"output": text}`` or ``{"error": text}``), followed, when a
-  tool returned images, by a label and the images as ``inlineData`` parts.
+  tool returned media, by a label and the media as ``inlineData``/``fileData`` parts.
 
 The history is normalised first (``drivers._common.history``): empty assistant messages dropped,
 orphaned tool calls closed with an error result, tool-call ids mapped to
@@ -41,7 +43,7 @@ from agentcore import ModelRequest, ThinkingLevel, ToolSpec
 from agentcore.events import (
     AssistantMessage,
     Content,
-    ImageContent,
+    TextContent,
     TextPart,
     ThinkingPart,
     ToolCallPart,
@@ -50,12 +52,14 @@ from agentcore.events import (
 )
 
 from .._common.base import plain, thinking_budget
+from .._common.content import MediaSupport, check_media
 from .._common.history import (
     group_tool_results,
     normalize_history,
     normalize_tool_call_ids,
     thinking_to_text,
 )
+from .content import MEDIA, content_part
 
 __all__ = [
     "SKIP_SIGNATURE",
@@ -121,6 +125,7 @@ def build_body(
     model: str,
     thinking_level: ThinkingLevel,
     max_tokens: int | None,
+    media: MediaSupport = MEDIA,
 ) -> tuple[str, dict[str, Any]]:
     """``(model, body)`` for a streamed ``generateContent`` call answering ``request``.
 
@@ -129,9 +134,11 @@ def build_body(
     to ``maxOutputTokens``. ``request.options`` is merged last: its ``generationConfig``
     into the one built here, anything else (``toolConfig``, ``safetySettings``,
     ``cachedContent``...) at the top level. Raises ``ConfigurationError`` for an unknown
-    thinking level.
+    thinking level and ``UnsupportedContentError`` for a content part ``media`` does not
+    allow.
     """
     target = request.model or model
+    check_media(request.messages, media, model_id(target))
     body: dict[str, Any] = {"contents": build_contents(request.messages, target)}
     if request.system_prompt:
         body["systemInstruction"] = {"parts": [{"text": request.system_prompt}]}
@@ -197,13 +204,7 @@ def build_contents(messages: Sequence[Any], model: str) -> list[dict[str, Any]]:
 def _parts(content: Content) -> list[dict[str, Any]]:
     if isinstance(content, str):
         return [{"text": content}]
-    return [_part(p) for p in content]
-
-
-def _part(block: Any) -> dict[str, Any]:
-    if isinstance(block, ImageContent):
-        return {"inlineData": {"mimeType": block.media_type, "data": block.data}}
-    return {"text": block.text}
+    return [content_part(p) for p in content]
 
 
 def _model_parts(message: AssistantMessage, *, sign: bool) -> list[dict[str, Any]]:
@@ -247,18 +248,18 @@ def _function_call(part: ToolCallPart) -> dict[str, Any]:
 
 def _tool_results(results: tuple[ToolResultMessage, ...]) -> list[dict[str, Any]]:
     parts: list[dict[str, Any]] = []
-    images: list[dict[str, Any]] = []
+    media: list[dict[str, Any]] = []
     for result in results:
         content = result.result
         if isinstance(content, str):
             text = content
         else:
-            text = "\n".join(p.text for p in content if not isinstance(p, ImageContent))
-            found = [_part(p) for p in content if isinstance(p, ImageContent)]
+            text = "\n".join(p.text for p in content if isinstance(p, TextContent))
+            found = [content_part(p) for p in content if not isinstance(p, TextContent)]
             if found:
-                images += [{"text": f"Images returned by tool call {result.tool_call_id}:"}]
-                images += found
-                text = text or f"({len(found)} image(s) attached below)"
+                media += [{"text": f"Media returned by tool call {result.tool_call_id}:"}]
+                media += found
+                text = text or f"({len(found)} attachment(s) below)"
         response = {"error": text} if result.is_error else {"output": text}
         parts.append(
             {
@@ -269,4 +270,4 @@ def _tool_results(results: tuple[ToolResultMessage, ...]) -> list[dict[str, Any]
                 }
             }
         )
-    return parts + images
+    return parts + media

@@ -102,8 +102,15 @@ def usage_from(meta: Mapping[str, Any]) -> Usage:
     ``promptTokenCount`` includes the cached tokens (``cachedContentTokenCount``), which
     count as cache reads; tool-use prompt tokens are input. Thoughts are billed as output,
     so ``output_tokens`` is ``candidatesTokenCount + thoughtsTokenCount`` and
-    ``reasoning_tokens`` the thoughts alone, for information.
+    ``reasoning_tokens`` the thoughts alone, for information. ``promptTokensDetails``
+    (tokens by modality) gives the image, audio and document tokens.
     """
+    by_modality: dict[str, int] = {}
+    for entry in meta.get("promptTokensDetails") or ():
+        count = entry.get("tokenCount")
+        if type(count) is int and count > 0:
+            modality = entry.get("modality")
+            by_modality[modality] = by_modality.get(modality, 0) + count
     prompt = meta.get("promptTokenCount") or 0
     cached = meta.get("cachedContentTokenCount") or 0
     thoughts = meta.get("thoughtsTokenCount") or 0
@@ -112,6 +119,9 @@ def usage_from(meta: Mapping[str, Any]) -> Usage:
         output_tokens=(meta.get("candidatesTokenCount") or 0) + thoughts,
         cache_read_tokens=cached,
         reasoning_tokens=thoughts,
+        image_tokens=by_modality.get("IMAGE", 0),
+        audio_tokens=by_modality.get("AUDIO", 0),
+        document_tokens=by_modality.get("DOCUMENT", 0),
     )
 
 

@@ -38,9 +38,11 @@ from agentcore.redaction import url_secrets
 
 from .._common.base import ApiKeySource, Failure, is_loopback
 from .._common.call import Close
+from .._common.content import MediaSupport
 from .._common.openai_api import NO_KEY, EmptyStream, classify_openai_error, post_sse
 from .._common.retry import RetryPolicy
 from .._common.stream import StreamingDriver
+from .content import MEDIA, compatible_media
 from .request import build_body
 from .stream import DONE, NORMALISER, ChatState, initial_state
 
@@ -77,7 +79,9 @@ class OpenAIDriver(StreamingDriver[ChatState, object]):
     servers that reject it (usage then stays zero). ``output_modes`` are the
     structured-output modes the server supports, best first (default: all for
     ``"openai"``; ``tool`` and ``prompted`` elsewhere, since not every compatible server
-    takes ``response_format`` with a JSON schema). ``clock`` (ms) stamps events and
+    takes ``response_format`` with a JSON schema). ``media`` is what the server takes of
+    the content parts (default: OpenAI's documented ``MEDIA`` for ``"openai"``,
+    ``compatible_media(provider)`` elsewhere). ``clock`` (ms) stamps events and
     ``sleep`` waits between retries; both are there for tests.
 
     Raises ``ConfigurationError`` at construction when no key can be found for a remote
@@ -85,6 +89,8 @@ class OpenAIDriver(StreamingDriver[ChatState, object]):
     """
 
     normaliser = NORMALISER
+    media: MediaSupport = MEDIA
+    """What the server takes of the content parts (see ``media=``)."""
 
     def __init__(
         self,
@@ -104,6 +110,7 @@ class OpenAIDriver(StreamingDriver[ChatState, object]):
         supports_xhigh: bool | None = None,
         include_usage: bool = True,
         output_modes: Sequence[OutputMode] | None = None,
+        media: MediaSupport | None = None,
         clock: Callable[[], int] = ms_clock,
         sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
     ) -> None:
@@ -144,6 +151,10 @@ class OpenAIDriver(StreamingDriver[ChatState, object]):
                 f"output_modes must be a non-empty subset of {OUTPUT_MODES}, got {output_modes!r}"
             )
         self._output_modes = tuple(output_modes)
+        if media is not None:
+            self.media = media
+        elif provider != "openai":
+            self.media = compatible_media(provider)
 
     @property
     def output_modes(self) -> tuple[OutputMode, ...]:
@@ -156,6 +167,7 @@ class OpenAIDriver(StreamingDriver[ChatState, object]):
             model=self.model,
             thinking_level=self.thinking_level,
             max_tokens=self.max_tokens,
+            media=self.media,
             **self._body_options,
         )
 

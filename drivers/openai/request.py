@@ -5,16 +5,18 @@ What the conversation becomes:
 
 - the system prompt: one ``system`` message first (``system_role="developer"`` for models
   that want the newer role);
-- user messages: a string, or content parts (``text`` / ``image_url`` with a base64
-  ``data:`` URL) when they hold images; text-only part lists are joined into one string,
-  which every OpenAI-compatible server accepts;
+- user messages: a string, or content parts (``text``, ``image_url``, ``input_audio``,
+  ``file``: ``drivers.openai.content``) when they hold media; text-only part lists are
+  joined into one string, which every OpenAI-compatible server accepts. A part the API
+  or model does not take is refused before anything is sent;
 - assistant messages: their text as ``content`` (``null`` with tool calls and no text)
   and ``tool_calls`` carrying the arguments the model sent. Reasoning is not sent back to
   the model that produced it (Chat Completions has no field for it); reasoning from another
   model is replayed as text, since the provider changed;
 - tool results: one ``tool`` message per result with ``tool_call_id``. Tool messages take
-  text only, so images a tool returned go into one ``user`` message right after the run of
-  tool messages (placing it earlier would split the results from their call).
+  text only, so the images, documents and audio a tool returned go into one ``user``
+  message right after the run of tool messages (placing it earlier would split the
+  results from their call).
 
 A ``native`` structured-output request becomes ``response_format`` (``json_schema``, see
 ``drivers._common.output``).
@@ -31,8 +33,6 @@ from typing import Any
 from agentcore import ModelRequest, ThinkingLevel, ToolSpec
 from agentcore.events import (
     AssistantMessage,
-    Content,
-    ImageContent,
     TextPart,
     ThinkingPart,
     ToolCallPart,
@@ -41,9 +41,11 @@ from agentcore.events import (
 )
 
 from .._common.base import plain
+from .._common.content import MediaSupport, check_media
 from .._common.history import group_tool_results, normalize_history, normalize_tool_call_ids
 from .._common.openai_api import reasoning_effort
 from .._common.output import openai_json_schema
+from .content import MEDIA, content_part, is_text, user_content
 
 __all__ = ["build_body"]
 
@@ -61,14 +63,17 @@ def build_body(
     system_role: str = "system",
     supports_xhigh: bool = False,
     include_usage: bool = True,
+    media: MediaSupport = MEDIA,
 ) -> dict[str, Any]:
     """The JSON body of a streaming ``POST /chat/completions`` for ``request``.
 
     ``request.model``/``thinking_level``/``max_tokens`` override the driver defaults given
     here; ``request.options`` is merged into the body last, so it can set or override any
-    field the server understands (``top_p``, ``seed``, ``response_format``...).
+    field the server understands (``top_p``, ``seed``, ``response_format``...). A content
+    part ``media`` does not allow is an ``UnsupportedContentError``.
     """
     target = request.model or model
+    check_media(request.messages, media, target)
     body: dict[str, Any] = {
         "model": target,
         "messages": build_messages(request, target, system_role),
@@ -119,27 +124,12 @@ def build_messages(request: ModelRequest, model: str, system_role: str) -> list[
     )
     for item in group_tool_results(history):
         if isinstance(item, UserMessage):
-            out.append({"role": "user", "content": _user_content(item.content)})
+            out.append({"role": "user", "content": user_content(item.content)})
         elif isinstance(item, AssistantMessage):
             out.append(_assistant(item, model))
         else:
             out.extend(_tool_results(item))
     return out
-
-
-def _user_content(content: Content) -> str | list[dict[str, Any]]:
-    if isinstance(content, str):
-        return content
-    if not any(isinstance(p, ImageContent) for p in content):
-        return "\n".join(p.text for p in content if not isinstance(p, ImageContent))
-    return [_content_part(p) for p in content]
-
-
-def _content_part(part: Any) -> dict[str, Any]:
-    if isinstance(part, ImageContent):
-        url = f"data:{part.media_type};base64,{part.data}"
-        return {"type": "image_url", "image_url": {"url": url}}
-    return {"type": "text", "text": part.text}
 
 
 def _assistant(message: AssistantMessage, model: str) -> dict[str, Any]:
@@ -176,19 +166,19 @@ def _tool_call(part: ToolCallPart) -> dict[str, Any]:
 
 def _tool_results(results: tuple[ToolResultMessage, ...]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
-    images: list[dict[str, Any]] = []
+    media: list[dict[str, Any]] = []
     for result in results:
         content = result.result
         if isinstance(content, str):
             text = content
         else:
-            text = "\n".join(p.text for p in content if not isinstance(p, ImageContent))
-            found = [_content_part(p) for p in content if isinstance(p, ImageContent)]
+            text = "\n".join(content_part(p)["text"] for p in content if is_text(p))
+            found = [content_part(p) for p in content if not is_text(p)]
             if found:
-                label = f"Images returned by tool call {result.tool_call_id}:"
-                images += [{"type": "text", "text": label}, *found]
-                text = text or f"({len(found)} image(s) attached in the next user message)"
+                label = f"Media returned by tool call {result.tool_call_id}:"
+                media += [{"type": "text", "text": label}, *found]
+                text = text or f"({len(found)} attachment(s) in the next user message)"
         out.append({"role": "tool", "tool_call_id": result.tool_call_id, "content": text})
-    if images:
-        out.append({"role": "user", "content": images})
+    if media:
+        out.append({"role": "user", "content": media})
     return out

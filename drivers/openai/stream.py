@@ -83,7 +83,8 @@ def usage_from(usage: Mapping[str, Any]) -> Usage:
     """A ``Usage`` from a Chat Completions ``usage`` object (reasoning never counted twice).
 
     Cached prompt tokens come from ``prompt_tokens_details.cached_tokens`` (OpenAI, vLLM,
-    OpenRouter) or ``prompt_cache_hit_tokens`` (DeepSeek).
+    OpenRouter) or ``prompt_cache_hit_tokens`` (DeepSeek); the prompt's image and audio
+    tokens from its ``image_tokens`` and ``audio_tokens``.
     """
     prompt = usage.get("prompt_tokens") or 0
     details = usage.get("prompt_tokens_details") or {}
@@ -94,6 +95,8 @@ def usage_from(usage: Mapping[str, Any]) -> Usage:
         output_tokens=usage.get("completion_tokens") or 0,
         cache_read_tokens=cached,
         reasoning_tokens=completion.get("reasoning_tokens") or 0,
+        image_tokens=details.get("image_tokens") or 0,
+        audio_tokens=details.get("audio_tokens") or 0,
     )
 
 

@@ -6,6 +6,7 @@ docs/drivers.md for the normaliser interface.
 """
 
 from .._common.retry import RetryPolicy as RetryPolicy
+from .content import MEDIA as MEDIA
 from .driver import OpenAIResponsesDriver as OpenAIResponsesDriver
 from .driver import classify as classify
 from .request import build_body as build_body
@@ -19,6 +20,7 @@ from .stream import usage_from as usage_from
 
 __all__ = [
     "INCOMPLETE_REASONS",
+    "MEDIA",
     "NORMALISER",
     "OpenAIResponsesDriver",
     "REASONING_PREFIX",

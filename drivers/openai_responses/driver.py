@@ -46,9 +46,11 @@ from agentcore.redaction import url_secrets
 
 from .._common.base import ApiKeySource, Failure
 from .._common.call import Close
+from .._common.content import MediaSupport
 from .._common.openai_api import NO_KEY, classify_openai_error, post_sse
 from .._common.retry import RetryPolicy
 from .._common.stream import StreamingDriver
+from .content import MEDIA
 from .request import build_body
 from .stream import NORMALISER, ResponsesState, error_event_failure, initial_state
 
@@ -88,6 +90,9 @@ class OpenAIResponsesDriver(StreamingDriver[ResponsesState, object]):
     """
 
     normaliser = NORMALISER
+    media: MediaSupport = MEDIA
+    """What the provider takes of the content parts (``drivers.openai_responses.content.MEDIA``); a
+    subclass may set another ``MediaSupport`` (a compatible server, a newer limit)."""
 
     def __init__(
         self,
@@ -147,6 +152,7 @@ class OpenAIResponsesDriver(StreamingDriver[ResponsesState, object]):
             thinking_level=self.thinking_level,
             max_tokens=self.max_tokens,
             supports_xhigh=self.supports_xhigh,
+            media=self.media,
         )
 
     prepare = build_body

@@ -3,8 +3,9 @@
 Pure functions, no SDK import. What the conversation becomes:
 
 - the system prompt: ``instructions``;
-- user messages: ``{"role": "user", "content": ...}``, a string or ``input_text`` /
-  ``input_image`` (base64 ``data:`` URL, ``detail: "auto"``) parts;
+- user messages: ``{"role": "user", "content": ...}``, a string or ``input_text``,
+  ``input_image``, ``input_file`` and ``input_audio`` parts (``drivers.openai_responses
+  .content``); a part the API does not take is refused before anything is sent;
 - assistant messages, part by part in order: text as an assistant message
   (``{"type": "message", "role": "assistant", "content": "..."}``, consecutive text parts
   joined), each tool call as a ``function_call`` item (``call_id``, ``name``, the
@@ -16,7 +17,7 @@ Pure functions, no SDK import. What the conversation becomes:
   any ``-YYYY-MM-DD`` snapshot suffix removed). Any other reasoning, from another provider
   or model, is sent as assistant text, and redacted reasoning is dropped;
 - tool results: one ``function_call_output`` item each, ``output`` a string, or a list of
-  ``input_text``/``input_image`` parts when the tool returned images.
+  ``input_text``/``input_image``/``input_file`` parts when the tool returned media.
 
 The history is normalised first (``drivers._common.history``): empty assistant messages dropped,
 orphaned tool calls closed with an error result, tool-call ids mapped to
@@ -38,7 +39,7 @@ from agentcore import ModelRequest, ThinkingLevel, ToolSpec
 from agentcore.events import (
     AssistantMessage,
     Content,
-    ImageContent,
+    TextContent,
     TextPart,
     ThinkingPart,
     ToolCallPart,
@@ -47,9 +48,11 @@ from agentcore.events import (
 )
 
 from .._common.base import plain
+from .._common.content import MediaSupport, check_media
 from .._common.history import normalize_history, normalize_tool_call_ids, thinking_to_text
 from .._common.openai_api import reasoning_effort
 from .._common.output import openai_json_schema
+from .content import MEDIA, input_part
 from .stream import REASONING_PREFIX
 
 __all__ = ["build_body", "build_input", "model_family", "tool_definition"]
@@ -72,15 +75,18 @@ def build_body(
     thinking_level: ThinkingLevel,
     max_tokens: int | None,
     supports_xhigh: bool = True,
+    media: MediaSupport = MEDIA,
 ) -> dict[str, Any]:
     """The JSON body of a streaming ``POST /responses`` for ``request``.
 
     ``request.model``/``thinking_level``/``max_tokens`` override the driver defaults given
     here; ``request.options`` is merged last, so it can set any field the API takes
     (``tool_choice``, ``text``, ``parallel_tool_calls``, ``store``...). Raises
-    ``ConfigurationError`` for an unknown thinking level.
+    ``ConfigurationError`` for an unknown thinking level and ``UnsupportedContentError``
+    for a content part ``media`` does not allow.
     """
     target = request.model or model
+    check_media(request.messages, media, target)
     body: dict[str, Any] = {
         "model": target,
         "input": build_input(request.messages, target),
@@ -149,22 +155,15 @@ def build_input(messages: Sequence[Any], model: str) -> list[dict[str, Any]]:
 def _user_content(content: Content) -> str | list[dict[str, Any]]:
     if isinstance(content, str):
         return content
-    return [_input_part(p) for p in content]
+    return [input_part(p) for p in content]
 
 
 def _tool_output(content: Content) -> str | list[dict[str, Any]]:
     if isinstance(content, str):
         return content
-    if not any(isinstance(p, ImageContent) for p in content):
-        return "\n".join(p.text for p in content if not isinstance(p, ImageContent))
-    return [_input_part(p) for p in content]
-
-
-def _input_part(part: Any) -> dict[str, Any]:
-    if isinstance(part, ImageContent):
-        url = f"data:{part.media_type};base64,{part.data}"
-        return {"type": "input_image", "image_url": url, "detail": "auto"}
-    return {"type": "input_text", "text": part.text}
+    if all(type(p) is TextContent for p in content):
+        return "\n".join(p.text for p in content if isinstance(p, TextContent))
+    return [input_part(p) for p in content]
 
 
 def _assistant_items(message: AssistantMessage, out: list[dict[str, Any]]) -> None:

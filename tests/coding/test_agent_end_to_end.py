@@ -96,3 +96,20 @@ def test_details_stay_out_of_what_the_providers_are_sent(tmp_path: pathlib.Path)
         for key in ("exit_code", "first_changed_line", "diff", "details"):
             assert key not in text, key
         assert "@@" not in text
+
+
+def test_a_pdf_read_by_the_agent_reaches_the_model_as_a_document(tmp_path: pathlib.Path) -> None:
+    from agentcore.events import DocumentContent
+    from tests.coding.test_file_tools import PDF
+
+    (tmp_path / "invoice.pdf").write_bytes(PDF)
+    driver = ScriptedDriver(
+        [tool_turn([("c1", "read", {"path": "invoice.pdf"})]), text_turn("It is an invoice.")]
+    )
+    agent = Agent(driver, tools=create_coding_tools(str(tmp_path)))
+    result = asyncio.run(agent.run("What is invoice.pdf?"))
+    assert result.output == "It is an invoice."
+    (answer,) = [m for m in driver.requests[1].messages if isinstance(m, ToolResultMessage)]
+    document = answer.result[1]
+    assert isinstance(document, DocumentContent) and document.to_bytes() == PDF
+    assert document.title == "invoice.pdf"

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from agentcore.coding import create_edit_tool, create_read_tool, create_write_tool
-from agentcore.events import ImageContent, TextContent
+from agentcore.events import DocumentContent, ImageContent, TextContent
 
 
 def test_read_stops_at_2000_lines_and_says_where_to_continue(
@@ -193,3 +193,24 @@ def test_parallel_edits_of_one_file_all_land(ws: pathlib.Path, acall: Any, count
 
     assert not any(o.is_error for o in asyncio.run(main()))
     assert (ws / "p.txt").read_text() == "".join(f"v{i} = 1\n" for i in range(count))
+
+
+PDF = (
+    b"%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n"
+    b"2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj\n"
+    b"3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 200 200]>>endobj\n"
+    b"trailer<</Root 1 0 R>>\n%%EOF\n"
+)
+
+
+def test_pdfs_are_read_as_documents(ws: pathlib.Path, backend: Any, call: Any) -> None:
+    (ws / "docs").mkdir()
+    (ws / "docs" / "report.bin").write_bytes(PDF)  # recognised by content, not by name
+    out = call(create_read_tool(str(ws), operations=backend), path="docs/report.bin")
+    assert not out.is_error
+    note, document = out.content
+    assert isinstance(note, TextContent) and "Read PDF file docs/report.bin" in note.text
+    assert isinstance(document, DocumentContent)
+    assert (document.media_type, document.title) == ("application/pdf", "report.bin")
+    assert document.to_bytes() == PDF
+    assert out.details["document"] == {"media_type": "application/pdf", "bytes": len(PDF)}

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from agentcore.coding import SearchResult, create_webfetch_tool, create_websearch_tool
-from agentcore.events import ImageContent
+from agentcore.events import DocumentContent, ImageContent
+from tests.coding.test_file_tools import PDF
 
 PAGE = b"""<!doctype html><html><head><title>T</title><style>p{color:red}</style>
 <script>alert('no')</script></head><body><h1>Title</h1><p>Some <b>bold</b> text and
@@ -59,6 +60,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self._send(200, b"".join(b"line %d\n" % i for i in range(3000)), "text/plain")
         elif self.path == "/image":
             self._send(200, PNG, "image/png")
+        elif self.path == "/papers/spec.pdf?v=2":
+            self._send(200, PDF, "application/pdf")
         elif self.path == "/slow":
             time.sleep(2)
             self._send(200, b"late", "text/plain")
@@ -125,6 +128,14 @@ def test_long_pages_are_cut_with_a_notice_and_images_are_images(server: str, cal
     assert "showing 2000 of 3000 lines" in out.content
     image = call(fetch, url=f"{server}/image")
     assert isinstance(image.content[0], ImageContent) and image.content[0].media_type == "image/png"
+
+
+def test_pdfs_are_documents(server: str, call: Any) -> None:
+    out = call(create_webfetch_tool(), url=f"{server}/papers/spec.pdf?v=2")
+    (document,) = out.content
+    assert isinstance(document, DocumentContent) and document.to_bytes() == PDF
+    assert document.title == "spec.pdf"
+    assert out.details["document"]["bytes"] == len(PDF)
 
 
 class Engine:

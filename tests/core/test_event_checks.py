@@ -33,6 +33,8 @@ from agentcore.errors import ErrorCode, InvalidEventError
 from agentcore.events import (
     EVENT_TYPES,
     LAYERS,
+    AudioContent,
+    DocumentContent,
     ImageContent,
     MessageDelta,
     TextContent,
@@ -52,7 +54,18 @@ CORE_EVENTS = sorted(
     (cls for name, cls in EVENT_TYPES.items() if LAYERS[name] in CORE_LAYERS),
     key=lambda c: c.__name__,
 )
-VALUES = [Usage, TextContent, ImageContent, TextPart, ThinkingPart, ToolCallPart]
+VALUES = [
+    Usage,
+    TextContent,
+    AudioContent,
+    DocumentContent,
+    ImageContent,
+    DocumentContent,
+    AudioContent,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+]
 CHECKED = [*CORE_EVENTS, *VALUES]
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -330,9 +330,9 @@ def test_images_in_user_messages_and_tool_results_go_as_inline_data() -> None:
     inline = {"inlineData": {"mimeType": "image/png", "data": "aGVsbG8="}}
     assert user["parts"] == [{"text": "what is this?"}, inline]
     assert results["parts"][0]["functionResponse"]["response"] == {
-        "output": "(1 image(s) attached below)"
+        "output": "(1 attachment(s) below)"
     }
-    assert results["parts"][1:] == [{"text": "Images returned by tool call c1:"}, inline]
+    assert results["parts"][1:] == [{"text": "Media returned by tool call c1:"}, inline]
 
 
 # -- errors and retries ------------------------------------------------------------------

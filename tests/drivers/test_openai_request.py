@@ -143,7 +143,7 @@ def test_tool_result_images_follow_the_tool_messages_as_a_user_message() -> None
     assert messages[2] == {"role": "tool", "tool_call_id": "c1", "content": "done"}
     assert messages[4]["content"][0] == {
         "type": "text",
-        "text": "Images returned by tool call c1:",
+        "text": "Media returned by tool call c1:",
     }
     assert messages[4]["content"][1]["image_url"]["url"].startswith("data:image/png;base64,")
 

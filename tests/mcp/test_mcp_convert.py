@@ -33,7 +33,15 @@ from agentcore.errors import (
     MCPServerError,
     error_from_code,
 )
-from agentcore.events import AssistantMessage, ErrorReceived, ImageContent, TextContent
+from agentcore.events import (
+    AssistantMessage,
+    AudioContent,
+    DocumentContent,
+    ErrorReceived,
+    FileContent,
+    ImageContent,
+    TextContent,
+)
 from agentcore.mcp import MCPServer
 from agentcore.tools import define_tool
 
@@ -107,22 +115,48 @@ def test_results_keep_the_error_flag_and_the_structured_content(
             assert json.loads(output.content) == structured
 
 
-def test_audio_links_and_blobs_become_notes() -> None:
-    blob = mt.BlobResourceContents(uri="file:///a.zip", mime_type="application/zip", blob="AAAA")
+def test_audio_resources_and_links_become_media_parts() -> None:
+    pdf = mt.BlobResourceContents(
+        uri="file:///docs/a.pdf", mime_type="application/pdf", blob="JVBE"
+    )
+    png = mt.BlobResourceContents(uri="mem://shot", mime_type="image/png", blob="iVBO")
     text = mt.TextResourceContents(uri="file:///a.txt", text="inside")
+    link = mt.ResourceLink(
+        type="resource_link", uri="https://x.org/r.pdf", name="r", mime_type="application/pdf"
+    )
     content = to_content(
         [
             mt.AudioContent(type="audio", data="AAAA", mime_type="audio/wav"),
-            mt.ResourceLink(type="resource_link", uri="file:///b", name="b", description="bee"),
-            mt.EmbeddedResource(type="resource", resource=blob),
+            mt.EmbeddedResource(type="resource", resource=pdf),
+            mt.EmbeddedResource(type="resource", resource=png),
             mt.EmbeddedResource(type="resource", resource=text),
+            link,
         ]
     )
     assert content == (
-        TextContent("[audio (audio/wav) omitted: not supported]"),
+        AudioContent("audio/wav", "AAAA"),
+        DocumentContent("application/pdf", "JVBE", "a.pdf"),
+        ImageContent("image/png", "iVBO"),
+        TextContent("inside"),
+        FileContent.from_url("https://x.org/r.pdf", "application/pdf", title="r"),
+    )
+
+
+def test_what_no_model_takes_becomes_a_note() -> None:
+    blob = mt.BlobResourceContents(uri="file:///a.zip", mime_type="application/zip", blob="AAAA")
+    content = to_content(
+        [
+            mt.AudioContent(type="audio", data="AAAA", mime_type="audio/x-unknown"),
+            mt.ImageContent(type="image", data="AAAA", mime_type="application/pdf"),
+            mt.ResourceLink(type="resource_link", uri="file:///b", name="b", description="bee"),
+            mt.EmbeddedResource(type="resource", resource=blob),
+        ]
+    )
+    assert content == (
+        TextContent("[audio (audio/x-unknown) omitted: not supported]"),
+        TextContent("[image (application/pdf) omitted: not supported]"),
         TextContent("[resource file:///b (b): bee]"),
         TextContent("[binary resource file:///a.zip (application/zip) omitted: not supported]"),
-        TextContent("inside"),
     )
 
 

@@ -16,8 +16,11 @@ from rich.panel import Panel
 
 from agentcore import presenters
 from agentcore.events import (
+    AudioContent,
     ConversationInterrupted,
+    DocumentContent,
     ErrorMessage,
+    FileContent,
     ImageContent,
     MessageStart,
     MessageStop,
@@ -154,8 +157,37 @@ def test_agents_sharing_a_console_get_prefixed_lines(deltas: list[tuple[str, str
 def test_user_message_blocks_show_text_and_images() -> None:
     content = (TextContent("what is this?"), ImageContent("image/png", "iVBORw0KGgo="))
     out = _render([UserMessage("u1", content)])
-    assert out == "> what is this?\n[image/png image]\n"
+    assert out == "> what is this?\n[image image/png, 8 B]\n"
     assert "iVBOR" not in out
+
+
+_PNG = b"\x89PNG\r\n\x1a\n" + bytes(1_199_992)
+_PDF = b"%PDF-1.7\n" + b"A" * 34_091
+
+
+def test_every_media_part_is_one_line_never_its_bytes() -> None:
+    content = (
+        TextContent("compare"),
+        ImageContent.from_bytes(_PNG),
+        DocumentContent.from_bytes(_PDF, title="spec.pdf"),
+        AudioContent.from_bytes(b"RIFF\x00\x00\x00\x00WAVE" + bytes(500)),
+        FileContent.from_url("https://x.org/a.pdf", "application/pdf", title="a.pdf"),
+        FileContent.from_file_id("file-9", "image/png", provider="openai"),
+    )
+    result = ToolResultMessage("c1", "look", content)
+    out = _render([UserMessage("u1", content), result])
+    lines = [
+        "[image image/png, 1.1 MB]",
+        '[document "spec.pdf" application/pdf, 33.3 KB]',
+        "[audio audio/wav, 512 B]",
+        '[file "a.pdf" application/pdf https://x.org/a.pdf]',
+        "[file image/png file id file-9]",
+    ]
+    assert out.startswith("> compare\n" + "\n".join(lines) + "\n")
+    for line in lines:
+        assert out.count(line) == 2  # the prompt and the tool result panel
+    for part in content[1:4]:
+        assert part.data[:40] not in out  # type: ignore[union-attr]
 
 
 def test_prefix_follows_line_breaks_inside_deltas() -> None:

@@ -152,3 +152,45 @@ def test_sub_agent_spans_nest_under_the_spawning_tool_span() -> None:
     assert {by_id[s.parent.span_id].attributes["gen_ai.agent.id"] for s in chats} == set(runs)
     again, _ = _export(replay_tree(journal, TREE_ROOT))
     assert [_key(s) for s in spans] == [_key(s) for s in again]
+
+
+def test_a_tool_returning_media_records_kinds_and_sizes_never_bytes() -> None:
+    from agentcore.events import DocumentContent, ImageContent, TextContent
+    from agentcore.tools import tool
+
+    png = b"\x89PNG\r\n\x1a\n" + bytes(4_000)
+    pdf = b"%PDF-1.4\n" + bytes(2_000)
+
+    @tool
+    def shoot() -> list[Any]:
+        """A screenshot and the manual."""
+        return [
+            TextContent("here"),
+            ImageContent.from_bytes(png),
+            DocumentContent.from_bytes(pdf, title="m.pdf"),
+        ]
+
+    async def main() -> list[Any]:
+        rec = RecordingPresenter()
+        script = [tool_turn([("c1", "shoot", {})]), text_turn("ok")]
+        agent = Agent(ScriptedDriver(script), tools=[shoot], presenters=[rec], agent_id=ROOT)
+        await agent.prompt("shoot")
+        await agent.aclose()
+        return [(ROOT, o) for o in rec.outputs()]
+
+    outputs = asyncio.run(main())
+    for capture in (False, True):
+        spans, _reader = _export(outputs, capture=capture)
+        tool_span = next(s for s in spans if s.name == "execute_tool shoot")
+        attributes = dict(tool_span.attributes)
+        kinds = attributes["agentcore.tool.call.result.part_kinds"]
+        assert kinds == ("text", "image", "document")
+        assert attributes["agentcore.tool.call.result.part_bytes"] == (4, len(png), len(pdf))
+        for span in spans:
+            assert not any(
+                isinstance(v, str) and ("iVBOR" in v or "JVBER" in v)
+                for v in dict(span.attributes).values()
+            )
+    assert attributes["gen_ai.tool.call.result"] == (
+        'here[image image/png, 3.9 KB][document "m.pdf" application/pdf, 2.0 KB]'
+    )

@@ -213,6 +213,7 @@ CHUNKS: dict[str, tuple[set[str], set[str]]] = {
     "tool-input-error": ({"toolCallId", "toolName", "input", "errorText"}, {"dynamic", "title"}),
     "tool-approval-request": ({"approvalId", "toolCallId"}, set()),
     "tool-output-available": ({"toolCallId", "output"}, {"dynamic", "preliminary"}),
+    "file": ({"url", "mediaType"}, {"providerMetadata"}),
     "tool-output-error": ({"toolCallId", "errorText"}, {"dynamic"}),
     "tool-output-denied": ({"toolCallId"}, set()),
     "message-metadata": ({"messageMetadata"}, set()),

@@ -181,7 +181,7 @@ def _v1_database(backend: Backend, journal: MemoryJournal) -> Any:
     else:
         conninfo = sql_journal.database._conninfo  # type: ignore[attr-defined]
         with psycopg.connect(conninfo, autocommit=True) as conn:
-            for table in ("schema", "entries", "snapshots", "sessions", "calls"):
+            for table in ("schema", "entries", "snapshots", "sessions", "calls", "blobs"):
                 conn.execute(f"DROP TABLE agentcore_{table}")
         from agentcore._journal.sql.postgres import PostgresDatabase
 
@@ -192,12 +192,12 @@ def _v1_database(backend: Backend, journal: MemoryJournal) -> Any:
             if backend.name == "sqlite":
                 tx.run(
                     "INSERT INTO agentcore_entries VALUES (?, ?, ?, ?)",
-                    (agent, seq, pos, encode_event(agent, event)),
+                    (agent, seq, pos, encode_event(agent, event, {})),
                 )
             else:
                 tx.run(
                     "INSERT INTO agentcore_entries (agent_id, seq, event) VALUES (?, ?, ?)",
-                    (agent, seq, encode_event(agent, event)),
+                    (agent, seq, encode_event(agent, event, {})),
                 )
         tx.run("INSERT INTO agentcore_snapshots VALUES (?, ?, ?)", ("old", 3, b"old format"))
     database.close()
@@ -212,8 +212,9 @@ def test_a_database_of_schema_v1_is_upgraded(sql_backend: Backend) -> None:
     assert [tuple(r) for r in applied] == [
         (1, "entries and snapshots"),
         (2, "sessions and model calls"),
+        (3, "media blobs"),
     ]
-    assert SCHEMA_VERSION == 2
+    assert SCHEMA_VERSION == 3
     assert list(journal.entries()) == list(conversation.entries())
     sessions = Sessions(journal)
     (info,) = sessions.list()
@@ -242,7 +243,7 @@ def test_a_database_of_schema_v1_is_upgraded(sql_backend: Backend) -> None:
     assert sessions.get("old").calls == 3  # type: ignore[union-attr]
     journal.close()
     reopened = _open(sql_backend)  # migrating again does nothing
-    assert len(reopened.database.query("SELECT * FROM agentcore_schema")) == 2
+    assert len(reopened.database.query("SELECT * FROM agentcore_schema")) == 3
     reopened.close()
 
 
@@ -251,5 +252,5 @@ def test_a_newer_schema_is_refused(sql_backend: Backend) -> None:
     with journal.database.transaction() as tx:
         tx.run("INSERT INTO agentcore_schema VALUES (?, ?, ?)", (99, "from the future", 0))
     journal.close()
-    with pytest.raises(JournalError, match="schema v99; this agentcore knows up to v2"):
+    with pytest.raises(JournalError, match="schema v99; this agentcore knows up to v3"):
         _open(sql_backend)

@@ -1,7 +1,9 @@
 """``SqlJournal``: the ``Journal`` protocol over a database (SQLite or PostgreSQL).
 
 Each entry is a row of ``agentcore_entries``: ``(agent_id, seq, pos, event)``, ``pos``
-giving the append order across agents, the event as JSON text (``rows``). The session
+giving the append order across agents, the event as JSON text (``rows``); the bytes of
+its media are rows of ``agentcore_blobs``, written once each, in the same transaction
+(``blobs``). The session
 tables (``tally``) are written in the same transaction as the entries they count.
 
 Batching (``batch=N``): appends wait in memory until ``N`` of them are there, or until
@@ -41,7 +43,7 @@ from ..journal import FsyncPolicy, _check_after, _Sequencer
 from ..lanes import Lanes
 from ..read import JournalEntry, JournalError, SeqCheck
 from .database import Database
-from .rows import decode_rows, encode_event
+from .rows import INSERT_BLOB, SELECT_BLOB, SqlBlobs, blob_of, decode_rows, encode_event
 from .schema import migrate
 from .tally import CallRow, Tally, price_from_json
 from .writes import write_counted
@@ -69,12 +71,14 @@ class SqlJournal:
 
     __slots__ = (
         "_batch",
+        "_blobs",
         "_closed",
         "_dirty",
         "_fsync",
         "_lanes",
         "_pending",
         "_seq",
+        "_stored",
         "_tally",
         "database",
     )
@@ -92,6 +96,8 @@ class SqlJournal:
         self.database = database
         self._fsync = fsync
         self._pending: list[tuple[str, int, str, Any]] = []
+        self._blobs: dict[str, bytes] = {}  # the blobs of the pending entries
+        self._stored: set[str] = set()  # blobs this object knows the database holds
         self._seq = _Sequencer(self._stored_last_seq)
         self._tally = Tally(self._stored_price, self._stored_call)
         self._closed = False
@@ -162,7 +168,7 @@ class SqlJournal:
             raise JournalError(f"agent_id must be a string, got {agent_id!r}")
         self._lanes.hold(agent_id)
         seq = self._seq.last(agent_id) + 1
-        self._pending.append((agent_id, seq, encode_event(agent_id, event), event))
+        self._pending.append((agent_id, seq, encode_event(agent_id, event, self._blobs), event))
         self._seq.advance(agent_id, seq)
         if len(self._pending) >= self._batch:
             try:
@@ -184,8 +190,13 @@ class SqlJournal:
     def _write(self, durable: bool) -> None:
         pending = self._pending
         counted = self._tally.count((agent, seq, event) for agent, seq, _, event in pending)
+        blobs = [
+            (digest, data) for digest, data in self._blobs.items() if digest not in self._stored
+        ]
         try:
             with self.database.transaction(durable) as tx:
+                if blobs:  # before the entries that refer to them, in one transaction
+                    tx.many(INSERT_BLOB, blobs)
                 tx.insert_entries([(agent, seq, text) for agent, seq, text, _ in pending])
                 write_counted(tx, counted)
         except JournalError:
@@ -196,6 +207,8 @@ class SqlJournal:
                 f"{'y' if len(pending) == 1 else 'ies'}: {type(exc).__name__}: {exc}"
             ) from exc
         self._tally.commit(counted)
+        self._stored.update(self._blobs)
+        self._blobs = {}
         self._pending = []
         self._dirty = not durable
 
@@ -219,7 +232,7 @@ class SqlJournal:
                     return
                 for row in rows:
                     check.check(row[0], row[1])
-                yield from decode_rows(rows, where)
+                yield from decode_rows(rows, where, self._read_blob)
                 last = rows[-1][1]
         sql = (
             "SELECT agent_id, seq, event, pos FROM agentcore_entries "
@@ -232,8 +245,16 @@ class SqlJournal:
                 return
             for row in rows:
                 check.check(row[0], row[1])
-            yield from decode_rows([row[:3] for row in rows], where)
+            yield from decode_rows([row[:3] for row in rows], where, self._read_blob)
             last = rows[-1][3]
+
+    def _read_blob(self, digest: str) -> bytes | None:
+        return blob_of(self._query(SELECT_BLOB, (digest,)))
+
+    @property
+    def blobs(self) -> SqlBlobs:
+        """The media of the entries, one row per blob in ``agentcore_blobs`` (``blobs``)."""
+        return SqlBlobs(self.database)
 
     def last_seq(self, agent_id: str) -> int:
         return self._seq.last(agent_id)

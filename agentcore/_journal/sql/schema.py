@@ -12,6 +12,8 @@ ever migrated backwards.
   ``agentcore_snapshots``.
 - v2, ``sessions and model calls``: ``agentcore_sessions`` and ``agentcore_calls`` (see
   ``tally``), filled from the entries already there.
+- v3, ``media blobs``: ``agentcore_blobs`` (the bytes of each image, document or audio
+  clip, once, by its sha256 ``"sha256:<hex>"``; entries refer to them, see ``blobs``).
 
 All tables are prefixed ``agentcore_``, so they can live in an application's database.
 """
@@ -24,7 +26,7 @@ from typing import Any, NamedTuple
 
 from ..read import JournalError
 from .database import Database, Dialect, Tx
-from .rows import decode_rows
+from .rows import blob_reader, decode_rows
 from .tally import Tally
 from .writes import write_counted
 
@@ -90,7 +92,9 @@ def _all_entries(tx: Tx) -> Iterator[tuple[str, int, Any]]:
         )
         if not rows:
             return
-        yield from decode_rows([row[:3] for row in rows], "the entries being migrated")
+        yield from decode_rows(
+            [row[:3] for row in rows], "the entries being migrated", blob_reader(tx)
+        )
         last = rows[-1][3]
 
 
@@ -109,9 +113,18 @@ def _fill_sessions(tx: Tx) -> None:
     write_counted(tx, counted)
 
 
+def _v3(dialect: Dialect) -> list[str]:
+    blob = "BLOB" if dialect == "sqlite" else "BYTEA"
+    # IF NOT EXISTS: a persistence presenter writing to this database may have made it
+    return [
+        f"CREATE TABLE IF NOT EXISTS agentcore_blobs (hash TEXT PRIMARY KEY, data {blob} NOT NULL)"
+    ]
+
+
 MIGRATIONS = (
     Migration(1, "entries and snapshots", _v1),
     Migration(2, "sessions and model calls", _v2, _fill_sessions),
+    Migration(3, "media blobs", _v3),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
 

@@ -195,7 +195,89 @@ function askApproval(call) {
 
 function text(content) {
   if (typeof content === "string") return content;
-  return content.map((b) => b.text || "[image]").join("");
+  return content.map((b) => (b.type === "text" ? b.text : "")).join("");
+}
+
+// -- media: attached files, and the parts of messages and tool results -------------------
+// A part is shown by what it is: an image inline, anything else a chip (kind, name, size).
+const attachments = [];
+
+function size(bytes) {  // as the server's placeholders write sizes (describe_part)
+  if (bytes < 1024) return `${bytes} B`;
+  return bytes < 1048576 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1048576).toFixed(1)} MB`;
+}
+
+function partBytes(part) {
+  const data = part.data || "";
+  return Math.floor((data.length * 3) / 4) - (data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0);
+}
+
+function mediaNode(part) {
+  if (part.type === "image" && part.data) {
+    const img = testid(el("img", "media-image"), "media-image");
+    img.src = `data:${part.media_type};base64,${part.data}`;
+    img.alt = part.title || "image";
+    return img;
+  }
+  const name = part.title || part.url || part.file_id || part.media_type;
+  const detail = part.data ? `${part.media_type}, ${size(partBytes(part))}` : part.media_type;
+  const chip = testid(el("span", `chip chip-${part.type}`), "media-chip");
+  chip.append(el("b", "", part.type), el("span", "", ` ${name}`), el("small", "", ` ${detail}`));
+  return chip;
+}
+
+function showParts(node, content) {
+  if (typeof content === "string") return;
+  const media = content.filter((part) => part.type !== "text");
+  if (!media.length) return;
+  const row = el("div", "media");
+  for (const part of media) row.append(mediaNode(part));
+  node.append(row);
+}
+
+const KINDS = { "application/pdf": "document", "text/plain": "document" };
+
+function kindOf(file) {
+  const type = file.type || "application/octet-stream";
+  return KINDS[type] || (["image", "audio"].includes(type.split("/")[0]) ? type.split("/")[0] : null);
+}
+
+function readFile(file) {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result).split(",", 2)[1] || "");
+    reader.onerror = () => reject(reader.error);
+    reader.readAsDataURL(file);
+  });
+}
+
+async function attach(files) {
+  for (const file of files) {
+    const kind = kindOf(file);
+    if (!kind) {
+      notify(`Cannot attach ${file.name}: ${file.type || "an unknown type"} (images, PDFs, text and audio only).`);
+      continue;
+    }
+    const part = { type: kind, media_type: file.type, data: await readFile(file) };
+    if (kind === "document") part.title = file.name;
+    attachments.push(part);
+  }
+  showAttachments();
+}
+
+function showAttachments() {
+  const box = $("attachments");
+  box.replaceChildren();
+  attachments.forEach((part, i) => {
+    const chip = mediaNode(part.type === "image" ? { ...part, type: "file", title: "image" } : part);
+    const remove = testid(el("button", "remove", "×"), "remove-attachment");
+    remove.type = "button";
+    remove.title = "Remove";
+    remove.onclick = () => { attachments.splice(i, 1); showAttachments(); };
+    chip.append(remove);
+    box.append(testid(chip, "attachment"));
+  });
+  box.hidden = !attachments.length;
 }
 
 function fmt(n) { return n.toLocaleString("en"); }
@@ -261,6 +343,7 @@ const subHandlers = {
   tool_result_message(panel, d) {
     const node = subCard(panel, d);
     node.result.textContent = (d.is_error ? "error: " : "result: ") + text(d.result);
+    showParts(node.result, d.result);
   },
   agent_end(panel, d) {
     panel.status.textContent = d.reason === "completed" ? "done" : d.reason;
@@ -323,7 +406,9 @@ const handlers = {
     const said = text(d.content);
     const mine = [...$("pending").children].find((n) => n.dataset.state !== "queued" && n.text === said);
     if (mine) mine.remove();
-    $("log").append(testid(el("div", "user", said), "user"));
+    const node = testid(el("div", "user", said), "user");
+    showParts(node, d.content);
+    $("log").append(node);
     $("welcome").hidden = true;
     if ($("log").querySelectorAll(".user").length === 1) refreshConversations();  // its title
   },
@@ -335,6 +420,7 @@ const handlers = {
   tool_result_message(d) {
     const node = card({ tool_call_id: d.tool_call_id, tool_name: d.tool_name });
     node.result.textContent = (d.is_error ? "error: " : "result: ") + text(d.result);
+    showParts(node.result, d.result);
     if (d.is_error) node.classList.add("error");
     const box = node.querySelector(".approval");
     if (box) box.remove();
@@ -481,6 +567,10 @@ async function failure(response) {
 
 function giveBack(node, why) {
   node.remove();
+  if (node.parts) {
+    attachments.push(...node.parts);
+    showAttachments();
+  }
   restore(node.text);
   notify(`Not sent: ${why}. Your message is back in the box.`);
 }
@@ -489,7 +579,8 @@ async function start(node) {
   setState(node, "sending");
   let response;
   try {
-    response = await post(`/agents/${agentId}/messages`, { text: node.text });
+    const body = node.parts ? { text: node.text, content: node.parts } : { text: node.text };
+    response = await post(`/agents/${agentId}/messages`, body);
   } catch (error) {
     return giveBack(node, `the server cannot be reached (${error.message})`);
   }
@@ -589,6 +680,22 @@ async function submitText(value) {
   if (!busy) return start(pendingBubble(value, "sending"));
   if (mode() === "steer") return steer(value);
   queue(pendingBubble(value, "queued"));
+}
+
+// A message with attachments is sent at once (not queued or steered: those carry text).
+async function submitParts(value) {
+  notify("");
+  if (busy) return notify("Wait for the answer to end to send files.");
+  stick = true;
+  if (!(await ensureAgent())) return;
+  const parts = attachments.splice(0);
+  showAttachments();
+  $("text").value = "";
+  autosize();
+  const node = pendingBubble(value, "sending");
+  node.parts = parts;
+  showParts(node, parts);
+  start(node);
 }
 
 function autosize() {
@@ -702,11 +809,26 @@ function main() {
   $("composer").onsubmit = (submit) => {
     submit.preventDefault();
     const value = $("text").value.trim();
+    if (attachments.length) return submitParts(value);
     if (!value) return;
     $("text").value = "";
     autosize();
     submitText(value);
   };
+  $("attach").onclick = () => $("attach-input").click();
+  $("attach-input").onchange = async () => {
+    await attach([...$("attach-input").files]);
+    $("attach-input").value = "";
+  };
+  for (const zone of [$("composer"), $("thread")]) {
+    zone.addEventListener("dragover", (drag) => { drag.preventDefault(); zone.classList.add("dropping"); });
+    zone.addEventListener("dragleave", () => zone.classList.remove("dropping"));
+    zone.addEventListener("drop", (drop) => {
+      drop.preventDefault();
+      zone.classList.remove("dropping");
+      attach([...drop.dataTransfer.files]);
+    });
+  }
   $("text").addEventListener("keydown", (key) => {
     if (key.key === "Enter" && !key.shiftKey && !key.isComposing) {
       key.preventDefault();
