@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from ._core.agent_processor import (
         create_initial_agent_engine_state as create_initial_agent_engine_state,
     )
+    from ._core.caching import Cache as Cache
     from ._core.driver import OUTPUT_MODES as OUTPUT_MODES
     from ._core.driver import THINKING_LEVELS as THINKING_LEVELS
     from ._core.driver import BaseDriver as BaseDriver
@@ -86,6 +87,7 @@ _SOURCES = {
     "AgentState": "._core.state_machine",
     "AgentStateMachine": "._core.state_machine",
     "BaseDriver": "._core.driver",
+    "Cache": "._core.caching",
     "ClearToolResults": "._loop.compaction",
     "Compaction": "._loop.compaction",
     "Driver": "._core.driver",
@@ -159,6 +161,7 @@ __all__ = [
     "AgentState",
     "AgentStateMachine",
     "BaseDriver",
+    "Cache",
     "ClearToolResults",
     "Compaction",
     "Driver",

@@ -28,6 +28,7 @@ from typing import Any, Literal, Protocol, Self, TypeAlias, runtime_checkable
 import attrs
 import jsonschema
 
+from .caching import CachePlan
 from .errors import ConfigurationError
 from .events import AssistantMessage, StreamEvent, ToolResultMessage, UserMessage
 
@@ -151,7 +152,9 @@ class ModelRequest:
 
     ``model`` and ``thinking_level`` override the driver's defaults when set; ``options``
     carries provider-specific extras the driver documents; ``output`` asks for a
-    structured final answer (see ``OutputSpec``; a driver maps only ``mode="native"``).
+    structured final answer (see ``OutputSpec``; a driver maps only ``mode="native"``);
+    ``cache`` says where to place prompt-cache breakpoints and with which options (see
+    ``CachePlan``; ``None``: no cache controls are sent).
     """
 
     messages: tuple[Message, ...]
@@ -163,6 +166,7 @@ class ModelRequest:
     temperature: float | None = None
     options: Mapping[str, Any] = attrs.field(factory=dict)
     output: OutputSpec | None = None
+    cache: CachePlan | None = None
 
 
 @runtime_checkable

@@ -35,7 +35,6 @@ conversation processor feeds to the core; and the effect requests of ``events``.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from functools import partial
 from types import MappingProxyType
 from typing import Any, TypeAlias, get_args
 
@@ -64,6 +63,7 @@ from .._core.events import (
 )
 from .._core.pricing import call_cost
 from . import elicitations, output, tool_calls
+from .caching import issue_call
 from .compacting import adopt_summary, compact, summarise
 from .compaction import render_view
 from .events import (
@@ -81,7 +81,6 @@ from .events import (
     AgentStart,
     AgentSteer,
     AwaitApproval,
-    CallModel,
     CancelModel,
     CancelTools,
     CheckOutput,
@@ -233,7 +232,7 @@ def _start_run(s: LoopState, e: AgentPrompt | AgentContinue, ts: int, out: Out) 
     if deadline is not None:
         out.append(SetTimer(deadline))
     spec = e.output if type(e) is AgentPrompt else None
-    return s.replace(run=Run(limits, ts, deadline, output=spec), error=None)
+    return s.replace(run=Run(limits, ts, deadline, output=spec, cache=e.cache), error=None)
 
 
 def _role(message: Any) -> str:
@@ -298,8 +297,7 @@ def _call_model(s: LoopState, queue: str, ts: int, out: Out) -> LoopState:
             s = compacted
             if s.phase == "compacting":
                 return s  # the call is made once the summary is in
-    out.append(CallModel.deferred(partial(_request, s)))
-    return s
+    return issue_call(s, ts, out, _request)
 
 
 def _request(s: LoopState) -> ModelRequest:
@@ -324,14 +322,13 @@ def _request(s: LoopState) -> ModelRequest:
     return request if run.output is None else output.shaped_request(request, run.output)
 
 
-def _call_again(s: LoopState, out: Out) -> LoopState:
+def _call_again(s: LoopState, ts: int, out: Out) -> LoopState:
     """Issue the current model call again, with the same context (not a new iteration)."""
     run = s.run
     assert run is not None
     run = run.replace(streaming=False, awaiting_error=False, partial=None, retry_at=None)
     s = s.replace(phase="model", run=run)
-    out.append(CallModel.deferred(partial(_request, s)))
-    return s
+    return issue_call(s, ts, out, _request)
 
 
 def _on_message_start(s: LoopState, e: MessageStart, ts: int, out: Out) -> LoopState:
@@ -619,7 +616,7 @@ def _compact_for_overflow(
     if partial is not None:
         why = f"the context was too long ({e.code}); it was compacted and the call is made again"
         compacted = compacted.with_run(_discard(compacted.run, partial, why, ts, out))  # type: ignore[arg-type]
-    return compacted if compacted.phase == "compacting" else _call_again(compacted, out)
+    return compacted if compacted.phase == "compacting" else _call_again(compacted, ts, out)
 
 
 def _on_summary(s: LoopState, e: ContextSummary, ts: int, out: Out) -> LoopState:
@@ -638,7 +635,7 @@ def _on_summary(s: LoopState, e: ContextSummary, ts: int, out: Out) -> LoopState
         s = s.with_run(s.run.replace(summary=None))  # type: ignore[union-attr]
         message = f"compacting the context failed: {why}"
         return _finish(s, "error", code, message, ts, out, retryable=e.retryable)
-    return _call_again(adopt_summary(s, e, ts, out), out)
+    return _call_again(adopt_summary(s, e, ts, out), ts, out)
 
 
 def _discard(run: Run, reply: AssistantMessage, why: str, ts: int, out: Out) -> Run:
@@ -713,7 +710,7 @@ def _on_retry_tick(s: LoopState, e: ClockTick, ts: int, out: Out) -> LoopState:
     run = s.run
     assert run is not None
     if run.retry_at is not None and ts >= run.retry_at:
-        s = _call_again(s, out)
+        s = _call_again(s, ts, out)
         _arm(s, out)
         return s
     return _on_tick(s, e, ts, out)
@@ -818,7 +815,7 @@ def _resume_model(s: LoopState, e: AgentResume, ts: int, out: Out) -> LoopState:
             return s  # the flushed reply ends the run (see _on_assistant)
     if run.stopping is not None:
         return _end(s, ts, out)
-    return _on_resume(_call_again(s, out), e, ts, out)
+    return _on_resume(_call_again(s, ts, out), e, ts, out)
 
 
 def _resume_compacting(s: LoopState, e: AgentResume, ts: int, out: Out) -> LoopState:

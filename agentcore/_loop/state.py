@@ -21,8 +21,9 @@ from typing import Any, Literal, TypeAlias, TypeVar
 import attrs
 from pyrsistent import PVector, pvector
 
+from .._core.caching import Cache, as_cache, cache_wire
 from .._core.content import JSONValue, Usage
-from .._core.driver import Message, OutputSpec, ThinkingLevel, ToolSpec
+from .._core.driver import Message, ModelRequest, OutputSpec, ThinkingLevel, ToolSpec
 from .._core.errors import ConfigurationError
 from .._core.events import AssistantMessage, ToolResultMessage, UserMessage
 from .._core.pricing import ModelPrice
@@ -198,6 +199,8 @@ class LoopConfig:
     check_output: bool = False
     """Whether a final answer waits for ``output_passed`` (or ``guardrail_tripped``)
     before the run completes: the agent has guardrails to run on it."""
+    cache: Cache | None = attrs.field(default=None, converter=as_cache)
+    """Prompt caching for every model call (docs/caching.md); a run's own wins."""
     tools_by_name: Mapping[str, Tool] = attrs.field(init=False)
     tool_specs: tuple[ToolSpec, ...] = attrs.field(init=False)
     """What every model request says about the tools (built once, not per call)."""
@@ -257,6 +260,8 @@ class LoopConfig:
         }
         if self.prices is not None:  # only a per-model table is journaled (a fallback chain)
             wire["prices"] = {model: attrs.asdict(p) for model, p in self.prices.items()}
+        if self.cache is not None:
+            wire["cache"] = cache_wire(self.cache)
         return wire
 
     def from_wire(self, wire: Mapping[str, Any]) -> LoopConfig:
@@ -472,6 +477,8 @@ class Run:
     output: OutputSpec | None = None
     output_retries: int = 0
     output_value: JSONValue = None
+    cache: Cache | None = None
+    """The run's prompt caching (``agent_prompt``'s ``cache``), ``None``: the config's."""
 
     def replace(self, **changes: Any) -> Run:
         """This run with ``changes`` (same as ``attrs.evolve``, cheaper)."""
@@ -484,7 +491,9 @@ class LoopState:
 
     ``context`` is what requests send of the history once it was compacted (``None``:
     all of it); ``usage`` and ``cost`` sum every model call of the session (the agent's
-    life, resets of the history included).
+    life, resets of the history included). ``cached`` is the last request sent with
+    prompt caching on (without its plan) and the context view it was rendered through:
+    what the next one is compared with (``cache_bust``).
     """
 
     config: LoopConfig
@@ -499,6 +508,7 @@ class LoopState:
     context: ContextView | None = None
     usage: Usage = attrs.field(factory=Usage)
     cost: float = 0.0
+    cached: tuple[ModelRequest, ContextView | None] | None = None
 
     def replace(self, **changes: Any) -> LoopState:
         """This state with ``changes`` (same as ``attrs.evolve``, cheaper)."""
@@ -518,6 +528,7 @@ class LoopState:
             self.context,
             self.usage,
             self.cost,
+            self.cached,
         )
 
     def with_run(self, run: Run | None) -> LoopState:
@@ -534,6 +545,7 @@ class LoopState:
             self.context,
             self.usage,
             self.cost,
+            self.cached,
         )
 
 

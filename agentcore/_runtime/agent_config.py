@@ -115,6 +115,7 @@ class AgentConfig:
             price=price,
             prices=None if prices is None or all(p == price for p in prices.values()) else prices,
             compaction=o["compaction"],
+            cache=o["cache"],
             model_retries=o["model_retries"],
             retry_delay_ms=seconds_to_ms("retry_delay", o["retry_delay"], allow_zero=True) or 0,
             check_output=bool(guards["input_guardrails"] or guards["output_guardrails"]),

@@ -7,7 +7,8 @@ skeleton feeds the dicts here with their timestamps.
 =====================================  ==============================================
 provider event                         agentcore event
 =====================================  ==============================================
-message_start                          MessageStart (input and cache usage remembered)
+message_start                          MessageStart (input and cache usage remembered;
+                                       writes with a 1h TTL from ``cache_creation``)
 content_block_start text / thinking    TextDelta / ThinkingDelta, only if it has text
 content_block_start redacted_thinking  ThinkingDelta(redacted_data=...)
 content_block_start tool_use           ToolUseStart
@@ -75,6 +76,7 @@ _USAGE_KEYS = (
     ("output_tokens", "output_tokens"),
     ("cache_read_input_tokens", "cache_read_tokens"),
     ("cache_creation_input_tokens", "cache_write_tokens"),
+    ("cache_creation.ephemeral_1h_input_tokens", "cache_write_1h_tokens"),
 )
 _NO_USAGE: tuple[int | None, ...] = (None,) * len(_USAGE_KEYS)
 _CUT_SHORT = "the Anthropic stream ended before message_stop"
@@ -277,9 +279,19 @@ def _usage(
     if not reported:
         return usage
     return tuple(
-        reported.get(source) if reported.get(source) is not None else old
+        old if (value := _count(reported, source)) is None else value
         for (source, _), old in zip(_USAGE_KEYS, usage, strict=True)
     )
+
+
+def _count(reported: Mapping[str, Any], source: str) -> Any:
+    """The count at ``source``, a key or a dotted path (``cache_creation`` holds the
+    writes per TTL)."""
+    head, _, rest = source.partition(".")
+    value = reported.get(head)
+    if rest:
+        return value.get(rest) if isinstance(value, Mapping) else None
+    return value
 
 
 NORMALISER: Normaliser[AnthropicState, Mapping[str, Any]] = Normaliser(

@@ -34,6 +34,7 @@ from .._common.base import ApiKeySource, Failure, failure_from_status
 from .._common.call import Close
 from .._common.retry import RetryPolicy
 from .._common.stream import StreamingDriver
+from .caching import with_cached_content
 from .request import build_body, model_path
 from .stream import NORMALISER, GeminiState, initial_state
 
@@ -164,13 +165,15 @@ class GoogleDriver(StreamingDriver[GeminiState, _Chunk]):
         self.thinking_level: ThinkingLevel = thinking_level
 
     def prepare(self, request: ModelRequest) -> tuple[str, dict[str, Any]]:
-        """``(model, body)`` for ``request`` (see ``drivers.google.request.build_body``)."""
-        return build_body(
+        """``(model, body)`` for ``request`` (see ``drivers.google.request.build_body``),
+        naming its cached content (``drivers.google.caching``)."""
+        model, body = build_body(
             request,
             model=self.model,
             thinking_level=self.thinking_level,
             max_tokens=self.max_tokens,
         )
+        return model, with_cached_content(body, request)
 
     def initial_state(self, body: tuple[str, dict[str, Any]], keys: tuple[str, ...]) -> GeminiState:
         return initial_state(message_id=f"gemini-{uuid.uuid4().hex}", model=body[0], keys=keys)

@@ -37,6 +37,7 @@ from agentcore.errors import ConfigurationError
 from agentcore.redaction import url_secrets
 
 from .._common.base import ApiKeySource, Failure, is_loopback
+from .._common.caching import openai_cache_fields
 from .._common.call import Close
 from .._common.openai_api import NO_KEY, EmptyStream, classify_openai_error, post_sse
 from .._common.retry import RetryPolicy
@@ -150,14 +151,16 @@ class OpenAIDriver(StreamingDriver[ChatState, object]):
         return self._output_modes
 
     def build_body(self, request: ModelRequest) -> dict[str, Any]:
-        """The JSON body this driver posts for ``request`` (useful to inspect or log)."""
-        return build_body(
+        """The JSON body this driver posts for ``request`` (useful to inspect or log), with
+        its ``prompt_cache_key``/``prompt_cache_retention`` (``drivers._common.caching``)."""
+        body = build_body(
             request,
             model=self.model,
             thinking_level=self.thinking_level,
             max_tokens=self.max_tokens,
             **self._body_options,
         )
+        return {**openai_cache_fields(request), **body}  # request.options still win
 
     prepare = build_body
 

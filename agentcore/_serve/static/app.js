@@ -301,6 +301,11 @@ function stoppedNotice(d, ts) {
   return node;
 }
 
+const CACHE_BUSTS = {
+  compaction: "the context was compacted", model: "the model changed",
+  tools: "the tools changed", system_prompt: "the system prompt changed",
+};
+
 const handlers = {
   agent_start(d, ts) {
     Object.assign(run, { turns: 0, started: ts, failed: false });
@@ -346,6 +351,11 @@ const handlers = {
     }
     parts.push(`${(d.duration_ms / 1000).toFixed(2)} s`);
     bubble().append(testid(el("div", "footer", parts.join(" · ")), "footer"));
+  },
+  cache_bust(d) {
+    const why = CACHE_BUSTS[d.reason] || `the history sent changed at message ${d.index} of ${d.previous}`;
+    bubble().append(testid(el("div", "notice", `[cache bust: ${why}; the cached prefix cannot be read]`),
+      "cache-bust"));
   },
   subagent_event(d) {
     const handle = subHandlers[d.event.type];
