@@ -2,8 +2,9 @@
 
 Each vendor package holds ``driver.py`` (the I/O), ``request.py`` (the body, pure) and
 ``stream.py`` (the normaliser, pure), and may hold pure request add-ons of its own
-(``caching.py``: prompt-cache controls; ``provider_tools.py``: provider-side tools), and imports from no other vendor package: what two
-vendors share lives in ``_common``, which imports no vendor package and nothing above it.
+(``caching.py``: prompt-cache controls; ``provider_tools.py``: provider-side tools). It
+imports from no other vendor package: what two vendors share lives in ``_common``, which
+imports no vendor package and nothing above it.
 Imports are read from the source (every ``import`` statement, lazy ones too), so a rule
 broken only inside a function that a test never calls is still caught.
 """
