@@ -43,6 +43,9 @@ if TYPE_CHECKING:
     from ._core.pricing import ModelPrice as ModelPrice
     from ._core.processor import InitialState as InitialState
     from ._core.processor import Processor as Processor
+    from ._core.provider_tools import CodeExecution as CodeExecution
+    from ._core.provider_tools import WebFetch as WebFetch
+    from ._core.provider_tools import WebSearch as WebSearch
     from ._core.state_machine import AgentState as AgentState
     from ._core.state_machine import AgentStateMachine as AgentStateMachine
     from ._core.store import MemoryStore as MemoryStore
@@ -89,6 +92,7 @@ _SOURCES = {
     "BaseDriver": "._core.driver",
     "Cache": "._core.caching",
     "ClearToolResults": "._loop.compaction",
+    "CodeExecution": "._core.provider_tools",
     "Compaction": "._loop.compaction",
     "Driver": "._core.driver",
     "ErrorCode": "._core.errors",
@@ -121,6 +125,8 @@ _SOURCES = {
     "ToolContext": "._runtime.tool_runner",
     "ToolOutput": "._loop.tools",
     "ToolSpec": "._core.driver",
+    "WebFetch": "._core.provider_tools",
+    "WebSearch": "._core.provider_tools",
     "agent_processor": "._core.agent_processor",
     "as_driver": "._core.driver",
     "create_agent": "._runtime.agent",
@@ -163,6 +169,7 @@ __all__ = [
     "BaseDriver",
     "Cache",
     "ClearToolResults",
+    "CodeExecution",
     "Compaction",
     "Driver",
     "ErrorCode",
@@ -195,6 +202,8 @@ __all__ = [
     "ToolContext",
     "ToolOutput",
     "ToolSpec",
+    "WebFetch",
+    "WebSearch",
     "agent_processor",
     "as_driver",
     "create_agent",

@@ -10,6 +10,8 @@ What it shows, per output:
 - ``error_message``: a red panel with the code and message;
 - ``conversation_interrupted``: a yellow note;
 - ``cache_bust``: a dim yellow note saying why the provider's prompt cache was missed;
+- ``provider_part``: a dim cyan line for what a provider-side tool did (its call and
+  input, its result, a cited source);
 - ``agent_end`` of a run stopped by a limit (iterations, tokens, cost, time): a yellow
   note saying which, and how to go on;
 - ``turn_response``: a footer with tokens (in/out, cache), cost or "cost unknown", duration.
@@ -63,6 +65,12 @@ from agentcore.events import (
     UserMessage,
 )
 from agentcore.loop import AgentEnd, CacheBust
+from agentcore.provider_tools import (
+    CitationPart,
+    ProviderPart,
+    ProviderPartEvent,
+    ServerToolCallPart,
+)
 
 __all__ = [
     "Block",
@@ -76,6 +84,7 @@ __all__ = [
     "cache_bust_note",
     "encode",
     "footer",
+    "provider_part_note",
 ]
 
 THINKING_STYLE = "dim italic"
@@ -190,6 +199,8 @@ def encode(view: View, output: Any, options: Options = DEFAULT_OPTIONS) -> tuple
     if isinstance(output, AgentEnd) and _limit_stop(output):
         note = Text(f"[stopped: {safe(output.message or output.code or '')}]", style="yellow")
         return view, [Spin(None), EndLine(), Block(note)]
+    if isinstance(output, ProviderPartEvent):
+        return view, [EndLine(), Block(Text(provider_part_note(output.part), style="dim cyan"))]
     if isinstance(output, CacheBust):
         return view, [EndLine(), Block(Text(cache_bust_note(output), style="dim yellow"))]
     if isinstance(output, ConversationInterrupted):
@@ -207,6 +218,17 @@ _BUST_REASONS = {
     "tools": "the tools changed",
     "system_prompt": "the system prompt changed",
 }
+
+
+def provider_part_note(part: ProviderPart) -> str:
+    """One line for a provider-side tool's call, result or cited source."""
+    if isinstance(part, CitationPart):
+        return f"[source: {safe(part.title or part.url)} {safe(part.url)}]"
+    if isinstance(part, ServerToolCallPart):
+        args = json.dumps(part.input, ensure_ascii=False)
+        return f"[{safe(part.tool_name)} {safe(args[:200])}]"
+    state = "failed" if part.is_error else "done"
+    return f"[{safe(part.tool_name)} {state}]"
 
 
 def cache_bust_note(bust: CacheBust) -> str:

@@ -164,6 +164,8 @@ class Request(Protocol):
     @property
     def tools(self) -> tuple[Any, ...]: ...
     @property
+    def provider_tools(self) -> tuple[Any, ...]: ...
+    @property
     def model(self) -> str | None: ...
 
 
@@ -191,7 +193,7 @@ def plan_cache(cache: Cache, request: Request, previous: Request | None) -> Cach
             marks.add(len(previous.messages) - 1)
     return CachePlan(
         system=bool(request.system_prompt) and (cache.automatic or cache.system),
-        tools=bool(request.tools) and (cache.automatic or cache.tools),
+        tools=bool(request.tools or request.provider_tools) and (cache.automatic or cache.tools),
         messages=tuple(sorted(marks)),
         ttl=cache.ttl,
         key=cache.key,
@@ -211,7 +213,7 @@ def prefix_break(previous: Request, current: Request) -> tuple[str, int] | None:
     """
     if previous.model != current.model:
         return "model", 0
-    if previous.tools != current.tools:
+    if previous.tools != current.tools or previous.provider_tools != current.provider_tools:
         return "tools", 0
     if previous.system_prompt != current.system_prompt:
         return "system_prompt", 0

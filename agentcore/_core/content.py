@@ -28,6 +28,7 @@ from .checks import (
     shown,
 )
 from .errors import InvalidEventError
+from .provider_tools import PROVIDER_PART_TYPES, ProviderPart
 
 __all__ = [
     "Content",
@@ -228,12 +229,13 @@ class ToolCallPart:
             check_fields(self)
 
 
-Part: TypeAlias = TextPart | ThinkingPart | ToolCallPart
+Part: TypeAlias = TextPart | ThinkingPart | ToolCallPart | ProviderPart
 
 _PART_TYPES: dict[str, type[Part]] = {
     "text": TextPart,
     "thinking": ThinkingPart,
     "tool_call": ToolCallPart,
+    **PROVIDER_PART_TYPES,  # provider-side tools' calls, results, citations
 }
 _PART_CLASSES = frozenset(_PART_TYPES.values())
 

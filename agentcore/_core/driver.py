@@ -31,6 +31,7 @@ import jsonschema
 from .caching import CachePlan
 from .errors import ConfigurationError
 from .events import AssistantMessage, StreamEvent, ToolResultMessage, UserMessage
+from .provider_tools import ProviderTool
 
 __all__ = [
     "OUTPUT_MODES",
@@ -167,6 +168,9 @@ class ModelRequest:
     options: Mapping[str, Any] = attrs.field(factory=dict)
     output: OutputSpec | None = None
     cache: CachePlan | None = None
+    provider_tools: tuple[ProviderTool, ...] = ()
+    """Tools the provider runs itself (``WebSearch``...): a driver maps them, or refuses
+    them with ``ProviderToolError``."""
 
 
 @runtime_checkable

@@ -318,6 +318,7 @@ def _request(s: LoopState) -> ModelRequest:
         cfg.thinking_level,
         cfg.max_output_tokens,
         cfg.temperature,
+        provider_tools=cfg.provider_tools,
     )
     return request if run.output is None else output.shaped_request(request, run.output)
 

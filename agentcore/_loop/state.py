@@ -27,6 +27,7 @@ from .._core.driver import Message, ModelRequest, OutputSpec, ThinkingLevel, Too
 from .._core.errors import ConfigurationError
 from .._core.events import AssistantMessage, ToolResultMessage, UserMessage
 from .._core.pricing import ModelPrice
+from .._core.provider_tools import ProviderTool, as_provider_tool, provider_tool_wire
 from .compaction import Compaction, ContextView, Summarise, as_compaction
 from .tools import Tool
 
@@ -110,6 +111,10 @@ class Limits:
 
 def _tool_tuple(tools: Sequence[Tool]) -> tuple[Tool, ...]:
     return tuple(tools)
+
+
+def _provider_tools(tools: Sequence[Any]) -> tuple[ProviderTool, ...]:
+    return tuple(as_provider_tool(t) for t in tools)
 
 
 def _price_table(prices: Mapping[str, ModelPrice] | None) -> Mapping[str, ModelPrice] | None:
@@ -201,6 +206,8 @@ class LoopConfig:
     before the run completes: the agent has guardrails to run on it."""
     cache: Cache | None = attrs.field(default=None, converter=as_cache)
     """Prompt caching for every model call (docs/caching.md); a run's own wins."""
+    provider_tools: tuple[ProviderTool, ...] = attrs.field(default=(), converter=_provider_tools)
+    """Tools the provider runs (``WebSearch``...), sent with every request."""
     tools_by_name: Mapping[str, Tool] = attrs.field(init=False)
     tool_specs: tuple[ToolSpec, ...] = attrs.field(init=False)
     """What every model request says about the tools (built once, not per call)."""
@@ -262,6 +269,8 @@ class LoopConfig:
             wire["prices"] = {model: attrs.asdict(p) for model, p in self.prices.items()}
         if self.cache is not None:
             wire["cache"] = cache_wire(self.cache)
+        if self.provider_tools:
+            wire["provider_tools"] = [provider_tool_wire(t) for t in self.provider_tools]
         return wire
 
     def from_wire(self, wire: Mapping[str, Any]) -> LoopConfig:

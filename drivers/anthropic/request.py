@@ -30,12 +30,14 @@ from agentcore.events import (
     AssistantMessage,
     Content,
     ImageContent,
+    Part,
     TextPart,
     ThinkingPart,
     ToolCallPart,
     ToolResultMessage,
     UserMessage,
 )
+from agentcore.provider_tools import CitationPart, ServerToolCallPart, ServerToolResultPart
 
 from .._common.base import plain, thinking_budget
 from .._common.history import (
@@ -45,6 +47,7 @@ from .._common.history import (
     thinking_to_text,
 )
 from .._common.output import anthropic_output_config
+from .provider_tools import replay_block, tool_definition
 
 __all__ = ["build_messages", "build_params"]
 
@@ -71,8 +74,10 @@ def build_params(
     }
     if request.system_prompt:
         params["system"] = request.system_prompt
-    if request.tools:
-        params["tools"] = [_tool(t) for t in request.tools]
+    if request.tools or request.provider_tools:
+        params["tools"] = [_tool(t) for t in request.tools] + [
+            tool_definition(t) for t in request.provider_tools
+        ]
     if request.output is not None and request.output.mode == "native":
         params["output_config"] = anthropic_output_config(request.output)
     extra: JSON = {}
@@ -108,7 +113,8 @@ def build_messages(
         if isinstance(entry, tuple):
             out.append({"role": "user", "content": [_tool_result(r) for r in entry]})
         elif isinstance(entry, AssistantMessage):
-            out.append({"role": "assistant", "content": [_assistant_block(p) for p in entry.parts]})
+            blocks = [b for p in entry.parts if (b := _assistant_block(p)) is not None]
+            out.append({"role": "assistant", "content": blocks})
         else:
             out.append({"role": "user", "content": _content(entry.content)})
     return out
@@ -137,7 +143,9 @@ def _tool_result(result: ToolResultMessage) -> JSON:
     return block
 
 
-def _assistant_block(part: TextPart | ThinkingPart | ToolCallPart) -> JSON:
+def _assistant_block(part: Part) -> JSON | None:
+    if isinstance(part, ServerToolCallPart | ServerToolResultPart | CitationPart):
+        return replay_block(part)
     if isinstance(part, TextPart):
         return {"type": "text", "text": part.text}
     if isinstance(part, ToolCallPart):

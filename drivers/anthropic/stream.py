@@ -19,7 +19,10 @@ content_block_stop                     held text released; ToolUseStop for a too
 message_delta                          MessageDelta(stop_reason, usage of the whole call)
 message_stop                           MessageStop(stop_reason); tool calls left open
                                        are stopped first
-ping, citations_delta, other blocks    nothing
+server_tool_use, *_tool_result         ProviderPartEvent (``provider_tools``): the call
+                                       at its block stop, the result at its start
+citations_delta                        ProviderPartEvent(CitationPart)
+ping, other blocks                     nothing
 =====================================  ==============================================
 
 ``error`` events never reach the normaliser: the driver's decoder raises them, so that
@@ -48,6 +51,7 @@ from agentcore.events import (
 
 from .._common.guard import DeltaClass, Held, clean, close_block, flush_held, guard
 from .._common.normaliser import Events, Normaliser
+from .provider_tools import Servers, citation, server_json, server_start, server_stop
 
 __all__ = [
     "AnthropicState",
@@ -96,6 +100,8 @@ class AnthropicState(NamedTuple):
     usage: tuple[int | None, ...] = _NO_USAGE
     tools: tuple[tuple[int, str], ...] = ()
     held: Held = ()
+    servers: Servers = ()
+    """Open server-tool calls (``provider_tools``)."""
 
 
 def initial_state(*, message_id: str, model: str, keys: tuple[str, ...] = ()) -> AnthropicState:
@@ -116,10 +122,17 @@ def step(state: AnthropicState, event: Mapping[str, Any], ts: int) -> tuple[Anth
             cls, text = TextDelta, delta["text"]
         elif delta_kind == "input_json_delta":
             cls, text = InputJsonDelta, delta["partial_json"]
+            if state.servers:
+                servers = server_json(state.servers, event["index"], text)
+                if servers is not None:
+                    return state._replace(servers=servers), ()
         elif delta_kind == "thinking_delta":
             cls, text = ThinkingDelta, delta["thinking"]
         elif delta_kind == "signature_delta":
             return _signature(state, event["index"], delta["signature"], ts)
+        elif delta_kind == "citations_delta":
+            state, out = _begin(state, ts)
+            return state, (*out, citation(delta, event["index"], ts))
         else:
             return state, ()
         if state.started and not state.keys and not state.held and text.isascii():
@@ -225,10 +238,18 @@ def _block_start(
         state, out = _begin(state, ts)
         out.append(ThinkingDelta("", index, redacted_data=block["data"], timestamp=ts))
         return state, out
+    started = server_start(state.servers, index, block, ts)
+    if started is not None:
+        state, out = _begin(state, ts)
+        return state._replace(servers=started[0]), (*out, *started[1])
     return state, ()
 
 
 def _block_stop(state: AnthropicState, index: int, ts: int) -> tuple[AnthropicState, Events]:
+    if state.servers:
+        stopped = server_stop(state.servers, index, ts)
+        if stopped is not None:
+            return state._replace(servers=stopped[0]), stopped[1]
     held, out = close_block(state.held, index, ts)
     for block, tool_id in state.tools:
         if block == index:

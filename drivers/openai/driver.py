@@ -34,6 +34,7 @@ from openai._streaming import ServerSentEvent
 
 from agentcore import OUTPUT_MODES, ModelRequest, OutputMode, ThinkingLevel, ms_clock
 from agentcore.errors import ConfigurationError
+from agentcore.provider_tools import refuse_provider_tools
 from agentcore.redaction import url_secrets
 
 from .._common.base import ApiKeySource, Failure, is_loopback
@@ -153,6 +154,13 @@ class OpenAIDriver(StreamingDriver[ChatState, object]):
     def build_body(self, request: ModelRequest) -> dict[str, Any]:
         """The JSON body this driver posts for ``request`` (useful to inspect or log), with
         its ``prompt_cache_key``/``prompt_cache_retention`` (``drivers._common.caching``)."""
+        refuse_provider_tools(
+            request.provider_tools,
+            "the OpenAI Chat Completions driver",
+            request.model or self.model,
+            "no provider-side tool; use the openai_responses driver for WebSearch and "
+            "CodeExecution",
+        )
         body = build_body(
             request,
             model=self.model,

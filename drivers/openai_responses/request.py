@@ -50,6 +50,7 @@ from .._common.base import plain
 from .._common.history import normalize_history, normalize_tool_call_ids, thinking_to_text
 from .._common.openai_api import reasoning_effort
 from .._common.output import openai_json_schema
+from .provider_tools import tool_entry
 from .stream import REASONING_PREFIX
 
 __all__ = ["build_body", "build_input", "model_family", "tool_definition"]
@@ -91,6 +92,8 @@ def build_body(
         body["instructions"] = request.system_prompt
     if request.tools:
         body["tools"] = [tool_definition(t) for t in request.tools]
+    if request.provider_tools:
+        body["tools"] = body.get("tools", []) + [tool_entry(t) for t in request.provider_tools]
     limit = request.max_tokens if request.max_tokens is not None else max_tokens
     if limit is not None:
         body["max_output_tokens"] = limit
