@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from ._core.agent_processor import (
         create_initial_agent_engine_state as create_initial_agent_engine_state,
     )
+    from ._core.caching import Cache as Cache
     from ._core.content import TextContent as TextContent
     from ._core.driver import OUTPUT_MODES as OUTPUT_MODES
     from ._core.driver import THINKING_LEVELS as THINKING_LEVELS
@@ -47,6 +48,9 @@ if TYPE_CHECKING:
     from ._core.pricing import ModelPrice as ModelPrice
     from ._core.processor import InitialState as InitialState
     from ._core.processor import Processor as Processor
+    from ._core.provider_tools import CodeExecution as CodeExecution
+    from ._core.provider_tools import WebFetch as WebFetch
+    from ._core.provider_tools import WebSearch as WebSearch
     from ._core.state_machine import AgentState as AgentState
     from ._core.state_machine import AgentStateMachine as AgentStateMachine
     from ._core.store import MemoryStore as MemoryStore
@@ -93,7 +97,9 @@ _SOURCES = {
     "AgentStateMachine": "._core.state_machine",
     "AudioContent": "._core.media",
     "BaseDriver": "._core.driver",
+    "Cache": "._core.caching",
     "ClearToolResults": "._loop.compaction",
+    "CodeExecution": "._core.provider_tools",
     "Compaction": "._loop.compaction",
     "DocumentContent": "._core.media",
     "Driver": "._core.driver",
@@ -130,6 +136,8 @@ _SOURCES = {
     "ToolContext": "._runtime.tool_runner",
     "ToolOutput": "._loop.tools",
     "ToolSpec": "._core.driver",
+    "WebFetch": "._core.provider_tools",
+    "WebSearch": "._core.provider_tools",
     "agent_processor": "._core.agent_processor",
     "as_driver": "._core.driver",
     "create_agent": "._runtime.agent",
@@ -172,7 +180,9 @@ __all__ = [
     "AgentStateMachine",
     "AudioContent",
     "BaseDriver",
+    "Cache",
     "ClearToolResults",
+    "CodeExecution",
     "Compaction",
     "DocumentContent",
     "Driver",
@@ -209,6 +219,8 @@ __all__ = [
     "ToolContext",
     "ToolOutput",
     "ToolSpec",
+    "WebFetch",
+    "WebSearch",
     "agent_processor",
     "as_driver",
     "create_agent",

@@ -40,6 +40,7 @@ from ._loop.events import AgentSteer as AgentSteer
 from ._loop.events import AnswerElicitation as AnswerElicitation
 from ._loop.events import AwaitApproval as AwaitApproval
 from ._loop.events import AwaitElicitation as AwaitElicitation
+from ._loop.events import CacheBust as CacheBust
 from ._loop.events import CallModel as CallModel
 from ._loop.events import CancelModel as CancelModel
 from ._loop.events import CancelTools as CancelTools
@@ -108,6 +109,7 @@ __all__ = [
     "AnswerElicitation",
     "AwaitApproval",
     "AwaitElicitation",
+    "CacheBust",
     "CallModel",
     "CancelModel",
     "CancelTools",

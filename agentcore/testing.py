@@ -19,6 +19,7 @@ from ._testing.strategies import AssistantStream as AssistantStream
 from ._testing.strategies import Turn as Turn
 from ._testing.strategies import assistant_streams as assistant_streams
 from ._testing.strategies import broken_streams as broken_streams
+from ._testing.strategies import caches as caches
 from ._testing.strategies import check_processor as check_processor
 from ._testing.strategies import chunked as chunked
 from ._testing.strategies import content_parts as content_parts
@@ -42,6 +43,7 @@ __all__ = [
     "assert_replays",
     "assistant_streams",
     "broken_streams",
+    "caches",
     "check_journal",
     "check_processor",
     "check_snapshot_store",

@@ -52,6 +52,7 @@ from agentcore.events import (
     ToolUseStop,
     Usage,
 )
+from agentcore.provider_tools import refuse_provider_tools
 
 __all__ = [
     "FunctionDriver",
@@ -99,8 +100,11 @@ def _checked(item: object, where: str) -> ScriptItem:
 class _Player(BaseDriver):
     """Plays a call's items with the scripted drivers' delay, pauses, stamping and interrupt."""
 
-    def __init__(self, *, name: str, delay: float, clock: Callable[[], int]) -> None:
+    def __init__(
+        self, *, name: str, delay: float, clock: Callable[[], int], provider_tools: Iterable[str]
+    ) -> None:
         self._name = name
+        self._provider_tools = frozenset(provider_tools)
         self.requests: list[ModelRequest] = []
         self._delay = delay
         self._clock = clock
@@ -123,6 +127,13 @@ class _Player(BaseDriver):
             self._wake.set()
 
     def _begin(self, request: ModelRequest) -> None:
+        refuse_provider_tools(
+            [t for t in request.provider_tools if t.kind not in self._provider_tools],
+            f"{type(self).__name__} {self._name!r}",
+            request.model or "(the script)",
+            "the kinds given as provider_tools=, here "
+            + (", ".join(sorted(self._provider_tools)) or "none"),
+        )
         self.requests.append(request)
         self._interrupted = False
 
@@ -194,7 +205,9 @@ class ScriptedDriver(_Player):
     ``delay`` waits that many seconds before each event (0: no waiting, no task switch).
     Raises ``TypeError`` at construction for an item that is not a stream event, an
     exception or a ``Pause``, and ``ScriptExhaustedError`` from ``receive`` when the
-    script has no calls left.
+    script has no calls left. A request with provider-side tools (``WebSearch``...) is
+    refused with ``ProviderToolError`` unless their kinds (``"web_search"``...) are in
+    ``provider_tools``: the script then plays what they do (``provider_part`` events).
     """
 
     def __init__(
@@ -204,8 +217,9 @@ class ScriptedDriver(_Player):
         delay: float = 0.0,
         name: str = "scripted",
         clock: Callable[[], int] = ms_clock,
+        provider_tools: Iterable[str] = (),
     ) -> None:
-        super().__init__(name=name, delay=delay, clock=clock)
+        super().__init__(name=name, delay=delay, clock=clock, provider_tools=provider_tools)
         self._turns = [
             [_checked(item, f"model call {call + 1} of the script") for item in turn]
             for call, turn in enumerate(turns)
@@ -249,10 +263,11 @@ class FunctionDriver(_Player):
         delay: float = 0.0,
         name: str = "function",
         clock: Callable[[], int] = ms_clock,
+        provider_tools: Iterable[str] = (),
     ) -> None:
         if not callable(fn):
             raise TypeError(f"FunctionDriver needs a function of the request, got {fn!r}")
-        super().__init__(name=name, delay=delay, clock=clock)
+        super().__init__(name=name, delay=delay, clock=clock, provider_tools=provider_tools)
         self._fn = fn
 
     def receive_batches(self, request: ModelRequest) -> AsyncIterator[list[StreamEvent]]:

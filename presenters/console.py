@@ -9,6 +9,9 @@ What it shows, per output:
 - ``tool_result_message``: a panel with the result, red and titled ``error`` on failure;
 - ``error_message``: a red panel with the code and message;
 - ``conversation_interrupted``: a yellow note;
+- ``cache_bust``: a dim yellow note saying why the provider's prompt cache was missed;
+- ``provider_part``: a dim cyan line for what a provider-side tool did (its call and
+  input, its result, a cited source);
 - ``agent_end`` of a run stopped by a limit (iterations, tokens, cost, time): a yellow
   note saying which, and how to go on;
 - ``turn_response``: a footer with tokens (in/out, cache), cost or "cost unknown", duration.
@@ -61,7 +64,13 @@ from agentcore.events import (
     UserMessage,
     describe_part,
 )
-from agentcore.loop import AgentEnd
+from agentcore.loop import AgentEnd, CacheBust
+from agentcore.provider_tools import (
+    CitationPart,
+    ProviderPart,
+    ProviderPartEvent,
+    ServerToolCallPart,
+)
 
 __all__ = [
     "Block",
@@ -72,8 +81,10 @@ __all__ = [
     "Spin",
     "Stream",
     "View",
+    "cache_bust_note",
     "encode",
     "footer",
+    "provider_part_note",
 ]
 
 THINKING_STYLE = "dim italic"
@@ -188,6 +199,10 @@ def encode(view: View, output: Any, options: Options = DEFAULT_OPTIONS) -> tuple
     if isinstance(output, AgentEnd) and _limit_stop(output):
         note = Text(f"[stopped: {safe(output.message or output.code or '')}]", style="yellow")
         return view, [Spin(None), EndLine(), Block(note)]
+    if isinstance(output, ProviderPartEvent):
+        return view, [EndLine(), Block(Text(provider_part_note(output.part), style="dim cyan"))]
+    if isinstance(output, CacheBust):
+        return view, [EndLine(), Block(Text(cache_bust_note(output), style="dim yellow"))]
     if isinstance(output, ConversationInterrupted):
         return view, [Block(Text(f"[interrupted: {safe(output.reason)}]", style="yellow"))]
     if isinstance(output, TurnResponse):
@@ -195,6 +210,33 @@ def encode(view: View, output: Any, options: Options = DEFAULT_OPTIONS) -> tuple
     if isinstance(output, ConversationEnd):
         return EMPTY, [Spin(None), EndLine()]
     return view, []
+
+
+_BUST_REASONS = {
+    "compaction": "the context was compacted",
+    "model": "the model changed",
+    "tools": "the tools changed",
+    "system_prompt": "the system prompt changed",
+}
+
+
+def provider_part_note(part: ProviderPart) -> str:
+    """One line for a provider-side tool's call, result or cited source."""
+    if isinstance(part, CitationPart):
+        return f"[source: {safe(part.title or part.url)} {safe(part.url)}]"
+    if isinstance(part, ServerToolCallPart):
+        args = json.dumps(part.input, ensure_ascii=False)
+        return f"[{safe(part.tool_name)} {safe(args[:200])}]"
+    state = "failed" if part.is_error else "done"
+    return f"[{safe(part.tool_name)} {state}]"
+
+
+def cache_bust_note(bust: CacheBust) -> str:
+    """``[cache bust: why]``: what made this request miss the prompt cache."""
+    why = _BUST_REASONS.get(bust.reason) or (
+        f"the history sent changed at message {bust.index} of {bust.previous}"
+    )
+    return f"[cache bust: {safe(why)}; the cached prefix cannot be read]"
 
 
 def _limit_stop(end: AgentEnd) -> bool:
@@ -264,6 +306,8 @@ def footer(turn: TurnResponse) -> Text:
     tokens = f"tokens {usage.input_tokens:,} in / {usage.output_tokens:,} out"
     if usage.cache_read_tokens or usage.cache_write_tokens:
         tokens += f", cache {usage.cache_read_tokens:,} read / {usage.cache_write_tokens:,} write"
+        if usage.cache_write_1h_tokens:
+            tokens += f" ({usage.cache_write_1h_tokens:,} for 1h)"
     if usage.reasoning_tokens:
         tokens += f", {usage.reasoning_tokens:,} reasoning"
     cost = "cost unknown" if turn.cost is None else f"${turn.cost:.4f}"

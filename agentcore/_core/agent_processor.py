@@ -148,11 +148,12 @@ def _text_step(general: _Step) -> _Step:
     Inline, with the modules' named slots, this saves two calls per delta (a quarter of
     its cost); the property tests hold the result equal to the general step's.
     """
-    message, index, kind, chunks, base = (
+    message, index, kind, chunks, extra, base = (
         _assembler.MESSAGE,
         _assembler.INDEX,
         _assembler.KIND,
         _assembler.CHUNKS,
+        _assembler.EXTRA,
         _assembler.BASE,
     )
     text_kind, mode, thinking = _assembler.TEXT, _state_events.MODE, _state_events.THINKING
@@ -172,7 +173,7 @@ def _text_step(general: _Step) -> _Step:
                 assembled[index],
                 text_kind,
                 appended,
-                None,
+                assembled[extra],
                 assembled[base],
             )
             return (block, state[1], state[2], state[3]), ()

@@ -53,6 +53,7 @@ from .events import (
     UserMessage,
     is_event,
 )
+from .provider_tools import CitationPart, ProviderPartEvent
 
 __all__ = [
     "AssemblerState",
@@ -64,12 +65,14 @@ __all__ = [
 ]
 
 # A block is ``(kind, chunks, extra)``; kinds are compared with ``is``. ``extra`` is None
-# for text, ``(signature, redacted_data)`` for thinking, ``(tool_call_id, tool_name, part)``
-# for tool calls, where ``part`` is the finished ToolCallPart once the call is DONE.
+# for text, or the ``CitationPart``s citing it; ``(signature, redacted_data)`` for
+# thinking, ``(tool_call_id, tool_name, part)`` for tool calls, where ``part`` is the
+# finished ToolCallPart once the call is DONE; the parts, in order, for provider parts.
 TEXT = "text"
 THINKING = "thinking"
 TOOL = "tool call"
 DONE = "finished tool call"
+PROVIDER = "provider part"
 Block: TypeAlias = tuple[Any, Any, Any]
 _EMPTY: PVector[str] = pvector()
 _NO_BLOCKS: PVector[Block | None] = pvector()
@@ -259,7 +262,7 @@ def _on_message_start(state: AssemblerState, event: MessageStart) -> Result:
 def _on_text(state: AssemblerState, event: TextDelta) -> Result:
     text = event.text
     if state[2] is TEXT and event.index == state[1] and type(text) is str:
-        return (state[0], state[1], TEXT, state[3].append(text), None, state[5]), ()
+        return (state[0], state[1], TEXT, state[3].append(text), state[4], state[5]), ()
     if state[0] is None:
         return reject(state, event, _no_message("text"))
     problem = _bad_index(state, event.index)
@@ -270,7 +273,7 @@ def _on_text(state: AssemblerState, event: TextDelta) -> Result:
         found = (TEXT, _EMPTY, None)
     elif found[0] is not TEXT:
         return reject(state, event, _kind_clash(event.index, found, TEXT))
-    return (message, event.index, TEXT, found[1].append(event.text), None, state[5]), ()
+    return (message, event.index, TEXT, found[1].append(event.text), found[2], state[5]), ()
 
 
 def _on_thinking(state: AssemblerState, event: ThinkingDelta) -> Result:
@@ -372,6 +375,31 @@ def _on_tool_stop(state: AssemblerState, event: ToolUseStop) -> Result:
     )
 
 
+def _on_provider_part(state: AssemblerState, event: ProviderPartEvent) -> Result:
+    """A provider-side tool's call or result is a block of its own; a citation joins the
+    text block it cites (one is started for it if none is there yet)."""
+    if state[0] is None:
+        return reject(state, event, _no_message("provider_part"))
+    problem = _bad_index(state, event.index)
+    if problem is not None:
+        return reject(state, event, problem)
+    part = event.part
+    message, found = _focus(state, event.index)
+    if type(part) is CitationPart:
+        if found is None:
+            found = (TEXT, _EMPTY, None)
+        elif found[0] is not TEXT:
+            return reject(state, event, _kind_clash(event.index, found, TEXT))
+        return (message, event.index, TEXT, found[1], (*(found[2] or ()), part), state[5]), ()
+    if found is None:
+        parts: tuple[Any, ...] = (part,)
+    elif found[0] is PROVIDER:
+        parts = (*found[2], part)  # a call and its result in one item (OpenAI's)
+    else:
+        return reject(state, event, _kind_clash(event.index, found, PROVIDER))
+    return (message, event.index, PROVIDER, None, parts, state[5]), ()
+
+
 def _on_message_delta(state: AssemblerState, event: MessageDelta) -> Result:
     message = state[0]
     if message is None:
@@ -407,7 +435,12 @@ def _close(
             continue
         kind, chunks, extra = block
         if kind is TEXT:
-            parts.append(TextPart("".join(chunks)))
+            if chunks or not extra:  # a block of citations alone has no text
+                parts.append(TextPart("".join(chunks)))
+            if extra:
+                parts.extend(extra)  # the citations of this text
+        elif kind is PROVIDER:
+            parts.extend(extra)
         elif kind is THINKING:
             parts.append(ThinkingPart("".join(chunks), extra[0], extra[1]))
         elif kind is DONE:
@@ -487,6 +520,7 @@ HANDLERS: Mapping[type[Any], Handler] = {
     ToolUseStop: _on_tool_stop,
     MessageDelta: _on_message_delta,
     MessageStop: _on_message_stop,
+    ProviderPartEvent: _on_provider_part,
     ToolResult: _on_tool_result,
     ErrorReceived: _on_error,
     Interrupt: _on_interrupt,

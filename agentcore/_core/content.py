@@ -40,6 +40,7 @@ from .media import (
     media_kind,
     sniff_media_type,
 )
+from .provider_tools import PROVIDER_PART_TYPES, ProviderPart
 
 __all__ = [
     "AudioContent",
@@ -86,6 +87,8 @@ class Usage:
     images, audio and documents, where it reports them (OpenAI's
     ``prompt_tokens_details``, Gemini's ``promptTokensDetails`` by modality); they are a
     breakdown, never added to the totals, and 0 where the provider says nothing.
+    ``cache_write_1h_tokens`` is the part of ``cache_write_tokens`` written with a
+    one-hour TTL (Anthropic); the rest was written for five minutes.
     """
 
     input_tokens: NonNegativeInt = 0
@@ -96,6 +99,7 @@ class Usage:
     image_tokens: NonNegativeInt = 0
     audio_tokens: NonNegativeInt = 0
     document_tokens: NonNegativeInt = 0
+    cache_write_1h_tokens: NonNegativeInt = 0
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
@@ -107,6 +111,7 @@ class Usage:
             self.image_tokens + other.image_tokens,
             self.audio_tokens + other.audio_tokens,
             self.document_tokens + other.document_tokens,
+            self.cache_write_1h_tokens + other.cache_write_1h_tokens,
         )
 
     @property
@@ -254,12 +259,13 @@ class ToolCallPart:
             check_fields(self)
 
 
-Part: TypeAlias = TextPart | ThinkingPart | ToolCallPart
+Part: TypeAlias = TextPart | ThinkingPart | ToolCallPart | ProviderPart
 
 _PART_TYPES: dict[str, type[Part]] = {
     "text": TextPart,
     "thinking": ThinkingPart,
     "tool_call": ToolCallPart,
+    **PROVIDER_PART_TYPES,  # provider-side tools' calls, results, citations
 }
 _PART_CLASSES = frozenset(_PART_TYPES.values())
 

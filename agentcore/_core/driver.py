@@ -27,8 +27,10 @@ from typing import Any, Literal, Protocol, Self, TypeAlias, runtime_checkable
 
 import attrs
 
+from .caching import CachePlan
 from .errors import ConfigurationError
 from .events import AssistantMessage, StreamEvent, ToolResultMessage, UserMessage
+from .provider_tools import ProviderTool
 
 __all__ = [
     "OUTPUT_MODES",
@@ -152,7 +154,9 @@ class ModelRequest:
 
     ``model`` and ``thinking_level`` override the driver's defaults when set; ``options``
     carries provider-specific extras the driver documents; ``output`` asks for a
-    structured final answer (see ``OutputSpec``; a driver maps only ``mode="native"``).
+    structured final answer (see ``OutputSpec``; a driver maps only ``mode="native"``);
+    ``cache`` says where to place prompt-cache breakpoints and with which options (see
+    ``CachePlan``; ``None``: no cache controls are sent).
     """
 
     messages: tuple[Message, ...]
@@ -164,6 +168,10 @@ class ModelRequest:
     temperature: float | None = None
     options: Mapping[str, Any] = attrs.field(factory=dict)
     output: OutputSpec | None = None
+    cache: CachePlan | None = None
+    provider_tools: tuple[ProviderTool, ...] = ()
+    """Tools the provider runs itself (``WebSearch``...): a driver maps them, or refuses
+    them with ``ProviderToolError``."""
 
 
 @runtime_checkable

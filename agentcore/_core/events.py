@@ -37,6 +37,7 @@ from .content import (
     tool_call_field,
     usage_field,
 )
+from .provider_tools import ProviderPartEvent
 from .registry import EVENT_TYPES as EVENT_TYPES
 from .registry import LAYERS as LAYERS
 from .registry import event_type as event_type
@@ -325,6 +326,7 @@ StreamEvent: TypeAlias = (
     | UserMessage
     | Interrupt
     | ConversationClose
+    | ProviderPartEvent
 )
 
 

@@ -41,7 +41,7 @@ __all__ = [
     "load_state",
 ]
 
-_FORMAT = 3  # 3: the loop state holds the context view and the usage totals
+_FORMAT = 4  # 4: the loop state holds the last cached request (3: the context view, usage)
 
 _SHARED: tuple[Any, ...] = tuple(
     {

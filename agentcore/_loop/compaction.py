@@ -42,6 +42,7 @@ from .._core.content import TextContent, TextPart, ThinkingPart, ToolCallPart
 from .._core.driver import Message, ModelRequest
 from .._core.errors import ConfigurationError
 from .._core.events import AssistantMessage, ToolResultMessage, UserMessage
+from .._core.provider_tools import PROVIDER_PART_TYPES
 
 __all__ = [
     "PLACEHOLDER",
@@ -85,6 +86,7 @@ SUMMARY_LEAD = (
 
 PLACEHOLDER = "[This tool result was cleared to save context.]"
 
+_PROVIDER_PARTS = frozenset(PROVIDER_PART_TYPES.values())
 _CHARS_PER_TOKEN = 4
 _IMAGE_TOKENS = 1_600
 _MESSAGE_TOKENS = 4
@@ -262,6 +264,8 @@ def estimate_tokens(message: Any) -> int:
             elif kind is ToolCallPart:
                 raw = part.raw_input or repr(part.input)
                 chars += len(part.tool_name) + len(raw)
+            elif kind in _PROVIDER_PARTS:  # a provider-side tool's call, result, citation
+                chars += len(repr(part))
     elif cls is ToolResultMessage:
         chars, images = _content_chars(message.result)
     elif cls is UserMessage:

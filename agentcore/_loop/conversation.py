@@ -72,6 +72,7 @@ from .._core.events import (
 from .._core.machine import MealyMachine
 from .._core.pricing import ModelPrice
 from .._core.processor import AnyProcessor
+from .._core.provider_tools import ProviderPartEvent
 from .._core.route import route_processors
 from .._core.state_machine import AgentState
 from .._core.store import Store
@@ -117,6 +118,7 @@ DELTAS: tuple[type[Any], ...] = (
     ToolUseStop,
     MessageDelta,
     MessageStop,
+    ProviderPartEvent,
 )
 """Stream events only the core needs: the loop decides on the message they assemble."""
 

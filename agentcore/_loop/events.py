@@ -27,6 +27,7 @@ from typing import Any, ClassVar, Literal, Self, TypeAlias
 
 import attrs
 
+from .._core.caching import Cache, as_cache
 from .._core.checks import checked
 from .._core.content import JSONValue, ToolCallPart, Usage, to_tool_call, to_usage
 from .._core.driver import ModelRequest, OutputSpec, as_output_spec
@@ -50,6 +51,7 @@ __all__ = [
     "AnswerElicitation",
     "AwaitApproval",
     "AwaitElicitation",
+    "CacheBust",
     "CallModel",
     "CancelModel",
     "CancelTools",
@@ -142,19 +144,23 @@ class AgentPrompt:
     max_cost: float | None = None
     timeout_ms: int | None = None
     output: OutputSpec | None = attrs.field(default=None, converter=as_output_spec)
+    cache: Cache | None = attrs.field(default=None, converter=as_cache)
+    """The run's prompt caching, instead of the agent's (``None``: the agent's)."""
     timestamp: int = _ts()
 
 
 @event_type("agent_continue", "loop")
 @attrs.frozen(slots=True)
 class AgentContinue:
-    """Start a run from the history as it is (the last message is a user or tool message)."""
+    """Start a run from the history as it is (the last message is a user or tool message);
+    ``cache`` as for ``agent_prompt``."""
 
     type: ClassVar[str] = "agent_continue"
     max_iterations: int | None = None
     max_tokens: int | None = None
     max_cost: float | None = None
     timeout_ms: int | None = None
+    cache: Cache | None = attrs.field(default=None, converter=as_cache)
     timestamp: int = _ts()
 
 
@@ -432,6 +438,23 @@ class ContextCompacted:
     start: int
     cleared: int
     summary: str | None = None
+    timestamp: int = _ts()
+
+
+@event_type("cache_bust", "loop")
+@attrs.frozen(slots=True)
+class CacheBust:
+    """With prompt caching on, this model call's request no longer starts with the one
+    before it, so the provider cannot read that one's cache: ``reason`` is
+    ``compaction`` (the context was compacted since), ``model``, ``tools``,
+    ``system_prompt`` or ``messages`` (the history sent was rewritten), ``index`` the
+    first message that differs (0 when it is not the messages), ``previous`` how many
+    messages the request before sent. Emitted right before the call's effect."""
+
+    type: ClassVar[str] = "cache_bust"
+    reason: str
+    index: int
+    previous: int
     timestamp: int = _ts()
 
 

@@ -5,7 +5,6 @@ discarded."""
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any, TypeAlias
 
 from .._core.content import Usage
@@ -21,13 +20,13 @@ from .._core.events import (
 )
 from .._core.pricing import call_cost
 from . import output
+from .caching import issue_call
 from .compacting import adopt_summary, compact
 from .compaction import render_view
 from .ending import arm, end, finish, on_tick, stop
 from .events import (
     AgentMessageEnd,
     AgentMessageStart,
-    CallModel,
     ClockTick,
     ContextSummary,
     ModelCallRetry,
@@ -103,8 +102,7 @@ def call_model(s: LoopState, queue: str, ts: int, out: Out) -> LoopState:
             s = compacted
             if s.phase == "compacting":
                 return s  # the call is made once the summary is in
-    out.append(CallModel.deferred(partial(_request, s)))
-    return s
+    return issue_call(s, ts, out, _request)
 
 
 def _request(s: LoopState) -> ModelRequest:
@@ -125,18 +123,18 @@ def _request(s: LoopState) -> ModelRequest:
         cfg.thinking_level,
         cfg.max_output_tokens,
         cfg.temperature,
+        provider_tools=cfg.provider_tools,
     )
     return request if run.output is None else output.shaped_request(request, run.output)
 
 
-def call_again(s: LoopState, out: Out) -> LoopState:
+def call_again(s: LoopState, ts: int, out: Out) -> LoopState:
     """Issue the current model call again, with the same context (not a new iteration)."""
     run = s.run
     assert run is not None
     run = run.replace(streaming=False, awaiting_error=False, partial=None, retry_at=None)
     s = s.replace(phase="model", run=run)
-    out.append(CallModel.deferred(partial(_request, s)))
-    return s
+    return issue_call(s, ts, out, _request)
 
 
 def on_message_start(s: LoopState, e: MessageStart, ts: int, out: Out) -> LoopState:
@@ -237,7 +235,7 @@ def _compact_for_overflow(
     if partial is not None:
         why = f"the context was too long ({e.code}); it was compacted and the call is made again"
         compacted = compacted.with_run(discard(compacted.run, partial, why, ts, out))  # type: ignore[arg-type]
-    return compacted if compacted.phase == "compacting" else call_again(compacted, out)
+    return compacted if compacted.phase == "compacting" else call_again(compacted, ts, out)
 
 
 def on_summary(s: LoopState, e: ContextSummary, ts: int, out: Out) -> LoopState:
@@ -256,7 +254,7 @@ def on_summary(s: LoopState, e: ContextSummary, ts: int, out: Out) -> LoopState:
         s = s.with_run(s.run.replace(summary=None))  # type: ignore[union-attr]
         message = f"compacting the context failed: {why}"
         return finish(s, "error", code, message, ts, out, retryable=e.retryable)
-    return call_again(adopt_summary(s, e, ts, out), out)
+    return call_again(adopt_summary(s, e, ts, out), ts, out)
 
 
 def _retry_later(
@@ -282,7 +280,7 @@ def on_retry_tick(s: LoopState, e: ClockTick, ts: int, out: Out) -> LoopState:
     run = s.run
     assert run is not None
     if run.retry_at is not None and ts >= run.retry_at:
-        s = call_again(s, out)
+        s = call_again(s, ts, out)
         arm(s, out)
         return s
     return on_tick(s, e, ts, out)

@@ -237,7 +237,7 @@ def _start_run(s: LoopState, e: AgentPrompt | AgentContinue, ts: int, out: Out) 
     if deadline is not None:
         out.append(SetTimer(deadline))
     spec = e.output if type(e) is AgentPrompt else None
-    return s.replace(run=Run(limits, ts, deadline, output=spec), error=None)
+    return s.replace(run=Run(limits, ts, deadline, output=spec, cache=e.cache), error=None)
 
 
 # -- queues, aborts, limits, resume, configuration ------------------------------------------

@@ -38,7 +38,7 @@ def resume_model(s: LoopState, e: AgentResume, ts: int, out: Out) -> LoopState:
             return s  # the flushed reply ends the run (see on_assistant)
     if run.stopping is not None:
         return end(s, ts, out)
-    return on_resume(call_again(s, out), e, ts, out)
+    return on_resume(call_again(s, ts, out), e, ts, out)
 
 
 def resume_compacting(s: LoopState, e: AgentResume, ts: int, out: Out) -> LoopState:

@@ -21,11 +21,13 @@ from typing import Any, Literal, TypeAlias, TypeVar
 import attrs
 from pyrsistent import PVector, pvector
 
+from .._core.caching import Cache, as_cache, cache_wire
 from .._core.content import JSONValue, Usage
-from .._core.driver import Message, OutputSpec, ThinkingLevel, ToolSpec
+from .._core.driver import Message, ModelRequest, OutputSpec, ThinkingLevel, ToolSpec
 from .._core.errors import ConfigurationError
 from .._core.events import AssistantMessage, ToolResultMessage, UserMessage
 from .._core.pricing import ModelPrice
+from .._core.provider_tools import ProviderTool, as_provider_tool, provider_tool_wire
 from .compaction import Compaction, ContextView, Summarise, as_compaction
 from .tools import Tool
 
@@ -109,6 +111,10 @@ class Limits:
 
 def _tool_tuple(tools: Sequence[Tool]) -> tuple[Tool, ...]:
     return tuple(tools)
+
+
+def _provider_tools(tools: Sequence[Any]) -> tuple[ProviderTool, ...]:
+    return tuple(as_provider_tool(t) for t in tools)
 
 
 def _price_table(prices: Mapping[str, ModelPrice] | None) -> Mapping[str, ModelPrice] | None:
@@ -198,6 +204,10 @@ class LoopConfig:
     check_output: bool = False
     """Whether a final answer waits for ``output_passed`` (or ``guardrail_tripped``)
     before the run completes: the agent has guardrails to run on it."""
+    cache: Cache | None = attrs.field(default=None, converter=as_cache)
+    """Prompt caching for every model call (docs/caching.md); a run's own wins."""
+    provider_tools: tuple[ProviderTool, ...] = attrs.field(default=(), converter=_provider_tools)
+    """Tools the provider runs (``WebSearch``...), sent with every request."""
     tools_by_name: Mapping[str, Tool] = attrs.field(init=False)
     tool_specs: tuple[ToolSpec, ...] = attrs.field(init=False)
     """What every model request says about the tools (built once, not per call)."""
@@ -257,6 +267,10 @@ class LoopConfig:
         }
         if self.prices is not None:  # only a per-model table is journaled (a fallback chain)
             wire["prices"] = {model: attrs.asdict(p) for model, p in self.prices.items()}
+        if self.cache is not None:
+            wire["cache"] = cache_wire(self.cache)
+        if self.provider_tools:
+            wire["provider_tools"] = [provider_tool_wire(t) for t in self.provider_tools]
         return wire
 
     def from_wire(self, wire: Mapping[str, Any]) -> LoopConfig:
@@ -472,6 +486,8 @@ class Run:
     output: OutputSpec | None = None
     output_retries: int = 0
     output_value: JSONValue = None
+    cache: Cache | None = None
+    """The run's prompt caching (``agent_prompt``'s ``cache``), ``None``: the config's."""
 
     def replace(self, **changes: Any) -> Run:
         """This run with ``changes`` (same as ``attrs.evolve``, cheaper)."""
@@ -485,7 +501,9 @@ class LoopState:
     ``context`` is what requests send of the history once it was compacted (``None``:
     all of it); ``usage`` and ``cost`` sum every model call of the session (the agent's
     life, resets of the history included); ``cancelled`` (below) the calls whose late
-    results are dropped.
+    results are dropped. ``cached`` is the last request sent with prompt caching on
+    (without its plan) and the context view it was rendered through: what the next one is
+    compared with (``cache_bust``).
     """
 
     config: LoopConfig
@@ -506,6 +524,7 @@ class LoopState:
     (journaled, without effect), and the id leaves the set; so every call keeps exactly
     one answer. Ids whose result never comes (an in-process tool's task is abandoned, so
     it never does) stay: a few per aborted batch."""
+    cached: tuple[ModelRequest, ContextView | None] | None = None
 
     def replace(self, **changes: Any) -> LoopState:
         """This state with ``changes`` (same as ``attrs.evolve``, cheaper)."""
@@ -526,6 +545,7 @@ class LoopState:
             self.usage,
             self.cost,
             self.cancelled,
+            self.cached,
         )
 
     def with_run(self, run: Run | None) -> LoopState:
@@ -543,6 +563,7 @@ class LoopState:
             self.usage,
             self.cost,
             self.cancelled,
+            self.cached,
         )
 
 

@@ -39,7 +39,13 @@ import mcp_types as mt
 from mcp.server.lowlevel import Server
 from mcp.server.transport_security import TransportSecuritySettings
 
-from .._core.content import TextContent
+from .._core.content import (
+    AudioContent,
+    ContentPart,
+    DocumentContent,
+    ImageContent,
+    TextContent,
+)
 from .._core.errors import AgentError, ConfigurationError
 from .._loop.tools import Tool
 from .._runtime.agent import Agent
@@ -249,13 +255,25 @@ async def _run(tool: Tool, args: Mapping[str, Any], session: Any) -> mt.CallTool
     content = outcome.content
     if isinstance(content, str):
         return _text(content, error=outcome.is_error)
-    blocks: list[mt.TextContent | mt.ImageContent] = [
-        mt.TextContent(type="text", text=part.text)
-        if isinstance(part, TextContent)
-        else mt.ImageContent(type="image", data=part.data, mime_type=part.media_type)
-        for part in content
-    ]
-    return mt.CallToolResult(content=list(blocks), is_error=outcome.is_error)
+    return mt.CallToolResult(content=[_block(part) for part in content], is_error=outcome.is_error)
+
+
+def _block(part: ContentPart) -> mt.ContentBlock:
+    """A tool result's part as the MCP content block that carries it: media inline, a
+    document as an embedded blob resource, a file reference as a resource link."""
+    if isinstance(part, TextContent):
+        return mt.TextContent(type="text", text=part.text)
+    if isinstance(part, ImageContent):
+        return mt.ImageContent(type="image", data=part.data, mime_type=part.media_type)
+    if isinstance(part, AudioContent):
+        return mt.AudioContent(type="audio", data=part.data, mime_type=part.media_type)
+    if isinstance(part, DocumentContent):
+        uri = f"agentcore:document/{part.title or 'document'}"
+        blob = mt.BlobResourceContents(uri=uri, mime_type=part.media_type, blob=part.data)
+        return mt.EmbeddedResource(type="resource", resource=blob)
+    uri = part.url or f"agentcore:file/{part.file_id}"
+    name = part.title or part.file_id or part.url or "file"
+    return mt.ResourceLink(type="resource_link", name=name, uri=uri, mime_type=part.media_type)
 
 
 class _Bearer:

@@ -26,6 +26,7 @@ from typing import Any, Self, overload
 import attrs
 
 from .._core.agent_processor import activity_of
+from .._core.caching import Cache
 from .._core.driver import Driver, ThinkingLevel
 from .._core.errors import AgentError, ConfigurationError
 from .._core.pricing import ModelPrice
@@ -96,7 +97,9 @@ class Agent(SeedAPI, PluginUse, RunFold, JournalLane):
     their tools to ``tools``; the agent owns them: entered before the first run, listed
     before each run and when they announce a change, left in ``aclose`` (see
     ``_runtime.toolsets``). ``compaction`` keeps what each request sends under the
-    model's context window (docs/compaction.md). ``base_url`` and ``api_key`` go to the
+    model's context window (docs/compaction.md); ``cache`` asks the provider to cache
+    the prompt's prefix (``True``: automatic; a run may pass its own; docs/caching.md).
+    ``base_url`` and ``api_key`` go to the
     driver a ``"provider/model"`` string names. Raises ``ConfigurationError`` for bad
     options (naming the option and the value).
     """
@@ -124,6 +127,7 @@ class Agent(SeedAPI, PluginUse, RunFold, JournalLane):
         temperature: float | None = None,
         price: ModelPrice | None = None,
         compaction: Compaction | Strategy | Sequence[Strategy] | None = None,
+        cache: Cache | bool | None = None,
         model_retries: int = 0,
         retry_delay: float = 1.0,
         messages: Sequence[Any] = (),

@@ -22,6 +22,7 @@ from .._core.driver import Driver
 from .._core.errors import ConfigurationError
 from .._core.pricing import ModelPrice
 from .._core.processor import AnyProcessor
+from .._core.provider_tools import is_provider_tool
 from .._journal.journal import Journal
 from .._journal.snapshots import SnapshotStore
 from .._loop.state import LoopConfig
@@ -101,7 +102,8 @@ class AgentConfig:
             raise no_price(resolved)
         loop = LoopConfig(
             system_prompt=o["system_prompt"],
-            tools=tuple(as_tool(t) for t in o["tools"]),
+            tools=tuple(as_tool(t) for t in o["tools"] if not is_provider_tool(t)),
+            provider_tools=tuple(t for t in o["tools"] if is_provider_tool(t)),
             limits=limits_of(o["max_iterations"], o["max_tokens"], o["max_cost"], o["timeout"]),
             steering_mode=o["steering_mode"],
             follow_up_mode=o["follow_up_mode"],
@@ -115,6 +117,7 @@ class AgentConfig:
             price=price,
             prices=None if prices is None or all(p == price for p in prices.values()) else prices,
             compaction=o["compaction"],
+            cache=o["cache"],
             model_retries=o["model_retries"],
             retry_delay_ms=seconds_to_ms("retry_delay", o["retry_delay"], allow_zero=True) or 0,
             check_output=bool(guards["input_guardrails"] or guards["output_guardrails"]),

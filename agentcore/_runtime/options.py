@@ -28,7 +28,7 @@ __all__ = [
     "seconds_to_ms",
 ]
 
-_RUN_OPTIONS = frozenset({"max_iterations", "max_tokens", "max_cost", "timeout"})
+_RUN_OPTIONS = frozenset({"max_iterations", "max_tokens", "max_cost", "timeout", "cache"})
 
 
 def only_agent(journal: Journal) -> str:
@@ -142,8 +142,8 @@ def limits_of(max_iterations: Any, max_tokens: Any, max_cost: Any, timeout: Any)
 def run_options(
     values: dict[str, Any], price: ModelPrice | None, model: str | Driver
 ) -> dict[str, Any]:
-    """Per-run limit overrides, checked: unknown names and bad values raise
-    ``ConfigurationError``."""
+    """Per-run overrides (limits, and ``cache``, which ``agent_prompt`` checks), checked:
+    unknown names and bad values raise ``ConfigurationError``."""
     unknown = set(values) - _RUN_OPTIONS
     if unknown:
         raise ConfigurationError(

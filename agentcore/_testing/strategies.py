@@ -19,6 +19,7 @@ from typing import Annotated, Any, ClassVar, Literal, TypeVar
 import attrs
 from hypothesis import strategies as st
 
+from .._core.caching import CACHE_TTLS, Cache
 from .._core.checks import JSONValue, NonNegativeInt
 from .._core.content import (
     AudioContent,
@@ -294,6 +295,22 @@ def output_specs() -> st.SearchStrategy[OutputSpec]:
     )
 
 
+def caches() -> st.SearchStrategy[Cache]:
+    """Prompt-caching options: any placement, TTL, key, retention and cached content."""
+    names = _names
+    return st.builds(
+        Cache,
+        st.booleans(),
+        st.none() | st.sampled_from(CACHE_TTLS),
+        st.booleans(),
+        st.booleans(),
+        st.lists(names, max_size=3).map(tuple),
+        st.none() | names,
+        st.none() | st.sampled_from(["in_memory", "24h"]),
+        st.none() | names.map(lambda n: f"cachedContents/{n}"),
+    )
+
+
 def _annotation_values(tp: Any) -> st.SearchStrategy[Any]:
     """Any value the annotation ``tp`` allows (see ``agentcore._core.checks``)."""
     if tp == JSONValue:
@@ -317,6 +334,8 @@ def _annotation_values(tp: Any) -> st.SearchStrategy[Any]:
         return st.floats(allow_nan=False, allow_infinity=False) | st.integers()
     if tp is OutputSpec:
         return output_specs()
+    if tp is Cache:
+        return caches()
     simple = {int: st.integers(), bool: st.booleans(), type(None): st.none(), Any: st.none()}
     return simple[tp] if tp in simple else instances(tp)
 

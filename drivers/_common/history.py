@@ -37,6 +37,7 @@ import attrs
 from agentcore import Message
 from agentcore.events import (
     AssistantMessage,
+    Part,
     TextPart,
     ThinkingPart,
     ToolCallPart,
@@ -63,7 +64,7 @@ def normalize_history(messages: Iterable[Message]) -> tuple[Message, ...]:
     return close_orphaned_tool_calls(drop_empty_assistant_messages(messages))
 
 
-def _has_content(part: TextPart | ThinkingPart | ToolCallPart) -> bool:
+def _has_content(part: Part) -> bool:
     if isinstance(part, TextPart):
         return part.text.strip() != ""
     if isinstance(part, ThinkingPart):
@@ -153,7 +154,7 @@ def thinking_to_text(
         ):
             out.append(message)
             continue
-        parts: list[TextPart | ThinkingPart | ToolCallPart] = []
+        parts: list[Part] = []
         for part in message.parts:
             if not isinstance(part, ThinkingPart) or keep(message, part):
                 parts.append(part)

@@ -28,6 +28,7 @@ from .._common.call import Close
 from .._common.content import MediaSupport
 from .._common.retry import RetryPolicy
 from .._common.stream import StreamingDriver
+from .caching import with_cache_control
 from .content import MEDIA
 from .request import build_params
 from .stream import NORMALISER, AnthropicState, initial_state
@@ -165,14 +166,16 @@ class AnthropicDriver(StreamingDriver[AnthropicState, _Event]):
         return OUTPUT_MODES
 
     def prepare(self, request: ModelRequest) -> dict[str, Any]:
-        """The ``messages.create`` arguments for ``request`` (see ``build_params``)."""
-        return build_params(
+        """The ``messages.create`` arguments for ``request`` (see ``build_params``), with
+        its cache breakpoints (``drivers.anthropic.caching``)."""
+        params = build_params(
             request,
             model=self.model,
             max_tokens=self.max_tokens,
             thinking_level=self.thinking_level,
             media=self.media,
         )
+        return with_cache_control(params, request)
 
     def initial_state(self, body: dict[str, Any], keys: tuple[str, ...]) -> AnthropicState:
         return initial_state(message_id=f"msg_{uuid.uuid4().hex}", model=body["model"], keys=keys)

@@ -29,12 +29,14 @@ from typing import Any
 from agentcore import ModelRequest, ThinkingLevel, ToolSpec
 from agentcore.events import (
     AssistantMessage,
+    Part,
     TextPart,
     ThinkingPart,
     ToolCallPart,
     ToolResultMessage,
     UserMessage,
 )
+from agentcore.provider_tools import CitationPart, ServerToolCallPart, ServerToolResultPart
 
 from .._common.base import plain, thinking_budget
 from .._common.content import MediaSupport, check_media
@@ -46,6 +48,7 @@ from .._common.history import (
 )
 from .._common.output import anthropic_output_config
 from .content import FILES_BETA, MEDIA, content_blocks, uses_file_ids
+from .provider_tools import replay_block, tool_definition
 
 __all__ = ["build_messages", "build_params"]
 
@@ -81,8 +84,10 @@ def build_params(
     }
     if request.system_prompt:
         params["system"] = request.system_prompt
-    if request.tools:
-        params["tools"] = [_tool(t) for t in request.tools]
+    if request.tools or request.provider_tools:
+        params["tools"] = [_tool(t) for t in request.tools] + [
+            tool_definition(t) for t in request.provider_tools
+        ]
     if request.output is not None and request.output.mode == "native":
         params["output_config"] = anthropic_output_config(request.output)
     extra: JSON = {}
@@ -120,7 +125,8 @@ def build_messages(
         if isinstance(entry, tuple):
             out.append({"role": "user", "content": [_tool_result(r) for r in entry]})
         elif isinstance(entry, AssistantMessage):
-            out.append({"role": "assistant", "content": [_assistant_block(p) for p in entry.parts]})
+            blocks = [b for p in entry.parts if (b := _assistant_block(p)) is not None]
+            out.append({"role": "assistant", "content": blocks})
         else:
             out.append({"role": "user", "content": content_blocks(entry.content)})
     return out
@@ -135,7 +141,9 @@ def _tool_result(result: ToolResultMessage) -> JSON:
     return block
 
 
-def _assistant_block(part: TextPart | ThinkingPart | ToolCallPart) -> JSON:
+def _assistant_block(part: Part) -> JSON | None:
+    if isinstance(part, ServerToolCallPart | ServerToolResultPart | CitationPart):
+        return replay_block(part)
     if isinstance(part, TextPart):
         return {"type": "text", "text": part.text}
     if isinstance(part, ToolCallPart):

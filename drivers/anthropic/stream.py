@@ -7,7 +7,8 @@ skeleton feeds the dicts here with their timestamps.
 =====================================  ==============================================
 provider event                         agentcore event
 =====================================  ==============================================
-message_start                          MessageStart (input and cache usage remembered)
+message_start                          MessageStart (input and cache usage remembered;
+                                       writes with a 1h TTL from ``cache_creation``)
 content_block_start text / thinking    TextDelta / ThinkingDelta, only if it has text
 content_block_start redacted_thinking  ThinkingDelta(redacted_data=...)
 content_block_start tool_use           ToolUseStart
@@ -18,7 +19,10 @@ content_block_stop                     held text released; ToolUseStop for a too
 message_delta                          MessageDelta(stop_reason, usage of the whole call)
 message_stop                           MessageStop(stop_reason); tool calls left open
                                        are stopped first
-ping, citations_delta, other blocks    nothing
+server_tool_use, *_tool_result         ProviderPartEvent (``provider_tools``): the call
+                                       at its block stop, the result at its start
+citations_delta                        ProviderPartEvent(CitationPart)
+ping, other blocks                     nothing
 =====================================  ==============================================
 
 ``error`` events never reach the normaliser: the driver's decoder raises them, so that
@@ -47,6 +51,7 @@ from agentcore.events import (
 
 from .._common.guard import DeltaClass, Held, clean, close_block, flush_held, guard
 from .._common.normaliser import Events, Normaliser
+from .provider_tools import Servers, citation, server_json, server_start, server_stop
 
 __all__ = [
     "AnthropicState",
@@ -75,6 +80,7 @@ _USAGE_KEYS = (
     ("output_tokens", "output_tokens"),
     ("cache_read_input_tokens", "cache_read_tokens"),
     ("cache_creation_input_tokens", "cache_write_tokens"),
+    ("cache_creation.ephemeral_1h_input_tokens", "cache_write_1h_tokens"),
 )
 _NO_USAGE: tuple[int | None, ...] = (None,) * len(_USAGE_KEYS)
 _CUT_SHORT = "the Anthropic stream ended before message_stop"
@@ -94,6 +100,8 @@ class AnthropicState(NamedTuple):
     usage: tuple[int | None, ...] = _NO_USAGE
     tools: tuple[tuple[int, str], ...] = ()
     held: Held = ()
+    servers: Servers = ()
+    """Open server-tool calls (``provider_tools``)."""
 
 
 def initial_state(*, message_id: str, model: str, keys: tuple[str, ...] = ()) -> AnthropicState:
@@ -114,10 +122,17 @@ def step(state: AnthropicState, event: Mapping[str, Any], ts: int) -> tuple[Anth
             cls, text = TextDelta, delta["text"]
         elif delta_kind == "input_json_delta":
             cls, text = InputJsonDelta, delta["partial_json"]
+            if state.servers:
+                servers = server_json(state.servers, event["index"], text)
+                if servers is not None:
+                    return state._replace(servers=servers), ()
         elif delta_kind == "thinking_delta":
             cls, text = ThinkingDelta, delta["thinking"]
         elif delta_kind == "signature_delta":
             return _signature(state, event["index"], delta["signature"], ts)
+        elif delta_kind == "citations_delta":
+            state, out = _begin(state, ts)
+            return state, (*out, citation(delta, event["index"], ts))
         else:
             return state, ()
         if state.started and not state.keys and not state.held and text.isascii():
@@ -223,10 +238,18 @@ def _block_start(
         state, out = _begin(state, ts)
         out.append(ThinkingDelta("", index, redacted_data=block["data"], timestamp=ts))
         return state, out
+    started = server_start(state.servers, index, block, ts)
+    if started is not None:
+        state, out = _begin(state, ts)
+        return state._replace(servers=started[0]), (*out, *started[1])
     return state, ()
 
 
 def _block_stop(state: AnthropicState, index: int, ts: int) -> tuple[AnthropicState, Events]:
+    if state.servers:
+        stopped = server_stop(state.servers, index, ts)
+        if stopped is not None:
+            return state._replace(servers=stopped[0]), stopped[1]
     held, out = close_block(state.held, index, ts)
     for block, tool_id in state.tools:
         if block == index:
@@ -277,9 +300,19 @@ def _usage(
     if not reported:
         return usage
     return tuple(
-        reported.get(source) if reported.get(source) is not None else old
+        old if (value := _count(reported, source)) is None else value
         for (source, _), old in zip(_USAGE_KEYS, usage, strict=True)
     )
+
+
+def _count(reported: Mapping[str, Any], source: str) -> Any:
+    """The count at ``source``, a key or a dotted path (``cache_creation`` holds the
+    writes per TTL)."""
+    head, _, rest = source.partition(".")
+    value = reported.get(head)
+    if rest:
+        return value.get(rest) if isinstance(value, Mapping) else None
+    return value
 
 
 NORMALISER: Normaliser[AnthropicState, Mapping[str, Any]] = Normaliser(

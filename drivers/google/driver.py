@@ -35,6 +35,7 @@ from .._common.call import Close
 from .._common.content import MediaSupport
 from .._common.retry import RetryPolicy
 from .._common.stream import StreamingDriver
+from .caching import with_cached_content
 from .content import MEDIA
 from .request import build_body, model_path
 from .stream import NORMALISER, GeminiState, initial_state
@@ -169,14 +170,16 @@ class GoogleDriver(StreamingDriver[GeminiState, _Chunk]):
         self.thinking_level: ThinkingLevel = thinking_level
 
     def prepare(self, request: ModelRequest) -> tuple[str, dict[str, Any]]:
-        """``(model, body)`` for ``request`` (see ``drivers.google.request.build_body``)."""
-        return build_body(
+        """``(model, body)`` for ``request`` (see ``drivers.google.request.build_body``),
+        naming its cached content (``drivers.google.caching``)."""
+        model, body = build_body(
             request,
             model=self.model,
             thinking_level=self.thinking_level,
             max_tokens=self.max_tokens,
             media=self.media,
         )
+        return model, with_cached_content(body, request)
 
     def initial_state(self, body: tuple[str, dict[str, Any]], keys: tuple[str, ...]) -> GeminiState:
         return initial_state(message_id=f"gemini-{uuid.uuid4().hex}", model=body[0], keys=keys)

@@ -60,6 +60,7 @@ from .._common.history import (
     thinking_to_text,
 )
 from .content import MEDIA, content_part
+from .provider_tools import replay_part, tool_entry
 
 __all__ = [
     "SKIP_SIGNATURE",
@@ -144,6 +145,8 @@ def build_body(
         body["systemInstruction"] = {"parts": [{"text": request.system_prompt}]}
     if request.tools:
         body["tools"] = [{"functionDeclarations": tool_declarations(request.tools)}]
+    if request.provider_tools:
+        body["tools"] = body.get("tools", []) + [tool_entry(t) for t in request.provider_tools]
     config: dict[str, Any] = {}
     thinking = thinking_config(request.thinking_level or thinking_level, target)
     if thinking is not None:
@@ -224,8 +227,13 @@ def _model_parts(message: AssistantMessage, *, sign: bool) -> list[dict[str, Any
                 entry["thoughtSignature"] = part.signature
         elif isinstance(part, TextPart):
             entry = {"text": part.text}
-        else:
+        elif isinstance(part, ToolCallPart):
             entry = {"functionCall": _function_call(part)}
+        else:
+            replayed = replay_part(part)  # a provider-side tool's part (provider_tools)
+            if replayed is None:
+                continue
+            entry = replayed
         if pending is not None and "thoughtSignature" not in entry:
             entry["thoughtSignature"] = pending
         elif pending is not None:

@@ -21,7 +21,9 @@ first chunk (``responseId``, ``modelVersion``)  MessageStart
                                              ThinkingDelta("", signature=...)
 ``finishReason`` / ``promptFeedback.blockReason``  remembered; ``finish`` emits
                                              MessageDelta and MessageStop
-other parts (code execution, inline data)    nothing
+``executableCode``, ``codeExecutionResult``,   ProviderPartEvent (``provider_tools``)
+``groundingMetadata``
+other parts (inline data)                    nothing
 ===========================================  =========================================
 
 A signature that stands alone (an empty, signed ``ThinkingPart``) belongs to the part that
@@ -60,6 +62,7 @@ from agentcore.events import (
 
 from .._common.guard import DeltaClass, Held, clean, close_block, flush_held, guard
 from .._common.normaliser import Events, Normaliser
+from .provider_tools import code_part, grounding_parts
 
 __all__ = [
     "FAILED_FINISH_REASONS",
@@ -149,6 +152,8 @@ class GeminiState(NamedTuple):
     usage: Mapping[str, Any] | None = None
     ended: bool = False
     held: Held = ()
+    grounded: bool = False
+    """Whether the grounding metadata was read (``provider_tools``)."""
 
 
 def initial_state(*, message_id: str, model: str, keys: tuple[str, ...] = ()) -> GeminiState:
@@ -184,6 +189,11 @@ def step(state: GeminiState, chunk: Any, ts: int) -> tuple[GeminiState, Events]:
     if content:
         for part in content.get("parts") or ():
             state = _part(state, part, ts, out)
+    grounding = candidate.get("groundingMetadata")
+    if grounding and not state.grounded:
+        state = _close_open(state, ts, out)
+        out.extend(grounding_parts(grounding, state.blocks, ts))
+        state = state._replace(blocks=state.blocks + 2, grounded=True)
     reason = candidate.get("finishReason")
     if reason:
         state = _close_open(state._replace(finish_reason=reason), ts, out)
@@ -263,6 +273,12 @@ def _part(
         return _call(state, call, ts, out)
     if text:
         return _append(state, TextDelta, text, ts, out)
+    if "executableCode" in part or "codeExecutionResult" in part:
+        state = _close_open(state, ts, out)
+        code = code_part(part, state.blocks, ts)
+        if code is not None:
+            out.append(code)
+            return state._replace(blocks=state.blocks + 1)
     return state
 
 

@@ -34,9 +34,11 @@ from openai._streaming import ServerSentEvent
 
 from agentcore import OUTPUT_MODES, ModelRequest, OutputMode, ThinkingLevel, ms_clock
 from agentcore.errors import ConfigurationError
+from agentcore.provider_tools import refuse_provider_tools
 from agentcore.redaction import url_secrets
 
 from .._common.base import ApiKeySource, Failure, is_loopback
+from .._common.caching import openai_cache_fields
 from .._common.call import Close
 from .._common.content import MediaSupport
 from .._common.openai_api import NO_KEY, EmptyStream, classify_openai_error, post_sse
@@ -161,8 +163,16 @@ class OpenAIDriver(StreamingDriver[ChatState, object]):
         return self._output_modes
 
     def build_body(self, request: ModelRequest) -> dict[str, Any]:
-        """The JSON body this driver posts for ``request`` (useful to inspect or log)."""
-        return build_body(
+        """The JSON body this driver posts for ``request`` (useful to inspect or log), with
+        its ``prompt_cache_key``/``prompt_cache_retention`` (``drivers._common.caching``)."""
+        refuse_provider_tools(
+            request.provider_tools,
+            "the OpenAI Chat Completions driver",
+            request.model or self.model,
+            "no provider-side tool; use the openai_responses driver for WebSearch and "
+            "CodeExecution",
+        )
+        body = build_body(
             request,
             model=self.model,
             thinking_level=self.thinking_level,
@@ -170,6 +180,7 @@ class OpenAIDriver(StreamingDriver[ChatState, object]):
             media=self.media,
             **self._body_options,
         )
+        return {**openai_cache_fields(request), **body}  # request.options still win
 
     prepare = build_body
 

@@ -45,6 +45,7 @@ from agentcore.errors import ConfigurationError
 from agentcore.redaction import url_secrets
 
 from .._common.base import ApiKeySource, Failure
+from .._common.caching import openai_cache_fields
 from .._common.call import Close
 from .._common.content import MediaSupport
 from .._common.openai_api import NO_KEY, classify_openai_error, post_sse
@@ -145,8 +146,9 @@ class OpenAIResponsesDriver(StreamingDriver[ResponsesState, object]):
         return OUTPUT_MODES
 
     def build_body(self, request: ModelRequest) -> dict[str, Any]:
-        """The JSON body this driver posts for ``request`` (to inspect or log)."""
-        return build_body(
+        """The JSON body this driver posts for ``request`` (to inspect or log), with its
+        ``prompt_cache_key``/``prompt_cache_retention`` (``drivers._common.caching``)."""
+        body = build_body(
             request,
             model=self.model,
             thinking_level=self.thinking_level,
@@ -154,6 +156,7 @@ class OpenAIResponsesDriver(StreamingDriver[ResponsesState, object]):
             supports_xhigh=self.supports_xhigh,
             media=self.media,
         )
+        return {**openai_cache_fields(request), **body}  # request.options still win
 
     prepare = build_body
 

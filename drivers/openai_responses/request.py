@@ -53,6 +53,7 @@ from .._common.history import normalize_history, normalize_tool_call_ids, thinki
 from .._common.openai_api import reasoning_effort
 from .._common.output import openai_json_schema
 from .content import MEDIA, input_part
+from .provider_tools import tool_entry
 from .stream import REASONING_PREFIX
 
 __all__ = ["build_body", "build_input", "model_family", "tool_definition"]
@@ -97,6 +98,8 @@ def build_body(
         body["instructions"] = request.system_prompt
     if request.tools:
         body["tools"] = [tool_definition(t) for t in request.tools]
+    if request.provider_tools:
+        body["tools"] = body.get("tools", []) + [tool_entry(t) for t in request.provider_tools]
     limit = request.max_tokens if request.max_tokens is not None else max_tokens
     if limit is not None:
         body["max_output_tokens"] = limit

@@ -23,6 +23,9 @@ output_item.done                         held text released; for a function_call
 response.completed / .incomplete         ToolUseStop for calls still open, MessageDelta
                                          (stop reason, usage), MessageStop
 response.failed, error                   ErrorReceived (classified like an HTTP error)
+output_item.done web_search_call,        ProviderPartEvent (``provider_tools``)
+code_interpreter_call;
+output_text.annotation.added
 anything else                            nothing
 =======================================  =================================================
 
@@ -63,6 +66,7 @@ from agentcore.events import (
 from .._common.base import Failure, failure_from_status
 from .._common.guard import DeltaClass, Held, clean, clean_error, close_block, flush_held, guard
 from .._common.normaliser import Events, Normaliser
+from .provider_tools import annotation, output_item
 
 __all__ = [
     "CallState",
@@ -185,6 +189,10 @@ def step(state: ResponsesState, event: Any, ts: int) -> tuple[ResponsesState, Ev
         state = _emit(
             state._replace(refused=True), TextDelta, event["output_index"], event["delta"], ts, out
         )
+    elif kind == "response.output_text.annotation.added":
+        cited = annotation(event, ts)
+        if cited is not None:
+            out.append(cited)
     elif kind == "response.reasoning_text.delta":
         state = _emit(state, ThinkingDelta, event["output_index"], event["delta"], ts, out)
     elif kind in ("response.completed", "response.incomplete"):
@@ -305,6 +313,8 @@ def _item_done(
     state = _close(state, index, ts, out)
     if kind == "function_call":
         state = _stop(state, index, ts, out)
+    elif kind in ("web_search_call", "code_interpreter_call"):
+        out.extend(output_item(item, index, ts))
     elif kind == "reasoning" and item.get("encrypted_content") and item.get("id"):
         signature = REASONING_PREFIX + item["id"]
         encrypted = item["encrypted_content"]

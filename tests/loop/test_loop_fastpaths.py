@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pyrsistent import pvector
 
-from agentcore import OutputSpec
+from agentcore import Cache, ModelRequest, OutputSpec
 from agentcore._loop.state import Batch, Run
 from agentcore._runtime.outlet import Outlet
 from agentcore.drivers.scripted import _stamped
@@ -260,6 +260,7 @@ _FIELD_VALUES: dict[str, Any] = {
     "error": None,
     "context": ContextView(start=1, summary="before"),
     "cancelled": frozenset({"c9"}),
+    "cached": (ModelRequest((UserMessage("v", "other"),)), None),
     # Run
     "limits": Limits(max_iterations=2),
     "started_at": 11,
@@ -287,6 +288,7 @@ _FIELD_VALUES: dict[str, Any] = {
     "output": OutputSpec({"type": "object"}, mode="tool"),
     "output_retries": 1,
     "output_value": {"a": 1},
+    "cache": Cache(ttl="1h"),
     # Batch
     "calls": (ToolCallPart("z", "t", {}),),
     "results": pvector([None]),

@@ -394,6 +394,10 @@ function showHandoff(d) {
   $("log").append(testid(el("div", "notice", `${moved.from} handed over to ${moved.to}`), "handoff"));
   view.bubble = null;
 }
+const CACHE_BUSTS = {
+  compaction: "the context was compacted", model: "the model changed",
+  tools: "the tools changed", system_prompt: "the system prompt changed",
+};
 
 const handlers = {
   agent_start(d, ts) {
@@ -444,6 +448,18 @@ const handlers = {
     }
     parts.push(`${(d.duration_ms / 1000).toFixed(2)} s`);
     bubble().append(testid(el("div", "footer", parts.join(" · ")), "footer"));
+  },
+  provider_part(d) {
+    const p = d.part.data || d.part;
+    const line = p.type === "citation" ? `[source: ${p.title || p.url} ${p.url}]`
+      : p.type === "server_tool_call" ? `[${p.tool_name} ${JSON.stringify(p.input).slice(0, 200)}]`
+      : `[${p.tool_name} ${p.is_error ? "failed" : "done"}]`;
+    bubble().append(testid(el("div", "notice", line), "provider-part"));
+  },
+  cache_bust(d) {
+    const why = CACHE_BUSTS[d.reason] || `the history sent changed at message ${d.index} of ${d.previous}`;
+    bubble().append(testid(el("div", "notice", `[cache bust: ${why}; the cached prefix cannot be read]`),
+      "cache-bust"));
   },
   subagent_event(d) {
     const handle = subHandlers[d.event.type];
