@@ -115,15 +115,12 @@ def test_the_readme_calls_replay_as_the_code_defines_it() -> None:
     assert calls == [repr(default)]
 
 
-def test_the_replay_headline_is_the_default_readers_figure() -> None:
-    """The headline figure is the one-process reader's (the forked one is opt-in)."""
-    journal = PAGES["docs/journal.md"]
-    one_process = re.search(
-        r"Replay from the file ran at ([\d,]+) events/s in\s+one process", journal
-    )
-    assert one_process, "docs/journal.md's replay figure moved"
-    headline = re.search(r"1,000,000-event JSONL journal at\s+([\d,]+)\s+events/s", README)
-    assert headline and headline.group(1) == one_process.group(1)
+def test_the_readme_quotes_only_figures_of_the_performance_page() -> None:
+    """The README's speed figures are docs/performance.md's (its latest run), verbatim."""
+    figures = re.findall(r"\d[\d,.]*(?:x\b| µs| ms| KiB| events/s)", README)
+    assert figures, "the README quotes no figure of docs/performance.md"
+    performance = PAGES["docs/performance.md"]
+    assert [f for f in figures if f not in performance] == []
 
 
 def test_one_sketch_convention() -> None:
