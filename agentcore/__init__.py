@@ -14,6 +14,7 @@ runtime, the journals or ``jsonschema`` until a name that needs them is asked fo
 """
 
 import importlib
+import warnings
 from typing import TYPE_CHECKING, Any
 
 from . import _aliases
@@ -75,11 +76,9 @@ if TYPE_CHECKING:
     from ._runtime.middleware import Reply as Reply
     from ._runtime.outlet import ms_clock as ms_clock
     from ._runtime.tool_runner import ToolContext as ToolContext
-    from .engine import AgentEngine as AgentEngine
 
 _SOURCES = {
     "Agent": "._runtime.agent",
-    "AgentEngine": ".engine",
     "AgentError": "._core.errors",
     "AgentResult": "._runtime.agent",
     "AgentSnapshot": "._loop.conversation",
@@ -137,8 +136,21 @@ _SOURCES = {
 """Where each re-exported name is defined (relative to this package)."""
 
 
+_ALIASES = {"AgentEngine": ".engine"}
+"""Second names of a public object: they live in ``agentcore.engine`` only; reached from
+here, they still work, with a ``DeprecationWarning``."""
+
+
 def __getattr__(name: str) -> Any:
     source = _SOURCES.get(name)
+    if source is None and name in _ALIASES:
+        warnings.warn(
+            f"agentcore.{name} is an alias: import it from agentcore.engine, or use "
+            f"agentcore.{getattr(importlib.import_module(_ALIASES[name], __name__), name).__name__}",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return getattr(importlib.import_module(_ALIASES[name], __name__), name)
     if source is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     value = getattr(importlib.import_module(source, __name__), name)
@@ -152,7 +164,6 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "Agent",
-    "AgentEngine",
     "AgentError",
     "AgentResult",
     "AgentSnapshot",
