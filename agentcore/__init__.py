@@ -144,13 +144,14 @@ here, they still work, with a ``DeprecationWarning``."""
 def __getattr__(name: str) -> Any:
     source = _SOURCES.get(name)
     if source is None and name in _ALIASES:
+        value = getattr(importlib.import_module(_ALIASES[name], __name__), name)
         warnings.warn(
             f"agentcore.{name} is an alias: import it from agentcore.engine, or use "
-            f"agentcore.{getattr(importlib.import_module(_ALIASES[name], __name__), name).__name__}",
+            f"agentcore.{value.__name__}",
             DeprecationWarning,
             stacklevel=2,
         )
-        return getattr(importlib.import_module(_ALIASES[name], __name__), name)
+        return value
     if source is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     value = getattr(importlib.import_module(source, __name__), name)
