@@ -39,7 +39,6 @@ if TYPE_CHECKING:
     from ._core.errors import ErrorCode as ErrorCode
     from ._core.machine import MealyMachine as MealyMachine
     from ._core.machine import create_mealy_machine as create_mealy_machine
-    from ._core.presenter import Presenter as Presenter
     from ._core.pricing import ModelPrice as ModelPrice
     from ._core.processor import InitialState as InitialState
     from ._core.processor import Processor as Processor
@@ -49,6 +48,8 @@ if TYPE_CHECKING:
     from ._core.store import Store as Store
     from ._core.wire import from_dict as from_dict
     from ._core.wire import to_dict as to_dict
+    from ._edges.clock import ms_clock as ms_clock
+    from ._edges.presenter import Presenter as Presenter
     from ._journal.journal import Journal as Journal
     from ._journal.journal import JsonlJournal as JsonlJournal
     from ._journal.journal import MemoryJournal as MemoryJournal
@@ -74,7 +75,6 @@ if TYPE_CHECKING:
     from ._runtime.fallback import ProviderLimits as ProviderLimits
     from ._runtime.fallback import falls_back as falls_back
     from ._runtime.middleware import Reply as Reply
-    from ._runtime.outlet import ms_clock as ms_clock
     from ._runtime.tool_runner import ToolContext as ToolContext
 
 _SOURCES = {
@@ -105,7 +105,7 @@ _SOURCES = {
     "OUTPUT_MODES": "._core.driver",
     "OutputMode": "._core.driver",
     "OutputSpec": "._core.driver",
-    "Presenter": "._core.presenter",
+    "Presenter": "._edges.presenter",
     "Processor": "._core.processor",
     "ProviderLimits": "._runtime.fallback",
     "Reply": "._runtime.middleware",
@@ -127,7 +127,7 @@ _SOURCES = {
     "falls_back": "._runtime.fallback",
     "from_dict": "._core.wire",
     "loop_processor": "._loop.policy",
-    "ms_clock": "._runtime.outlet",
+    "ms_clock": "._edges.clock",
     "replay": "._journal.replay",
     "state_at": "._journal.replay",
     "to_dict": "._core.wire",

@@ -29,6 +29,7 @@ from .._core.errors import (
 )
 from .._core.pricing import ModelPrice
 from .._core.processor import AnyProcessor
+from .._edges.clock import stamp_message
 from .._journal.conversation import Conversation
 from .._journal.journal import Journal
 from .._journal.resume import dump_state
@@ -52,7 +53,7 @@ from .delivery import EngineFailure
 from .extensions import Hooks
 from .inbox import Inbox
 from .options import run_options
-from .outlet import Outlet, stamp_message
+from .outlet import Outlet
 from .perform import LocalPerformer
 from .run_result import AgentResult, result_of
 from .toolsets import AgentToolsets
