@@ -26,15 +26,12 @@ if TYPE_CHECKING:
     )
     from ._core.driver import OUTPUT_MODES as OUTPUT_MODES
     from ._core.driver import THINKING_LEVELS as THINKING_LEVELS
-    from ._core.driver import BaseDriver as BaseDriver
-    from ._core.driver import Driver as Driver
     from ._core.driver import Message as Message
     from ._core.driver import ModelRequest as ModelRequest
     from ._core.driver import OutputMode as OutputMode
     from ._core.driver import OutputSpec as OutputSpec
     from ._core.driver import ThinkingLevel as ThinkingLevel
     from ._core.driver import ToolSpec as ToolSpec
-    from ._core.driver import as_driver as as_driver
     from ._core.errors import AgentError as AgentError
     from ._core.errors import ErrorCode as ErrorCode
     from ._core.machine import MealyMachine as MealyMachine
@@ -49,6 +46,9 @@ if TYPE_CHECKING:
     from ._core.wire import from_dict as from_dict
     from ._core.wire import to_dict as to_dict
     from ._edges.clock import ms_clock as ms_clock
+    from ._edges.driver import BaseDriver as BaseDriver
+    from ._edges.driver import Driver as Driver
+    from ._edges.driver import as_driver as as_driver
     from ._edges.presenter import Presenter as Presenter
     from ._journal.journal import Journal as Journal
     from ._journal.journal import JsonlJournal as JsonlJournal
@@ -84,10 +84,10 @@ _SOURCES = {
     "AgentSnapshot": "._loop.conversation",
     "AgentState": "._core.state_machine",
     "AgentStateMachine": "._core.state_machine",
-    "BaseDriver": "._core.driver",
+    "BaseDriver": "._edges.driver",
     "ClearToolResults": "._loop.compaction",
     "Compaction": "._loop.compaction",
-    "Driver": "._core.driver",
+    "Driver": "._edges.driver",
     "ErrorCode": "._core.errors",
     "FallbackDriver": "._runtime.fallback",
     "InitialState": "._core.processor",
@@ -119,7 +119,7 @@ _SOURCES = {
     "ToolOutput": "._loop.tools",
     "ToolSpec": "._core.driver",
     "agent_processor": "._core.agent_processor",
-    "as_driver": "._core.driver",
+    "as_driver": "._edges.driver",
     "create_agent": "._runtime.agent",
     "create_initial_agent_engine_state": "._core.agent_processor",
     "create_mealy_machine": "._core.machine",

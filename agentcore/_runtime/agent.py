@@ -26,12 +26,13 @@ from typing import Any, Self, overload
 import attrs
 
 from .._core.agent_processor import activity_of
-from .._core.driver import Driver, ThinkingLevel
+from .._core.driver import ThinkingLevel
 from .._core.errors import AgentError, ConfigurationError
 from .._core.pricing import ModelPrice
 from .._core.processor import AnyProcessor
 from .._core.state_machine import AgentState
 from .._edges.clock import ms_clock, new_id
+from .._edges.driver import Driver
 from .._journal.journal import Journal
 from .._journal.lanes import claim_lane
 from .._journal.snapshots import SnapshotStore

@@ -18,10 +18,10 @@ from typing import Any
 
 import attrs
 
-from .._core.driver import Driver
 from .._core.errors import ConfigurationError
 from .._core.pricing import ModelPrice
 from .._core.processor import AnyProcessor
+from .._edges.driver import Driver
 from .._journal.journal import Journal
 from .._journal.snapshots import SnapshotStore
 from .._loop.state import LoopConfig

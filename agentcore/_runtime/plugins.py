@@ -23,9 +23,9 @@ from functools import cache
 from importlib.metadata import entry_points
 from typing import Any
 
-from .._core.driver import Driver
 from .._core.errors import ConfigurationError
 from .._core.pricing import ModelPrice, find_price
+from .._edges.driver import Driver
 
 __all__ = [
     "DRIVER_GROUP",

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from .._core.agent_processor import activity_of
-from .._core.driver import Driver, OutputSpec
+from .._core.driver import OutputSpec
 from .._core.errors import (
     ConfigurationError,
     EngineClosedError,
@@ -30,6 +30,7 @@ from .._core.errors import (
 from .._core.pricing import ModelPrice
 from .._core.processor import AnyProcessor
 from .._edges.clock import stamp_message
+from .._edges.driver import Driver
 from .._journal.conversation import Conversation
 from .._journal.journal import Journal
 from .._journal.resume import dump_state

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentcore._core.driver import ModelRequest
-from agentcore._core.replies import collect_reply
+from agentcore._edges.driver import collect_reply
 from agentcore.drivers.scripted import ScriptedDriver, text_turn
 from agentcore.events import ErrorReceived, Interrupt, MessageStop
 from agentcore.processors import (

@@ -16,7 +16,7 @@ import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..._core.driver import Driver
+from ..._edges.driver import Driver
 from ..._edges.performer import BasePerformer
 from ..._loop.events import (
     AnswerElicitation,
