@@ -14,6 +14,7 @@ runtime, the journals or ``jsonschema`` until a name that needs them is asked fo
 """
 
 import importlib
+import warnings
 from typing import TYPE_CHECKING, Any
 
 from . import _aliases
@@ -27,15 +28,12 @@ if TYPE_CHECKING:
     from ._core.content import TextContent as TextContent
     from ._core.driver import OUTPUT_MODES as OUTPUT_MODES
     from ._core.driver import THINKING_LEVELS as THINKING_LEVELS
-    from ._core.driver import BaseDriver as BaseDriver
-    from ._core.driver import Driver as Driver
     from ._core.driver import Message as Message
     from ._core.driver import ModelRequest as ModelRequest
     from ._core.driver import OutputMode as OutputMode
     from ._core.driver import OutputSpec as OutputSpec
     from ._core.driver import ThinkingLevel as ThinkingLevel
     from ._core.driver import ToolSpec as ToolSpec
-    from ._core.driver import as_driver as as_driver
     from ._core.errors import AgentError as AgentError
     from ._core.errors import ErrorCode as ErrorCode
     from ._core.machine import MealyMachine as MealyMachine
@@ -44,7 +42,6 @@ if TYPE_CHECKING:
     from ._core.media import DocumentContent as DocumentContent
     from ._core.media import FileContent as FileContent
     from ._core.media import ImageContent as ImageContent
-    from ._core.presenter import Presenter as Presenter
     from ._core.pricing import ModelPrice as ModelPrice
     from ._core.processor import InitialState as InitialState
     from ._core.processor import Processor as Processor
@@ -57,6 +54,11 @@ if TYPE_CHECKING:
     from ._core.store import Store as Store
     from ._core.wire import from_dict as from_dict
     from ._core.wire import to_dict as to_dict
+    from ._edges.clock import ms_clock as ms_clock
+    from ._edges.driver import BaseDriver as BaseDriver
+    from ._edges.driver import Driver as Driver
+    from ._edges.driver import as_driver as as_driver
+    from ._edges.presenter import Presenter as Presenter
     from ._journal.journal import Journal as Journal
     from ._journal.journal import JsonlJournal as JsonlJournal
     from ._journal.journal import MemoryJournal as MemoryJournal
@@ -83,26 +85,23 @@ if TYPE_CHECKING:
     from ._runtime.fallback import falls_back as falls_back
     from ._runtime.media import load_media as load_media
     from ._runtime.middleware import Reply as Reply
-    from ._runtime.outlet import ms_clock as ms_clock
     from ._runtime.tool_runner import ToolContext as ToolContext
-    from .engine import AgentEngine as AgentEngine
 
 _SOURCES = {
     "Agent": "._runtime.agent",
-    "AgentEngine": ".engine",
     "AgentError": "._core.errors",
     "AgentResult": "._runtime.agent",
     "AgentSnapshot": "._loop.conversation",
     "AgentState": "._core.state_machine",
     "AgentStateMachine": "._core.state_machine",
     "AudioContent": "._core.media",
-    "BaseDriver": "._core.driver",
+    "BaseDriver": "._edges.driver",
     "Cache": "._core.caching",
     "ClearToolResults": "._loop.compaction",
     "CodeExecution": "._core.provider_tools",
     "Compaction": "._loop.compaction",
     "DocumentContent": "._core.media",
-    "Driver": "._core.driver",
+    "Driver": "._edges.driver",
     "ErrorCode": "._core.errors",
     "FallbackDriver": "._runtime.fallback",
     "FileContent": "._core.media",
@@ -122,7 +121,7 @@ _SOURCES = {
     "OUTPUT_MODES": "._core.driver",
     "OutputMode": "._core.driver",
     "OutputSpec": "._core.driver",
-    "Presenter": "._core.presenter",
+    "Presenter": "._edges.presenter",
     "Processor": "._core.processor",
     "ProviderLimits": "._runtime.fallback",
     "Reply": "._runtime.middleware",
@@ -139,7 +138,7 @@ _SOURCES = {
     "WebFetch": "._core.provider_tools",
     "WebSearch": "._core.provider_tools",
     "agent_processor": "._core.agent_processor",
-    "as_driver": "._core.driver",
+    "as_driver": "._edges.driver",
     "create_agent": "._runtime.agent",
     "create_initial_agent_engine_state": "._core.agent_processor",
     "create_mealy_machine": "._core.machine",
@@ -148,7 +147,7 @@ _SOURCES = {
     "from_dict": "._core.wire",
     "load_media": "._runtime.media",
     "loop_processor": "._loop.policy",
-    "ms_clock": "._runtime.outlet",
+    "ms_clock": "._edges.clock",
     "replay": "._journal.replay",
     "state_at": "._journal.replay",
     "to_dict": "._core.wire",
@@ -157,8 +156,22 @@ _SOURCES = {
 """Where each re-exported name is defined (relative to this package)."""
 
 
+_ALIASES = {"AgentEngine": ".engine"}
+"""Second names of a public object: they live in ``agentcore.engine`` only; reached from
+here, they still work, with a ``DeprecationWarning``."""
+
+
 def __getattr__(name: str) -> Any:
     source = _SOURCES.get(name)
+    if source is None and name in _ALIASES:
+        value = getattr(importlib.import_module(_ALIASES[name], __name__), name)
+        warnings.warn(
+            f"agentcore.{name} is an alias: import it from agentcore.engine, or use "
+            f"agentcore.{value.__name__}",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return value
     if source is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     value = getattr(importlib.import_module(source, __name__), name)
@@ -172,7 +185,6 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "Agent",
-    "AgentEngine",
     "AgentError",
     "AgentResult",
     "AgentSnapshot",

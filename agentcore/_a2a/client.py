@@ -32,7 +32,7 @@ from typing import Any
 from a2a.client import ClientConfig, create_client
 from a2a.types import CancelTaskRequest, Message, Part, Role, SendMessageRequest, TaskState
 
-from .._core.driver import BaseDriver, ModelRequest
+from .._core.driver import ModelRequest
 from .._core.errors import ErrorCode
 from .._core.events import (
     AssistantMessage,
@@ -44,6 +44,7 @@ from .._core.events import (
     ToolResultMessage,
     UserMessage,
 )
+from .._edges.driver import BaseDriver
 
 __all__ = ["RemoteAgent"]
 

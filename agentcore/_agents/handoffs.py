@@ -36,9 +36,10 @@ from typing import Any
 
 import attrs
 
-from .._core.driver import BaseDriver, ModelRequest, OutputMode, ToolSpec, close_stream
+from .._core.driver import ModelRequest, OutputMode, ToolSpec
 from .._core.errors import ConfigurationError
 from .._core.events import AssistantMessage, ToolResultMessage, UserMessage
+from .._edges.driver import BaseDriver, close_stream
 from .._loop.tools import Tool, ToolOutput, define_tool
 from .._runtime.tool_runner import ToolContext
 from .definition import SUMMARY, AgentDefinition, Handoff

@@ -13,9 +13,9 @@ from typing import Any, Protocol
 
 import attrs
 
-from .._core.driver import Driver
 from .._core.errors import ConfigurationError
 from .._core.events import AssistantMessage
+from .._edges.driver import Driver
 from .._journal.journal import Journal
 from .._journal.snapshots import SnapshotStore
 from .._loop.lineage import TreeUsage

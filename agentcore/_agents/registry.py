@@ -14,14 +14,14 @@ import pathlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
-from .._core.driver import Driver
 from .._core.errors import ConfigurationError
+from .._edges.clock import ms_clock, new_id
+from .._edges.driver import Driver
 from .._journal.journal import Journal
 from .._journal.snapshots import SnapshotStore
 from .._loop.tools import Tool, as_tool
 from .._runtime.agent import Agent
 from .._runtime.options import only_agent
-from .._runtime.outlet import ms_clock, new_id
 from .definition import AgentDefinition, load_definitions
 from .limits import Tree, TreeLimits
 from .tree import BUILT_IN_TOOLS, AgentNode

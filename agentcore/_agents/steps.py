@@ -47,7 +47,7 @@ from typing import Any, Final, TypeAlias
 import attrs
 
 from .._core.content import Usage
-from .._core.driver import BaseDriver, Driver, ModelRequest
+from .._core.driver import ModelRequest
 from .._core.errors import ProtocolError
 from .._core.events import (
     AssistantMessage,
@@ -63,6 +63,7 @@ from .._core.events import (
     ToolUseStop,
 )
 from .._core.secrets import scrub_event
+from .._edges.driver import BaseDriver, Driver
 from .._journal.journal import Journal
 from .._loop.conversation import AgentSnapshot
 from .._loop.steps_record import StepsYield

@@ -38,10 +38,10 @@ import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .._core.driver import Driver
 from .._core.errors import AgentError, ErrorCode
 from .._core.events import AssistantMessage, UserMessage
 from .._core.pricing import cost_of
+from .._edges.driver import Driver
 from .._journal.journal import Journal
 from .._loop.lineage import (
     Lineage,

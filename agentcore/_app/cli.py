@@ -30,11 +30,11 @@ from typing import Any, TextIO
 
 import attrs
 
-from .._core.driver import Driver
 from .._core.errors import ConfigurationError
 from .._core.events import LAYERS
 from .._core.machine import MealyMachine
 from .._core.wire import from_dict, to_dict
+from .._edges.driver import Driver
 from .._journal.describe import describe
 from .._journal.journal import JournalError, MemoryJournal
 from .._journal.read import dumps as _dumps

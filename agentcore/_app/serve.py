@@ -26,8 +26,8 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
-from .._core.driver import Driver
 from .._core.errors import ConfigurationError
+from .._edges.driver import Driver
 from .cli import add_base_url, model_at, model_refused, register_command
 from .serve_model import DEMO_AGENT, DEMO_MODEL, demo_options, demo_registry
 

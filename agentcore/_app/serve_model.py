@@ -23,9 +23,10 @@ from typing import Any
 from .._agents.definition import AgentDefinition
 from .._agents.registry import AgentRegistry
 from .._core.content import TextContent
-from .._core.driver import Driver, ModelRequest
+from .._core.driver import ModelRequest
 from .._core.events import AssistantMessage, ToolResultMessage, UserMessage
 from .._core.pricing import ModelPrice
+from .._edges.driver import Driver
 from .._loop.tools import Tool, tool
 from .._runtime.plugins import resolve_model
 

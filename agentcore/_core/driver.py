@@ -1,16 +1,6 @@
-"""The driver protocol: how the engine talks to a model, and what it asks for.
-
-A driver turns a ``ModelRequest`` (the conversation so far, the tools, the options) into
-an async iterator of stream events, and stops promptly when ``interrupt()`` is called.
-Drivers are shell code: they may read clocks and do I/O, and they stamp each event's
-``timestamp`` (ms) themselves (the runtime stamps any event left at 0). Implementations
-live in the top-level ``drivers`` package.
-
-Only ``receive`` is required. ``BaseDriver`` gives the optional parts their no-op
-defaults (``name``, ``output_modes``, ``receive_batches``, ``interrupt``, ``aclose``,
-``async with``);
-``as_driver`` adapts any object with a ``receive`` method once, so callers never probe
-with ``getattr``.
+"""What the engine asks a model for: ``ModelRequest`` (the conversation so far, the
+tools, the options), its messages, tool specs and output specs (pure data). The driver
+protocol that answers one lives in ``agentcore/_edges/driver.py``.
 
 A request may ask for structured output (``ModelRequest.output``, an ``OutputSpec``): the
 loop validates the answer; a driver only maps a ``native`` request to its provider's own
@@ -22,30 +12,26 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import AsyncIterator, Mapping, Sequence
-from typing import Any, Literal, Protocol, Self, TypeAlias, runtime_checkable
+from collections.abc import Mapping
+from typing import Any, Literal, TypeAlias
 
 import attrs
 
 from .caching import CachePlan
 from .errors import ConfigurationError
-from .events import AssistantMessage, StreamEvent, ToolResultMessage, UserMessage
+from .events import AssistantMessage, ToolResultMessage, UserMessage
 from .provider_tools import ProviderTool
 
 __all__ = [
     "OUTPUT_MODES",
     "THINKING_LEVELS",
-    "BaseDriver",
-    "Driver",
     "Message",
     "ModelRequest",
     "OutputMode",
     "OutputSpec",
     "ThinkingLevel",
     "ToolSpec",
-    "as_driver",
     "as_output_spec",
-    "close_stream",
 ]
 
 Message: TypeAlias = UserMessage | AssistantMessage | ToolResultMessage
@@ -172,147 +158,3 @@ class ModelRequest:
     provider_tools: tuple[ProviderTool, ...] = ()
     """Tools the provider runs itself (``WebSearch``...): a driver maps them, or refuses
     them with ``ProviderToolError``."""
-
-
-@runtime_checkable
-class Driver(Protocol):
-    """A source of stream events for one model call at a time, with its lifecycle.
-
-    ``receive`` yields stream events for one assistant message, starting with
-    ``message_start`` and ending with ``message_stop`` (or ``error_received`` when the
-    call fails: a driver reports failures as events rather than raising, though the
-    runtime turns a raised exception, or a stream that ends without either, into
-    ``error_received`` too). ``interrupt`` asks the current call to stop as soon as
-    possible; it is idempotent, a no-op when idle, and may be called from any thread.
-    ``aclose`` releases what the driver owns (an HTTP client it built); it is idempotent.
-    ``output_modes`` lists the structured-output modes it supports, best first: what
-    ``output_mode="auto"`` picks from.
-
-    ``receive_batches`` is the same stream in batches: what the runtime reads. A driver
-    that has several events at hand at once (a scripted call, one network chunk that
-    decoded into several events) yields them as one sequence, which the runtime folds in
-    one pass instead of one async step per event; ``BaseDriver``'s default yields each
-    event of ``receive`` alone. A batch once yielded is folded whole unless the runtime
-    cancels the call, so a driver batches only what it would have yielded back to back.
-    """
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def output_modes(self) -> tuple[OutputMode, ...]: ...
-
-    def receive(self, request: ModelRequest) -> AsyncIterator[StreamEvent]: ...
-
-    def receive_batches(self, request: ModelRequest) -> AsyncIterator[Sequence[StreamEvent]]: ...
-
-    def interrupt(self) -> None: ...
-
-    async def aclose(self) -> None: ...
-
-
-class BaseDriver:
-    """No-op defaults for a driver's optional parts; subclass it and write ``receive``.
-
-    ``name`` defaults to the class name; ``output_modes`` to ``("tool", "prompted")``
-    (what any model that calls tools can do); ``receive_batches`` to each event of
-    ``receive`` alone; ``interrupt`` and ``aclose`` do nothing; ``async with driver:``
-    closes it on exit.
-    """
-
-    @property
-    def name(self) -> str:
-        return type(self).__name__
-
-    @property
-    def output_modes(self) -> tuple[OutputMode, ...]:
-        return ("tool", "prompted")
-
-    def receive(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        raise NotImplementedError(f"{type(self).__name__} must implement receive(request)")
-
-    async def receive_batches(self, request: ModelRequest) -> AsyncIterator[Sequence[StreamEvent]]:
-        stream = self.receive(request)
-        try:
-            async for event in stream:
-                yield (event,)
-        finally:
-            await close_stream(stream)
-
-    def interrupt(self) -> None:
-        """Nothing to stop by default."""
-
-    async def aclose(self) -> None:
-        """Nothing to release by default."""
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.aclose()
-
-
-class _Adapted(BaseDriver):
-    """An object with only ``receive`` (and maybe ``name``), given the missing parts."""
-
-    __slots__ = ("_inner",)
-
-    def __init__(self, inner: Any) -> None:
-        self._inner = inner
-
-    @property
-    def name(self) -> str:
-        name = getattr(self._inner, "name", None)
-        return name if isinstance(name, str) else type(self._inner).__name__
-
-    @property
-    def output_modes(self) -> tuple[OutputMode, ...]:
-        modes = getattr(self._inner, "output_modes", None)
-        if isinstance(modes, tuple) and modes and all(m in OUTPUT_MODES for m in modes):
-            return modes
-        return super().output_modes
-
-    def receive(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        stream: AsyncIterator[StreamEvent] = self._inner.receive(request)
-        return stream
-
-    def receive_batches(self, request: ModelRequest) -> AsyncIterator[Sequence[StreamEvent]]:
-        batches = getattr(self._inner, "receive_batches", None)
-        if batches is None:
-            return super().receive_batches(request)
-        stream: AsyncIterator[Sequence[StreamEvent]] = batches(request)
-        return stream
-
-    def interrupt(self) -> None:
-        interrupt = getattr(self._inner, "interrupt", None)
-        if interrupt is not None:
-            interrupt()
-
-    async def aclose(self) -> None:
-        aclose = getattr(self._inner, "aclose", None)
-        if aclose is not None:
-            await aclose()
-
-    def __repr__(self) -> str:
-        return repr(self._inner)
-
-
-def as_driver(obj: Any) -> Driver:
-    """``obj`` itself when it implements the whole ``Driver`` protocol, else an adapter
-    giving it the optional parts' defaults. Raises ``TypeError`` naming what is missing
-    when ``obj`` has no callable ``receive``."""
-    if not callable(getattr(obj, "receive", None)):
-        raise TypeError(
-            f"a driver needs a receive(request) method returning an async iterator of stream "
-            f"events; got {obj!r}"
-        )
-    if isinstance(obj, Driver) and isinstance(getattr(obj, "name", None), str):
-        return obj
-    return _Adapted(obj)
-
-
-async def close_stream(stream: Any) -> None:
-    """Close a driver's stream (an async generator) so its ``finally`` runs now."""
-    aclose = getattr(stream, "aclose", None)
-    if aclose is not None:
-        await aclose()

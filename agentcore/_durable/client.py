@@ -29,6 +29,7 @@ from .._core.errors import InvalidEventError, ProtocolError
 from .._core.events import UserMessage
 from .._core.machine import MealyMachine
 from .._core.wire import from_dict, to_dict
+from .._edges.clock import ms_clock, new_id
 from .._journal.replay import replay
 from .._journal.resume import fold_state, journal_events
 from .._journal.sql.postgres import PostgresJournal
@@ -45,7 +46,6 @@ from .._loop.events import (
     ToolApproval,
 )
 from .._loop.state import LoopConfig
-from .._runtime.outlet import ms_clock, new_id
 from .conversation import EVENTS, LIVE
 from .notices import Notices
 from .store import ENDED, Store

@@ -54,6 +54,7 @@ from .._core.content import ToolCallPart
 from .._core.errors import MessageRejectedError
 from .._core.events import AssistantMessage
 from .._core.wire import from_dict, to_dict
+from .._edges.clock import ms_clock
 from .._journal import conversation as _conversation
 from .._journal.read import JournalError
 from .._journal.resume import journal_events
@@ -71,7 +72,7 @@ from .._loop.events import (
     SummariseContext,
 )
 from .._loop.state import AT_REST
-from .._runtime.outlet import Outlet, ms_clock
+from .._runtime.outlet import Outlet
 from .definitions import Definition
 from .effects import call_model, call_tool
 from .performer import DurablePerformer

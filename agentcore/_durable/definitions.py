@@ -24,8 +24,8 @@ import keyword
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from .._core.driver import Driver
 from .._core.errors import ConfigurationError
+from .._edges.driver import Driver
 from .._loop.tools import Tool
 from .._runtime.agent import Agent
 

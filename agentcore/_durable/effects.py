@@ -26,12 +26,13 @@ from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from .._core.content import ToolCallPart
-from .._core.driver import Driver, ModelRequest, close_stream
+from .._core.driver import ModelRequest
 from .._core.errors import ErrorCode
 from .._core.events import ErrorReceived, MessageStop, ToolResult
+from .._edges.clock import stamped
+from .._edges.driver import Driver, close_stream
 from .._loop.events import ElicitationAnswer, ElicitationRequest
 from .._loop.tools import Tool
-from .._runtime.outlet import stamped
 from .._runtime.perform import driver_failure
 from .._runtime.tool_runner import AbortSignal, ToolContext, run_tool
 

@@ -22,6 +22,7 @@ from typing import Any, Protocol
 
 from .._core.errors import ConfigurationError
 from .._core.events import Interrupt
+from .._edges.performer import BasePerformer
 from .._loop.events import (
     AnswerElicitation,
     AwaitApproval,
@@ -36,7 +37,6 @@ from .._loop.events import (
     SetTimer,
     SummariseContext,
 )
-from .._runtime.performing import BasePerformer
 
 __all__ = ["DurablePerformer"]
 

@@ -27,6 +27,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from .._core.events import Interrupt
+from .._edges.clock import stamped
 from .._journal.conversation import Conversation
 from .._loop.events import (
     AnswerElicitation,
@@ -39,7 +40,7 @@ from .._loop.events import (
     SummariseContext,
     ToolProgress,
 )
-from .._runtime.outlet import Outlet, stamped
+from .._runtime.outlet import Outlet
 from .._runtime.perform import LocalPerformer
 from .definitions import Definition
 from .effects import keyed

@@ -31,10 +31,11 @@ from typing import Any, Literal, TypeAlias
 
 import attrs
 
-from .._core.driver import BaseDriver, Driver, ModelRequest, OutputMode
+from .._core.driver import ModelRequest, OutputMode
 from .._core.errors import AgentError, ErrorCode
 from .._core.events import ErrorReceived, StreamEvent, UserMessage
 from .._core.pricing import ModelPrice
+from .._edges.driver import BaseDriver, Driver
 from .._journal.journal import Journal, JournalEntry, MemoryJournal
 from .._loop.conversation import create_conversation_machine
 from .._loop.events import (

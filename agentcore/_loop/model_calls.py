@@ -146,25 +146,38 @@ def on_message_start(s: LoopState, e: MessageStart, ts: int, out: Out) -> LoopSt
     return s.with_run(run.replace(streaming=True))
 
 
-def charge(s: LoopState, usage: Usage, model: str, purpose: str, ts: int, out: Out) -> LoopState:
-    """A model call of the run used ``usage``: its ``model_usage``, and its usage and cost
-    added to the turn's, the run's and the session's."""
+Changes: TypeAlias = dict[str, Any]
+"""Field changes of a ``Run`` or a ``LoopState`` not made yet: a handler gathers them and
+builds each new state once (``replace``), not once per step of its decision."""
+
+
+def charged(
+    s: LoopState, usage: Usage, model: str, purpose: str, ts: int, out: Out
+) -> tuple[Changes, Changes]:
+    """A model call of the run used ``usage``: its ``model_usage``; returns the changes of
+    the run (usage and cost added to the turn's and the run's) and of the state (the
+    session's)."""
     run = s.run
     assert run is not None
     cost = call_cost(usage, model, s.config.price, s.config.prices) or 0.0
     out.append(ModelUsage(run.turn, model, usage, spent(s, cost), purpose, timestamp=ts))
-    run = run.replace(
-        usage=run.usage + usage,
-        cost=run.cost + cost,
-        step_usage=run.step_usage + usage,
-        step_cost=run.step_cost + cost,
-    )
-    return s.replace(run=run, usage=s.usage + usage, cost=s.cost + cost)
+    return {
+        "usage": run.usage + usage,
+        "cost": run.cost + cost,
+        "step_usage": run.step_usage + usage,
+        "step_cost": run.step_cost + cost,
+    }, {"usage": s.usage + usage, "cost": s.cost + cost}
 
 
-def keep_reply(s: LoopState, e: AssistantMessage) -> LoopState:
+def charge(s: LoopState, usage: Usage, model: str, purpose: str, ts: int, out: Out) -> LoopState:
+    """``s`` with a model call charged (``charged``)."""
+    run_changes, changes = charged(s, usage, model, purpose, ts, out)
+    return s.replace(run=s.run.replace(**run_changes), **changes)  # type: ignore[union-attr]
+
+
+def kept(s: LoopState, e: AssistantMessage) -> tuple[Changes, Changes]:
     """The reply joins the history (after the queued messages delivered for its call),
-    and its tool calls become the batch."""
+    and its tool calls become the batch: the changes of the run and of the state."""
     run = s.run
     assert run is not None
     messages, inflight = s.messages, run.inflight
@@ -174,9 +187,13 @@ def keep_reply(s: LoopState, e: AssistantMessage) -> LoopState:
         messages = messages.append(e)
     calls = e.tool_calls if e.parts else ()
     batch = Batch.of(calls) if calls else None
-    return s.replace(
-        messages=messages, run=run.replace(inflight=inflight, partial=None), batch=batch
-    )
+    return {"inflight": inflight, "partial": None}, {"messages": messages, "batch": batch}
+
+
+def keep_reply(s: LoopState, e: AssistantMessage) -> LoopState:
+    """``s`` with the reply kept (``kept``)."""
+    run_changes, changes = kept(s, e)
+    return s.replace(run=s.run.replace(**run_changes), **changes)  # type: ignore[union-attr]
 
 
 def discard(run: Run, reply: AssistantMessage, why: str, ts: int, out: Out) -> Run:

@@ -160,11 +160,16 @@ def _on_prompt(s: LoopState, e: AgentPrompt, ts: int, out: Out) -> LoopState:
     # aborted) was typed before this prompt: it enters first, in the order of typing.
     # (Steering sent while idle otherwise goes with the prompt's first model call.)
     left = s.steering if s.error is not None else ()
-    s = _start_run(s, e, ts, out)
+    run = _new_run(s, e, ts, out)
     entering = (*left, *e.messages)
     for m in entering:
         enter(m, ts, out)
-    s = s.replace(messages=s.messages.extend(entering), steering=s.steering[len(left) :])
+    s = s.replace(
+        run=run,
+        error=None,
+        messages=s.messages.extend(entering),
+        steering=s.steering[len(left) :],
+    )
     return call_model(s, "steer", ts, out)
 
 
@@ -182,7 +187,7 @@ def _on_continue(s: LoopState, e: AgentContinue, ts: int, out: Out) -> LoopState
             )
         )
         return s
-    s = _start_run(s.replace(messages=messages), e, ts, out)
+    s = s.replace(messages=messages, run=_new_run(s, e, ts, out), error=None)
     queue = "follow_up" if last_is_reply and not s.steering else "steer"
     return call_model(s, queue, ts, out)
 
@@ -225,7 +230,8 @@ def _ignore(s: LoopState, e: Any, ts: int, out: Out) -> LoopState:
     return s
 
 
-def _start_run(s: LoopState, e: AgentPrompt | AgentContinue, ts: int, out: Out) -> LoopState:
+def _new_run(s: LoopState, e: AgentPrompt | AgentContinue, ts: int, out: Out) -> Run:
+    """The run ``e`` starts (its ``agent_start``, and its deadline's timer)."""
     limits = s.config.limits.override(
         max_iterations=e.max_iterations,
         max_tokens=e.max_tokens,
@@ -237,7 +243,7 @@ def _start_run(s: LoopState, e: AgentPrompt | AgentContinue, ts: int, out: Out) 
     if deadline is not None:
         out.append(SetTimer(deadline))
     spec = e.output if type(e) is AgentPrompt else None
-    return s.replace(run=Run(limits, ts, deadline, output=spec, cache=e.cache), error=None)
+    return Run(limits, ts, deadline, output=spec, cache=e.cache)
 
 
 # -- queues, aborts, limits, resume, configuration ------------------------------------------

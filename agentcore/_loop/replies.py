@@ -24,7 +24,7 @@ from .events import (
     ToolExecutionStart,
     ToolProgress,
 )
-from .model_calls import call_model, charge, discard, enter, keep_reply
+from .model_calls import call_model, charged, discard, enter, kept
 from .state import LIMIT_HINT, LoopState
 from .tool_calls import rejected, turn_end
 
@@ -43,25 +43,34 @@ def on_assistant(s: LoopState, e: AssistantMessage, ts: int, out: Out) -> LoopSt
     if not run.streaming:
         out.append(AgentMessageStart("assistant", None, timestamp=ts))
     out.append(AgentMessageEnd("assistant", e, timestamp=ts))
-    s = charge(s.with_run(run.replace(streaming=False)), e.usage, e.model, "reply", ts, out)
-    run = s.run
-    assert run is not None
+    # the new run and state are built once, from the changes each step decides
+    run_changes, changes = charged(s, e.usage, e.model, "reply", ts, out)
+    run_changes["streaming"] = False
     if e.incomplete and e.stop_reason == "error" and run.stopping is None:
-        return s.with_run(run.replace(awaiting_error=True, partial=e))  # the error follows
-    s = keep_reply(s.with_run(run), e)
-    run = s.run
-    assert run is not None
+        run_changes.update(awaiting_error=True, partial=e)  # the error follows
+        return s.replace(run=run.replace(**run_changes), **changes)
+    kept_run, kept_state = kept(s, e)
+    run_changes.update(kept_run)
+    changes.update(kept_state)
+    limits, used, cost = run.limits, run_changes["usage"].total_tokens, run_changes["cost"]
+    over_tokens = limits.max_tokens is not None and used > limits.max_tokens
+    over_cost = limits.max_cost is not None and cost > limits.max_cost
+    ends_turn = not (
+        run.stopping or e.incomplete or over_tokens or over_cost or kept_state["batch"]
+    )
+    if ends_turn:  # the turn ends here (its turn_end below)
+        run_changes["turn_open"] = False
+    run = run.replace(**run_changes)
+    s = s.replace(run=run, **changes)
     if run.stopping is not None:
         return end(s, ts, out)
     if e.incomplete:
         return finish(s, "aborted", ErrorCode.ABORTED, "the model call was interrupted", ts, out)
-    limits = run.limits
-    if limits.max_tokens is not None and run.usage.total_tokens > limits.max_tokens:
-        used = run.usage.total_tokens
+    if over_tokens:
         message = f"used {used} tokens (max_tokens={limits.max_tokens}); {LIMIT_HINT}"
         return finish(s, "error", ErrorCode.MAX_TOKENS_EXCEEDED, message, ts, out)
-    if limits.max_cost is not None and run.cost > limits.max_cost:
-        message = f"spent ${run.cost:.6f} (max_cost=${limits.max_cost}); {LIMIT_HINT}"
+    if over_cost:
+        message = f"spent ${cost:.6f} (max_cost=${limits.max_cost}); {LIMIT_HINT}"
         return finish(s, "error", ErrorCode.MAX_COST_EXCEEDED, message, ts, out)
     if s.batch is not None:
         if run.output is not None and run.output.mode == "tool":
@@ -71,7 +80,6 @@ def on_assistant(s: LoopState, e: AssistantMessage, ts: int, out: Out) -> LoopSt
         s = tool_calls.plan(s, s.batch.calls, ts, out)
         return _after_tools(s, ts, out)
     out.append(turn_end(s, run, (), ts))
-    s = s.with_run(run.replace(turn_open=False))
     if run.output is not None and not s.steering and not s.follow_ups:
         return _final_answer_text(s, run.output, e, ts, out)
     return _next_call_or_finish(s, ts, out)

@@ -127,31 +127,27 @@ def plan(s: LoopState, calls: tuple[ToolCallPart, ...], ts: int, out: Out) -> Lo
             runnable.append(call)
             if tool.requires_approval:
                 pending.append(call)
-    batch = batch.replace(
-        runnable=tuple(runnable),
-        pending=tuple(c.tool_call_id for c in pending),
-        running=frozenset(answered),
-    )
-    s = s.replace(phase="tools", batch=batch)
+    running = frozenset(answered)
     if pending:
         out.append(ToolApprovalRequired(tuple(pending), timestamp=ts))
         run = s.run
         assert run is not None
         out.append(AwaitApproval(tuple(pending), run.usage, spent(s, run.cost)))
-        return s.replace(phase="approval", run=run.replace(paused_at=ts))
-    s = _grouped(s)
+        pending_ids = tuple(c.tool_call_id for c in pending)
+        batch = batch.replace(runnable=tuple(runnable), pending=pending_ids, running=running)
+        return s.replace(phase="approval", batch=batch, run=run.replace(paused_at=ts))
+    batch = batch.replace(groups=_groups(s, runnable), runnable=(), pending=(), running=running)
+    s = s.replace(phase="tools", batch=batch)
     return s if answered else advance(s, ts, out)
 
 
-def _grouped(s: LoopState) -> LoopState:
+def _groups(s: LoopState, runnable: list[ToolCallPart]) -> tuple[tuple[ToolCallPart, ...], ...]:
     """Split the runnable calls into groups: parallel runs of calls, sequential ones alone."""
-    batch = s.batch
-    assert batch is not None
     sequential_all = s.config.tool_execution == "sequential"
     tools = s.config.tools_by_name
     groups: list[tuple[ToolCallPart, ...]] = []
     current: list[ToolCallPart] = []
-    for call in batch.runnable:
+    for call in runnable:
         tool = tools.get(call.tool_name)  # gone when a toolset's list changed meanwhile
         if sequential_all or (tool is not None and tool.sequential):
             if current:
@@ -162,7 +158,7 @@ def _grouped(s: LoopState) -> LoopState:
             current.append(call)
     if current:
         groups.append(tuple(current))
-    return s.with_batch(batch.replace(groups=tuple(groups), runnable=()))
+    return tuple(groups)
 
 
 def advance(s: LoopState, ts: int, out: Out) -> LoopState:
@@ -188,7 +184,7 @@ def advance(s: LoopState, ts: int, out: Out) -> LoopState:
         out.append(ExecuteTools(group, parallel=len(group) > 1))
         running = frozenset(c.tool_call_id for c in group)
         return s.with_batch(batch.replace(groups=rest, running=running))
-    return close(s.with_batch(batch), ts, out)
+    return close(s, ts, out)
 
 
 def close(s: LoopState, ts: int, out: Out) -> LoopState:
@@ -314,7 +310,8 @@ def on_approval(s: LoopState, e: ToolApproval, ts: int, out: Out) -> LoopState:
             text = f"The user rejected this call to {call.tool_name!r}{why} It was not executed."
             rejections.append(_answer(call, text, ErrorCode.TOOL_REJECTED, ts, out))
     batch = batch.replace(
-        runnable=tuple(runnable),
+        groups=_groups(s, runnable),
+        runnable=(),
         pending=(),
         decisions={},
         running=batch.running | frozenset(rejections),
@@ -324,5 +321,5 @@ def on_approval(s: LoopState, e: ToolApproval, ts: int, out: Out) -> LoopState:
         deadline += ts - run.paused_at
         out.append(SetTimer(deadline))
     run = run.replace(deadline=deadline, paused_at=None)
-    s = _grouped(s.replace(phase="tools", batch=batch, run=run))
+    s = s.replace(phase="tools", batch=batch, run=run)
     return s if batch.running else advance(s, ts, out)

@@ -19,8 +19,7 @@ from typing import TypeAlias
 import mcp_types as mt
 from mcp.client.session import ClientRequestContext, ElicitationFnT, SamplingFnT
 
-from .._core.driver import Driver
-from .._core.replies import collect_reply
+from .._edges.driver import Driver, collect_reply
 from .._loop.events import ElicitationAnswer, ElicitationRequest
 from .convert import sampling_request, sampling_stop_reason
 from .errors import Redactor

@@ -32,8 +32,8 @@ from mcp.shared.dispatcher import ProgressFnT
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from .._core.content import Content, JSONValue
-from .._core.driver import Driver, as_driver
 from .._core.errors import ConfigurationError, ErrorCode
+from .._edges.driver import Driver, as_driver
 from .._loop.tools import Tool, ToolOutput
 from .._runtime.toolsets import Toolset
 from .callbacks import ElicitationHandler, sampling_callback

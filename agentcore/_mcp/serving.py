@@ -47,9 +47,9 @@ from .._core.content import (
     TextContent,
 )
 from .._core.errors import AgentError, ConfigurationError
+from .._edges.clock import new_id
 from .._loop.tools import Tool
 from .._runtime.agent import Agent
-from .._runtime.outlet import new_id
 from .._runtime.tool_runner import AbortSignal, ToolContext, run_tool
 
 __all__ = ["AgentMCPServer"]

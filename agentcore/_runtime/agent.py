@@ -27,11 +27,13 @@ import attrs
 
 from .._core.agent_processor import activity_of
 from .._core.caching import Cache
-from .._core.driver import Driver, ThinkingLevel
+from .._core.driver import ThinkingLevel
 from .._core.errors import AgentError, ConfigurationError
 from .._core.pricing import ModelPrice
 from .._core.processor import AnyProcessor
 from .._core.state_machine import AgentState
+from .._edges.clock import ms_clock, new_id
+from .._edges.driver import Driver
 from .._journal.journal import Journal
 from .._journal.lanes import claim_lane
 from .._journal.snapshots import SnapshotStore
@@ -68,7 +70,7 @@ from .continuing import SessionRef, open_session
 from .delivery import EngineFailure
 from .extensions import Extension, Hooks
 from .guardrails import Guardrail
-from .outlet import Outlet, ms_clock, new_id
+from .outlet import Outlet
 from .output_stream import OutputStream, build_output
 from .plugin_use import PluginUse
 from .run_fold import RunFold

@@ -18,11 +18,11 @@ from typing import Any
 
 import attrs
 
-from .._core.driver import Driver
 from .._core.errors import ConfigurationError
 from .._core.pricing import ModelPrice
 from .._core.processor import AnyProcessor
 from .._core.provider_tools import is_provider_tool
+from .._edges.driver import Driver
 from .._journal.journal import Journal
 from .._journal.snapshots import SnapshotStore
 from .._loop.state import LoopConfig

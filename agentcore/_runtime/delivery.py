@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 import attrs
 
-from .._core.presenter import Presenter
+from .._edges.presenter import Presenter
 
 __all__ = ["EngineFailure", "FailureSource", "PresenterLane", "Reporter"]
 

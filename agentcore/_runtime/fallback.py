@@ -52,10 +52,11 @@ from typing import Any
 
 import attrs
 
-from .._core.driver import BaseDriver, Driver, ModelRequest, as_driver, close_stream
+from .._core.driver import ModelRequest
 from .._core.errors import ConfigurationError, ErrorCode
 from .._core.events import ErrorReceived, MessageStart, StreamEvent
-from .outlet import ms_clock
+from .._edges.clock import ms_clock
+from .._edges.driver import BaseDriver, Driver, as_driver, close_stream
 from .perform import driver_failure
 from .plugins import resolve_model
 

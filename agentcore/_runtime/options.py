@@ -9,9 +9,10 @@ import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from .._core.driver import THINKING_LEVELS, Driver, as_driver
+from .._core.driver import THINKING_LEVELS
 from .._core.errors import ConfigurationError
 from .._core.pricing import ModelPrice
+from .._edges.driver import Driver, as_driver
 from .._journal.journal import Journal, JsonlJournal, read_jsonl
 from .._loop.state import Limits
 from .fallback import FallbackDriver

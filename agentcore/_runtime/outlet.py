@@ -5,66 +5,20 @@
 on its isolated lane (``delivery.PresenterLane``), then to the subscribers. The
 guarantees are those of ``delivery``: every presenter sees every delivered output in
 order; a failing presenter, handler or interceptor is reported once per failure and
-never stops the others. Also here: the runtime's millisecond clock, ids, and the
-stamping of user messages.
+never stops the others.
 """
 
 from __future__ import annotations
 
 import asyncio
-import time
-import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-import attrs
-
-from .._core.content import CONTENT_CLASSES
-from .._core.events import UserMessage
 from .delivery import EngineFailure, PresenterLane, Reporter, report_to
 from .middleware import Interceptor, all_of, intercepting
 from .subscriptions import Handler, Subscriptions, Unsubscribe, parse_subscription
 
-__all__ = ["Outlet", "ms_clock", "new_id", "stamp_message", "stamped"]
-
-
-def ms_clock() -> int:
-    """Wall-clock milliseconds: the default stamp of events that carry none."""
-    return time.time_ns() // 1_000_000
-
-
-def new_id() -> str:
-    """A random 16-hex-digit id: the default for message and agent ids."""
-    return uuid.uuid4().hex[:16]
-
-
-def stamped(event: Any, now: int) -> Any:
-    """``event`` with ``timestamp`` ``now`` when it has none (0): what every input gets
-    before it is journaled (an evolved copy; anything else is returned unchanged)."""
-    if getattr(event, "timestamp", 1) == 0:
-        return attrs.evolve(event, timestamp=now)
-    return event
-
-
-_CONTENT_PARTS = tuple(CONTENT_CLASSES)
-
-
-def stamp_message(message: Any, clock: Callable[[], int], id_factory: Callable[[], str]) -> Any:
-    """A ``str`` or a content part (an image, a document...) becomes a ``UserMessage``; a
-    ``UserMessage`` gets a ``message_id`` and a timestamp when it has none (an evolved
-    copy); anything else is returned unchanged."""
-    if isinstance(message, str):
-        return UserMessage(message_id=id_factory(), content=message, timestamp=clock())
-    if isinstance(message, _CONTENT_PARTS):
-        return UserMessage(message_id=id_factory(), content=(message,), timestamp=clock())
-    if not isinstance(message, UserMessage):
-        return message
-    changes: dict[str, Any] = {}
-    if not message.message_id:
-        changes["message_id"] = id_factory()
-    if message.timestamp == 0:
-        changes["timestamp"] = clock()
-    return attrs.evolve(message, **changes) if changes else message
+__all__ = ["Outlet"]
 
 
 class _CountedSubscriptions(Subscriptions):

@@ -22,9 +22,9 @@ from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Any
 
-from .._core.driver import Driver
 from .._core.errors import ConfigurationError
 from .._core.pricing import ModelPrice, find_price
+from .._edges.driver import Driver
 
 __all__ = [
     "DRIVER_GROUP",

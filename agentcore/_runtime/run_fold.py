@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from .._core.agent_processor import activity_of
-from .._core.driver import Driver, OutputSpec
+from .._core.driver import OutputSpec
 from .._core.errors import (
     ConfigurationError,
     EngineClosedError,
@@ -29,6 +29,8 @@ from .._core.errors import (
 )
 from .._core.pricing import ModelPrice
 from .._core.processor import AnyProcessor
+from .._edges.clock import stamp_message
+from .._edges.driver import Driver
 from .._journal.conversation import Conversation
 from .._journal.journal import Journal
 from .._journal.resume import dump_state
@@ -52,7 +54,7 @@ from .delivery import EngineFailure
 from .extensions import Hooks
 from .inbox import Inbox
 from .options import run_options
-from .outlet import Outlet, stamp_message
+from .outlet import Outlet
 from .perform import LocalPerformer
 from .run_result import AgentResult, result_of
 from .toolsets import AgentToolsets

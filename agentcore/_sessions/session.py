@@ -20,13 +20,13 @@ from typing import Any
 
 import attrs
 
+from .._edges.clock import ms_clock
 from .._journal.journal import Journal
 from .._journal.resume import load_conversation
 from .._journal.snapshots import SnapshotStore
 from .._loop.conversation import conversation_processor, create_initial_conversation_state
 from .._loop.events import AgentConfigured, AgentReset
 from .._loop.state import LoopConfig
-from .._runtime.outlet import ms_clock
 
 __all__ = ["JournalMemory", "Session"]
 

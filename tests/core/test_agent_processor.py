@@ -4,7 +4,6 @@ from typing import Any
 
 import pytest
 
-from agentcore._testing.strategies import unchecked
 from agentcore.errors import ErrorCode, ProtocolError
 from agentcore.events import (
     AssistantMessage,
@@ -45,6 +44,7 @@ from agentcore.processors import (
     turn_tracker_processor,
 )
 from agentcore.state_machine import AgentStateMachine
+from agentcore.testing import unchecked
 
 PRICES = {"m": ModelPrice(input=1.0, output=2.0)}
 

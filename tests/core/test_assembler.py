@@ -4,7 +4,6 @@ from typing import Any
 
 import pytest
 
-from agentcore._testing.strategies import unchecked
 from agentcore.errors import ErrorCode, ProtocolError
 from agentcore.events import (
     AssistantMessage,
@@ -34,6 +33,7 @@ from agentcore.processors import (
     create_initial_message_assembler_state,
     message_assembler_processor,
 )
+from agentcore.testing import unchecked
 
 
 def run(events: list[Any], state: Any = None) -> tuple[Any, list[Any]]:

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentcore._core.driver import ModelRequest
-from agentcore._core.replies import collect_reply
+from agentcore import ModelRequest
+from agentcore._edges.driver import collect_reply  # private: the subject of this file
 from agentcore.drivers.scripted import ScriptedDriver, text_turn
 from agentcore.events import ErrorReceived, Interrupt, MessageStop
 from agentcore.processors import (

@@ -2,7 +2,6 @@
 
 from typing import Any
 
-from agentcore._testing.strategies import unchecked
 from agentcore.events import (
     ConversationEnd,
     ConversationInterrupted,
@@ -33,6 +32,7 @@ from agentcore.processors import (
     create_initial_state_event_processor_context,
     state_event_processor,
 )
+from agentcore.testing import unchecked
 
 
 def run(events: list[Any], state: Any = None) -> tuple[Any, list[Any]]:

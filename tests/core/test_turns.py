@@ -5,7 +5,6 @@ from typing import Any
 
 import pytest
 
-from agentcore._testing.strategies import unchecked
 from agentcore.events import (
     ErrorReceived,
     Interrupt,
@@ -23,6 +22,7 @@ from agentcore.events import (
 )
 from agentcore.pricing import ModelPrice
 from agentcore.processors import create_initial_turn_tracker_state, turn_tracker_processor
+from agentcore.testing import unchecked
 
 PRICES = {"claude-sonnet-4-5": ModelPrice(input=3.0, output=15.0)}
 

@@ -22,10 +22,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentcore._journal.conversation import Conversation
-from agentcore._loop.events import EFFECTS
 from agentcore.events import TextDelta, UserMessage
 from agentcore.journal import JsonlJournal, replay
 from agentcore.loop import (
+    EFFECTS,
     AgentAbort,
     AgentConfigured,
     AgentPrompt,

@@ -9,10 +9,10 @@ from typing import Any
 
 from agentcore._core.content import ToolCallPart
 from agentcore._durable.performer import DurablePerformer
+from agentcore._edges.performer import BasePerformer, Performer
 from agentcore._runtime import perform
 from agentcore._runtime.outlet import Outlet
 from agentcore._runtime.perform import LocalPerformer
-from agentcore._runtime.performing import BasePerformer, Performer
 from agentcore.loop import CancelTools, ExecuteTools, SetTimer
 
 

@@ -33,11 +33,11 @@ from ..._coding.factory import create_all_tools, create_read_only_tools
 from ..._coding.guard import check_command, check_risky
 from ..._coding.todo import TodoItem, TodoStore
 from ..._core.content import ToolCallPart
-from ..._core.driver import Driver
 from ..._core.errors import ConfigurationError
 from ..._core.events import ToolResultMessage
 from ..._core.pricing import ModelPrice
 from ..._core.secrets import scrub
+from ..._edges.driver import Driver
 from ..._loop.tools import Tool
 from ..._runtime.agent import Agent
 from ..._runtime.extensions import Extension

@@ -16,7 +16,8 @@ import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..._core.driver import Driver
+from ..._edges.driver import Driver
+from ..._edges.performer import BasePerformer
 from ..._loop.events import (
     AnswerElicitation,
     AwaitApproval,
@@ -32,7 +33,6 @@ from ..._loop.events import (
 )
 from ..._loop.tools import Tool
 from ..outlet import Outlet
-from ..performing import BasePerformer
 from .checks import Checks
 from .model import ModelCalls, driver_failure, one_at_a_time
 from .shared import Shared

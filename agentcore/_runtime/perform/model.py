@@ -22,10 +22,10 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 from ..._core.content import Usage
-from ..._core.driver import Driver, ModelRequest, close_stream
+from ..._core.driver import ModelRequest
 from ..._core.errors import AgentError, ErrorCode
 from ..._core.events import AssistantMessage, ErrorMessage, ErrorReceived, Interrupt, MessageStop
-from ..._core.replies import collect_reply
+from ..._edges.driver import Driver, close_stream, collect_reply
 from ..._loop.events import CallModel, ContextSummary, SummariseContext
 from ..actions import ErrorAction, ModelCallAction, ModelResponseAction, events_of, through
 from .shared import Shared

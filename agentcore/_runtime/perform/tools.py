@@ -25,6 +25,7 @@ import attrs
 from ..._core.content import ToolCallPart
 from ..._core.errors import ErrorCode
 from ..._core.events import ToolResult
+from ..._edges.clock import new_id
 from ..._loop.events import (
     AnswerElicitation,
     ElicitationAnswer,
@@ -36,7 +37,6 @@ from ..._loop.events import (
 from ..actions import ToolCallAction, ToolResultAction, through
 from ..extensions import Block
 from ..guardrails import Verdict, judge
-from ..outlet import new_id
 from ..tool_runner import AbortSignal, ToolContext, run_tool
 from .shared import Shared, code
 
