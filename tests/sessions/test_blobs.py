@@ -116,8 +116,9 @@ def test_any_mix_of_parts_round_trips_and_replays_the_same(
     reopened, _snapshots = backend.open()
     try:
         read = [entry.event for entry in reopened.entries("a")]
-        assert read == events
-        appended = [JournalEntry("a", seq, event) for seq, event in enumerate(events, 1)]
+        recorded = [scrub_event(event) for event in events]  # a text may look like a key
+        assert read == recorded
+        appended = [JournalEntry("a", seq, event) for seq, event in enumerate(recorded, 1)]
         assert list(replay(reopened)) == list(replay(appended))
         if isinstance(reopened, JsonlJournal):  # the file's own fast path
             assert list(replay(reopened.path)) == list(replay(appended))
