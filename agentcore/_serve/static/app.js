@@ -303,6 +303,7 @@ function stoppedNotice(d, ts) {
 
 const CACHE_BUSTS = {
   compaction: "the context was compacted", model: "the model changed",
+  thinking: "the thinking level changed",
   tools: "the tools changed", system_prompt: "the system prompt changed",
 };
 
