@@ -215,6 +215,7 @@ def encode(view: View, output: Any, options: Options = DEFAULT_OPTIONS) -> tuple
 _BUST_REASONS = {
     "compaction": "the context was compacted",
     "model": "the model changed",
+    "thinking": "the thinking level changed",
     "tools": "the tools changed",
     "system_prompt": "the system prompt changed",
 }

@@ -167,6 +167,8 @@ class Request(Protocol):
     def provider_tools(self) -> tuple[Any, ...]: ...
     @property
     def model(self) -> str | None: ...
+    @property
+    def thinking_level(self) -> str | None: ...
 
 
 def _message_id(message: Any) -> str | None:
@@ -206,13 +208,16 @@ def prefix_break(previous: Request, current: Request) -> tuple[str, int] | None:
     """Where ``current`` stops repeating ``previous`` (so a provider's cache of it cannot
     be read): ``None`` when ``current`` starts with all of it, else ``(what, index)``.
 
-    ``what`` is ``"model"``, ``"tools"`` or ``"system_prompt"`` (index 0) when those
+    ``what`` is ``"model"``, ``"thinking"`` (Anthropic drops the cached messages when
+    the thinking settings change), ``"tools"`` or ``"system_prompt"`` (index 0) when those
     differ, else ``"messages"`` with the index of the first message that differs (or is
     missing). Tuples compare item by item, identical objects first, so a history that
     only grew costs a pointer comparison per message.
     """
     if previous.model != current.model:
         return "model", 0
+    if previous.thinking_level != current.thinking_level:
+        return "thinking", 0
     if previous.tools != current.tools or previous.provider_tools != current.provider_tools:
         return "tools", 0
     if previous.system_prompt != current.system_prompt:

@@ -446,7 +446,7 @@ class ContextCompacted:
 class CacheBust:
     """With prompt caching on, this model call's request no longer starts with the one
     before it, so the provider cannot read that one's cache: ``reason`` is
-    ``compaction`` (the context was compacted since), ``model``, ``tools``,
+    ``compaction`` (the context was compacted since), ``model``, ``thinking``, ``tools``,
     ``system_prompt`` or ``messages`` (the history sent was rewritten), ``index`` the
     first message that differs (0 when it is not the messages), ``previous`` how many
     messages the request before sent. Emitted right before the call's effect."""

@@ -185,6 +185,8 @@ def test_prefix_break_finds_the_first_difference() -> None:
     assert prefix_break(base, ModelRequest((a,), "sys")) == ("messages", 1)
     assert prefix_break(base, ModelRequest((a, b), "other")) == ("system_prompt", 0)
     assert prefix_break(base, ModelRequest((a, b), "sys", model="x")) == ("model", 0)
+    thinking = ModelRequest((a, b, c), "sys", thinking_level="high")
+    assert prefix_break(base, thinking) == ("thinking", 0)
     plan = plan_cache(Cache(), ModelRequest((a, b, c)), base)
     assert plan.messages == (1, 2) and not plan.system and not plan.tools
 

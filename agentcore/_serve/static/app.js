@@ -396,6 +396,7 @@ function showHandoff(d) {
 }
 const CACHE_BUSTS = {
   compaction: "the context was compacted", model: "the model changed",
+  thinking: "the thinking level changed",
   tools: "the tools changed", system_prompt: "the system prompt changed",
 };
 
