@@ -25,6 +25,7 @@ DOCS = (
     ROOT / "docs" / "structured-output.md",
     ROOT / "docs" / "coding.md",
     ROOT / "docs" / "subagents.md",
+    ROOT / "docs" / "prices.md",
 )
 SCRATCH = {"coding.md", "subagents.md"}
 """Pages whose examples write files: they run in a fresh working directory."""
@@ -93,6 +94,7 @@ RUNNERS = {
     "docs/mcp.md": "tests/mcp/test_mcp_docs.py",
     "docs/serve.md": "tests/serve/test_serve_docs.py",
     "docs/subagents.md": "tests/test_doc_examples.py",
+    "docs/prices.md": "tests/test_doc_examples.py",
 }
 
 

@@ -57,13 +57,15 @@ __all__ = [
 @checked
 class Usage:
     """Token counts of one model call (or a sum of several): ints >= 0; missing keys of a
-    wire dict mean 0."""
+    wire dict mean 0. ``cache_write_1h_tokens`` is the part of ``cache_write_tokens``
+    written with a one-hour TTL (Anthropic bills it above a five-minute write)."""
 
     input_tokens: NonNegativeInt = 0
     output_tokens: NonNegativeInt = 0
     cache_read_tokens: NonNegativeInt = 0
     cache_write_tokens: NonNegativeInt = 0
     reasoning_tokens: NonNegativeInt = 0
+    cache_write_1h_tokens: NonNegativeInt = 0
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
@@ -72,6 +74,7 @@ class Usage:
             self.cache_read_tokens + other.cache_read_tokens,
             self.cache_write_tokens + other.cache_write_tokens,
             self.reasoning_tokens + other.reasoning_tokens,
+            self.cache_write_1h_tokens + other.cache_write_1h_tokens,
         )
 
     @property
