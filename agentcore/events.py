@@ -94,6 +94,9 @@ from ._core.events import (
     MessageStop as MessageStop,
 )
 from ._core.events import (
+    RateLimited as RateLimited,
+)
+from ._core.events import (
     StateEvent as StateEvent,
 )
 from ._core.events import (
@@ -182,6 +185,7 @@ __all__ = [
     "MessageStart",
     "MessageStop",
     "Part",
+    "RateLimited",
     "StateEvent",
     "StopReason",
     "StreamEvent",

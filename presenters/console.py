@@ -48,6 +48,7 @@ from agentcore.events import (
     ErrorMessage,
     MessageStart,
     MessageStop,
+    RateLimited,
     TextContent,
     TextDelta,
     ThinkingDelta,
@@ -190,6 +191,10 @@ def encode(view: View, output: Any, options: Options = DEFAULT_OPTIONS) -> tuple
         return view, [Spin(None), EndLine(), Block(note)]
     if isinstance(output, ConversationInterrupted):
         return view, [Block(Text(f"[interrupted: {safe(output.reason)}]", style="yellow"))]
+    if isinstance(output, RateLimited):
+        wait = f"{output.wait_ms / 1000:.1f}s"
+        said = f"[rate limited: waiting {wait} for {safe(output.scope)} {safe(output.limit)}]"
+        return view, [Block(Text(said, style="yellow")), Spin(f"rate limited ({wait})")]
     if isinstance(output, TurnResponse):
         return EMPTY, [Spin(None), Block(footer(output))]
     if isinstance(output, ConversationEnd):

@@ -26,6 +26,7 @@ DOCS = (
     ROOT / "docs" / "coding.md",
     ROOT / "docs" / "subagents.md",
     ROOT / "docs" / "prices.md",
+    ROOT / "docs" / "rate-budgets.md",
 )
 SCRATCH = {"coding.md", "subagents.md"}
 """Pages whose examples write files: they run in a fresh working directory."""
@@ -95,6 +96,7 @@ RUNNERS = {
     "docs/serve.md": "tests/serve/test_serve_docs.py",
     "docs/subagents.md": "tests/test_doc_examples.py",
     "docs/prices.md": "tests/test_doc_examples.py",
+    "docs/rate-budgets.md": "tests/test_doc_examples.py",
 }
 
 

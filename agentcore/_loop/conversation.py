@@ -55,6 +55,7 @@ from .._core.events import (
     MessageDelta,
     MessageStart,
     MessageStop,
+    RateLimited,
     TextDelta,
     ThinkingDelta,
     ToolResult,
@@ -145,6 +146,7 @@ ROUTES: Mapping[type[Any], tuple[str, ...]] = {
     UserMessage: ("core",),
     **{cls: ("loop",) for cls in COMMANDS},
     StepsYield: (),
+    RateLimited: (),  # a notice: echoed (journaled, shown), decided on by nobody
 }
 FEEDBACK: Mapping[type[Any], tuple[str, ...]] = {
     AssistantMessage: ("loop",),
@@ -153,7 +155,7 @@ FEEDBACK: Mapping[type[Any], tuple[str, ...]] = {
     Interrupt: ("core",),
     ConversationClose: ("core",),
 }
-ECHO = (*STREAM_INPUTS, UserMessage)
+ECHO = (*STREAM_INPUTS, UserMessage, RateLimited)
 
 ConversationState = Any
 """A ``CombinedState`` named tuple: ``core``, ``loop``, then one field per user processor."""
