@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import pathlib
+import time
 from typing import Any
 
 import pytest
@@ -24,6 +25,7 @@ from agentcore.drivers._common.ratelimit import (
 from agentcore.drivers.anthropic import AnthropicDriver, RetryPolicy
 from agentcore.drivers.scripted import ScriptedDriver, text_turn
 from agentcore.drivers.testing import ReplayServer, ScriptedResponse, check_stream, sse_response
+from agentcore.errors import AbortedError
 from agentcore.events import ErrorReceived, RateLimited, StreamEvent, UserMessage
 from agentcore.journal import MemoryJournal
 from agentcore.presenters.console import EMPTY, encode
@@ -266,3 +268,31 @@ def test_a_fallback_chain_passes_the_notice_on_and_still_falls_back() -> None:
     assert events[0] == notice
     assert events[1].type == "message_start"
     assert any(getattr(e, "text", None) == "from b" for e in events)
+
+
+def test_aborting_an_agent_during_the_wait_ends_its_run_at_once_unsent() -> None:
+    budget = RateBudget({"anthropic": Rates(requests=RateLimit(2, 600.0, burst=1))})
+
+    async def main() -> tuple[float, int]:
+        async with ReplayServer([ok(), ok()]) as server:
+            driver = AnthropicDriver("claude-test", api_key="sk-ant-test", base_url=server.base_url)
+            driver.rate_budget = budget
+            agent = Agent(driver)
+            await agent.run("one")
+
+            def on_output(output: Any) -> None:
+                if type(output) is RateLimited:
+                    agent.abort()
+
+            agent.subscribe(on_output)
+            start = time.monotonic()
+            with pytest.raises(AbortedError):
+                await asyncio.wait_for(agent.run("two"), 10)  # not the 600 s wait
+            took = time.monotonic() - start
+            await agent.aclose()
+            await driver.aclose()
+            return took, len(server.requests)
+
+    took, sent = asyncio.run(main())
+    assert took < 5
+    assert sent == 1  # the aborted call was never sent
