@@ -108,6 +108,9 @@ from ._core.events import (
     MessageStop as MessageStop,
 )
 from ._core.events import (
+    RateLimited as RateLimited,
+)
+from ._core.events import (
     StateEvent as StateEvent,
 )
 from ._core.events import (
@@ -200,6 +203,7 @@ __all__ = [
     "MessageStart",
     "MessageStop",
     "Part",
+    "RateLimited",
     "StateEvent",
     "StopReason",
     "StreamEvent",

@@ -5,6 +5,8 @@
   decoder run exactly as against the provider (statuses, ``retry-after``, pauses, a
   connection cut after n chunks, a hang-up). ``sse_response``, ``sse_events`` and
   ``rechunk`` build and re-cut SSE bodies.
+- ``LimitedServer`` is a fake provider that answers 429 above ``limit`` requests per
+  ``window`` seconds (rate-budget tests); ``busiest_window`` counts its fullest window.
 - ``reply_chunks`` and ``reply_sse`` write a reply (``Said`` text, ``Called`` tools) the
   way each provider streams it, to cut or break as a test needs.
 - Conformance checks: ``interrupt_when`` (an interrupt ends ``receive`` promptly and
@@ -18,6 +20,8 @@ from ._common.checks import assemble as assemble
 from ._common.checks import check_blank_text_before_tools as check_blank_text_before_tools
 from ._common.checks import check_stream as check_stream
 from ._common.checks import interrupt_when as interrupt_when
+from ._common.limited_server import LimitedServer as LimitedServer
+from ._common.limited_server import busiest_window as busiest_window
 from ._common.replay_server import RecordedRequest as RecordedRequest
 from ._common.replay_server import ReplayServer as ReplayServer
 from ._common.replay_server import ScriptedResponse as ScriptedResponse
@@ -33,12 +37,14 @@ from ._common.replies import reply_sse as reply_sse
 __all__ = [
     "Called",
     "Interrupted",
+    "LimitedServer",
     "PROVIDER_FORMATS",
     "RecordedRequest",
     "ReplayServer",
     "Said",
     "ScriptedResponse",
     "assemble",
+    "busiest_window",
     "check_blank_text_before_tools",
     "check_stream",
     "interrupt_when",

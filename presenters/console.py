@@ -51,6 +51,7 @@ from agentcore.events import (
     ErrorMessage,
     MessageStart,
     MessageStop,
+    RateLimited,
     TextDelta,
     ThinkingDelta,
     ToolCallMessage,
@@ -205,6 +206,10 @@ def encode(view: View, output: Any, options: Options = DEFAULT_OPTIONS) -> tuple
         return view, [EndLine(), Block(Text(cache_bust_note(output), style="dim yellow"))]
     if isinstance(output, ConversationInterrupted):
         return view, [Block(Text(f"[interrupted: {safe(output.reason)}]", style="yellow"))]
+    if isinstance(output, RateLimited):
+        wait = f"{output.wait_ms / 1000:.1f}s"
+        said = f"[rate limited: waiting {wait} for {safe(output.scope)} {safe(output.limit)}]"
+        return view, [Block(Text(said, style="yellow")), Spin(f"rate limited ({wait})")]
     if isinstance(output, TurnResponse):
         return EMPTY, [Spin(None), Block(footer(output))]
     if isinstance(output, ConversationEnd):

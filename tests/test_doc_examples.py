@@ -32,6 +32,8 @@ DOCS = (
     ROOT / "docs" / "a2a.md",
     ROOT / "docs" / "evals.md",
     ROOT / "docs" / "multimodal.md",
+    ROOT / "docs" / "prices.md",
+    ROOT / "docs" / "rate-budgets.md",
 )
 SCRATCH = {"coding.md", "subagents.md"}
 """Pages whose examples write files: they run in a fresh working directory."""
@@ -107,6 +109,8 @@ RUNNERS = {
     "docs/a2a.md": "tests/test_doc_examples.py",
     "docs/evals.md": "tests/test_doc_examples.py",
     "docs/multimodal.md": "tests/test_doc_examples.py",
+    "docs/prices.md": "tests/test_doc_examples.py",
+    "docs/rate-budgets.md": "tests/test_doc_examples.py",
 }
 
 

@@ -64,6 +64,7 @@ __all__ = [
     "MessageEvent",
     "MessageStart",
     "MessageStop",
+    "RateLimited",
     "StateEvent",
     "StopReason",
     "StreamEvent",
@@ -312,6 +313,22 @@ class ConversationClose:
     timestamp: int = _ts()
 
 
+@event_type("rate_limited", "stream")
+@attrs.frozen(slots=True)
+@checked
+class RateLimited:
+    """A notice from a driver: the call waits ``wait_ms`` before it is sent, to keep
+    ``scope`` (a provider, or ``provider/model``) within its ``limit`` (``requests``,
+    ``tokens``, ``input_tokens`` or ``output_tokens`` per window). Nothing else changes: the call
+    goes on after the wait, and an interrupt during the wait ends it with nothing more."""
+
+    type: ClassVar[str] = "rate_limited"
+    scope: str
+    limit: str
+    wait_ms: int
+    timestamp: int = _ts()
+
+
 StreamEvent: TypeAlias = (
     MessageStart
     | TextDelta
@@ -327,6 +344,7 @@ StreamEvent: TypeAlias = (
     | Interrupt
     | ConversationClose
     | ProviderPartEvent
+    | RateLimited
 )
 
 

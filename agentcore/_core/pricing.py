@@ -7,38 +7,75 @@ and turns usage into dollars with ``cost_of``; an unknown model has no price, an
 cost is ``None``, never 0.
 
 Usage counts follow ``Usage``: ``input_tokens`` excludes cache reads and writes (they are
-priced separately), and ``reasoning_tokens`` are already part of ``output_tokens`` (they
-are never billed twice).
+priced separately), ``cache_write_1h_tokens`` is the one-hour part of
+``cache_write_tokens``, and ``reasoning_tokens`` are already part of ``output_tokens``
+(they are never billed twice). A price may have tiers by prompt length: a prompt (input,
+cache reads and writes together) longer than a tier's ``above`` pays that tier's rates on
+every token of the call, output included, as Anthropic and Google bill long prompts.
+
+Where prices come from is the edges' business: ``agentcore.drivers.prices`` reads a
+maintained dataset (``genai-prices``) and keeps a hand-written table as its offline
+fallback; a ``PriceSource`` is how such a lookup plugs in beside plain tables.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import attrs
 
 from .content import Usage
 
-__all__ = ["ModelPrice", "call_cost", "cost_of", "find_price"]
+__all__ = ["ModelPrice", "PriceSource", "PriceTier", "call_cost", "cost_of", "find_price"]
 
 _PER_TOKEN = 1e-6
 
 
-def _non_negative(_: object, attribute: attrs.Attribute[Any], value: Any) -> None:
+def _non_negative(owner: object, attribute: attrs.Attribute[Any], value: Any) -> None:
     if value is None:
         return
+    name = f"{type(owner).__name__}.{attribute.name}"
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise TypeError(f"ModelPrice.{attribute.name} must be a number, got {value!r}")
+        raise TypeError(f"{name} must be a number, got {value!r}")
     if not value >= 0:  # also rejects NaN
-        raise ValueError(f"ModelPrice.{attribute.name} must be >= 0 USD per million, got {value}")
+        raise ValueError(f"{name} must be >= 0 USD per million, got {value}")
 
 
-def _window(_: object, attribute: attrs.Attribute[Any], value: Any) -> None:
+def _window(owner: object, attribute: attrs.Attribute[Any], value: Any) -> None:
     if value is None:
         return
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"ModelPrice.context_window must be an int >= 1 or None, got {value!r}")
+        raise ValueError(
+            f"{type(owner).__name__}.{attribute.name} must be an int >= 1, got {value!r}"
+        )
+
+
+@attrs.frozen(slots=True)
+class PriceTier:
+    """The rates of a prompt longer than ``above`` tokens (input, cache reads and writes
+    counted together); a cache rate left ``None`` is this tier's input rate, a one-hour
+    write rate left ``None`` is its cache-write rate."""
+
+    above: int = attrs.field(validator=_window)
+    input: float = attrs.field(validator=_non_negative)
+    output: float = attrs.field(validator=_non_negative)
+    cache_read: float | None = attrs.field(default=None, validator=_non_negative)
+    cache_write: float | None = attrs.field(default=None, validator=_non_negative)
+    cache_write_1h: float | None = attrs.field(default=None, validator=_non_negative)
+
+
+def _tier(value: PriceTier | Mapping[str, Any]) -> PriceTier:
+    return value if isinstance(value, PriceTier) else PriceTier(**value)
+
+
+def _tiers(value: Iterable[PriceTier | Mapping[str, Any]]) -> tuple[PriceTier, ...]:
+    """Tiers sorted by threshold; dicts (a journaled price's wire form) become tiers."""
+    tiers = tuple(sorted((_tier(v) for v in value), key=lambda t: t.above))
+    if len({t.above for t in tiers}) != len(tiers):
+        raise ValueError(f"ModelPrice.tiers has two tiers with the same threshold: {tiers!r}")
+    return tiers
 
 
 @attrs.frozen(slots=True)
@@ -47,8 +84,10 @@ class ModelPrice:
 
     ``cache_read`` and ``cache_write`` default to ``None``, meaning "priced like ordinary
     input": a table that does not know a provider's cache discount overestimates rather
-    than pretending cached tokens are free. ``context_window`` is the most input tokens
-    one request may carry (``None``: unknown); compaction keeps the context under it.
+    than pretending cached tokens are free. ``cache_write_1h`` prices one-hour cache
+    writes (``None``: like ``cache_write``). ``tiers`` hold the rates of longer prompts
+    (``PriceTier``). ``context_window`` is the most input tokens one request may carry
+    (``None``: unknown); compaction keeps the context under it.
     """
 
     input: float = attrs.field(validator=_non_negative)
@@ -56,18 +95,56 @@ class ModelPrice:
     cache_read: float | None = attrs.field(default=None, validator=_non_negative)
     cache_write: float | None = attrs.field(default=None, validator=_non_negative)
     context_window: int | None = attrs.field(default=None, validator=_window, kw_only=True)
+    cache_write_1h: float | None = attrs.field(default=None, validator=_non_negative, kw_only=True)
+    tiers: tuple[PriceTier, ...] = attrs.field(default=(), converter=_tiers, kw_only=True)
+
+    def to_wire(self) -> dict[str, Any]:
+        """The journaled form, read back by ``ModelPrice(**wire)``: a 1-hour rate and tiers
+        appear only when set, so a price without them journals as it did before them."""
+        wire = attrs.asdict(self)
+        if self.cache_write_1h is None:
+            del wire["cache_write_1h"]
+        if not self.tiers:
+            del wire["tiers"]
+        return wire
 
 
-def cost_of(usage: Usage, price: ModelPrice) -> float:
-    """The cost of ``usage`` in US dollars at ``price``."""
+def _rates(price: ModelPrice | PriceTier, usage: Usage) -> float:
     cache_read = price.input if price.cache_read is None else price.cache_read
     cache_write = price.input if price.cache_write is None else price.cache_write
+    cache_write_1h = cache_write if price.cache_write_1h is None else price.cache_write_1h
+    written_1h = min(usage.cache_write_1h_tokens, usage.cache_write_tokens)
     return (
         usage.input_tokens * price.input
         + usage.output_tokens * price.output
         + usage.cache_read_tokens * cache_read
-        + usage.cache_write_tokens * cache_write
+        + (usage.cache_write_tokens - written_1h) * cache_write
+        + written_1h * cache_write_1h
     ) * _PER_TOKEN
+
+
+def cost_of(usage: Usage, price: ModelPrice) -> float:
+    """The cost of ``usage`` in US dollars at ``price``: at the rates of the highest tier
+    the prompt is longer than, else the base rates."""
+    prompt = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens
+    rates: ModelPrice | PriceTier = price
+    for tier in price.tiers:
+        if prompt > tier.above:
+            rates = tier
+    return _rates(rates, usage)
+
+
+class PriceSource(ABC):
+    """A price lookup that is not a plain table (a dataset with its own model matching),
+    registered in the ``agentcore.prices`` entry-point group beside tables."""
+
+    @abstractmethod
+    def find(self, model: str) -> ModelPrice | None:
+        """The price of ``model`` (``"provider/model"`` or a bare id), ``None`` if unknown."""
+
+    def table(self) -> Mapping[str, ModelPrice]:
+        """Every price this source can list by model id (for a table-driven replay)."""
+        return {}
 
 
 def _bare(model_id: str) -> str:

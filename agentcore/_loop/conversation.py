@@ -61,6 +61,7 @@ from .._core.events import (
     MessageDelta,
     MessageStart,
     MessageStop,
+    RateLimited,
     TextDelta,
     ThinkingDelta,
     ToolResult,
@@ -156,6 +157,7 @@ ROUTES: Mapping[type[Any], tuple[str, ...]] = {
     UserMessage: ("core",),
     **{cls: ("loop",) for cls in COMMANDS},
     StepsYield: (),
+    RateLimited: (),  # a notice: echoed (journaled, shown), decided on by nobody
 }
 FEEDBACK: Mapping[type[Any], tuple[str, ...]] = {
     AssistantMessage: ("loop",),
@@ -165,7 +167,7 @@ FEEDBACK: Mapping[type[Any], tuple[str, ...]] = {
     Interrupt: ("core",),
     ConversationClose: ("core",),
 }
-ECHO = (*(cls for cls in STREAM_INPUTS if cls is not ToolResult), UserMessage)
+ECHO = (*(cls for cls in STREAM_INPUTS if cls is not ToolResult), UserMessage, RateLimited)
 """A ``tool_result`` input is not echoed: the loop lets it in (its first output) or not."""
 
 ConversationState = Any

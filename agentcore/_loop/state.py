@@ -259,14 +259,14 @@ class LoopConfig:
             "thinking_level": self.thinking_level,
             "max_output_tokens": self.max_output_tokens,
             "temperature": self.temperature,
-            "price": None if self.price is None else attrs.asdict(self.price),
+            "price": None if self.price is None else self.price.to_wire(),
             "compaction": None if self.compaction is None else self.compaction.to_wire(),
             "model_retries": self.model_retries,
             "retry_delay_ms": self.retry_delay_ms,
             "check_output": self.check_output,
         }
         if self.prices is not None:  # only a per-model table is journaled (a fallback chain)
-            wire["prices"] = {model: attrs.asdict(p) for model, p in self.prices.items()}
+            wire["prices"] = {model: p.to_wire() for model, p in self.prices.items()}
         if self.cache is not None:
             wire["cache"] = cache_wire(self.cache)
         if self.provider_tools:

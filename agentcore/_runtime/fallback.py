@@ -54,7 +54,7 @@ import attrs
 
 from .._core.driver import ModelRequest
 from .._core.errors import ConfigurationError, ErrorCode
-from .._core.events import ErrorReceived, MessageStart, StreamEvent
+from .._core.events import ErrorReceived, MessageStart, RateLimited, StreamEvent
 from .._edges.clock import ms_clock
 from .._edges.driver import BaseDriver, Driver, as_driver, close_stream
 from .perform import driver_failure
@@ -350,6 +350,9 @@ class FallbackDriver(BaseDriver):
                                 continue
                             out: list[StreamEvent] = []
                             for index, event in enumerate(batch):
+                                if type(event) is RateLimited:  # a notice, not an answer
+                                    out.append(event)
+                                    continue
                                 if type(event) is MessageStart and held is None:
                                     assert isinstance(event, MessageStart)
                                     held = event
@@ -366,10 +369,10 @@ class FallbackDriver(BaseDriver):
                                 out.append(event)
                                 out.extend(batch[index + 1 :])
                                 break
+                            if out:  # the answer so far, or only notices
+                                yield out
                             if error is not None:
                                 break
-                            if out:
-                                yield out
                     except Exception as exc:  # a driver that raised instead of reporting
                         failure = driver_failure(exc, self._clock())
                         if answered or position == last or not self.should_fall_back(failure):

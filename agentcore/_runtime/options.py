@@ -11,7 +11,7 @@ from typing import Any
 
 from .._core.driver import THINKING_LEVELS
 from .._core.errors import ConfigurationError
-from .._core.pricing import ModelPrice
+from .._core.pricing import ModelPrice, PriceTier
 from .._edges.driver import Driver, as_driver
 from .._journal.journal import Journal, JsonlJournal, read_jsonl
 from .._loop.state import Limits
@@ -67,15 +67,21 @@ def as_model_driver(model: Any, driver_factory: Callable[[str], Driver] | None =
 
 
 def _dearest(prices: Sequence[ModelPrice]) -> ModelPrice:
-    """Each rate at its highest among ``prices`` (a cache rate left unset is the input's),
-    and the smallest context window, so compaction keeps a request fit for any of them
-    (unknown when any is)."""
+    """Each rate at its highest among ``prices`` and their long-prompt tiers (a cache rate
+    left unset is the input's), and the smallest context window, so compaction keeps a
+    request fit for any of them (unknown when any is)."""
     windows = [p.context_window for p in prices]
+    rates: list[ModelPrice | PriceTier] = [*prices]
+    rates.extend(t for p in prices for t in p.tiers)
+    cache_write = [r.input if r.cache_write is None else r.cache_write for r in rates]
     return ModelPrice(
-        input=max(p.input for p in prices),
-        output=max(p.output for p in prices),
-        cache_read=max(p.input if p.cache_read is None else p.cache_read for p in prices),
-        cache_write=max(p.input if p.cache_write is None else p.cache_write for p in prices),
+        input=max(r.input for r in rates),
+        output=max(r.output for r in rates),
+        cache_read=max(r.input if r.cache_read is None else r.cache_read for r in rates),
+        cache_write=max(cache_write),
+        cache_write_1h=max(
+            [*cache_write, *(r.cache_write_1h for r in rates if r.cache_write_1h is not None)]
+        ),
         context_window=None if None in windows else min(w for w in windows if w is not None),
     )
 

@@ -6,6 +6,7 @@ A package fills two groups in its ``pyproject.toml``::
     registry = "agentcore.drivers.registry:get_driver"     # (spec: str, **options) -> Driver
 
     [project.entry-points."agentcore.prices"]
+    dataset = "agentcore.drivers.prices:DATASET"            # a PriceSource (genai-prices)
     table = "agentcore.drivers.prices:PRICES"               # Mapping[str, ModelPrice]
 
     [project.entry-points."agentcore.protocols"]
@@ -13,7 +14,8 @@ A package fills two groups in its ``pyproject.toml``::
 
 ``resolve_model("provider/model")`` asks each driver resolver in turn (sorted by entry
 name); the first that does not raise ``LookupError`` wins. ``find_model_price`` looks the
-model up in every price table. Entry points are loaded on first use, never at import.
+model up in every price table or ``PriceSource``, in entry-name order (the dataset before
+the hand-written fallback table). Entry points are loaded on first use, never at import.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from functools import cache
 from typing import Any
 
 from .._core.errors import ConfigurationError
-from .._core.pricing import ModelPrice, find_price
+from .._core.pricing import ModelPrice, PriceSource, find_price
 from .._edges.driver import Driver
 
 __all__ = [
@@ -79,9 +81,9 @@ def resolve_model(spec: str, **options: Any) -> Driver:
 
 def find_model_price(model: str) -> ModelPrice | None:
     """The price of ``model`` in the first ``agentcore.prices`` table that knows it."""
-    tables: tuple[Mapping[str, ModelPrice], ...] = _loaded(PRICE_GROUP)
+    tables: tuple[Mapping[str, ModelPrice] | PriceSource, ...] = _loaded(PRICE_GROUP)
     for table in tables:
-        price = find_price(table, model)
+        price = table.find(model) if isinstance(table, PriceSource) else find_price(table, model)
         if price is not None:
             return price
     return None
@@ -89,10 +91,10 @@ def find_model_price(model: str) -> ModelPrice | None:
 
 def price_table() -> dict[str, ModelPrice]:
     """Every registered price table merged (the first table wins for a model both know)."""
-    tables: tuple[Mapping[str, ModelPrice], ...] = _loaded(PRICE_GROUP)
+    tables: tuple[Mapping[str, ModelPrice] | PriceSource, ...] = _loaded(PRICE_GROUP)
     merged: dict[str, ModelPrice] = {}
     for table in reversed(tables):
-        merged.update(table)
+        merged.update(table.table() if isinstance(table, PriceSource) else table)
     return merged
 
 

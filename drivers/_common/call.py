@@ -26,7 +26,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Coroutine
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Coroutine,
+    Mapping,
+)
 from typing import Any, TypeVar
 
 from .base import Failure
@@ -47,7 +54,16 @@ class StreamCall:
     reusable: make one per call, on the event loop that runs it.
     """
 
-    __slots__ = ("_close", "_closing", "_loop", "_opening", "_stream", "interrupted")
+    __slots__ = (
+        "_close",
+        "_closing",
+        "_loop",
+        "_opening",
+        "_stream",
+        "headers",
+        "interrupted",
+        "retry_after",
+    )
 
     def __init__(self) -> None:
         self._loop = asyncio.get_running_loop()
@@ -56,6 +72,10 @@ class StreamCall:
         self._closing: asyncio.Task[object] | None = None
         self._stream: AsyncIterator[Any] | None = None
         self.interrupted = False
+        self.headers: Mapping[str, str] | None = None
+        """The latest response's headers, when the driver reports them (rate budgets)."""
+        self.retry_after: float | None = None
+        """The ``retry-after`` of the latest 429, for the rate budget."""
 
     def attach(self, close: Close) -> None:
         """Make ``close`` what ``interrupt()`` and ``aclose()`` call (the latest response).
@@ -82,6 +102,26 @@ class StreamCall:
             opening.cancel()
         elif self._close is not None and self._closing is None:
             self._closing = self._loop.create_task(self._close())
+
+    async def pause(
+        self, seconds: float, sleep: Callable[[float], Awaitable[object]] = asyncio.sleep
+    ) -> bool:
+        """Wait ``seconds`` (a rate budget's wait) in a task ``interrupt()`` can cancel, as
+        ``open`` does; whether the wait ran out (``False``: interrupted before or in it)."""
+        if self.interrupted:
+            return False
+        waiting = asyncio.ensure_future(sleep(seconds))
+        self._opening = waiting
+        try:
+            await waiting
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if self.interrupted and (task is None or not task.cancelling()):
+                return False
+            raise
+        finally:
+            self._opening = None
+        return not self.interrupted
 
     async def open(
         self,

@@ -17,6 +17,7 @@ from agentcore.events import (
     ErrorReceived,
     MessageStart,
     MessageStop,
+    RateLimited,
     StreamEvent,
     ToolCallPart,
     ToolUseStart,
@@ -92,12 +93,14 @@ def _strings(event: StreamEvent) -> list[str]:
 def check_stream(events: Sequence[StreamEvent]) -> None:
     """Assert that ``events`` (one ``receive``) are well formed for the assembler.
 
-    A conformance check for any driver: ``message_start`` first and once (or one lone
-    ``error_received`` for a call that failed before it started); ``message_stop`` or
-    ``error_received`` last and nothing after; tool calls started once, stopped at most
-    once on their own index, all stopped before ``message_stop``; every string valid
-    Unicode (encodable as UTF-8). Raises ``AssertionError`` naming the first broken rule.
+    A conformance check for any driver (``rate_limited`` notices aside, which may come
+    first): ``message_start`` first and once (or one lone ``error_received`` for a call
+    that failed before it started); ``message_stop`` or ``error_received`` last and
+    nothing after; tool calls started once, stopped at most once on their own index, all
+    stopped before ``message_stop``; every string valid Unicode (encodable as UTF-8).
+    Raises ``AssertionError`` naming the first broken rule.
     """
+    events = [e for e in events if not isinstance(e, RateLimited)]  # notices go anywhere
     assert events, "the driver yielded nothing: end a call with message_stop or error_received"
     if len(events) == 1 and isinstance(events[0], ErrorReceived):
         return

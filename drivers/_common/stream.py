@@ -31,6 +31,13 @@ What ``receive`` does, for every driver alike:
    the text held back is flushed and ``receive`` ends with nothing more.
 6. The call's response is closed whatever happened.
 
+Rate budgets (``drivers._common.ratelimit``): when a limit of the driver's
+``rate_budget`` (else the process's) covers the call, step 2 first reserves it; a call
+that must wait yields one ``rate_limited`` notice, then waits (``interrupt()`` ends the
+wait and the call, and gives the reservation back). The response's rate-limit headers
+(a driver reports them with ``saw_headers``) and a 429's ``retry-after`` feed the
+budget; the reported usage corrects the reservation at the end.
+
 Nothing is raised for provider, configuration or driver failures: every ``Exception`` in
 those steps becomes ``error_received``. Every message is scrubbed of the keys the driver
 holds (its configured key and those ``get_api_key`` returned) and of key-shaped strings.
@@ -40,18 +47,27 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable, Sequence
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Iterable,
+    Mapping,
+    Sequence,
+)
 from typing import Any, Generic, TypeVar
 
 from agentcore import BaseDriver, ModelRequest, ms_clock
 from agentcore.errors import AgentError, ErrorCode
-from agentcore.events import ErrorReceived, StreamEvent
+from agentcore.events import ErrorReceived, MessageDelta, RateLimited, StreamEvent, Usage
 from agentcore.redaction import guard_logs
 
 from .base import ApiKeySource, Failure, resolve_api_key
 from .call import Close, StreamCall
 from .guard import clean_error, secret_keys
 from .normaliser import Normaliser
+from .ratelimit import RateBudget, Ticket, process_budget
 from .retry import RetryPolicy
 
 __all__ = ["KEYS_REMEMBERED", "StreamingDriver"]
@@ -83,6 +99,11 @@ class StreamingDriver(BaseDriver, Generic[S, C]):
 
     normaliser: Normaliser[S, C]
     """The vendor's pure normaliser (a class attribute of each driver)."""
+    model: str = ""
+    """The model a request without its own ``model`` asks for (each driver sets it)."""
+    rate_budget: RateBudget | None = None
+    """The rate budget this driver's calls count against; ``None``: the process's
+    (``ratelimit.process_budget()``, read at each call)."""
 
     def __init__(
         self,
@@ -147,6 +168,13 @@ class StreamingDriver(BaseDriver, Generic[S, C]):
     async def close_client(self) -> None:
         """Release the SDK client this driver built."""
 
+    def saw_headers(self, headers: Mapping[str, str]) -> None:
+        """Report the current attempt's response headers (``start_stream`` calls it), so
+        that the rate budget learns what the provider says remains."""
+        call = self._call
+        if call is not None:
+            call.headers = headers
+
     # -- the skeleton ----------------------------------------------------------------------
 
     def interrupt(self) -> None:
@@ -184,19 +212,36 @@ class StreamingDriver(BaseDriver, Generic[S, C]):
         call = StreamCall()
         self._call = call
         clock = self._clock
+        ticket: Ticket | None = None
+        opened: object = None
+        usage: Usage | None = None
         try:
             try:
                 body = self.prepare(request)
             except Exception as exc:
                 yield (self._error(self._failure(exc), clock()),)
                 return
+            budget = self.rate_budget or process_budget()
+            model = request.model or self.model
+            watching = budget.learn
+            if budget.applies(self._name, model):
+                watching = True
+                ticket = await budget.acquire(self._name, model, body, request.max_tokens)
+                if ticket is not None and ticket.wait > 0:
+                    wait_ms = max(1, round(ticket.wait * 1000))
+                    yield (RateLimited(ticket.scope, ticket.kind, wait_ms, timestamp=clock()),)
+                    if not await call.pause(ticket.wait, self._sleep):
+                        await budget.settle(ticket, None, sent=False)
+                        return
             opened = await call.open(
                 self._attempt(body, call.attach),
-                self._failure,
+                self._classify_for(call),
                 self.retry,
-                sleep=self._sleep,
+                sleep=self._held(budget, model, call, body) if watching else self._sleep,
                 check=self.check_first,
             )
+            if watching:
+                await self._feed(budget, model, call)
             if opened is None:
                 return
             endpoint = self.endpoint(body)
@@ -209,12 +254,16 @@ class StreamingDriver(BaseDriver, Generic[S, C]):
             try:
                 state, events = step(state, opened.first, clock())
                 if events:
+                    if ticket is not None:
+                        usage = _usage(events, usage)
                     yield events
                 async for item in opened.stream:
                     if call.interrupted:
                         break
                     state, events = step(state, item, clock())
                     if events:
+                        if ticket is not None:
+                            usage = _usage(events, usage)
                         yield events
             except Exception as exc:
                 if not (call.interrupted or normaliser.finished(state)):
@@ -227,11 +276,15 @@ class StreamingDriver(BaseDriver, Generic[S, C]):
             else:
                 state, events = normaliser.finish(state, clock())
             if events:
+                if ticket is not None:
+                    usage = _usage(events, usage)
                 yield tuple(_with_context(event, endpoint) for event in events)
         finally:
             if self._call is call:
                 self._call = None
             await call.aclose()
+            if ticket is not None and opened is not None:
+                await budget.settle(ticket, usage)
 
     def _attempt(
         self, body: Any, attach: Callable[[Close], None]
@@ -244,6 +297,42 @@ class StreamingDriver(BaseDriver, Generic[S, C]):
             return await self.start_stream(body, key, attach)
 
         return attempt
+
+    def _classify_for(self, call: StreamCall) -> Callable[[BaseException], Failure]:
+        """``_failure``, noting a 429's ``retry-after`` on ``call`` for the rate budget."""
+
+        def classify(exc: BaseException) -> Failure:
+            failure = self._failure(exc)
+            if failure.code is ErrorCode.RATE_LIMITED and failure.retry_after is not None:
+                call.retry_after = failure.retry_after
+            return failure
+
+        return classify
+
+    def _held(
+        self, budget: RateBudget, model: str, call: StreamCall, body: Any
+    ) -> Callable[[float], Awaitable[object]]:
+        """The retry sleep: the budget is held first for a 429's ``retry-after`` (so the
+        process's other calls wait with this one), and the retry reserves its request
+        like any call (it waits longer if the budget says so)."""
+
+        async def sleep(seconds: float) -> object:
+            await self._feed(budget, model, call)
+            again = await budget.acquire(
+                self._name, model, body, None, kinds=("requests",), delay=seconds
+            )
+            return await self._sleep(seconds if again is None else again.wait)
+
+        return sleep
+
+    async def _feed(self, budget: RateBudget, model: str, call: StreamCall) -> None:
+        """What the provider said about its limits (once each), into the budget."""
+        headers, call.headers = call.headers, None
+        if headers is not None:
+            await budget.observe(self._name, model, headers)
+        retry_after, call.retry_after = call.retry_after, None
+        if retry_after is not None:
+            await budget.blocked(self._name, model, retry_after)
 
     def _remember(self, key: str) -> None:
         if key not in self._configured_keys and key not in self._fetched_keys:
@@ -276,6 +365,15 @@ class StreamingDriver(BaseDriver, Generic[S, C]):
             failure.retryable,
             timestamp=timestamp,
         )
+
+
+def _usage(events: Sequence[StreamEvent], usage: Usage | None) -> Usage | None:
+    """The call's usage so far: the latest ``message_delta``'s (providers report it
+    cumulatively)."""
+    for event in events:
+        if type(event) is MessageDelta:
+            usage = event.usage
+    return usage
 
 
 def _with_context(event: StreamEvent, endpoint: str) -> StreamEvent:

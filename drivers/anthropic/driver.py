@@ -195,6 +195,7 @@ class AnthropicDriver(StreamingDriver[AnthropicState, _Event]):
             **body, stream=True, timeout=self.retry.timeout
         )
         attach(raw.http_response.aclose)
+        self.saw_headers(raw.http_response.headers)
         return _decoded(raw.http_response)
 
     async def close_client(self) -> None:

@@ -206,7 +206,7 @@ class OpenAIDriver(StreamingDriver[ChatState, object]):
     async def start_stream(
         self, body: dict[str, Any], key: str | None, attach: Callable[[Close], None]
     ) -> AsyncIterator[object]:
-        return await post_sse(
+        stream = await post_sse(
             self._client,
             "/chat/completions",
             body,
@@ -215,6 +215,8 @@ class OpenAIDriver(StreamingDriver[ChatState, object]):
             attach=attach,
             stream_cls=_ChatStream,
         )
+        self.saw_headers(stream.response.headers)
+        return stream
 
     async def close_client(self) -> None:
         await self._client.close()

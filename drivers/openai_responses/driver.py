@@ -180,9 +180,11 @@ class OpenAIResponsesDriver(StreamingDriver[ResponsesState, object]):
     async def start_stream(
         self, body: dict[str, Any], key: str | None, attach: Callable[[Close], None]
     ) -> AsyncIterator[object]:
-        return await post_sse(
+        stream = await post_sse(
             self._client, "/responses", body, key=key, timeout=self.retry.timeout, attach=attach
         )
+        self.saw_headers(stream.response.headers)
+        return stream
 
     async def close_client(self) -> None:
         await self._client.close()

@@ -1,13 +1,15 @@
 """Prices: lookup by exact id, provider prefix and dated suffix; cost in dollars."""
 
+import json
 import math
 
+import attrs
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from agentcore.events import Usage
-from agentcore.pricing import ModelPrice, cost_of, find_price
+from agentcore.pricing import ModelPrice, PriceTier, cost_of, find_price
 
 SONNET = ModelPrice(input=3.0, output=15.0, cache_read=0.3, cache_write=3.75)
 HAIKU = ModelPrice(input=1.0, output=5.0)
@@ -97,3 +99,69 @@ def test_model_price_rejects_non_numbers() -> None:
 )
 def test_cost_is_additive_over_usage(a: Usage, b: Usage) -> None:
     assert math.isclose(cost_of(a + b, SONNET), cost_of(a, SONNET) + cost_of(b, SONNET))
+
+
+LONG = ModelPrice(
+    input=3.0,
+    output=15.0,
+    cache_read=0.3,
+    cache_write=3.75,
+    cache_write_1h=6.0,
+    tiers=(PriceTier(200_000, 6.0, 22.5, 0.6, 7.5, 12.0),),
+)
+
+
+def test_a_one_hour_cache_write_is_priced_at_its_own_rate() -> None:
+    usage = Usage(cache_write_tokens=3_000_000, cache_write_1h_tokens=1_000_000)
+    assert math.isclose(cost_of(usage, attrs.evolve(LONG, tiers=())), 2 * 3.75 + 6.0)
+    # past the tier (3M prompt tokens), at the tier's two write rates
+    assert math.isclose(cost_of(usage, LONG), 2 * 7.5 + 12.0)
+    # without a 1-hour rate, 1-hour writes cost what 5-minute ones do
+    assert math.isclose(cost_of(usage, SONNET), 3 * 3.75)
+
+
+def test_a_prompt_longer_than_a_tier_pays_the_tier_s_rates_on_every_token() -> None:
+    at = Usage(input_tokens=100_000, cache_read_tokens=100_000, output_tokens=1_000_000)
+    above = Usage(input_tokens=100_001, cache_read_tokens=100_000, output_tokens=1_000_000)
+    assert math.isclose(cost_of(at, LONG), 0.3 + 0.03 + 15.0)
+    assert math.isclose(cost_of(above, LONG), 100_001 * 6e-6 + 0.06 + 22.5)
+
+
+def test_tiers_are_sorted_distinct_and_read_back_from_their_wire_form() -> None:
+    two = ModelPrice(1.0, 2.0, tiers=[PriceTier(500, 3.0, 4.0), PriceTier(100, 2.0, 3.0)])
+    assert [t.above for t in two.tiers] == [100, 500]
+    assert ModelPrice(**attrs.asdict(two)) == two
+    assert ModelPrice(**json.loads(json.dumps(attrs.asdict(LONG)))) == LONG
+    with pytest.raises(ValueError, match="two tiers with the same threshold"):
+        ModelPrice(1.0, 2.0, tiers=[PriceTier(100, 2.0, 3.0), PriceTier(100, 3.0, 4.0)])
+    with pytest.raises(ValueError, match=r"PriceTier\.above must be an int >= 1"):
+        PriceTier(0, 1.0, 1.0)
+
+
+_RATE = st.floats(0, 100, allow_nan=False)
+
+
+@given(
+    st.builds(Usage, *([st.integers(0, 10**6)] * 5), st.integers(0, 10**6)),
+    st.lists(st.integers(1, 3 * 10**6), max_size=3, unique=True),
+    _RATE,
+    _RATE,
+)
+def test_tiers_with_the_base_rates_change_nothing(
+    usage: Usage, thresholds: list[int], input: float, output: float
+) -> None:
+    """A tier only ever changes the rates, never which tokens are billed."""
+    base = ModelPrice(input, output)
+    tiered = ModelPrice(input, output, tiers=[PriceTier(t, input, output) for t in thresholds])
+    assert math.isclose(cost_of(usage, tiered), cost_of(usage, base), abs_tol=1e-12)
+
+
+@given(st.builds(Usage, *([st.integers(0, 10**6)] * 6)), st.integers(1, 10**6))
+def test_the_rates_in_force_are_the_highest_tier_the_prompt_passes(
+    usage: Usage, above: int
+) -> None:
+    tier = PriceTier(above, 7.0, 9.0)
+    prompt = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens
+    expected = ModelPrice(7.0, 9.0) if prompt > above else ModelPrice(1.0, 2.0)
+    got = cost_of(usage, ModelPrice(1.0, 2.0, tiers=[tier]))
+    assert math.isclose(got, cost_of(usage, expected))

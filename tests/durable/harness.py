@@ -42,6 +42,7 @@ class Cluster:
         dead_after: float = 1.5,
         concurrency: int = 40,
         poll: float = 0.05,
+        agents: str = "durable_app:definitions",
     ) -> None:
         self.url = url
         durable_app.create_tables(url)
@@ -53,6 +54,7 @@ class Cluster:
         }
         self.heartbeat, self.dead_after, self.concurrency = heartbeat, dead_after, concurrency
         self.poll = poll
+        self.agents = agents
         self.processes: list[subprocess.Popen[str]] = []
         self.ids: list[str] = []
         for _ in range(workers):
@@ -69,7 +71,7 @@ class Cluster:
                 "--database-url",
                 self.url,
                 "--agents",
-                "durable_app:definitions",
+                self.agents,
                 "--heartbeat",
                 str(self.heartbeat),
                 "--dead-after",

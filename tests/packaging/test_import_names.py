@@ -125,7 +125,7 @@ def test_entry_points_name_the_new_modules() -> None:
         """,
         ROOT,
     ).splitlines()
-    assert len(out) == 5 and set(out) <= {
+    assert len(out) == 6 and set(out) <= {
         "['agentcore', 'drivers']",
         "['agentcore', 'presenters']",
     }

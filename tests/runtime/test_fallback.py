@@ -23,6 +23,7 @@ from agentcore import (
     ProviderLimits,
     falls_back,
 )
+from agentcore._runtime.plugins import find_model_price
 from agentcore.drivers.scripted import FunctionDriver, Pause, ScriptedDriver, text_turn
 from agentcore.drivers.testing import check_stream, interrupt_when
 from agentcore.errors import AgentError, ConfigurationError, ErrorCode
@@ -339,11 +340,13 @@ def test_agent_with_a_list_of_models_falls_back_and_closes_what_it_built() -> No
 
 def test_agent_prices_each_turn_at_its_model_and_budgets_at_the_dearest() -> None:
     agent = Agent(["anthropic/claude-sonnet-4-5", "openai/gpt-4.1"], max_cost=1.0)
-    assert agent.prices == {
-        "claude-sonnet-4-5": ModelPrice(3.0, 15.0, 0.3, 3.75, context_window=200_000),
-        "gpt-4.1": ModelPrice(2.0, 8.0, 0.5, context_window=1_047_576),
-    }
-    assert agent.config.price == ModelPrice(3.0, 15.0, 0.5, 3.75, context_window=200_000)
+    sonnet = find_model_price("anthropic/claude-sonnet-4-5")
+    assert sonnet is not None and sonnet.tiers  # its rates above 200k prompt tokens
+    assert agent.prices == {"claude-sonnet-4-5": sonnet, "gpt-4.1": find_model_price("gpt-4.1")}
+    # each rate at its dearest, long-prompt tiers included; the smallest window
+    assert agent.config.price == ModelPrice(
+        6.0, 22.5, 0.6, 7.5, cache_write_1h=12.0, context_window=200_000
+    )
     assert agent.config.prices == agent.prices  # the loop's ledger charges per model too
     with pytest.raises(ConfigurationError, match="max_cost needs a price"):
         Agent(["anthropic/claude-sonnet-4-5", "ollama/llama3"], max_cost=1.0)
