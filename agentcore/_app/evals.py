@@ -65,7 +65,13 @@ def _configure(parser: argparse.ArgumentParser) -> None:
         help="file.py[:function], package.module:function (returning Agent options), or "
         "an agent definition file",
     )
-    run.add_argument("--mode", choices=MODES, default="replay")
+    run.add_argument(
+        "--mode",
+        choices=MODES,
+        default="replay",
+        help="replay (default): the recorded model answers while requests match; live: the "
+        "configuration's model answers; replay-then-live: replay, then live after a divergence",
+    )
     run.add_argument("--concurrency", type=int, default=4, help="cases at once (default 4)")
     run.add_argument(
         "--replay-tools",

@@ -102,6 +102,8 @@ def record_case(
     entries = list(entries_of(source))
     roots = list(dict.fromkeys(e.agent_id for e in entries if "/" not in e.agent_id))
     if agent_id is None:
+        if not roots:
+            raise ConfigurationError("the journal holds no session: it is empty")
         if len(roots) != 1:
             raise ConfigurationError(
                 f"the journal holds {len(roots)} root agents {roots}: name one with agent_id="

@@ -8,6 +8,8 @@ import json
 import pathlib
 import textwrap
 
+import pytest
+
 from agentcore import Agent
 from agentcore._app.cli import main
 from agentcore.journal import SqliteJournal
@@ -96,3 +98,10 @@ def test_json_on_stdout_and_a_clear_error_for_a_bad_configuration(tmp_path, caps
     assert main(["eval", "run", str(case), "--config", str(good), "--json", "-"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["cases"] == 1 and data["results"][0]["diff"]["changed_layers"] == []
+
+
+def test_the_run_help_says_what_each_mode_does(capsys):
+    with pytest.raises(SystemExit):
+        main(["eval", "run", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "replay-then-live: replay, then live after a divergence" in text

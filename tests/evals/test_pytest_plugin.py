@@ -70,3 +70,12 @@ def test_each_case_is_a_test_failing_with_its_diff(tmp_path):
     assert "--- layer outcome ---" in failed.stdout
     nothing = _pytest(tmp_path)  # no configuration: nothing collected
     assert "no tests ran" in nothing.stdout
+
+
+def test_a_wrong_configuration_fails_each_case_in_one_line(tmp_path):
+    (tmp_path / "adder.eval.json").write_text(json.dumps(case_data(recorded_case())))
+    wrong = _pytest(tmp_path, "--eval-config", "missing.py:config")
+    assert "FAILED adder.eval.json::adder - no configuration file missing.py" in wrong.stdout
+    assert "Traceback" not in wrong.stdout and "CallInfo" not in wrong.stdout
+    helped = _pytest(tmp_path, "--help")
+    assert "replay (default), live or replay-then-live" in helped.stdout
