@@ -194,6 +194,11 @@ def _read(path: pathlib.Path) -> Any:
     try:
         return json.loads(text)
     except ValueError as exc:
+        if path.suffix.lower() == ".jsonl":  # a journal given where a case belongs
+            raise ConfigurationError(
+                f"{path} is a journal, not a dataset: save a session of it as a case first "
+                f"(agentcore eval record {path} -o cases/NAME.json)"
+            ) from None
         raise ConfigurationError(f"{path} is not valid JSON: {exc}") from None
 
 

@@ -105,3 +105,22 @@ def test_the_run_help_says_what_each_mode_does(capsys):
         main(["eval", "run", "--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert "replay-then-live: replay, then live after a divergence" in text
+
+
+def test_a_journal_given_as_dataset_or_configuration_says_what_goes_there(tmp_path, capsys):
+    journal = tmp_path / "s.jsonl"
+    journal.write_text('{"agent_id": "a"}\n{"agent_id": "b"}\n')
+    case = tmp_path / "adder.json"
+    _record_session(tmp_path / "app.db")
+    assert main(["eval", "record", str(tmp_path / "app.db"), "-o", str(case)]) == 0
+    capsys.readouterr()
+    assert main(["eval", "run", str(journal), "--config", "factory.py"]) == 2
+    assert capsys.readouterr().err == (
+        f"agentcore eval: {journal} is a journal, not a dataset: save a session of it as a "
+        f"case first (agentcore eval record {journal} -o cases/NAME.json)\n"
+    )
+    assert main(["eval", "run", str(case), "--config", str(journal)]) == 2
+    assert capsys.readouterr().err == (
+        f"agentcore eval: configuration '{journal}': a file configuration is "
+        "file.py[:function] or an agent definition file (.json, .toml, .yaml, .yml)\n"
+    )
