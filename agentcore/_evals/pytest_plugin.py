@@ -56,6 +56,11 @@ class EvalFile(pytest.File):
         for case in load_dataset(self.path):
             yield EvalItem.from_parent(self, name=case.name, case=case)
 
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> str:  # type: ignore[override]
+        if isinstance(excinfo.value, ConfigurationError):
+            return str(excinfo.value)
+        return str(super().repr_failure(excinfo))
+
 
 class EvalItem(pytest.Item):
     """One case, re-run and judged when the test runs."""
