@@ -124,3 +124,12 @@ def test_a_journal_given_as_dataset_or_configuration_says_what_goes_there(tmp_pa
         f"agentcore eval: configuration '{journal}': a file configuration is "
         "file.py[:function] or an agent definition file (.json, .toml, .yaml, .yml)\n"
     )
+
+
+@pytest.mark.parametrize("value", ["0", "-2", "many"])
+def test_a_concurrency_below_one_is_a_usage_error(value, capsys):
+    with pytest.raises(SystemExit) as exited:
+        main(["eval", "run", "cases/", "--config", "factory.py", "--concurrency", value])
+    assert exited.value.code == 2
+    error = capsys.readouterr().err.splitlines()[-1]
+    assert error.endswith(f"argument --concurrency: must be a whole number from 1, got '{value}'")
