@@ -17,6 +17,7 @@ serve``. See docs/a2a.md.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import sys
 from collections.abc import Callable, Mapping
@@ -25,7 +26,7 @@ from typing import Any
 from .._core.errors import ConfigurationError
 from .._journal.journal import Journal, JsonlJournal
 from .._runtime.agent import Agent
-from .cli import add_base_url, model_refused, register_command
+from .cli import add_base_url, listen, model_refused, register_command
 from .serve import agent_options, check_model
 from .serve_model import DEMO_MODEL
 
@@ -34,7 +35,9 @@ __all__: list[str] = []
 
 def _configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=9999)
+    parser.add_argument(
+        "--port", type=int, default=9999, help="port (default 9999; 0: any free one)"
+    )
     parser.add_argument("--model", help="PROVIDER/MODEL (default: the embedded model)")
     add_base_url(parser)
     parser.add_argument("--journal", help="a JSONL journal: one lane per A2A context")
@@ -44,7 +47,9 @@ def _configure(parser: argparse.ArgumentParser) -> None:
         help="bearer token (default $AGENTCORE_A2A_TOKEN; generated off loopback)",
     )
     parser.add_argument("--name", default="agentcore", help="the agent card's name")
-    parser.add_argument("--description", default="An agentcore agent.")
+    parser.add_argument(
+        "--description", default="An agentcore agent.", help="the agent card's description"
+    )
     parser.add_argument("--url", help="the URL clients reach (default http://HOST:PORT/)")
     parser.add_argument(
         "--allow-host", metavar="NAME", action="append", default=[], help="a Host name to serve"
@@ -86,8 +91,11 @@ def _run(args: argparse.Namespace) -> int:
     if not is_loopback(args.host) and token is None:
         token = new_token()
         print(f"agentcore a2a-serve: bearer token: {token}", file=sys.stderr)
+    sock = listen("a2a-serve", args.host, args.port)
+    if sock is None:
+        return 2
     shown = f"[{args.host}]" if ":" in args.host else args.host
-    url = args.url or f"http://{shown}:{args.port}/"
+    url = args.url or f"http://{shown}:{sock.getsockname()[1]}/"
     journal = JsonlJournal(args.journal) if args.journal else None
     options = agent_options(args.model, args.delay, args.base_url)
     hosts = (*args.allow_host, args.host)
@@ -100,7 +108,8 @@ def _run(args: argparse.Namespace) -> int:
         allow_hosts=hosts,
     )
     print(f"agentcore a2a-serve: {url}", file=sys.stderr, flush=True)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    asyncio.run(server.serve(sockets=[sock]))
     if journal is not None:
         journal.close()
     return 0

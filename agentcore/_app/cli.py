@@ -24,6 +24,7 @@ import argparse
 import asyncio
 import importlib
 import os
+import socket
 import sys
 from collections.abc import Callable, Iterator
 from typing import Any, TextIO
@@ -114,6 +115,24 @@ def model_refused(command: str, error: ConfigurationError, key_option: str | Non
     hint = f" (on the command line: {key_option} KEY)" if key_option and _key_error(error) else ""
     print(f"agentcore {command}: {error.message}{hint}", file=sys.stderr)
     return 2
+
+
+def listen(command: str, host: str, port: int) -> socket.socket | None:
+    """A socket bound to ``host``:``port`` (0: any free one) and listening, so the address
+    shown and advertised is the real one; ``None`` after one line on stderr when it cannot
+    be bound (the port in use, an unknown address)."""
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host.strip("[]"), port))
+    except OSError as exc:
+        sock.close()
+        print(
+            f"agentcore {command}: cannot listen on {host}:{port}: {exc.strerror}", file=sys.stderr
+        )
+        return None
+    sock.listen(128)
+    return sock
 
 
 def _key_error(error: ConfigurationError) -> bool:

@@ -65,8 +65,16 @@ def _configure(parser: argparse.ArgumentParser) -> None:
         help="file.py[:function], package.module:function (returning Agent options), or "
         "an agent definition file",
     )
-    run.add_argument("--mode", choices=MODES, default="replay")
-    run.add_argument("--concurrency", type=int, default=4, help="cases at once (default 4)")
+    run.add_argument(
+        "--mode",
+        choices=MODES,
+        default="replay",
+        help="replay (default): the recorded model answers while requests match; live: the "
+        "configuration's model answers; replay-then-live: replay, then live after a divergence",
+    )
+    run.add_argument(
+        "--concurrency", type=_at_least_one, default=4, help="cases at once (default 4)"
+    )
     run.add_argument(
         "--replay-tools",
         default="all",
@@ -114,6 +122,13 @@ def _print(report: Report) -> None:
         print(report.summary())
         return
     Console(width=140).print(report.table())
+
+
+def _at_least_one(text: str) -> int:
+    """An ``argparse`` type: a whole number from 1, refused as a usage error (exit 2)."""
+    if not text.strip().isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number from 1, got {text!r}")
+    return int(text)
 
 
 def _run(args: argparse.Namespace) -> int:

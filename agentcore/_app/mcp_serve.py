@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import sys
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
@@ -26,7 +25,7 @@ from typing import Any
 from .._core.errors import ConfigurationError
 from .._journal.journal import Journal, JsonlJournal
 from .._runtime.agent import Agent
-from .cli import add_base_url, model_refused, register_command
+from .cli import add_base_url, listen, model_refused, register_command
 from .serve import agent_options, check_model
 from .serve_model import DEMO_MODEL
 
@@ -34,7 +33,9 @@ __all__: list[str] = []
 
 
 def _configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--transport", choices=("stdio", "http"), default="stdio")
+    parser.add_argument(
+        "--transport", choices=("stdio", "http"), default="stdio", help="stdio (default) or http"
+    )
     parser.add_argument("--host", default="127.0.0.1", help="HTTP: address to bind")
     parser.add_argument("--port", type=int, default=8765, help="HTTP: port (0: any free one)")
     parser.add_argument("--model", help="PROVIDER/MODEL (default: the embedded model)")
@@ -98,10 +99,11 @@ def _run(args: argparse.Namespace) -> int:
     if not is_loopback(args.host) and token is None:
         token = new_token()
         print(f"agentcore mcp-serve: bearer token: {token}", file=sys.stderr)
-    sock = socket.socket(socket.AF_INET6 if ":" in args.host else socket.AF_INET)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((args.host.strip("[]"), args.port))
-    sock.listen(128)
+    sock = listen("mcp-serve", args.host, args.port)
+    if sock is None:
+        if journal is not None:
+            journal.close()
+        return 2
     port = sock.getsockname()[1]
     shown = f"[{args.host}]" if ":" in args.host else args.host
     print(f"agentcore mcp-serve: http://{shown}:{port}/mcp", file=sys.stderr, flush=True)

@@ -110,6 +110,13 @@ def _configure(parser: argparse.ArgumentParser) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.definition is not None and args.database_url is None:
+        print(
+            "agentcore serve: --definition is the definition durable agents run: give "
+            "--database-url too",
+            file=sys.stderr,
+        )
+        return 2
     if args.base_url is not None and args.model in (None, DEMO_MODEL):
         print(
             "agentcore serve: --base-url is the address of --model's provider: name the model",

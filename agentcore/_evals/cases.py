@@ -102,6 +102,8 @@ def record_case(
     entries = list(entries_of(source))
     roots = list(dict.fromkeys(e.agent_id for e in entries if "/" not in e.agent_id))
     if agent_id is None:
+        if not roots:
+            raise ConfigurationError("the journal holds no session: it is empty")
         if len(roots) != 1:
             raise ConfigurationError(
                 f"the journal holds {len(roots)} root agents {roots}: name one with agent_id="
@@ -192,6 +194,11 @@ def _read(path: pathlib.Path) -> Any:
     try:
         return json.loads(text)
     except ValueError as exc:
+        if path.suffix.lower() == ".jsonl":  # a journal given where a case belongs
+            raise ConfigurationError(
+                f"{path} is a journal, not a dataset: save a session of it as a case first "
+                f"(agentcore eval record {path} -o cases/NAME.json)"
+            ) from None
         raise ConfigurationError(f"{path} is not valid JSON: {exc}") from None
 
 

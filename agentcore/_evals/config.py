@@ -42,6 +42,11 @@ def _function(reference: str) -> Callable[..., Any]:
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
+    elif pathlib.Path(target).is_file():
+        raise ConfigurationError(
+            f"configuration {reference!r}: a file configuration is file.py[:function] or an "
+            f"agent definition file ({', '.join(_DEFINITION_FILES)})"
+        )
     else:
         try:
             module = importlib.import_module(target)

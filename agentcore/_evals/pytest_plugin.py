@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from .._core.errors import ConfigurationError
 from .cases import Case, load_dataset
 from .report import assert_case
 from .rerun import MODES
@@ -27,7 +28,12 @@ _SUFFIXES = (".eval.json", ".eval.yaml", ".eval.yml")
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("agentcore evals")
     group.addoption("--eval-config", help="the configuration cases run on (docs/evals.md)")
-    group.addoption("--eval-mode", choices=MODES, default=None, help="replay (default), ...")
+    group.addoption(
+        "--eval-mode",
+        choices=MODES,
+        default=None,
+        help="replay (default), live or replay-then-live",
+    )
     parser.addini("eval_config", "the configuration eval cases run on")
     parser.addini("eval_mode", "replay, live or replay-then-live", default="replay")
 
@@ -50,6 +56,11 @@ class EvalFile(pytest.File):
         for case in load_dataset(self.path):
             yield EvalItem.from_parent(self, name=case.name, case=case)
 
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> str:  # type: ignore[override]
+        if isinstance(excinfo.value, ConfigurationError):
+            return str(excinfo.value)
+        return str(super().repr_failure(excinfo))
+
 
 class EvalItem(pytest.Item):
     """One case, re-run and judged when the test runs."""
@@ -63,7 +74,7 @@ class EvalItem(pytest.Item):
         assert_case(self.case, _setting(config, "eval_config"), mode=_setting(config, "eval_mode"))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
-        if isinstance(excinfo.value, AssertionError):
+        if isinstance(excinfo.value, AssertionError | ConfigurationError):
             return str(excinfo.value)
         return str(super().repr_failure(excinfo))
 

@@ -384,6 +384,8 @@ async def _branch(server: Host, request: Request) -> Response:
 
 async def _compare(server: Host, request: Request) -> Response:
     other = request.query_params.get("with", "")
+    if not other:
+        raise HttpError(400, "?with= must name the session to compare with")
     left = server.get(request.path_params["agent_id"])
     return JSONResponse(travel.compare(left, server.get(other)))
 

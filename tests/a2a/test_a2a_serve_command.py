@@ -13,6 +13,7 @@ import httpx
 from a2a.client import ClientConfig, create_client
 from a2a.types import Message, Part, Role, SendMessageRequest, TaskState
 
+from agentcore._app.cli import main
 from agentcore.journal import read_jsonl
 
 from .conftest import bound
@@ -66,3 +67,37 @@ async def test_the_command_serves_the_embedded_agent(tmp_path: pathlib.Path) -> 
         process.stderr.close()
     lanes = {e.agent_id for e in read_jsonl(journal)}
     assert lanes == {f"a2a_{events[0].task.context_id}"}
+
+
+def test_port_0_serves_and_advertises_the_port_it_got() -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "agentcore", "a2a-serve", "--port", "0"],
+        cwd=ROOT,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stderr is not None
+        line = process.stderr.readline()
+        url = line.split()[-1]
+        assert line.startswith("agentcore a2a-serve: http://127.0.0.1:") and not url.endswith(":0/")
+        card = httpx.get(url + ".well-known/agent-card.json", timeout=10).json()
+        assert card["supportedInterfaces"][0]["url"] == url
+    finally:
+        process.terminate()
+        process.wait(10)
+        assert process.stderr is not None
+        process.stderr.close()
+
+
+def test_a_port_in_use_is_one_line(capsys) -> None:
+    sock, _ = bound()
+    with sock:
+        port = sock.getsockname()[1]
+        assert main(["a2a-serve", "--port", str(port)]) == 2
+        assert main(["mcp-serve", "--transport", "http", "--port", str(port)]) == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert lines == [
+        f"agentcore a2a-serve: cannot listen on 127.0.0.1:{port}: Address already in use",
+        f"agentcore mcp-serve: cannot listen on 127.0.0.1:{port}: Address already in use",
+    ]

@@ -42,6 +42,10 @@ def test_a_journal_of_two_sessions_needs_an_agent_id(tmp_path):
         record_case(path, "third")
     case = record_case(path, "second")
     assert {e.agent_id for e in case.entries} == {"second"}
+    torn = tmp_path / "torn.jsonl"  # a crash before the first line was whole
+    torn.write_text('{"broken')
+    with pytest.raises(ValueError, match=r"^the journal holds no session: it is empty$"):
+        record_case(torn)
     assert_case(case, config)
 
 

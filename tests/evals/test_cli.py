@@ -8,6 +8,8 @@ import json
 import pathlib
 import textwrap
 
+import pytest
+
 from agentcore import Agent
 from agentcore._app.cli import main
 from agentcore.journal import SqliteJournal
@@ -96,3 +98,38 @@ def test_json_on_stdout_and_a_clear_error_for_a_bad_configuration(tmp_path, caps
     assert main(["eval", "run", str(case), "--config", str(good), "--json", "-"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["cases"] == 1 and data["results"][0]["diff"]["changed_layers"] == []
+
+
+def test_the_run_help_says_what_each_mode_does(capsys):
+    with pytest.raises(SystemExit):
+        main(["eval", "run", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "replay-then-live: replay, then live after a divergence" in text
+
+
+def test_a_journal_given_as_dataset_or_configuration_says_what_goes_there(tmp_path, capsys):
+    journal = tmp_path / "s.jsonl"
+    journal.write_text('{"agent_id": "a"}\n{"agent_id": "b"}\n')
+    case = tmp_path / "adder.json"
+    _record_session(tmp_path / "app.db")
+    assert main(["eval", "record", str(tmp_path / "app.db"), "-o", str(case)]) == 0
+    capsys.readouterr()
+    assert main(["eval", "run", str(journal), "--config", "factory.py"]) == 2
+    assert capsys.readouterr().err == (
+        f"agentcore eval: {journal} is a journal, not a dataset: save a session of it as a "
+        f"case first (agentcore eval record {journal} -o cases/NAME.json)\n"
+    )
+    assert main(["eval", "run", str(case), "--config", str(journal)]) == 2
+    assert capsys.readouterr().err == (
+        f"agentcore eval: configuration '{journal}': a file configuration is "
+        "file.py[:function] or an agent definition file (.json, .toml, .yaml, .yml)\n"
+    )
+
+
+@pytest.mark.parametrize("value", ["0", "-2", "many"])
+def test_a_concurrency_below_one_is_a_usage_error(value, capsys):
+    with pytest.raises(SystemExit) as exited:
+        main(["eval", "run", "cases/", "--config", "factory.py", "--concurrency", value])
+    assert exited.value.code == 2
+    error = capsys.readouterr().err.splitlines()[-1]
+    assert error.endswith(f"argument --concurrency: must be a whole number from 1, got '{value}'")

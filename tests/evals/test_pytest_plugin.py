@@ -70,3 +70,20 @@ def test_each_case_is_a_test_failing_with_its_diff(tmp_path):
     assert "--- layer outcome ---" in failed.stdout
     nothing = _pytest(tmp_path)  # no configuration: nothing collected
     assert "no tests ran" in nothing.stdout
+
+
+def test_a_wrong_configuration_fails_each_case_in_one_line(tmp_path):
+    (tmp_path / "adder.eval.json").write_text(json.dumps(case_data(recorded_case())))
+    wrong = _pytest(tmp_path, "--eval-config", "missing.py:config")
+    assert "FAILED adder.eval.json::adder - no configuration file missing.py" in wrong.stdout
+    assert "Traceback" not in wrong.stdout and "CallInfo" not in wrong.stdout
+    helped = _pytest(tmp_path, "--help")
+    assert "replay (default), live or replay-then-live" in helped.stdout
+
+
+def test_a_dataset_that_cannot_be_read_is_a_one_line_collection_error(tmp_path):
+    (tmp_path / "bad.eval.json").write_text(json.dumps({"cases": [{"name": "x"}]}))
+    (tmp_path / "factory.py").write_text(FACTORY)
+    done = _pytest(tmp_path, "--eval-config", "factory.py:config")
+    assert "bad.eval.json case #1: a case needs entries, journal or inputs" in done.stdout
+    assert "Traceback" not in done.stdout and "cases.py" not in done.stdout

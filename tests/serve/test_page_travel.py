@@ -141,6 +141,9 @@ def test_the_travel_routes_refuse_what_they_cannot_do() -> None:
             assert same.json()["diff"]["divergence"] is None
             missing = await client.get(f"{base}/agents/a1/compare?with=nobody")
             assert missing.status_code == 404
+            unnamed = await client.get(f"{base}/agents/a1/compare")
+            assert unnamed.status_code == 400
+            assert unnamed.json()["error"] == "?with= must name the session to compare with"
 
     asyncio.run(main())
 

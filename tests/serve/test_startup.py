@@ -223,6 +223,13 @@ def test_base_url_needs_a_model() -> None:
     assert _refusal("serve", "--base-url", "http://127.0.0.1:1/v1").endswith("name the model")
 
 
+def test_definition_needs_a_database_url() -> None:
+    assert _refusal("serve", "--definition", "support") == (
+        "agentcore serve: --definition is the definition durable agents run: give "
+        "--database-url too"
+    )
+
+
 def test_code_runs_its_model_and_explorer_at_the_base_url(tmp_path: pathlib.Path) -> None:
     from agentcore._app.code.setup import make_driver, subagent_registry
 
