@@ -32,6 +32,7 @@ from typing import Any
 from a2a.client import ClientConfig, create_client
 from a2a.types import CancelTaskRequest, Message, Part, Role, SendMessageRequest, TaskState
 
+from .._core.content import TextContent
 from .._core.driver import ModelRequest
 from .._core.errors import ErrorCode
 from .._core.events import (
@@ -58,7 +59,7 @@ _FAILED = {
 def _text(content: Any) -> str:
     if isinstance(content, str):
         return content
-    return "".join(getattr(part, "text", "") for part in content)
+    return "".join(part.text for part in content if isinstance(part, TextContent))
 
 
 def _parts_text(parts: Sequence[Any]) -> str:

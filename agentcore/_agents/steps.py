@@ -46,7 +46,7 @@ from typing import Any, Final, TypeAlias
 
 import attrs
 
-from .._core.content import Usage
+from .._core.content import TextContent, Usage
 from .._core.driver import ModelRequest
 from .._core.errors import ProtocolError
 from .._core.events import (
@@ -553,5 +553,5 @@ def _last_user_text(messages: Sequence[Any]) -> str:
             content = m.content
             if isinstance(content, str):
                 return content
-            return "".join(getattr(b, "text", "") for b in content)
+            return "".join(b.text for b in content if isinstance(b, TextContent))
     return ""

@@ -46,7 +46,7 @@ from typing import Any, Final, NamedTuple, TypeAlias
 
 from pyrsistent import PMap, pmap
 
-from .content import Content
+from .content import Content, TextContent
 from .events import (
     ConversationClose,
     ConversationEnd,
@@ -195,7 +195,7 @@ def _on_message_stop(state: StateEventState, event: MessageStop) -> Result:
 def _result_text(result: Content) -> str:
     if isinstance(result, str):
         return result
-    return "".join(getattr(block, "text", "") for block in result)
+    return "".join(block.text for block in result if isinstance(block, TextContent))
 
 
 def _finished(event: ToolResult, name: str) -> ToolCompleted | ToolFailed:

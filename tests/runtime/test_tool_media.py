@@ -14,6 +14,7 @@ from agentcore.events import (
     DocumentContent,
     ImageContent,
     TextContent,
+    ToolFailed,
     ToolResultMessage,
 )
 from agentcore.journal import JsonlJournal, replay
@@ -61,3 +62,24 @@ def test_a_tool_returning_media_reaches_the_model_and_the_journal(tmp_path: path
     outputs = [o for _agent, o in replay(journal.path)]
     replayed = [o for o in outputs if isinstance(o, ToolResultMessage)]
     assert [m.result for m in replayed] == [m.result for m in answers]
+
+
+@tool
+def broken_scan() -> ToolOutput:
+    """Scan the device (fails, with what it saw)."""
+    return ToolOutput(
+        [TextContent("scan failed: "), DocumentContent.from_bytes(PDF), TextContent("see log")],
+        is_error=True,
+    )
+
+
+def test_an_error_result_with_a_pdf_is_told_by_its_text_parts() -> None:
+    """The state layer's ``tool_failed`` reads only text parts (a PDF has no text)."""
+    script = [tool_turn([("c1", "broken_scan", {})]), text_turn("Sorry.")]
+    agent = Agent(ScriptedDriver(script), tools=[broken_scan], agent_id="a")
+    failed: list[ToolFailed] = []
+    agent.subscribe(lambda o: failed.append(o) if isinstance(o, ToolFailed) else None)
+    result = asyncio.run(agent.run("Scan it."))
+    asyncio.run(agent.aclose())
+    assert result.output == "Sorry."
+    assert [f.error for f in failed] == ["scan failed: see log"]

@@ -22,7 +22,7 @@ from typing import Any, Protocol
 
 import attrs
 
-from ..._core.content import ToolCallPart, Usage
+from ..._core.content import TextContent, ToolCallPart, Usage
 from ..._core.errors import AgentError
 from ..._core.pricing import cost_of
 from ..._core.secrets import scrub
@@ -338,4 +338,4 @@ def _text(message: Any) -> str:
     content = getattr(message, "content", message)
     if isinstance(content, str):
         return content
-    return " ".join(getattr(p, "text", "") for p in content)
+    return " ".join(p.text for p in content if isinstance(p, TextContent))
