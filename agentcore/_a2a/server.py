@@ -50,10 +50,12 @@ from a2a.types import (
 )
 from google.protobuf.json_format import MessageToDict  # type: ignore[import-untyped]
 
+from .._journal.journal import Journal
 from .._runtime.agent import Agent
 from .._serve.guard import host_refusal
+from .tasks import STOPPED, JournalTaskStore
 
-__all__ = ["AgentA2AExecutor", "a2a_app", "agent_card"]
+__all__ = ["AgentA2AExecutor", "a2a_app", "a2a_routes", "agent_card"]
 
 AgentFactory = Callable[[str], Agent | Awaitable[Agent]]
 ANSWER = "answer"
@@ -88,10 +90,18 @@ def agent_card(
 class AgentA2AExecutor(AgentExecutor):
     """The SDK's ``AgentExecutor`` for agents (module docstring)."""
 
-    def __init__(self, agent_factory: AgentFactory) -> None:
+    def __init__(
+        self,
+        agent_factory: AgentFactory,
+        *,
+        tasks: JournalTaskStore | None = None,
+        own_agents: bool = True,
+    ) -> None:
         self._factory = agent_factory
         self._agents: dict[str, Agent] = {}
         self._lock = asyncio.Lock()
+        self._tasks = tasks
+        self._own_agents = own_agents
 
     async def conversation(self, context_id: str) -> Agent:
         """The agent of an A2A context, made on first use."""
@@ -101,6 +111,7 @@ class AgentA2AExecutor(AgentExecutor):
                 made = self._factory(f"a2a_{context_id}")
                 agent = await made if isinstance(made, Awaitable) else made
                 self._agents[context_id] = agent
+                await _end_cut_off_run(agent)
             return agent
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
@@ -191,10 +202,26 @@ class AgentA2AExecutor(AgentExecutor):
         await updater.cancel()
 
     async def aclose(self) -> None:
-        """Close every conversation's agent (idempotent)."""
+        """Close every conversation's agent (unless their owner closes them, as
+        ``agentcore serve`` does) and let the task store's lane go (idempotent)."""
         agents, self._agents = list(self._agents.values()), {}
-        for agent in agents:
-            await agent.aclose()
+        if self._own_agents:
+            for agent in agents:
+                await agent.aclose()
+        if self._tasks is not None:
+            self._tasks.close()
+
+
+async def _end_cut_off_run(agent: Agent) -> None:
+    """Abort the run a resumed conversation was performing again when its server
+    stopped: its task was read back ``FAILED`` (``tasks``). A run paused for an answer
+    stays: its ``INPUT_REQUIRED`` task is answered by the next message."""
+    state = agent.state
+    if state.pending_approvals or state.pending_elicitations:
+        return
+    if agent.conversation_state.loop.phase != "idle":
+        agent.abort(STOPPED)
+        await agent.wait()
 
 
 def _data(context: RequestContext) -> dict[str, Any]:
@@ -221,20 +248,43 @@ def a2a_app(
     description: str = "An agentcore agent.",
     token: str | None = None,
     allow_hosts: Sequence[str] = (),
+    tasks_journal: Journal | None = None,
 ) -> Any:
-    """The Starlette app serving ``agent_factory``'s agents over A2A (module docstring);
-    ``url`` is where clients reach it (it goes on the card). ``app.state.executor`` is the
-    ``AgentA2AExecutor``: ``await app.state.executor.aclose()`` closes the agents."""
+    """The ASGI app serving ``agent_factory``'s agents over A2A (module docstring);
+    ``url`` is where clients reach it (it goes on the card). With ``tasks_journal`` (the
+    journal the agents write, as a rule), the tasks are kept in it (``JournalTaskStore``)
+    and a restarted server knows them; without, in memory. ``app.state.executor`` is the
+    ``AgentA2AExecutor``: ``await app.state.executor.aclose()`` closes the agents and
+    lets the tasks' lane go."""
+    app = a2a_routes(
+        agent_factory, name=name, url=url, description=description, tasks_journal=tasks_journal
+    )
+    return _Guard(app, token, tuple(allow_hosts))
+
+
+def a2a_routes(
+    agent_factory: AgentFactory,
+    *,
+    name: str,
+    url: str,
+    description: str = "An agentcore agent.",
+    tasks_journal: Journal | None = None,
+    own_agents: bool = True,
+) -> Any:
+    """``a2a_app`` without its guard: the Starlette app to mount on an app that guards
+    its routes itself (``agentcore serve --a2a``, ``serve_mount``). With ``own_agents``
+    false, ``executor.aclose()`` leaves the agents to their owner."""
     from starlette.applications import Starlette
 
     card = agent_card(name, url, description=description)
-    executor = AgentA2AExecutor(agent_factory)
+    tasks = None if tasks_journal is None else JournalTaskStore(tasks_journal)
+    executor = AgentA2AExecutor(agent_factory, tasks=tasks, own_agents=own_agents)
     handler = DefaultRequestHandler(
-        agent_executor=executor, task_store=InMemoryTaskStore(), agent_card=card
+        agent_executor=executor, task_store=tasks or InMemoryTaskStore(), agent_card=card
     )
     app = Starlette(routes=[*create_agent_card_routes(card), *create_jsonrpc_routes(handler, "/")])
     app.state.executor = executor
-    return _Guard(app, token, tuple(allow_hosts))
+    return app
 
 
 class _Guard:
