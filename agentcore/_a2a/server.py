@@ -50,12 +50,14 @@ from a2a.types import (
 )
 from google.protobuf.json_format import MessageToDict  # type: ignore[import-untyped]
 
-from .._journal.journal import Journal
+from .._core.errors import ConfigurationError
+from .._journal.journal import Journal, JsonlJournal, MemoryJournal
 from .._runtime.agent import Agent
 from .._serve.guard import host_refusal
+from .._serve.hosting import Host, HttpError
 from .tasks import STOPPED, JournalTaskStore
 
-__all__ = ["AgentA2AExecutor", "a2a_app", "a2a_routes", "agent_card"]
+__all__ = ["AgentA2AExecutor", "a2a_app", "a2a_routes", "agent_card", "serve_mount"]
 
 AgentFactory = Callable[[str], Agent | Awaitable[Agent]]
 ANSWER = "answer"
@@ -285,6 +287,52 @@ def a2a_routes(
     app = Starlette(routes=[*create_agent_card_routes(card), *create_jsonrpc_routes(handler, "/")])
     app.state.executor = executor
     return app
+
+
+def serve_mount(
+    url: str, *, name: str = "agentcore", description: str = "An agentcore agent."
+) -> Callable[[Host], Any]:
+    """``ServeConfig.mounts``' maker of the A2A app for ``agentcore serve --a2a`` (``url``:
+    where it is mounted, as clients reach it). Each A2A context is one of the server's
+    agents (``a2a_<context id>``, on the page and the HTTP API, journaled and resumed as
+    they are); the tasks are journaled in ``<journal dir>/a2a/tasks.jsonl`` (in memory
+    without a journal dir). The serve app's guard guards it."""
+
+    def make(host: Host) -> Any:
+        directory = host.config.journal_dir
+        tasks: Journal = MemoryJournal()
+        if directory is not None:
+            (directory / "a2a").mkdir(parents=True, exist_ok=True)
+            tasks = JsonlJournal(directory / "a2a" / "tasks.jsonl")
+
+        def agent(conversation_id: str) -> Agent:
+            try:
+                served = host.get_or_create(conversation_id)
+            except HttpError as exc:
+                raise ConfigurationError(
+                    f"A2A context {conversation_id!r}: {exc.message}"
+                ) from None
+            if not isinstance(served.agent, Agent):  # pragma: no cover - refused by the CLI
+                raise ConfigurationError("durable agents are not served over A2A")
+            return served.agent
+
+        app = a2a_routes(
+            agent,
+            name=name,
+            url=url,
+            description=description,
+            tasks_journal=tasks,
+            own_agents=False,
+        )
+
+        async def close() -> None:
+            await app.state.executor.aclose()
+            tasks.close()
+
+        host.closers.append(close)
+        return app
+
+    return make
 
 
 class _Guard:

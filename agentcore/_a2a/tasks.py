@@ -34,7 +34,7 @@ from .._core.events import event_type
 from .._journal.journal import Journal
 from .._journal.lanes import claim_lane, release_lane
 
-__all__ = ["TASK_LANE", "A2ATaskRecord", "JournalTaskStore"]
+__all__ = ["A2ATaskRecord", "JournalTaskStore", "STOPPED", "TASK_LANE"]
 
 TASK_LANE = "a2a_tasks"
 """The journal lane the A2A tasks are recorded in."""
