@@ -17,7 +17,9 @@ agents:
   ``approve`` approves every pending call and anything else rejects them with the text as
   the reason; for a question, a data part (or JSON text) accepts with that content, and
   ``decline`` / ``cancel`` decline or cancel it;
-- ``CancelTask`` (or a client leaving a stream it asked to cancel) aborts the run.
+- ``CancelTask`` (or a client leaving a stream it asked to cancel) aborts the run;
+- with a ``tasks_journal`` the tasks are kept in it (``tasks``), so a restarted server
+  knows them; with ``push``, task updates are POSTed to the webhooks clients give.
 
 The app is guarded as ``agentcore serve`` is: requests whose ``Host`` could be a
 DNS-rebinding name are refused, and with a ``token`` every route but the agent card needs
@@ -37,7 +39,12 @@ from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
-from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
+from a2a.server.tasks import (
+    BasePushNotificationSender,
+    InMemoryPushNotificationConfigStore,
+    InMemoryTaskStore,
+    TaskUpdater,
+)
 from a2a.types import (
     AgentCapabilities,
     AgentCard,
@@ -60,6 +67,8 @@ from .tasks import STOPPED, JournalTaskStore
 __all__ = ["AgentA2AExecutor", "a2a_app", "a2a_routes", "agent_card", "serve_mount"]
 
 AgentFactory = Callable[[str], Agent | Awaitable[Agent]]
+PushUrlCheck = Callable[[str], Awaitable[bool]]
+"""``await check(url)``: whether push notifications may be POSTed to ``url``."""
 ANSWER = "answer"
 """The id of the artifact a task's answer streams into."""
 _YES = {"yes", "y", "approve", "approved", "ok"}
@@ -72,8 +81,10 @@ def agent_card(
     description: str = "An agentcore agent.",
     version: str = "1.0.0",
     skills: Sequence[AgentSkill] = (),
+    push_notifications: bool = False,
 ) -> AgentCard:
-    """The card of an agent served at ``url`` (JSON-RPC, streaming)."""
+    """The card of an agent served at ``url`` (JSON-RPC, streaming, push notifications
+    when it sends them)."""
     return AgentCard(
         name=name,
         description=description,
@@ -81,7 +92,7 @@ def agent_card(
         supported_interfaces=[
             AgentInterface(url=url, protocol_binding="JSONRPC", protocol_version="1.0")
         ],
-        capabilities=AgentCapabilities(streaming=True),
+        capabilities=AgentCapabilities(streaming=True, push_notifications=push_notifications),
         default_input_modes=["text/plain"],
         default_output_modes=["text/plain"],
         skills=list(skills)
@@ -98,12 +109,15 @@ class AgentA2AExecutor(AgentExecutor):
         *,
         tasks: JournalTaskStore | None = None,
         own_agents: bool = True,
+        http: Any = None,
     ) -> None:
         self._factory = agent_factory
         self._agents: dict[str, Agent] = {}
         self._lock = asyncio.Lock()
         self._tasks = tasks
         self._own_agents = own_agents
+        self._http = http
+        """The push notifications' ``httpx.AsyncClient``, closed with the executor."""
 
     async def conversation(self, context_id: str) -> Agent:
         """The agent of an A2A context, made on first use."""
@@ -212,6 +226,9 @@ class AgentA2AExecutor(AgentExecutor):
                 await agent.aclose()
         if self._tasks is not None:
             self._tasks.close()
+        http, self._http = self._http, None
+        if http is not None:
+            await http.aclose()
 
 
 async def _end_cut_off_run(agent: Agent) -> None:
@@ -251,15 +268,24 @@ def a2a_app(
     token: str | None = None,
     allow_hosts: Sequence[str] = (),
     tasks_journal: Journal | None = None,
+    push: PushUrlCheck | None = None,
 ) -> Any:
     """The ASGI app serving ``agent_factory``'s agents over A2A (module docstring);
     ``url`` is where clients reach it (it goes on the card). With ``tasks_journal`` (the
     journal the agents write, as a rule), the tasks are kept in it (``JournalTaskStore``)
     and a restarted server knows them; without, in memory. ``app.state.executor`` is the
     ``AgentA2AExecutor``: ``await app.state.executor.aclose()`` closes the agents and
-    lets the tasks' lane go."""
+    lets the tasks' lane go. With ``push``, push notifications are on: a client may give
+    a URL with its message (or ``CreateTaskPushNotificationConfig``), and every update of
+    the task is POSTed there when ``await push(url)`` accepts the URL (the SDK's
+    ``validate_push_notification_url`` refuses loopback and private addresses)."""
     app = a2a_routes(
-        agent_factory, name=name, url=url, description=description, tasks_journal=tasks_journal
+        agent_factory,
+        name=name,
+        url=url,
+        description=description,
+        tasks_journal=tasks_journal,
+        push=push,
     )
     return _Guard(app, token, tuple(allow_hosts))
 
@@ -272,17 +298,30 @@ def a2a_routes(
     description: str = "An agentcore agent.",
     tasks_journal: Journal | None = None,
     own_agents: bool = True,
+    push: PushUrlCheck | None = None,
 ) -> Any:
     """``a2a_app`` without its guard: the Starlette app to mount on an app that guards
     its routes itself (``agentcore serve --a2a``, ``serve_mount``). With ``own_agents``
     false, ``executor.aclose()`` leaves the agents to their owner."""
     from starlette.applications import Starlette
 
-    card = agent_card(name, url, description=description)
+    card = agent_card(name, url, description=description, push_notifications=push is not None)
     tasks = None if tasks_journal is None else JournalTaskStore(tasks_journal)
-    executor = AgentA2AExecutor(agent_factory, tasks=tasks, own_agents=own_agents)
+    pushing: dict[str, Any] = {}
+    http = None
+    if push is not None:
+        import httpx
+
+        http = httpx.AsyncClient(timeout=10)
+        configs = InMemoryPushNotificationConfigStore()
+        sender = BasePushNotificationSender(http, configs, push_url_validator=push)
+        pushing = {"push_config_store": configs, "push_sender": sender, "push_url_validator": push}
+    executor = AgentA2AExecutor(agent_factory, tasks=tasks, own_agents=own_agents, http=http)
     handler = DefaultRequestHandler(
-        agent_executor=executor, task_store=tasks or InMemoryTaskStore(), agent_card=card
+        agent_executor=executor,
+        task_store=tasks or InMemoryTaskStore(),
+        agent_card=card,
+        **pushing,
     )
     app = Starlette(routes=[*create_agent_card_routes(card), *create_jsonrpc_routes(handler, "/")])
     app.state.executor = executor
