@@ -32,7 +32,7 @@ import asyncio
 import hmac
 import json
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from a2a.helpers.proto_helpers import new_text_message
 from a2a.server.agent_execution import AgentExecutor, RequestContext
@@ -61,8 +61,10 @@ from .._core.errors import ConfigurationError
 from .._journal.journal import Journal, JsonlJournal, MemoryJournal
 from .._runtime.agent import Agent
 from .._serve.guard import host_refusal
-from .._serve.hosting import Host, HttpError
 from .tasks import STOPPED, JournalTaskStore
+
+if TYPE_CHECKING:  # the serve app's (its extra): imported by serve_mount's caller
+    from .._serve.hosting import Host
 
 __all__ = ["AgentA2AExecutor", "a2a_app", "a2a_routes", "agent_card", "serve_mount"]
 
@@ -338,6 +340,8 @@ def serve_mount(
     without a journal dir). The serve app's guard guards it."""
 
     def make(host: Host) -> Any:
+        from .._serve.hosting import HttpError
+
         directory = host.config.journal_dir
         tasks: Journal = MemoryJournal()
         if directory is not None:
