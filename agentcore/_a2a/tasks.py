@@ -20,6 +20,7 @@ again on resuming is aborted when the context's next message comes (``server``).
 
 from __future__ import annotations
 
+import asyncio
 from typing import ClassVar
 
 import attrs
@@ -67,10 +68,15 @@ class JournalTaskStore(TaskStore):
         self._journaled: dict[str, int] = {}
         """The state each task was last journaled in."""
         self._loaded = self._closed = False
+        self._loading = asyncio.Lock()
 
     async def _ready(self) -> None:
-        if self._loaded:
-            return
+        """Claim the lane and read it back, on first use (two requests at once: once)."""
+        async with self._loading:
+            if not self._loaded:
+                await self._load()
+
+    async def _load(self) -> None:
         claim_lane(self.journal, TASK_LANE)
         self._loaded = True
         tasks: dict[str, Task] = {}
