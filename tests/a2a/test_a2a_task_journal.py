@@ -5,6 +5,7 @@ reported ``FAILED`` saying the server stopped, its context going on at the next 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import pathlib
 import signal
@@ -27,6 +28,8 @@ from a2a.types import (
     SubscribeToTaskRequest,
     TaskState,
 )
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agentcore._a2a.tasks import STOPPED, TASK_LANE, A2ATaskRecord, JournalTaskStore
 from agentcore.journal import MemoryJournal, read_jsonl
@@ -153,3 +156,51 @@ async def test_only_state_changes_and_settled_tasks_are_journaled() -> None:
     assert back is not None and _answer(back) == "abc"
     assert back.status.state == TaskState.TASK_STATE_COMPLETED
     again.close()
+
+
+_STATES = [
+    TaskState.TASK_STATE_SUBMITTED,
+    TaskState.TASK_STATE_WORKING,
+    TaskState.TASK_STATE_INPUT_REQUIRED,
+    TaskState.TASK_STATE_COMPLETED,
+    TaskState.TASK_STATE_FAILED,
+    TaskState.TASK_STATE_CANCELED,
+]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from("abc"), st.sampled_from(_STATES), st.text(max_size=3))))
+def test_a_restarted_store_gives_every_task_as_last_saved(
+    saves: list[tuple[str, int, str]],
+) -> None:
+    """Property: after any saves, a new store on the journal gives each task as it was
+    last saved when it was paused or finished, and ``FAILED`` with ``STOPPED`` when it
+    was running (its chunks since its last state change are its conversation's)."""
+    from a2a.server.context import ServerCallContext
+    from a2a.types import Artifact, Task, TaskStatus
+
+    async def run() -> None:
+        journal, context = MemoryJournal(), ServerCallContext()
+        store = JournalTaskStore(journal)
+        last: dict[str, Task] = {}
+        for task_id, state, chunk in saves:
+            task = Task(id=task_id, context_id="c", status=TaskStatus(state=state))
+            if task_id in last:
+                task.artifacts.extend(last[task_id].artifacts)
+            task.artifacts.append(Artifact(artifact_id=chunk, parts=[Part(text=chunk)]))
+            await store.save(task, context)
+            last[task_id] = task
+        store.close()
+        again = JournalTaskStore(journal)
+        for task_id, saved in last.items():
+            back = await again.get(task_id, context)
+            assert back is not None
+            if saved.status.state in (TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING):
+                assert back.status.state == TaskState.TASK_STATE_FAILED
+                assert back.status.message.parts[0].text == STOPPED
+            else:
+                assert back == saved
+        assert await again.get("z", context) is None
+        again.close()
+
+    asyncio.run(run())
