@@ -129,7 +129,8 @@ class AgentA2AExecutor(AgentExecutor):
                 made = self._factory(f"a2a_{context_id}")
                 agent = await made if isinstance(made, Awaitable) else made
                 self._agents[context_id] = agent
-                await _end_cut_off_run(agent)
+                if self._tasks is not None and await self._tasks.cut_off(context_id):
+                    await _end_cut_off_run(agent)
             return agent
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
@@ -234,9 +235,8 @@ class AgentA2AExecutor(AgentExecutor):
 
 
 async def _end_cut_off_run(agent: Agent) -> None:
-    """Abort the run a resumed conversation was performing again when its server
-    stopped: its task was read back ``FAILED`` (``tasks``). A run paused for an answer
-    stays: its ``INPUT_REQUIRED`` task is answered by the next message."""
+    """Abort the run a resumed conversation performs again because its server stopped
+    in the middle of it: its task was read back ``FAILED`` (``tasks``)."""
     state = agent.state
     if state.pending_approvals or state.pending_elicitations:
         return

@@ -69,6 +69,8 @@ class JournalTaskStore(TaskStore):
         """The state each task was last journaled in."""
         self._loaded = self._closed = False
         self._loading = asyncio.Lock()
+        self._cut_off: set[str] = set()
+        """The contexts whose task ran when the server stopped, until ``cut_off`` says so."""
 
     async def _ready(self) -> None:
         """Claim the lane and read it back, on first use (two requests at once: once)."""
@@ -86,8 +88,18 @@ class JournalTaskStore(TaskStore):
         for task in tasks.values():
             if task.status.state in _RUNNING:
                 _stopped(task)
+                self._cut_off.add(task.context_id)
             self._journaled[task.id] = task.status.state
             await self._memory.save(task, ServerCallContext())
+
+    async def cut_off(self, context_id: str) -> bool:
+        """Whether a task of the context was running when the server stopped (said once:
+        the caller ends the run its conversation performs again)."""
+        await self._ready()
+        if context_id not in self._cut_off:
+            return False
+        self._cut_off.discard(context_id)
+        return True
 
     async def save(self, task: Task, context: ServerCallContext) -> None:
         await self._ready()

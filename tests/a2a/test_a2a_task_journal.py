@@ -175,7 +175,8 @@ def test_a_restarted_store_gives_every_task_as_last_saved(
 ) -> None:
     """Property: after any saves, a new store on the journal gives each task as it was
     last saved when it was paused or finished, and ``FAILED`` with ``STOPPED`` when it
-    was running (its chunks since its last state change are its conversation's)."""
+    was running (its chunks since its last state change are its conversation's); its
+    context is said cut off once."""
     from a2a.server.context import ServerCallContext
     from a2a.types import Artifact, Task, TaskStatus
 
@@ -201,6 +202,10 @@ def test_a_restarted_store_gives_every_task_as_last_saved(
             else:
                 assert back == saved
         assert await again.get("z", context) is None
+        running = (TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING)
+        was_running = any(t.status.state in running for t in last.values())
+        assert await again.cut_off("c") is was_running  # its run is to be ended, once
+        assert await again.cut_off("c") is False
         again.close()
 
     asyncio.run(run())
