@@ -13,6 +13,17 @@ except ImportError as exc:  # pragma: no cover - depends on the installation
 from ._a2a.client import RemoteAgent as RemoteAgent
 from ._a2a.server import AgentA2AExecutor as AgentA2AExecutor
 from ._a2a.server import a2a_app as a2a_app
+from ._a2a.server import a2a_routes as a2a_routes
 from ._a2a.server import agent_card as agent_card
+from ._a2a.server import serve_mount as serve_mount
+from ._a2a.tasks import JournalTaskStore as JournalTaskStore
 
-__all__ = ["AgentA2AExecutor", "RemoteAgent", "a2a_app", "agent_card"]
+__all__ = [
+    "AgentA2AExecutor",
+    "JournalTaskStore",
+    "RemoteAgent",
+    "a2a_app",
+    "a2a_routes",
+    "agent_card",
+    "serve_mount",
+]

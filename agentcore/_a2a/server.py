@@ -17,7 +17,9 @@ agents:
   ``approve`` approves every pending call and anything else rejects them with the text as
   the reason; for a question, a data part (or JSON text) accepts with that content, and
   ``decline`` / ``cancel`` decline or cancel it;
-- ``CancelTask`` (or a client leaving a stream it asked to cancel) aborts the run.
+- ``CancelTask`` (or a client leaving a stream it asked to cancel) aborts the run;
+- with a ``tasks_journal`` the tasks are kept in it (``tasks``), so a restarted server
+  knows them; with ``push``, task updates are POSTed to the webhooks clients give.
 
 The app is guarded as ``agentcore serve`` is: requests whose ``Host`` could be a
 DNS-rebinding name are refused, and with a ``token`` every route but the agent card needs
@@ -30,14 +32,19 @@ import asyncio
 import hmac
 import json
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from a2a.helpers.proto_helpers import new_text_message
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
-from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
+from a2a.server.tasks import (
+    BasePushNotificationSender,
+    InMemoryPushNotificationConfigStore,
+    InMemoryTaskStore,
+    TaskUpdater,
+)
 from a2a.types import (
     AgentCapabilities,
     AgentCard,
@@ -50,12 +57,20 @@ from a2a.types import (
 )
 from google.protobuf.json_format import MessageToDict  # type: ignore[import-untyped]
 
+from .._core.errors import ConfigurationError
+from .._journal.journal import Journal, JsonlJournal, MemoryJournal
 from .._runtime.agent import Agent
 from .._serve.guard import host_refusal
+from .tasks import STOPPED, JournalTaskStore
 
-__all__ = ["AgentA2AExecutor", "a2a_app", "agent_card"]
+if TYPE_CHECKING:  # the serve app's (its extra): imported by serve_mount's caller
+    from .._serve.hosting import Host
+
+__all__ = ["AgentA2AExecutor", "a2a_app", "a2a_routes", "agent_card", "serve_mount"]
 
 AgentFactory = Callable[[str], Agent | Awaitable[Agent]]
+PushUrlCheck = Callable[[str], Awaitable[bool]]
+"""``await check(url)``: whether push notifications may be POSTed to ``url``."""
 ANSWER = "answer"
 """The id of the artifact a task's answer streams into."""
 _YES = {"yes", "y", "approve", "approved", "ok"}
@@ -68,8 +83,10 @@ def agent_card(
     description: str = "An agentcore agent.",
     version: str = "1.0.0",
     skills: Sequence[AgentSkill] = (),
+    push_notifications: bool = False,
 ) -> AgentCard:
-    """The card of an agent served at ``url`` (JSON-RPC, streaming)."""
+    """The card of an agent served at ``url`` (JSON-RPC, streaming, push notifications
+    when it sends them)."""
     return AgentCard(
         name=name,
         description=description,
@@ -77,7 +94,7 @@ def agent_card(
         supported_interfaces=[
             AgentInterface(url=url, protocol_binding="JSONRPC", protocol_version="1.0")
         ],
-        capabilities=AgentCapabilities(streaming=True),
+        capabilities=AgentCapabilities(streaming=True, push_notifications=push_notifications),
         default_input_modes=["text/plain"],
         default_output_modes=["text/plain"],
         skills=list(skills)
@@ -88,10 +105,21 @@ def agent_card(
 class AgentA2AExecutor(AgentExecutor):
     """The SDK's ``AgentExecutor`` for agents (module docstring)."""
 
-    def __init__(self, agent_factory: AgentFactory) -> None:
+    def __init__(
+        self,
+        agent_factory: AgentFactory,
+        *,
+        tasks: JournalTaskStore | None = None,
+        own_agents: bool = True,
+        http: Any = None,
+    ) -> None:
         self._factory = agent_factory
         self._agents: dict[str, Agent] = {}
         self._lock = asyncio.Lock()
+        self._tasks = tasks
+        self._own_agents = own_agents
+        self._http = http
+        """The push notifications' ``httpx.AsyncClient``, closed with the executor."""
 
     async def conversation(self, context_id: str) -> Agent:
         """The agent of an A2A context, made on first use."""
@@ -101,6 +129,8 @@ class AgentA2AExecutor(AgentExecutor):
                 made = self._factory(f"a2a_{context_id}")
                 agent = await made if isinstance(made, Awaitable) else made
                 self._agents[context_id] = agent
+                if self._tasks is not None and await self._tasks.cut_off(context_id):
+                    await _end_cut_off_run(agent)
             return agent
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
@@ -191,10 +221,28 @@ class AgentA2AExecutor(AgentExecutor):
         await updater.cancel()
 
     async def aclose(self) -> None:
-        """Close every conversation's agent (idempotent)."""
+        """Close every conversation's agent (unless their owner closes them, as
+        ``agentcore serve`` does) and let the task store's lane go (idempotent)."""
         agents, self._agents = list(self._agents.values()), {}
-        for agent in agents:
-            await agent.aclose()
+        if self._own_agents:
+            for agent in agents:
+                await agent.aclose()
+        if self._tasks is not None:
+            self._tasks.close()
+        http, self._http = self._http, None
+        if http is not None:
+            await http.aclose()
+
+
+async def _end_cut_off_run(agent: Agent) -> None:
+    """Abort the run a resumed conversation performs again because its server stopped
+    in the middle of it: its task was read back ``FAILED`` (``tasks``)."""
+    state = agent.state
+    if state.pending_approvals or state.pending_elicitations:
+        return
+    if agent.conversation_state.loop.phase != "idle":
+        agent.abort(STOPPED)
+        await agent.wait()
 
 
 def _data(context: RequestContext) -> dict[str, Any]:
@@ -221,20 +269,113 @@ def a2a_app(
     description: str = "An agentcore agent.",
     token: str | None = None,
     allow_hosts: Sequence[str] = (),
+    tasks_journal: Journal | None = None,
+    push: PushUrlCheck | None = None,
 ) -> Any:
-    """The Starlette app serving ``agent_factory``'s agents over A2A (module docstring);
-    ``url`` is where clients reach it (it goes on the card). ``app.state.executor`` is the
-    ``AgentA2AExecutor``: ``await app.state.executor.aclose()`` closes the agents."""
+    """The ASGI app serving ``agent_factory``'s agents over A2A (module docstring);
+    ``url`` is where clients reach it (it goes on the card). With ``tasks_journal`` (the
+    journal the agents write, as a rule), the tasks are kept in it (``JournalTaskStore``)
+    and a restarted server knows them; without, in memory. ``app.state.executor`` is the
+    ``AgentA2AExecutor``: ``await app.state.executor.aclose()`` closes the agents and
+    lets the tasks' lane go. With ``push``, push notifications are on: a client may give
+    a URL with its message (or ``CreateTaskPushNotificationConfig``), and every update of
+    the task is POSTed there when ``await push(url)`` accepts the URL (the SDK's
+    ``validate_push_notification_url`` refuses loopback and private addresses)."""
+    app = a2a_routes(
+        agent_factory,
+        name=name,
+        url=url,
+        description=description,
+        tasks_journal=tasks_journal,
+        push=push,
+    )
+    return _Guard(app, token, tuple(allow_hosts))
+
+
+def a2a_routes(
+    agent_factory: AgentFactory,
+    *,
+    name: str,
+    url: str,
+    description: str = "An agentcore agent.",
+    tasks_journal: Journal | None = None,
+    own_agents: bool = True,
+    push: PushUrlCheck | None = None,
+) -> Any:
+    """``a2a_app`` without its guard: the Starlette app to mount on an app that guards
+    its routes itself (``agentcore serve --a2a``, ``serve_mount``). With ``own_agents``
+    false, ``executor.aclose()`` leaves the agents to their owner."""
     from starlette.applications import Starlette
 
-    card = agent_card(name, url, description=description)
-    executor = AgentA2AExecutor(agent_factory)
+    card = agent_card(name, url, description=description, push_notifications=push is not None)
+    tasks = None if tasks_journal is None else JournalTaskStore(tasks_journal)
+    pushing: dict[str, Any] = {}
+    http = None
+    if push is not None:
+        import httpx
+
+        http = httpx.AsyncClient(timeout=10)
+        configs = InMemoryPushNotificationConfigStore()
+        sender = BasePushNotificationSender(http, configs, push_url_validator=push)
+        pushing = {"push_config_store": configs, "push_sender": sender, "push_url_validator": push}
+    executor = AgentA2AExecutor(agent_factory, tasks=tasks, own_agents=own_agents, http=http)
     handler = DefaultRequestHandler(
-        agent_executor=executor, task_store=InMemoryTaskStore(), agent_card=card
+        agent_executor=executor,
+        task_store=tasks or InMemoryTaskStore(),
+        agent_card=card,
+        **pushing,
     )
     app = Starlette(routes=[*create_agent_card_routes(card), *create_jsonrpc_routes(handler, "/")])
     app.state.executor = executor
-    return _Guard(app, token, tuple(allow_hosts))
+    return app
+
+
+def serve_mount(
+    url: str, *, name: str = "agentcore", description: str = "An agentcore agent."
+) -> Callable[[Host], Any]:
+    """``ServeConfig.mounts``' maker of the A2A app for ``agentcore serve --a2a`` (``url``:
+    where it is mounted, as clients reach it). Each A2A context is one of the server's
+    agents (``a2a_<context id>``, on the page and the HTTP API, journaled and resumed as
+    they are); the tasks are journaled in ``<journal dir>/a2a/tasks.jsonl`` (in memory
+    without a journal dir). The serve app's guard guards it."""
+
+    def make(host: Host) -> Any:
+        from .._serve.hosting import HttpError
+
+        directory = host.config.journal_dir
+        tasks: Journal = MemoryJournal()
+        if directory is not None:
+            (directory / "a2a").mkdir(parents=True, exist_ok=True)
+            tasks = JsonlJournal(directory / "a2a" / "tasks.jsonl")
+
+        def agent(conversation_id: str) -> Agent:
+            try:
+                served = host.get_or_create(conversation_id)
+            except HttpError as exc:
+                raise ConfigurationError(
+                    f"A2A context {conversation_id!r}: {exc.message}"
+                ) from None
+            if not isinstance(served.agent, Agent):  # pragma: no cover - refused by the CLI
+                raise ConfigurationError("durable agents are not served over A2A")
+            return served.agent
+
+        app = a2a_routes(
+            agent,
+            name=name,
+            url=url,
+            description=description,
+            tasks_journal=tasks,
+            own_agents=False,
+        )
+
+        async def close() -> None:
+            await app.state.executor.aclose()
+            tasks.close()
+
+        host.closers.append(close)
+        return app
+
+    return make
 
 
 class _Guard:

@@ -9,9 +9,10 @@
 The agent card is at ``/.well-known/agent-card.json``, JSON-RPC at ``/``. Without
 ``--model`` the agent runs the embedded scripted model (offline). ``--journal`` keeps each
 A2A context's conversation in its own lane of one JSONL file (resumed when a client
-continues it after a restart). The server binds 127.0.0.1 by default; off loopback a
-bearer token is required (generated and printed when not given), as for ``agentcore
-serve``. See docs/a2a.md.
+continues it after a restart); the A2A tasks are journaled beside it
+(``FILE.tasks.jsonl``), so a restarted server knows them. The server binds 127.0.0.1 by
+default; off loopback a bearer token is required (generated and printed when not given),
+as for ``agentcore serve``. See docs/a2a.md.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import pathlib
 import sys
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -97,6 +99,7 @@ def _run(args: argparse.Namespace) -> int:
     shown = f"[{args.host}]" if ":" in args.host else args.host
     url = args.url or f"http://{shown}:{sock.getsockname()[1]}/"
     journal = JsonlJournal(args.journal) if args.journal else None
+    tasks = JsonlJournal(tasks_path(args.journal)) if args.journal else None
     options = agent_options(args.model, args.delay, args.base_url)
     hosts = (*args.allow_host, args.host)
     app = a2a_app(
@@ -106,13 +109,23 @@ def _run(args: argparse.Namespace) -> int:
         description=args.description,
         token=token,
         allow_hosts=hosts,
+        tasks_journal=tasks,
     )
     print(f"agentcore a2a-serve: {url}", file=sys.stderr, flush=True)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
     asyncio.run(server.serve(sockets=[sock]))
-    if journal is not None:
-        journal.close()
+    for opened in (journal, tasks):
+        if opened is not None:
+            opened.close()
     return 0
+
+
+def tasks_path(journal: str) -> pathlib.Path:
+    """Where the A2A tasks of the conversations journaled in ``journal`` are kept: a
+    journal beside it (``a2a.jsonl``: ``a2a.tasks.jsonl``), so the conversations' file
+    stays readable by any agentcore tool."""
+    path = pathlib.Path(journal)
+    return path.with_name(f"{path.stem}.tasks.jsonl")
 
 
 register_command("a2a-serve", "serve an agent over the A2A protocol", _configure, _run)

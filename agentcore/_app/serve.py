@@ -5,6 +5,7 @@
     agentcore serve [--host 127.0.0.1] [--port 8000] [--model PROVIDER/MODEL [--base-url URL]]
                     [--journal-dir DIR] [--token TOKEN] [--allow-origin ORIGIN ...]
                     [--allow-host NAME ...] [--database-url URL [--definition NAME]]
+                    [--a2a [--a2a-url URL]]
 
 Without ``--model`` agents run the embedded scripted model, so it works on a fresh
 machine, offline; a ``--model`` that cannot run (its key missing, an unknown provider)
@@ -13,7 +14,8 @@ stops the command before it serves, as ``chat`` and ``code`` do. With
 database run them, each new agent runs definition ``--definition`` (or the ``model`` its
 creation names), and every agent the database holds is served. Off loopback a bearer
 token is required (generated and printed when not given); a frontend served from another
-origin needs ``--allow-origin``. See docs/serve.md.
+origin needs ``--allow-origin``. With ``--a2a`` the same server serves its agents over A2A
+at ``/a2a/`` (docs/a2a.md). See docs/serve.md.
 """
 
 from __future__ import annotations
@@ -107,6 +109,14 @@ def _configure(parser: argparse.ArgumentParser) -> None:
         "--database-url", help="serve durable agents: the workers' postgresql:// database"
     )
     parser.add_argument("--definition", help="durable agents: the definition new agents run")
+    parser.add_argument(
+        "--a2a",
+        action="store_true",
+        help="serve the agents over A2A too, at /a2a/ (needs the a2a extra)",
+    )
+    parser.add_argument(
+        "--a2a-url", help="the A2A URL clients reach (default http://HOST:PORT/a2a/)"
+    )
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -138,6 +148,11 @@ def _run(args: argparse.Namespace) -> int:
         )
         return 2
     try:
+        mounts = _a2a_mounts(args)
+    except ConfigurationError as exc:
+        print(f"agentcore serve: {exc.message}", file=sys.stderr)
+        return 2
+    try:
         config = ServeConfig(
             agent_options(args.model, args.delay, args.base_url),
             journal_dir=pathlib.Path(args.journal_dir) if args.journal_dir else None,
@@ -147,6 +162,7 @@ def _run(args: argparse.Namespace) -> int:
             max_body=args.max_body,
             database_url=args.database_url,
             definition=args.definition,
+            mounts=mounts,
             **({} if args.database_url else tree_options(args.model, args.delay)),
         )
     except ConfigurationError as exc:
@@ -154,6 +170,27 @@ def _run(args: argparse.Namespace) -> int:
         return 2
     run(config, args.host, args.port)
     return 0
+
+
+def _a2a_mounts(args: argparse.Namespace) -> tuple[tuple[str, Any], ...]:
+    """``--a2a``: the A2A app mounted at ``/a2a`` (``agentcore a2a-serve``'s, on this
+    server's agents); ``ConfigurationError`` when it cannot be."""
+    if not args.a2a:
+        return ()
+    if args.database_url is not None:
+        raise ConfigurationError(
+            "--a2a serves the agents of this process; drop it or --database-url (durable "
+            "agents are not served over A2A yet)"
+        )
+    try:
+        from .._a2a.server import serve_mount
+    except ImportError as exc:
+        raise ConfigurationError(
+            f"--a2a needs the A2A extra: pip install 'agentcore-engine[a2a]' ({exc})"
+        ) from None
+    shown = f"[{args.host}]" if ":" in args.host else args.host
+    url = args.a2a_url or f"http://{shown}:{args.port}/a2a/"
+    return (("/a2a", serve_mount(url)),)
 
 
 register_command(

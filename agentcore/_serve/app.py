@@ -15,7 +15,9 @@ Routes (``{id}`` is an agent id; every body is JSON and size-limited):
   to N, going on live), ``GET .../compare?with=ID`` (two sessions and their layer diff);
 - ``POST /ag-ui`` an AG-UI ``RunAgentInput`` (the thread is the agent) streams that run;
 - ``POST /chat`` a Vercel AI SDK chat request streams that run; ``GET /chat/{id}/stream``
-  resumes the run in progress (204 when there is none).
+  resumes the run in progress (204 when there is none);
+- ``ServeConfig.mounts``: apps mounted beside these (``agentcore serve --a2a``: A2A at
+  ``/a2a/``, its agent card public as the page is).
 
 Every request's ``Host`` must be a name no DNS-rebinding page can use; a state-changing
 request must come from the page's own origin, an allowed one, or a client that is not a
@@ -126,7 +128,10 @@ def _given_token(request: Request) -> str:
 
 
 def _public(path: str) -> bool:
-    return path == "/" or path.startswith("/static/")
+    """The page, its files, and a mounted A2A app's agent card (clients read it first)."""
+    return (
+        path == "/" or path.startswith("/static/") or path.endswith("/.well-known/agent-card.json")
+    )
 
 
 async def _body(request: Request, limit: int) -> bytes:
@@ -545,6 +550,7 @@ def create_app(config: ServeConfig) -> Starlette:
         route("/ag-ui", _ag_ui, ["POST"]),
         route("/chat", _chat, ["POST"]),
         route("/chat/{agent_id}/stream", _chat_resume, ["GET"]),
+        *(Mount(path, app=make(server)) for path, make in config.mounts),
     ]
     middleware = [Middleware(_Guard, config=config)]
     if config.allow_origins:  # inside the guard: a preflight's Host is checked too

@@ -80,6 +80,9 @@ class ServeConfig:
     agent_type: str | None = None
     database_url: str | None = None
     definition: str | None = None
+    mounts: Sequence[tuple[str, Callable[[Host], Any]]] = ()
+    """Apps served beside the routes: ``(path, make)``, ``make(host)`` giving the ASGI app
+    mounted at ``path``, behind the same guard (``agentcore serve --a2a`` mounts A2A)."""
 
     def __attrs_post_init__(self) -> None:
         for origin in self.allow_origins:
@@ -134,6 +137,8 @@ class Host:
         """The durable agents' client (``database_url``), made by ``open``."""
         self.unreadable: dict[str, str] = {}
         """Agents whose journal could not be resumed at startup, with the reason."""
+        self.closers: list[Callable[[], Awaitable[None]]] = []
+        """Awaited at shutdown before the agents are closed (a mounted app's own)."""
 
     # -- agents --------------------------------------------------------------------------
 
@@ -309,6 +314,8 @@ class Host:
         return self.agents.get(agent_id) or self.create(None, agent_id, None)
 
     async def aclose(self) -> None:
+        for close in self.closers:
+            await close()
         for served in list(self.agents.values()):
             await served.agent.aclose()
             served.feed.close()
