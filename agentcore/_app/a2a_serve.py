@@ -22,14 +22,11 @@ import asyncio
 import os
 import pathlib
 import sys
-from collections.abc import Callable, Mapping
-from typing import Any
 
 from .._core.errors import ConfigurationError
-from .._journal.journal import Journal, JsonlJournal
-from .._runtime.agent import Agent
+from .._journal.journal import JsonlJournal
 from .cli import add_base_url, listen, model_refused, register_command
-from .serve import agent_options, check_model
+from .serve import agent_options, agent_per_conversation, check_model
 from .serve_model import DEMO_MODEL
 
 __all__: list[str] = []
@@ -57,18 +54,6 @@ def _configure(parser: argparse.ArgumentParser) -> None:
         "--allow-host", metavar="NAME", action="append", default=[], help="a Host name to serve"
     )
     parser.add_argument("--delay", type=float, default=0.0, help="embedded model: s per event")
-
-
-def factory(options: Callable[[str | None], Mapping[str, Any]], journal: Journal | None) -> Any:
-    """Each context's agent (its own driver), resumed when the journal holds its lane."""
-
-    async def make(conversation_id: str) -> Agent:
-        made = dict(options(None))
-        if journal is not None and journal.last_seq(conversation_id):
-            return await Agent.resume(journal, agent_id=conversation_id, **made)
-        return Agent(**made, journal=journal, agent_id=conversation_id)
-
-    return make
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -103,7 +88,7 @@ def _run(args: argparse.Namespace) -> int:
     options = agent_options(args.model, args.delay, args.base_url)
     hosts = (*args.allow_host, args.host)
     app = a2a_app(
-        factory(options, journal),
+        agent_per_conversation(options, journal),
         name=args.name,
         url=url,
         description=args.description,

@@ -19,14 +19,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from collections.abc import Awaitable, Callable
 
 from .._core.errors import ConfigurationError
-from .._journal.journal import Journal, JsonlJournal
-from .._runtime.agent import Agent
+from .._journal.journal import JsonlJournal
 from .cli import add_base_url, listen, model_refused, register_command
-from .serve import agent_options, check_model
+from .serve import agent_options, agent_per_conversation, check_model
 from .serve_model import DEMO_MODEL
 
 __all__: list[str] = []
@@ -52,19 +50,6 @@ def _configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--delay", type=float, default=0.0, help="embedded model: s per event")
 
 
-def _factory(options: Callable[[str | None], Mapping[str, Any]], journal: Journal | None) -> Any:
-    """Each conversation's agent (its own driver: ``options`` builds one per call), resumed
-    when the journal holds its lane."""
-
-    async def make(conversation_id: str) -> Agent:
-        agent_options = dict(options(None))
-        if journal is not None and journal.last_seq(conversation_id):
-            return await Agent.resume(journal, agent_id=conversation_id, **agent_options)
-        return Agent(**agent_options, journal=journal, agent_id=conversation_id)
-
-    return make
-
-
 def _run(args: argparse.Namespace) -> int:
     if args.model not in (None, DEMO_MODEL):
         try:
@@ -77,9 +62,8 @@ def _run(args: argparse.Namespace) -> int:
     options = agent_options(args.model, args.delay, args.base_url)
     journal = JsonlJournal(args.journal) if args.journal else None
     tools = list(options(None).get("tools", ())) if args.expose_tools else []
-    server = AgentMCPServer(
-        _factory(options, journal), name=args.name, tool_name=args.tool_name, tools=tools
-    )
+    make = agent_per_conversation(options, journal)
+    server = AgentMCPServer(make, name=args.name, tool_name=args.tool_name, tools=tools)
     import anyio
 
     async def serving(run: Callable[[], Awaitable[None]]) -> None:

@@ -25,15 +25,17 @@ import asyncio
 import os
 import pathlib
 import sys
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from .._core.errors import ConfigurationError
 from .._edges.driver import Driver
+from .._journal.journal import Journal
+from .._runtime.agent import Agent
 from .cli import add_base_url, model_at, model_refused, register_command
 from .serve_model import DEMO_AGENT, DEMO_MODEL, demo_options, demo_registry
 
-__all__ = ["agent_options", "check_model", "tree_options"]
+__all__ = ["agent_options", "agent_per_conversation", "check_model", "tree_options"]
 
 
 def agent_options(default: str | None, delay: float, base_url: str | None = None) -> Any:
@@ -54,6 +56,21 @@ def agent_options(default: str | None, delay: float, base_url: str | None = None
         return {"model": chosen, "driver_factory": driver}
 
     return options
+
+
+def agent_per_conversation(
+    options: Callable[[str | None], Mapping[str, Any]], journal: Journal | None
+) -> Callable[[str], Awaitable[Agent]]:
+    """Each conversation's agent (its own driver: ``options`` builds one per call),
+    resumed when the journal holds its lane: what ``a2a-serve`` and ``mcp-serve`` serve."""
+
+    async def make(conversation_id: str) -> Agent:
+        made = dict(options(None))
+        if journal is not None and journal.last_seq(conversation_id):
+            return await Agent.resume(journal, agent_id=conversation_id, **made)
+        return Agent(**made, journal=journal, agent_id=conversation_id)
+
+    return make
 
 
 def check_model(model: str, base_url: str | None) -> None:
