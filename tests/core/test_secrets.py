@@ -123,8 +123,18 @@ def _string_paths(value: object, path: tuple[object, ...] = ()) -> list[tuple[ob
     if isinstance(value, list):
         return [p for i, v in enumerate(value) for p in _string_paths(v, (*path, i))]
     if isinstance(value, dict):
-        return [p for k, v in value.items() if k != "type" for p in _string_paths(v, (*path, k))]
+        media = value.get("type") in _MEDIA
+        return [
+            p
+            for k, v in value.items()
+            if k != "type" and not (media and k == "data")  # media bytes are never scrubbed
+            for p in _string_paths(v, (*path, k))
+        ]
     return []
+
+
+_MEDIA = {"image", "document", "audio"}
+"""Wire types whose base64 ``data`` scrubbing leaves alone (a key shape in bytes is noise)."""
 
 
 def _replaced(wire: Any, path: tuple[object, ...], text: str) -> Any:
