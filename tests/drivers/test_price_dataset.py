@@ -183,12 +183,13 @@ def test_importing_agentcore_and_its_drivers_does_not_load_the_dataset() -> None
 
 
 def _rates(rates: ModelPrice | PriceTier) -> tuple[float, ...]:
-    """Every rate as billed (an unset cache rate is the input's, an unset 1-hour write the
-    cache write's)."""
+    """Every rate as billed (an unset cache or audio rate is the input's, an unset 1-hour
+    write the cache write's)."""
     read = rates.input if rates.cache_read is None else rates.cache_read
     write = rates.input if rates.cache_write is None else rates.cache_write
     write_1h = write if rates.cache_write_1h is None else rates.cache_write_1h
-    return (rates.input, rates.output, read, write, write_1h)
+    audio = rates.input if rates.input_audio is None else rates.input_audio
+    return (rates.input, rates.output, read, write, write_1h, audio)
 
 
 def test_the_fallback_table_agrees_with_the_dataset_for_every_model_both_know() -> None:
