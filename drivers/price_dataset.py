@@ -2,8 +2,9 @@
 
 ``DATASET.find("anthropic/claude-sonnet-4-5")`` reads the dataset bundled with the
 installed ``genai-prices`` (no network) and turns the model's current rates into a
-``ModelPrice``: input, output, cache reads, five-minute and one-hour cache writes, and
-long-prompt tiers (``PriceTier``), with the model's context window. The part before the
+``ModelPrice``: input, output, cache reads, five-minute and one-hour cache writes, audio
+input (``input_audio_mtok``, where the model has its own audio rate), and long-prompt tiers
+(``PriceTier``), with the model's context window. The part before the
 first ``/`` picks the dataset's provider, so ``openrouter/anthropic/claude-sonnet-4.5``
 is priced at OpenRouter's rate; a bare id lets the dataset guess the provider.
 
@@ -31,9 +32,16 @@ __all__ = ["DATASET", "GenaiPrices", "PROVIDER_IDS"]
 PROVIDER_IDS: dict[str, str] = {"openai-responses": "openai", "gemini": "google"}
 """agentcore provider name -> the dataset's provider id, where the two differ."""
 
-_KEYS = ("input_mtok", "output_mtok", "cache_read_mtok", "cache_write_mtok", "cache_write_1h_mtok")
+_KEYS = (
+    "input_mtok",
+    "output_mtok",
+    "cache_read_mtok",
+    "cache_write_mtok",
+    "cache_write_1h_mtok",
+    "input_audio_mtok",
+)
 """The dataset's price keys (USD per million tokens) of ``ModelPrice``'s input, output,
-cache read, cache write and 1-hour cache write rates, in that order."""
+cache read, cache write, 1-hour cache write and audio input rates, in that order."""
 
 
 def _rate_above(value: Any, prompt: int) -> float | None:
@@ -59,7 +67,7 @@ def to_model_price(prices: Any, context_window: int | None) -> ModelPrice | None
     Every threshold any rate has becomes one ``PriceTier`` holding all rates at that
     prompt length, which is exact for the dataset's cliff tiers.
     """
-    input, output, read, write, write_1h = _rates(prices, 0)
+    input, output, read, write, write_1h, audio = _rates(prices, 0)
     if input is None or output is None:
         return None
     values = [getattr(prices, key, None) for key in _KEYS]
@@ -68,15 +76,18 @@ def to_model_price(prices: Any, context_window: int | None) -> ModelPrice | None
     }
     tiers = []
     for above in sorted(starts):
-        t_input, t_output, t_read, t_write, t_write_1h = _rates(prices, above)
+        t_input, t_output, t_read, t_write, t_write_1h, t_audio = _rates(prices, above)
         assert t_input is not None and t_output is not None  # the keys the base has
-        tiers.append(PriceTier(above, t_input, t_output, t_read, t_write, t_write_1h))
+        tiers.append(
+            PriceTier(above, t_input, t_output, t_read, t_write, t_write_1h, input_audio=t_audio)
+        )
     return ModelPrice(
         input,
         output,
         read,
         write,
         cache_write_1h=write_1h,
+        input_audio=audio,
         context_window=context_window,
         tiers=tiers,
     )

@@ -68,11 +68,15 @@ def _anthropic_tier(above: int, input: float, output: float) -> PriceTier:
     return PriceTier(above, input, output, round(input * 0.1, 6), input * 1.25, input * 2)
 
 
-def _google(input: float, output: float, cache_read: float | None = None) -> ModelPrice:
+def _google(
+    input: float, output: float, cache_read: float | None = None, audio: float | None = None
+) -> ModelPrice:
     """Gemini's context-cache reads cost a tenth of input unless given; writes are billed
-    as input."""
+    as input; the Flash models bill audio input at its own rate (``audio``)."""
     read = round(input * 0.1, 6) if cache_read is None else cache_read
-    return ModelPrice(input=input, output=output, cache_read=read, context_window=1_048_576)
+    return ModelPrice(
+        input=input, output=output, cache_read=read, input_audio=audio, context_window=1_048_576
+    )
 
 
 _OPUS_45 = _anthropic(5.0, 25.0)
@@ -134,7 +138,7 @@ PRICES: dict[str, ModelPrice] = {
     # -- Google Gemini -----------------------------------------------------------------
     "gemini-3.5-flash": _google(1.50, 9.0),
     "gemini-3.1-pro": _google(2.0, 12.0),
-    "gemini-3.1-flash-lite": _google(0.25, 1.50),
+    "gemini-3.1-flash-lite": _google(0.25, 1.50, audio=0.50),
     "gemini-3-pro": _google(2.0, 12.0),
     "gemini-3-flash": _google(0.50, 3.0),
     "gemini-2.5-pro": ModelPrice(
@@ -144,9 +148,9 @@ PRICES: dict[str, ModelPrice] = {
         context_window=1_048_576,
         tiers=(PriceTier(200_000, 2.50, 15.0, 0.25),),
     ),
-    "gemini-2.5-flash": _google(0.30, 2.50),
-    "gemini-2.5-flash-lite": _google(0.10, 0.40),
-    "gemini-2.0-flash": _google(0.10, 0.40, cache_read=0.025),
+    "gemini-2.5-flash": _google(0.30, 2.50, audio=1.0),
+    "gemini-2.5-flash-lite": _google(0.10, 0.40, audio=0.30),
+    "gemini-2.0-flash": _google(0.10, 0.40, cache_read=0.025, audio=0.70),
     "gemini-2.0-flash-lite": ModelPrice(input=0.075, output=0.30, context_window=1_048_576),
 }
 """Model id -> price; ids are the providers' own (no ``provider/`` prefix)."""

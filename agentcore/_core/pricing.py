@@ -9,9 +9,16 @@ cost is ``None``, never 0.
 Usage counts follow ``Usage``: ``input_tokens`` excludes cache reads and writes (they are
 priced separately), ``cache_write_1h_tokens`` is the one-hour part of
 ``cache_write_tokens``, and ``reasoning_tokens`` are already part of ``output_tokens``
-(they are never billed twice). A price may have tiers by prompt length: a prompt (input,
-cache reads and writes together) longer than a tier's ``above`` pays that tier's rates on
-every token of the call, output included, as Anthropic and Google bill long prompts.
+(they are never billed twice). Audio input has its own rate where the provider charges
+one (``input_audio``): ``audio_tokens`` are a breakdown of the input side, so up to
+``input_tokens`` of them (the uncached part) pay the audio rate instead of the input rate,
+assuming audio is the uncached part first (which overestimates when the audio rate is the
+higher one); audio in cache reads and writes pays the cache rates. Images and documents
+are priced as text input, as the providers bill them.
+
+A price may have tiers by prompt length: a prompt (input, cache reads and writes together)
+longer than a tier's ``above`` pays that tier's rates on every token of the call, output
+included, as Anthropic and Google bill long prompts.
 
 Where prices come from is the edges' business: ``agentcore.drivers.prices`` reads a
 maintained dataset (``genai-prices``) and keeps a hand-written table as its offline
@@ -55,8 +62,8 @@ def _window(owner: object, attribute: attrs.Attribute[Any], value: Any) -> None:
 @attrs.frozen(slots=True)
 class PriceTier:
     """The rates of a prompt longer than ``above`` tokens (input, cache reads and writes
-    counted together); a cache rate left ``None`` is this tier's input rate, a one-hour
-    write rate left ``None`` is its cache-write rate."""
+    counted together); a cache or audio rate left ``None`` is this tier's input rate, a
+    one-hour write rate left ``None`` is its cache-write rate."""
 
     above: int = attrs.field(validator=_window)
     input: float = attrs.field(validator=_non_negative)
@@ -64,6 +71,7 @@ class PriceTier:
     cache_read: float | None = attrs.field(default=None, validator=_non_negative)
     cache_write: float | None = attrs.field(default=None, validator=_non_negative)
     cache_write_1h: float | None = attrs.field(default=None, validator=_non_negative)
+    input_audio: float | None = attrs.field(default=None, validator=_non_negative, kw_only=True)
 
 
 def _tier(value: PriceTier | Mapping[str, Any]) -> PriceTier:
@@ -85,7 +93,8 @@ class ModelPrice:
     ``cache_read`` and ``cache_write`` default to ``None``, meaning "priced like ordinary
     input": a table that does not know a provider's cache discount overestimates rather
     than pretending cached tokens are free. ``cache_write_1h`` prices one-hour cache
-    writes (``None``: like ``cache_write``). ``tiers`` hold the rates of longer prompts
+    writes (``None``: like ``cache_write``). ``input_audio`` prices uncached audio input
+    tokens (``None``: like ``input``). ``tiers`` hold the rates of longer prompts
     (``PriceTier``). ``context_window`` is the most input tokens one request may carry
     (``None``: unknown); compaction keeps the context under it.
     """
@@ -96,26 +105,42 @@ class ModelPrice:
     cache_write: float | None = attrs.field(default=None, validator=_non_negative)
     context_window: int | None = attrs.field(default=None, validator=_window, kw_only=True)
     cache_write_1h: float | None = attrs.field(default=None, validator=_non_negative, kw_only=True)
+    input_audio: float | None = attrs.field(default=None, validator=_non_negative, kw_only=True)
     tiers: tuple[PriceTier, ...] = attrs.field(default=(), converter=_tiers, kw_only=True)
 
     def to_wire(self) -> dict[str, Any]:
-        """The journaled form, read back by ``ModelPrice(**wire)``: a 1-hour rate and tiers
-        appear only when set, so a price without them journals as it did before them."""
-        wire = attrs.asdict(self)
-        if self.cache_write_1h is None:
-            del wire["cache_write_1h"]
-        if not self.tiers:
+        """The journaled form, read back by ``ModelPrice(**wire)``: a 1-hour rate, an audio
+        rate and tiers appear only when set, so a price without them journals as it did
+        before them."""
+        wire = attrs.asdict(self, recurse=False)
+        for key in ("cache_write_1h", "input_audio"):
+            if wire[key] is None:
+                del wire[key]
+        if self.tiers:
+            wire["tiers"] = [_tier_wire(tier) for tier in self.tiers]
+        else:
             del wire["tiers"]
         return wire
+
+
+def _tier_wire(tier: PriceTier) -> dict[str, Any]:
+    """A tier's wire form (``PriceTier(**wire)``): its audio rate only when set."""
+    wire = attrs.asdict(tier)
+    if tier.input_audio is None:
+        del wire["input_audio"]
+    return wire
 
 
 def _rates(price: ModelPrice | PriceTier, usage: Usage) -> float:
     cache_read = price.input if price.cache_read is None else price.cache_read
     cache_write = price.input if price.cache_write is None else price.cache_write
     cache_write_1h = cache_write if price.cache_write_1h is None else price.cache_write_1h
+    audio = price.input if price.input_audio is None else price.input_audio
     written_1h = min(usage.cache_write_1h_tokens, usage.cache_write_tokens)
+    heard = min(usage.audio_tokens, usage.input_tokens)
     return (
-        usage.input_tokens * price.input
+        (usage.input_tokens - heard) * price.input
+        + heard * audio
         + usage.output_tokens * price.output
         + usage.cache_read_tokens * cache_read
         + (usage.cache_write_tokens - written_1h) * cache_write

@@ -41,6 +41,10 @@ _SUMS = (
     "CAST(coalesce(sum({c}.cache_read_tokens), 0) AS BIGINT), "
     "CAST(coalesce(sum({c}.cache_write_tokens), 0) AS BIGINT), "
     "CAST(coalesce(sum({c}.reasoning_tokens), 0) AS BIGINT), "
+    "CAST(coalesce(sum({c}.image_tokens), 0) AS BIGINT), "
+    "CAST(coalesce(sum({c}.audio_tokens), 0) AS BIGINT), "
+    "CAST(coalesce(sum({c}.document_tokens), 0) AS BIGINT), "
+    "CAST(coalesce(sum({c}.cache_write_1h_tokens), 0) AS BIGINT), "
     "CASE WHEN count({c}.cost) = count({c}.seq) THEN coalesce(sum({c}.cost), 0) END"
 ).format(c="c")
 """Per group: model calls, summed usage, and the cost (None when a call had no price)."""
@@ -78,8 +82,8 @@ class UsageRow:
 
 
 def _usage_of(values: tuple[Any, ...]) -> tuple[int, Usage, float | None]:
-    calls, inp, out, read, write, reasoning, cost = values
-    usage = Usage(int(inp), int(out), int(read), int(write), int(reasoning))
+    calls, *counts, cost = values  # the counts in Usage's field order
+    usage = Usage(*(int(count) for count in counts))
     return int(calls), usage, None if cost is None else float(cost)
 
 

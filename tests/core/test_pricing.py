@@ -1,5 +1,6 @@
 """Prices: lookup by exact id, provider prefix and dated suffix; cost in dollars."""
 
+import itertools
 import json
 import math
 
@@ -165,3 +166,38 @@ def test_the_rates_in_force_are_the_highest_tier_the_prompt_passes(
     expected = ModelPrice(7.0, 9.0) if prompt > above else ModelPrice(1.0, 2.0)
     got = cost_of(usage, ModelPrice(1.0, 2.0, tiers=[tier]))
     assert math.isclose(got, cost_of(usage, expected))
+
+
+@given(
+    st.integers(0, 10**7),
+    st.integers(0, 10**7),
+    st.integers(0, 10**7),
+    st.floats(0, 100),
+    st.floats(0, 100),
+)
+def test_audio_replacing_text_at_a_higher_rate_never_lowers_the_cost(
+    input_tokens: int, audio: int, cache_read: int, rate: float, extra: float
+) -> None:
+    price = ModelPrice(input=rate, output=15.0, cache_read=0.3, input_audio=rate + extra)
+    text = Usage(input_tokens=input_tokens, cache_read_tokens=cache_read)
+    costs = [
+        cost_of(attrs.evolve(text, audio_tokens=heard), price)
+        for heard in sorted({0, audio // 2, audio})
+    ]
+    assert all(b >= a - 1e-12 * a for a, b in itertools.pairwise(costs))
+    # the uncached audio (at most the input tokens) pays the audio rate, the rest input's
+    heard = min(audio, input_tokens)
+    expected = ((input_tokens - heard) * rate + heard * (rate + extra) + cache_read * 0.3) / 1e6
+    assert math.isclose(costs[-1], expected, rel_tol=1e-9, abs_tol=1e-12)
+
+
+def test_an_audio_rate_journals_only_when_set_and_reads_back() -> None:
+    plain = ModelPrice(input=2.5, output=10.0)
+    assert "input_audio" not in plain.to_wire()
+    heard = ModelPrice(
+        input=2.5, output=10.0, input_audio=32.0, tiers=(PriceTier(1000, 5.0, 20.0),)
+    )
+    wire = heard.to_wire()
+    assert wire["input_audio"] == 32.0 and "input_audio" not in wire["tiers"][0]
+    assert ModelPrice(**json.loads(json.dumps(wire))) == heard
+    assert ModelPrice(**plain.to_wire()) == plain

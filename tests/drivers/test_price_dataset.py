@@ -8,6 +8,7 @@ import sys
 from datetime import UTC, datetime
 from decimal import Decimal
 
+import attrs
 import pytest
 
 from agentcore._runtime.plugins import find_model_price
@@ -182,12 +183,13 @@ def test_importing_agentcore_and_its_drivers_does_not_load_the_dataset() -> None
 
 
 def _rates(rates: ModelPrice | PriceTier) -> tuple[float, ...]:
-    """Every rate as billed (an unset cache rate is the input's, an unset 1-hour write the
-    cache write's)."""
+    """Every rate as billed (an unset cache or audio rate is the input's, an unset 1-hour
+    write the cache write's)."""
     read = rates.input if rates.cache_read is None else rates.cache_read
     write = rates.input if rates.cache_write is None else rates.cache_write
     write_1h = write if rates.cache_write_1h is None else rates.cache_write_1h
-    return (rates.input, rates.output, read, write, write_1h)
+    audio = rates.input if rates.input_audio is None else rates.input_audio
+    return (rates.input, rates.output, read, write, write_1h, audio)
 
 
 def test_the_fallback_table_agrees_with_the_dataset_for_every_model_both_know() -> None:
@@ -209,3 +211,50 @@ def test_the_dataset_lists_its_models_for_a_table_driven_replay() -> None:
     assert table["claude-sonnet-4-5"] == SOURCE.find("claude-sonnet-4-5")
     assert "gpt-4.1" in table and "gemini-2.5-flash" in table
     assert all(isinstance(p, ModelPrice) for p in table.values())
+
+
+# A Chat Completions response of gpt-audio that heard a voice message, as OpenAI reports
+# its usage (the audio is part of prompt_tokens; the reply is text).
+AUDIO_RESPONSE = {
+    "model": "gpt-audio",
+    "usage": {
+        "prompt_tokens": 1240,
+        "completion_tokens": 310,
+        "total_tokens": 1550,
+        "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 1000},
+        "completion_tokens_details": {"reasoning_tokens": 0, "audio_tokens": 0},
+    },
+}
+
+
+def test_a_recorded_openai_call_with_audio_pays_the_dataset_s_audio_rate() -> None:
+    from agentcore.drivers.openai.stream import usage_from
+
+    price = SOURCE.find("openai/gpt-audio")
+    assert price is not None and price.input_audio is not None
+    usage = usage_from(AUDIO_RESPONSE["usage"])  # type: ignore[arg-type]
+    assert usage.audio_tokens == 1000
+    ours = call_cost(usage, "gpt-audio", price, None)
+    # by hand at the dataset's own rates, read from the snapshot
+    _, info = genai_prices.data_snapshot.get_snapshot().find_provider_model(
+        "gpt-audio", None, "openai", None
+    )
+    rates = info.get_prices(WHEN)
+    assert rates.input_audio_mtok > rates.input_mtok
+    by_hand = (
+        240 * rates.input_mtok + 1000 * rates.input_audio_mtok + 310 * rates.output_mtok
+    ) / Decimal(1_000_000)
+    assert ours == pytest.approx(float(by_hand), rel=1e-12)
+    # and as genai-prices bills the same response
+    bill = genai_prices.extract_usage(
+        AUDIO_RESPONSE, provider_id="openai", api_flavor="chat"
+    ).calc_price(genai_request_timestamp=WHEN)
+    assert ours == pytest.approx(float(bill.total_price), rel=1e-12)
+
+
+def test_a_model_without_an_audio_rate_prices_audio_as_input() -> None:
+    price = SOURCE.find("openai/gpt-4.1")
+    assert price is not None and price.input_audio is None
+    heard = Usage(input_tokens=1240, output_tokens=310, audio_tokens=1000)
+    assert cost_of(heard, price) == cost_of(attrs.evolve(heard, audio_tokens=0), price)
+    assert cost_of(heard, price) == pytest.approx((1240 * price.input + 310 * price.output) / 1e6)

@@ -230,3 +230,47 @@ def test_a_per_model_price_table_prices_each_call_after_a_reopen(sql_backend: Ba
         "unlisted": pytest.approx(0.01),  # not in the table: at the configured price
     }
     journal.close()
+
+
+def test_session_usage_keeps_the_breakdown_and_prices_audio(sql_backend: Backend) -> None:
+    """Image, audio and document tokens and one-hour cache writes come back summed from
+    the calls table, and the stored cost charges the audio at the model's audio rate."""
+    usages = [
+        Usage(1000, 50, cache_write_tokens=400, image_tokens=300, cache_write_1h_tokens=100),
+        Usage(2000, 80, audio_tokens=1500, document_tokens=200),
+    ]
+    price = ModelPrice(input=2.5, output=10.0, input_audio=32.0, cache_write_1h=5.0)
+
+    async def talk() -> None:
+        journal, snapshots = sql_backend.open()
+        turns = [text_turn(r, usage=u, model="m-audio") for r, u in zip("ab", usages, strict=True)]
+        agent = Agent(
+            ScriptedDriver(turns),
+            session=Sessions(sql(journal), snapshots).session("s", agent_name="voice"),
+            price=price,
+        )
+        for reply in "ab":
+            await agent.run(f"say {reply}")
+        await agent.aclose()
+        journal.close()
+
+    asyncio.run(talk())
+    journal, snapshots = sql_backend.open()
+    sessions = Sessions(sql(journal), snapshots)
+    total = usages[0] + usages[1]
+    assert total.audio_tokens == 1500 and total.cache_write_1h_tokens == 100
+    info = sessions.get("s")
+    assert info is not None and info.usage == total
+    (by_model,) = sessions.usage("model")
+    assert by_model.usage == total
+    by_hand = (
+        1000 * 2.5
+        + 50 * 10.0
+        + 300 * 2.5
+        + 100 * 5.0  # 300 five-minute, 100 one-hour writes
+        + 500 * 2.5
+        + 1500 * 32.0
+        + 80 * 10.0  # the audio pays its own rate
+    ) / 1e6
+    assert info.cost == pytest.approx(by_hand)
+    journal.close()

@@ -150,7 +150,8 @@ def _conversation() -> MemoryJournal:
 
     async def talk() -> MemoryJournal:
         journal = MemoryJournal()
-        turns = [text_turn(t, usage=Usage(100, 20)) for t in ("one", "two")]
+        heard = Usage(100, 20, image_tokens=10, audio_tokens=5, document_tokens=3)
+        turns = [text_turn(t, usage=heard) for t in ("one", "two")]
         agent = Agent(
             ScriptedDriver(turns), journal=journal, session_id="old", price=ModelPrice(3, 15)
         )
@@ -213,8 +214,9 @@ def test_a_database_of_schema_v1_is_upgraded(sql_backend: Backend) -> None:
         (1, "entries and snapshots"),
         (2, "sessions and model calls"),
         (3, "media blobs"),
+        (4, "usage breakdown"),
     ]
-    assert SCHEMA_VERSION == 3
+    assert SCHEMA_VERSION == 4
     assert list(journal.entries()) == list(conversation.entries())
     sessions = Sessions(journal)
     (info,) = sessions.list()
@@ -224,7 +226,8 @@ def test_a_database_of_schema_v1_is_upgraded(sql_backend: Backend) -> None:
         2,
         2,
     )
-    assert info.usage == Usage(200, 40)
+    # v4 recounted the calls with their breakdown (v2 filled only the sessions)
+    assert info.usage == Usage(200, 40, image_tokens=20, audio_tokens=10, document_tokens=6)
     assert info.cost == pytest.approx((200 * 3 + 40 * 15) / 1e6)
 
     async def go_on() -> None:
@@ -243,7 +246,7 @@ def test_a_database_of_schema_v1_is_upgraded(sql_backend: Backend) -> None:
     assert sessions.get("old").calls == 3  # type: ignore[union-attr]
     journal.close()
     reopened = _open(sql_backend)  # migrating again does nothing
-    assert len(reopened.database.query("SELECT * FROM agentcore_schema")) == 3
+    assert len(reopened.database.query("SELECT * FROM agentcore_schema")) == 4
     reopened.close()
 
 
@@ -252,5 +255,5 @@ def test_a_newer_schema_is_refused(sql_backend: Backend) -> None:
     with journal.database.transaction() as tx:
         tx.run("INSERT INTO agentcore_schema VALUES (?, ?, ?)", (99, "from the future", 0))
     journal.close()
-    with pytest.raises(JournalError, match="schema v99; this agentcore knows up to v3"):
+    with pytest.raises(JournalError, match="schema v99; this agentcore knows up to v4"):
         _open(sql_backend)

@@ -122,7 +122,8 @@ class SqlJournal:
     def _stored_call(self, agent_id: str) -> CallRow | None:
         rows = self._query(
             "SELECT agent_id, seq, ts, model, input_tokens, output_tokens, cache_read_tokens, "
-            "cache_write_tokens, reasoning_tokens, cost FROM agentcore_calls "
+            "cache_write_tokens, reasoning_tokens, cost, image_tokens, audio_tokens, "
+            "document_tokens, cache_write_1h_tokens FROM agentcore_calls "
             "WHERE agent_id = ? ORDER BY seq DESC LIMIT 1",
             (agent_id,),
         )

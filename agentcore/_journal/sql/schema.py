@@ -14,6 +14,10 @@ ever migrated backwards.
   ``tally``), filled from the entries already there.
 - v3, ``media blobs``: ``agentcore_blobs`` (the bytes of each image, document or audio
   clip, once, by its sha256 ``"sha256:<hex>"``; entries refer to them, see ``blobs``).
+- v4, ``usage breakdown``: ``agentcore_calls`` gains ``image_tokens``, ``audio_tokens``,
+  ``document_tokens`` and ``cache_write_1h_tokens`` (``Usage``'s breakdown); every call
+  is recounted from the entries already there (v2 fills only the sessions, since its
+  table lacks these columns).
 
 All tables are prefixed ``agentcore_``, so they can live in an application's database.
 """
@@ -27,8 +31,8 @@ from typing import Any, NamedTuple
 from ..read import JournalError
 from .database import Database, Dialect, Tx
 from .rows import blob_reader, decode_rows
-from .tally import Tally
-from .writes import write_counted
+from .tally import Counted, Tally
+from .writes import write_calls, write_sessions
 
 __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "Migration", "migrate", "schema_version"]
 
@@ -99,18 +103,33 @@ def _all_entries(tx: Tx) -> Iterator[tuple[str, int, Any]]:
 
 
 def _fill_sessions(tx: Tx) -> None:
-    """Count the entries already there into the new tables (one pass, in append order)."""
+    """Count the entries already there into the sessions (one pass, in append order)."""
+    _backfill(tx, write_sessions)
+
+
+def _fill_calls(tx: Tx) -> None:
+    """Recount every model call from the entries already there."""
+    _backfill(tx, write_calls)
+
+
+def _backfill(tx: Tx, write: Callable[[Tx, Counted], None]) -> None:
     tally = Tally(lambda _agent: None, lambda _agent: None)
     batch: list[tuple[str, int, Any]] = []
     for entry in _all_entries(tx):
         batch.append(entry)
         if len(batch) >= _BACKFILL_ROWS:
             counted = tally.count(batch)
-            write_counted(tx, counted)
+            write(tx, counted)
             tally.commit(counted)
             batch = []
-    counted = tally.count(batch)
-    write_counted(tx, counted)
+    write(tx, tally.count(batch))
+
+
+def _v4(_dialect: Dialect) -> list[str]:
+    return [
+        f"ALTER TABLE agentcore_calls ADD COLUMN {column} BIGINT NOT NULL DEFAULT 0"
+        for column in ("image_tokens", "audio_tokens", "document_tokens", "cache_write_1h_tokens")
+    ]
 
 
 def _v3(dialect: Dialect) -> list[str]:
@@ -125,6 +144,7 @@ MIGRATIONS = (
     Migration(1, "entries and snapshots", _v1),
     Migration(2, "sessions and model calls", _v2, _fill_sessions),
     Migration(3, "media blobs", _v3),
+    Migration(4, "usage breakdown", _v4, _fill_calls),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
 

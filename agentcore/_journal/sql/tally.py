@@ -12,7 +12,8 @@ alone:
   latest ``message_delta`` usage after it (providers report it cumulatively); its cost is
   that usage priced by ``call_cost`` with the pricing the agent was configured with
   (``agent_configured``'s ``price`` and ``prices``), exactly as the loop's ledger charges
-  it and ``max_cost`` counts it, and ``None`` when the agent has no price.
+  it and ``max_cost`` counts it, and ``None`` when the agent has no price; the call keeps
+  the usage's breakdown (image, audio and document tokens, one-hour cache writes) too.
 
 ``Tally.count(entries)`` works out the rows for a batch of entries without changing the
 tally; ``commit()`` keeps what it learnt once the rows are written, so a batch that fails
@@ -66,6 +67,10 @@ class CallRow(NamedTuple):
     cache_write_tokens: int
     reasoning_tokens: int
     cost: float | None
+    image_tokens: int = 0
+    audio_tokens: int = 0
+    document_tokens: int = 0
+    cache_write_1h_tokens: int = 0
 
 
 _BIGINT = (1 << 63) - 1
@@ -109,6 +114,10 @@ def _call_with(call: CallRow, usage: Usage, pricing: Pricing | None) -> CallRow:
         cache_read_tokens=_count(usage.cache_read_tokens),
         cache_write_tokens=_count(usage.cache_write_tokens),
         reasoning_tokens=_count(usage.reasoning_tokens),
+        image_tokens=_count(usage.image_tokens),
+        audio_tokens=_count(usage.audio_tokens),
+        document_tokens=_count(usage.document_tokens),
+        cache_write_1h_tokens=_count(usage.cache_write_1h_tokens),
         cost=None if pricing is None else call_cost(usage, call.model, *pricing),
     )
 

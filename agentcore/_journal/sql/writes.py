@@ -5,7 +5,7 @@ from __future__ import annotations
 from .database import Tx
 from .tally import Counted
 
-__all__ = ["write_counted"]
+__all__ = ["write_calls", "write_counted", "write_sessions"]
 
 _UPSERT_SESSION = (
     "INSERT INTO agentcore_sessions (agent_id, created_ms, last_ms, entries, turns, price) "
@@ -17,18 +17,33 @@ _UPSERT_SESSION = (
 )
 _UPSERT_CALL = (
     "INSERT INTO agentcore_calls (agent_id, seq, ts, model, input_tokens, output_tokens, "
-    "cache_read_tokens, cache_write_tokens, reasoning_tokens, cost) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (agent_id, seq) DO UPDATE SET "
+    "cache_read_tokens, cache_write_tokens, reasoning_tokens, cost, image_tokens, "
+    "audio_tokens, document_tokens, cache_write_1h_tokens) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT (agent_id, seq) DO UPDATE SET "
     "input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens, "
     "cache_read_tokens = excluded.cache_read_tokens, "
     "cache_write_tokens = excluded.cache_write_tokens, "
-    "reasoning_tokens = excluded.reasoning_tokens, cost = excluded.cost"
+    "reasoning_tokens = excluded.reasoning_tokens, cost = excluded.cost, "
+    "image_tokens = excluded.image_tokens, audio_tokens = excluded.audio_tokens, "
+    "document_tokens = excluded.document_tokens, "
+    "cache_write_1h_tokens = excluded.cache_write_1h_tokens"
 )
 
 
 def write_counted(tx: Tx, counted: Counted) -> None:
     """Upsert the session rows and the model calls ``counted`` holds."""
+    write_sessions(tx, counted)
+    write_calls(tx, counted)
+
+
+def write_sessions(tx: Tx, counted: Counted) -> None:
+    """Upsert the session rows ``counted`` holds."""
     if counted.sessions:
         tx.many(_UPSERT_SESSION, counted.sessions)
+
+
+def write_calls(tx: Tx, counted: Counted) -> None:
+    """Upsert the model calls ``counted`` holds (every column of ``CallRow``)."""
     if counted.calls:
         tx.many(_UPSERT_CALL, counted.calls)
