@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+import urllib.parse
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
@@ -34,7 +35,7 @@ from a2a.types import CancelTaskRequest, Message, Part, Role, SendMessageRequest
 
 from .._core.content import TextContent
 from .._core.driver import ModelRequest
-from .._core.errors import ErrorCode
+from .._core.errors import ConfigurationError, ErrorCode
 from .._core.events import (
     AssistantMessage,
     ErrorReceived,
@@ -66,6 +67,16 @@ def _parts_text(parts: Sequence[Any]) -> str:
     return "".join(part.text for part in parts if part.HasField("text"))
 
 
+def _web_address(url: object) -> bool:
+    """Whether ``url`` is an ``http(s)://host...`` address, said when a ``RemoteAgent`` is
+    built rather than at its first run."""
+    try:
+        address = urllib.parse.urlsplit(url) if isinstance(url, str) else None
+    except ValueError:  # e.g. an unclosed "[" of an IPv6 host
+        return False
+    return address is not None and address.scheme in ("http", "https") and bool(address.hostname)
+
+
 class RemoteAgent(BaseDriver):
     """A remote A2A agent at ``url`` as a driver (module docstring). ``name`` names it in
     events (the model name; default ``a2a``)."""
@@ -79,6 +90,11 @@ class RemoteAgent(BaseDriver):
         timeout: float = 300.0,
         idle_timeout: float = 60.0,
     ) -> None:
+        if not _web_address(url):
+            raise ConfigurationError(
+                f"RemoteAgent's url must be an http:// or https:// address of an A2A agent "
+                f"(e.g. https://agent.example.com/), got {url!r}"
+            )
         self.url = url
         self.label = name
         self.timeout = timeout

@@ -121,7 +121,7 @@ def _history(_: object, attribute: attrs.Attribute[Any], value: Any) -> None:
     if isinstance(value, int) and not isinstance(value, bool) and value > 0:
         return
     raise ConfigurationError(
-        f"Handoff.history must be 'all', 'summary', a number of messages > 0 or a function "
+        f"a handoff's history must be 'all', 'summary', a number of messages > 0 or a function "
         f"(messages) -> messages, got {value!r}"
     )
 
@@ -142,9 +142,9 @@ class Handoff:
     history: HistoryFilter = attrs.field(default="all", validator=_history)
 
     def __attrs_post_init__(self) -> None:
-        _check_id("Handoff.agent", self.agent)
+        _check_id("a handoff's agent (the id of its target)", self.agent)
         if self.tool_name is not None:
-            _check_id("Handoff.tool_name", self.tool_name)
+            _check_id("a handoff's tool_name", self.tool_name)
         if self.input_schema is not None:
             _schema(f"handoff to {self.agent!r}: input_schema", self.input_schema)
             if self.input_schema.get("type", "object") != "object":
@@ -180,11 +180,19 @@ class Handoff:
 
 
 def _handoffs(value: Any) -> tuple[Handoff, ...]:
+    """The definition's ``handoffs``; a bad one is named as the entry the caller wrote."""
     if isinstance(value, str) or not isinstance(value, Iterable):
         raise ConfigurationError(
             f"handoffs: expected a list of agent ids or Handoffs, got {value!r}"
         )
-    return tuple(Handoff.of(v) for v in value)
+    return tuple(_entry(v) for v in value)
+
+
+def _entry(value: Any) -> Handoff:
+    try:
+        return Handoff.of(value)
+    except ConfigurationError as exc:
+        raise ConfigurationError(f"handoffs entry {value!r}: {exc.message}") from None
 
 
 def _positive(name: str, value: Any, kinds: tuple[type, ...] = (int,)) -> None:
@@ -234,7 +242,6 @@ class AgentDefinition:
         for name in self.tools:
             _check_id(f"agent {self.id!r}: tool name", name)
         for handoff in self.handoffs:
-            _check_id(f"agent {self.id!r}: handoff target", handoff.agent)
             if handoff.agent == self.id:
                 raise ConfigurationError(f"agent {self.id!r} cannot hand off to itself")
         names = [h.name for h in self.handoffs]

@@ -32,7 +32,7 @@ from .._core.errors import ConfigurationError
 from .._edges.driver import Driver
 from .._journal.journal import Journal
 from .._runtime.agent import Agent
-from .cli import add_base_url, model_at, model_refused, register_command
+from .cli import add_base_url, listen, model_at, model_refused, register_command
 from .serve_model import DEMO_AGENT, DEMO_MODEL, demo_options, demo_registry
 
 __all__ = ["agent_options", "agent_per_conversation", "check_model", "tree_options"]
@@ -164,34 +164,39 @@ def _run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    try:
-        mounts = _a2a_mounts(args)
-    except ConfigurationError as exc:
-        print(f"agentcore serve: {exc.message}", file=sys.stderr)
+    sock = listen("serve", args.host, args.port)
+    if sock is None:
         return 2
-    try:
-        config = ServeConfig(
-            agent_options(args.model, args.delay, args.base_url),
-            journal_dir=pathlib.Path(args.journal_dir) if args.journal_dir else None,
-            token=args.token or None,
-            allow_origins=tuple(args.allow_origin),
-            allow_hosts=tuple(args.allow_host),
-            max_body=args.max_body,
-            database_url=args.database_url,
-            definition=args.definition,
-            mounts=mounts,
-            **({} if args.database_url else tree_options(args.model, args.delay)),
-        )
-    except ConfigurationError as exc:
-        print(f"agentcore serve: {exc.message}", file=sys.stderr)
-        return 2
-    run(config, args.host, args.port)
+    with sock:
+        port = sock.getsockname()[1]
+        try:
+            mounts = _a2a_mounts(args, port)
+        except ConfigurationError as exc:
+            print(f"agentcore serve: {exc.message}", file=sys.stderr)
+            return 2
+        try:
+            config = ServeConfig(
+                agent_options(args.model, args.delay, args.base_url),
+                journal_dir=pathlib.Path(args.journal_dir) if args.journal_dir else None,
+                token=args.token or None,
+                allow_origins=tuple(args.allow_origin),
+                allow_hosts=tuple(args.allow_host),
+                max_body=args.max_body,
+                database_url=args.database_url,
+                definition=args.definition,
+                mounts=mounts,
+                **({} if args.database_url else tree_options(args.model, args.delay)),
+            )
+        except ConfigurationError as exc:
+            print(f"agentcore serve: {exc.message}", file=sys.stderr)
+            return 2
+        run(config, args.host, port, sock=sock)
     return 0
 
 
-def _a2a_mounts(args: argparse.Namespace) -> tuple[tuple[str, Any], ...]:
+def _a2a_mounts(args: argparse.Namespace, port: int) -> tuple[tuple[str, Any], ...]:
     """``--a2a``: the A2A app mounted at ``/a2a`` (``agentcore a2a-serve``'s, on this
-    server's agents); ``ConfigurationError`` when it cannot be."""
+    server's agents, at ``port``, the one bound); ``ConfigurationError`` when it cannot be."""
     if not args.a2a:
         return ()
     if args.database_url is not None:
@@ -206,7 +211,7 @@ def _a2a_mounts(args: argparse.Namespace) -> tuple[tuple[str, Any], ...]:
             f"--a2a needs the A2A extra: pip install 'agentcore-engine[a2a]' ({exc})"
         ) from None
     shown = f"[{args.host}]" if ":" in args.host else args.host
-    url = args.a2a_url or f"http://{shown}:{args.port}/a2a/"
+    url = args.a2a_url or f"http://{shown}:{port}/a2a/"
     return (("/a2a", serve_mount(url)),)
 
 

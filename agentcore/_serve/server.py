@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ipaddress
 import secrets
+import socket
 import sys
 from typing import TextIO
 
@@ -49,8 +50,11 @@ def run(
     *,
     out: TextIO | None = None,
     log_level: str = "warning",
+    sock: socket.socket | None = None,
 ) -> None:
-    """Serve ``create_app(config)`` on ``host:port`` until interrupted (blocking).
+    """Serve ``create_app(config)`` on ``host:port`` until interrupted (blocking); on
+    ``sock`` when given (already bound there, so a port in use is said before the
+    address is printed, as ``agentcore serve`` does).
 
     Off loopback, a token is required: without one in ``config``, one is generated and
     printed with the page's address, so only who reads it can use the API. A host bound
@@ -70,6 +74,7 @@ def run(
     query = f"?token={config.token}" if config.token else ""
     out.write(f"agentcore serve: http://{shown}:{port}/{query}\n")
     out.flush()
-    uvicorn.run(
+    served = uvicorn.Config(
         create_app(config), host=host, port=port, log_level=log_level, timeout_graceful_shutdown=5
     )
+    uvicorn.Server(served).run(sockets=None if sock is None else [sock])

@@ -15,10 +15,13 @@ import sys
 import time
 from typing import Any
 
+import pytest
+
 from agentcore import Agent
 from agentcore.a2a import RemoteAgent
 from agentcore.agents import AgentDefinition, AgentRegistry, SubagentEvent
 from agentcore.drivers.scripted import FunctionDriver, text_turn, tool_turn
+from agentcore.errors import ConfigurationError
 from agentcore.events import to_dict
 from agentcore.journal import MemoryJournal
 from agentcore.presenters.recording import RecordingPresenter
@@ -185,3 +188,19 @@ async def test_a_remote_agent_as_a_handoff_target() -> None:
         again = await agent.run("more")
         assert again.output.strip() == "echo: more"
         await agent.aclose()
+
+
+@pytest.mark.parametrize(
+    "url", ["not-a-url", "agent.example.com", "ftp://agent.example.com/", "https://", "http://[::1"]
+)
+def test_a_url_that_is_not_a_web_address_is_refused_when_built(url: str) -> None:
+    """Refused at once, naming the URL and what is expected, not at the first run."""
+    with pytest.raises(ConfigurationError) as refused:
+        RemoteAgent(url)
+    said = str(refused.value)
+    assert repr(url) in said and "http:// or https://" in said
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:9/", "https://agent.example.com/a2a/"])
+def test_a_web_address_is_taken(url: str) -> None:
+    assert RemoteAgent(url).url == url

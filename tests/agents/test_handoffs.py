@@ -357,10 +357,12 @@ async def test_replay_and_resume_reproduce_handoffs(team: Team) -> None:
 def test_definitions_refuse_bad_handoffs(team: Team) -> None:
     with pytest.raises(ConfigurationError, match="cannot hand off to itself"):
         AgentDefinition("a", "p/m", handoffs=["a"])
-    with pytest.raises(ConfigurationError, match=r"Handoff\.history must be"):
+    with pytest.raises(ConfigurationError, match="a handoff's history must be"):
         Handoff("b", history="most")
     with pytest.raises(ConfigurationError, match="input_schema must describe an object"):
         Handoff("b", input_schema={"type": "string"})
+    with pytest.raises(ConfigurationError, match=r"handoff.s agent \(the id of its target\)"):
+        Handoff("bad id!")
     registry = team.registry([define("a", handoffs=["ghost"])], {})
     with pytest.raises(ConfigurationError, match="may hand off to 'ghost', which is not"):
         registry.create("a")
@@ -368,6 +370,30 @@ def test_definitions_refuse_bad_handoffs(team: Team) -> None:
         {"id": "a", "model": "p/m", "handoffs": ["b", {"agent": "c", "history": 3}]}
     )
     assert loaded.handoffs == (Handoff("b"), Handoff("c", history=3))
+
+
+@pytest.mark.parametrize(
+    ("entry", "wrong"),
+    [
+        ("bad id!", "a handoff's agent (the id of its target) must be non-empty letters"),
+        ({"agent": "x y"}, "a handoff's agent (the id of its target) must be non-empty"),
+        ({"agent": "b", "tool_name": "a b"}, "a handoff's tool_name must be non-empty"),
+        ({"agent": "b", "history": "most"}, "a handoff's history must be 'all'"),
+        (42, "a handoff is an agent id, a Handoff or a mapping of its fields, got 42"),
+    ],
+)
+def test_a_bad_handoffs_entry_is_named_as_written(entry: Any, wrong: str) -> None:
+    """The error names the ``handoffs`` entry the definition was given, not ``Handoff``'s
+    fields; from a file as from Python."""
+    for build in (
+        lambda: AgentDefinition("a", "p/m", handoffs=["b", entry]),
+        lambda: AgentDefinition.from_dict({"id": "a", "model": "p/m", "handoffs": [entry]}),
+    ):
+        with pytest.raises(ConfigurationError) as raised:
+            build()
+        said = str(raised.value)
+        assert f"handoffs entry {entry!r}: " in said, said
+        assert wrong in said and "Handoff." not in said
 
 
 async def test_ui_streams_show_who_speaks(team: Team) -> None:

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import io
+import socket
 import subprocess
 import sys
 import time
+from typing import Any
 
 import httpx2
 import pytest
 
+from agentcore._app.cli import main
 from agentcore._app.serve import agent_options
 from agentcore._serve import server
 from agentcore.serve import ServeConfig
@@ -34,8 +37,8 @@ def test_loopback(host: str, loopback: bool) -> None:
 
 
 def test_off_loopback_a_token_is_generated_and_printed(monkeypatch: pytest.MonkeyPatch) -> None:
-    started: list[tuple[object, dict[str, object]]] = []
-    monkeypatch.setattr("uvicorn.run", lambda app, **kw: started.append((app, kw)))
+    started: list[Any] = []
+    monkeypatch.setattr("uvicorn.Server.run", lambda self, sockets: started.append(self.config))
     out = io.StringIO()
     server.run(ServeConfig(agent_options(None, 0.0)), "0.0.0.0", 9, out=out)
     printed = out.getvalue()
@@ -44,7 +47,7 @@ def test_off_loopback_a_token_is_generated_and_printed(monkeypatch: pytest.Monke
     out = io.StringIO()
     server.run(ServeConfig(agent_options(None, 0.0)), "127.0.0.1", 9, out=out)
     assert "token" not in out.getvalue()
-    assert [kw["host"] for _, kw in started] == ["0.0.0.0", "127.0.0.1"]
+    assert [served.host for served in started] == ["0.0.0.0", "127.0.0.1"]
 
 
 def test_agentcore_serve_starts_on_a_fresh_machine() -> None:
@@ -70,6 +73,21 @@ def test_agentcore_serve_starts_on_a_fresh_machine() -> None:
     finally:
         process.terminate()
         process.wait(10)
+
+
+def test_a_port_in_use_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    """Said before the address is printed, in one line and exit 2 (a usage error), like
+    ``a2a-serve`` and ``mcp-serve``; not the address and then uvicorn's log and exit 3."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        assert main(["serve", "--port", str(port), "--delay", "0"]) == 2
+    said = capsys.readouterr()
+    assert said.out == ""
+    assert said.err.splitlines() == [
+        f"agentcore serve: cannot listen on 127.0.0.1:{port}: Address already in use"
+    ]
 
 
 def test_the_demo_tree_plays_its_own_models_and_resolves_any_other() -> None:

@@ -49,6 +49,11 @@ def test_slider_branch_and_side_by_side() -> None:
                 original = await page.get_by_test_id("agent-id").inner_text()
 
                 await page.get_by_test_id("travel-open").click()
+                # the only session: nothing to compare it with (never itself)
+                compare_with = page.get_by_test_id("travel-compare-with").locator("option")
+                await expect(page.get_by_test_id("travel-session")).to_have_value(original)
+                await expect(compare_with).to_have_count(0)
+                await expect(page.get_by_test_id("travel-compare")).to_be_disabled()
                 state = page.get_by_test_id("travel-state")
                 messages = page.get_by_test_id("travel-messages").get_by_test_id("travel-message")
                 # the end: the whole exchange, nothing waiting, the usage and cost counted
@@ -99,6 +104,8 @@ def test_slider_branch_and_side_by_side() -> None:
 
                 # side by side: the original and its branch, with the layer diff
                 await page.get_by_test_id("travel-open").click()
+                await expect(page.get_by_test_id("travel-session")).to_have_value(branch)
+                await expect(compare_with).to_have_text([original])  # not the branch itself
                 await page.get_by_test_id("travel-compare-with").select_option(original)
                 await page.get_by_test_id("travel-compare").click()
                 diff = page.get_by_test_id("travel-diff")

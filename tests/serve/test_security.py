@@ -345,7 +345,7 @@ def test_a_host_bound_by_name_is_served(monkeypatch: pytest.MonkeyPatch) -> None
     from agentcore._serve import server
 
     apps: list[object] = []
-    monkeypatch.setattr("uvicorn.run", lambda app, **kw: apps.append(app))
+    monkeypatch.setattr("uvicorn.Server.run", lambda self, sockets: apps.append(self.config.app))
     server.run(ServeConfig(agent_options(None, 0.0)), "box.lan", 9, out=io.StringIO())
     served = apps[0].state.server.config  # type: ignore[attr-defined]
     assert "box.lan" in served.allow_hosts

@@ -462,6 +462,10 @@ const handlers = {
     bubble().append(testid(el("div", "notice", `[cache bust: ${why}; the cached prefix cannot be read]`),
       "cache-bust"));
   },
+  rate_limited(d) {  // the call waits to keep within a rate budget (docs/rate-budgets.md)
+    const said = `[rate limited: waiting ${(d.wait_ms / 1000).toFixed(1)}s for ${d.scope} ${d.limit}]`;
+    bubble().append(testid(el("div", "notice", said), "rate-limited"));
+  },
   subagent_event(d) {
     const handle = subHandlers[d.event.type];
     if (handle) handle(subPanel(d.lineage.data), d.event.data);

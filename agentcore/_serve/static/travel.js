@@ -120,18 +120,21 @@
   async function sessions() {
     const response = await call("/agents");
     const { agents } = await response.json();
-    for (const id of ["travel-session", "travel-compare-with"]) {
-      const select = part(id);
-      select.replaceChildren();
-      for (const agent of agents) {
-        const option = node("option", "", agent.agent_id);
-        option.value = agent.agent_id;
-        select.append(option);
-      }
-    }
+    const ids = agents.map((a) => a.agent_id);
+    const others = ids.filter((a) => a !== session);  // a session is not compared with itself
+    choices(part("travel-session"), ids);
+    choices(part("travel-compare-with"), others);
     part("travel-session").value = session;
-    const others = agents.map((a) => a.agent_id).filter((a) => a !== session);
     if (others.length) part("travel-compare-with").value = others[others.length - 1];
+    part("travel-compare").disabled = !others.length;
+  }
+
+  function choices(select, ids) {
+    select.replaceChildren(...ids.map((id) => {
+      const option = node("option", "", id);
+      option.value = id;
+      return option;
+    }));
   }
 
   async function openSession(id) {
