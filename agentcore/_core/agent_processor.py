@@ -220,6 +220,7 @@ def _processor(steps: Mapping[type[Any], _Step]) -> Callable[[AgentEngineState, 
         except Exception as exc:  # fields no constructor builds: whatever they raise
             return state, _assembler.malformed(state[0], event, exc)[1]
 
+    agent_processor.__qualname__ = "agent_processor"  # as combinators and logs name it
     return agent_processor
 
 
