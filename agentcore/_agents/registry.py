@@ -163,9 +163,7 @@ class AgentRegistry:
         self.check(agent_type)
         node, base = self._root(agent_type, journal, snapshots, clock, id_factory)
         agent_id = agent_id or f"{agent_type}_{id_factory()}"
-        merged = {**node.options(agent_id), **options}
-        merged["tools"] = [*merged["tools"], *tools]
-        return base(Agent(journal=journal, **merged))
+        return base(Agent.from_config(node.config(agent_id, tools, journal=journal, **options)))
 
     async def resume(
         self,

@@ -30,8 +30,7 @@ def replay_tree(
     A lane joins the tree with the first prompt whose ``Lineage`` names a parent already
     in it; its outputs before that (none, for lanes the runtime made) are not part of the
     root's stream. Lanes of other agents in the same journal are folded and left out.
-    Pass ``lambda: create_conversation_machine(prices)`` for turn costs (one table for
-    every model of the tree).
+    Each lane's turns are priced by its journaled configuration, as they were live.
     """
     machine = machine_factory()
     process = machine.process

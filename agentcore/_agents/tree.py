@@ -35,7 +35,7 @@ from __future__ import annotations
 import asyncio
 import json
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .._core.errors import AgentError, ErrorCode
@@ -53,6 +53,7 @@ from .._loop.lineage import (
 )
 from .._loop.tools import Tool, ToolOutput, define_tool
 from .._runtime.agent import Agent
+from .._runtime.agent_config import AgentConfig
 from .._runtime.tool_runner import ToolContext
 from .definition import AgentDefinition
 from .handoffs import Cast, HandoffDriver
@@ -261,6 +262,15 @@ class AgentNode:
             options["max_pending"] = 1  # the parent's backpressure reaches this child's stream
         return options
 
+    def config(
+        self, agent_id: str, tools: Sequence[Tool | Callable[..., Any]] = (), **options: Any
+    ) -> AgentConfig:
+        """The ``AgentConfig`` of this node's agent: ``options`` over the node's own, and
+        ``tools`` added to its tools."""
+        merged = {**self.options(agent_id), **options}
+        merged["tools"] = [*merged["tools"], *tools]
+        return Agent.configure(**merged)
+
     def _last_seq(self) -> int:
         journal = self.agent.journal
         return 0 if journal is None else journal.last_seq(self.agent.agent_id)
@@ -448,11 +458,8 @@ class AgentNode:
             tree.created += 1
             child = AgentNode(tree, definition, self)
             start = inherited(history) if definition.include_message_history else ()
-            agent = Agent(
-                **child.options(agent_id),
-                journal=journal,
-                messages=start,
-                presenters=[child.forward],
+            agent = Agent.from_config(
+                child.config(agent_id, journal=journal, messages=start, presenters=[child.forward])
             )
             child._bind(agent)
         self.children[task_id] = child

@@ -35,9 +35,11 @@ __all__ = [
     "AgentEngineState",
     "activity_of",
     "agent_processor",
+    "agent_processor_with",
     "appended_chunk",
     "appending",
     "create_initial_agent_engine_state",
+    "repriced",
     "summary",
     "with_appended",
 ]
@@ -198,23 +200,49 @@ _STEPS: Mapping[type[Any], _Step] = {
 }
 
 
-def agent_processor(state: AgentEngineState, event: object) -> Result:
-    """Assemble messages, emit state events and track turns for one event.
+def _processor(steps: Mapping[type[Any], _Step]) -> Callable[[AgentEngineState, object], Result]:
+    def agent_processor(state: AgentEngineState, event: object) -> Result:
+        """Assemble messages, emit state events and track turns for one event.
 
-    Emits, in this order, what ``message_assembler_processor``,
-    ``state_event_processor`` and ``turn_tracker_processor`` emit for ``event``. Bad input
-    gives one ``PROTOCOL_ERROR`` ``ErrorMessage`` and leaves the whole state unchanged
-    (or raises ``ProtocolError`` in strict mode); events of other layers are ignored.
-    """
-    step = _STEPS.get(type(event))
-    if step is None:
-        return state, _assembler.unknown_event(state[0], event)[1]
-    try:
-        return step(state, event)
-    except ProtocolError:
-        raise
-    except Exception as exc:  # fields no constructor builds: whatever they raise
-        return state, _assembler.malformed(state[0], event, exc)[1]
+        Emits, in this order, what ``message_assembler_processor``,
+        ``state_event_processor`` and ``turn_tracker_processor`` emit for ``event``. Bad
+        input gives one ``PROTOCOL_ERROR`` ``ErrorMessage`` and leaves the whole state
+        unchanged (or raises ``ProtocolError`` in strict mode); events of other layers are
+        ignored.
+        """
+        step = steps.get(type(event))
+        if step is None:
+            return state, _assembler.unknown_event(state[0], event)[1]
+        try:
+            return step(state, event)
+        except ProtocolError:
+            raise
+        except Exception as exc:  # fields no constructor builds: whatever they raise
+            return state, _assembler.malformed(state[0], event, exc)[1]
+
+    agent_processor.__qualname__ = "agent_processor"  # as combinators and logs name it
+    return agent_processor
+
+
+agent_processor = _processor(_STEPS)
+
+
+def agent_processor_with(
+    steps: Mapping[type[Any], _Step],
+) -> Callable[[AgentEngineState, object], Result]:
+    """``agent_processor`` that also takes the events of ``steps`` (``{class: (state,
+    event) -> (state, outputs)}``): how a layer above tells the core what only it knows
+    the event of (the loop's configuration carries the prices the turns are charged at)."""
+    return _processor({**_STEPS, **steps})
+
+
+def repriced(
+    state: AgentEngineState,
+    prices: Mapping[str, ModelPrice] | None,
+    price: ModelPrice | None,
+) -> AgentEngineState:
+    """``state`` with its turns from now on priced by ``prices`` and ``price``."""
+    return state[0], state[1], _turns.repriced(state[2], prices, price), state[3]
 
 
 def appending(state: AgentEngineState) -> tuple[type[Any], int] | None:

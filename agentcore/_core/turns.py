@@ -47,6 +47,7 @@ __all__ = [
     "HANDLERS",
     "TurnTrackerState",
     "create_initial_turn_tracker_state",
+    "repriced",
     "summary",
     "turn_tracker_processor",
 ]
@@ -90,6 +91,16 @@ def create_initial_turn_tracker_state(
     if prices is None and price is None:
         return (0, None, None)
     return (0, None, (price, None if prices is None else pmap(prices)))
+
+
+def repriced(
+    state: TurnTrackerState,
+    prices: Mapping[str, ModelPrice] | None,
+    price: ModelPrice | None,
+) -> TurnTrackerState:
+    """``state`` with turns from now on priced by ``prices`` and ``price`` (as
+    ``create_initial_turn_tracker_state`` takes them)."""
+    return (state[0], state[1], create_initial_turn_tracker_state(prices, price=price)[2])
 
 
 def _begin(state: TurnTrackerState, message_id: str, timestamp: int) -> Result:

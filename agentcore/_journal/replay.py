@@ -40,7 +40,8 @@ JournalSource = Journal | Iterable[JournalEntry] | str | os.PathLike[str]
 
 
 def _default_factory() -> ReplayMachine:
-    """The conversation processor (core and loop), with no price table."""
+    """The conversation processor (core and loop); each agent's journaled configuration
+    prices its turns."""
     machine: ReplayMachine = create_conversation_machine()
     return machine
 
@@ -69,8 +70,8 @@ def replay(
     The pairs are exactly the outputs the live agent delivered, in the same order (the
     processor is pure and the journal holds every input); effect requests, which the
     live runtime performed rather than delivered, are left out. The default machine runs
-    the conversation processor with no price table (turn costs ``None``): pass
-    ``lambda: create_conversation_machine(prices)`` for the agent's costs. Outputs changed
+    the conversation processor, whose turns are priced by the journaled configuration
+    (``agent_configured``), as the live agent's were. Outputs changed
     or blocked by an agent's interceptors are the processor's, not what the interceptors
     made of them. ``parallel`` is ``read_jsonl``'s, for a journal file.
     """

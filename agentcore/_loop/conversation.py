@@ -47,7 +47,13 @@ from typing import Any
 
 import attrs
 
-from .._core.agent_processor import activity_of, agent_processor, create_initial_agent_engine_state
+from .._core.agent_processor import (
+    AgentEngineState,
+    activity_of,
+    agent_processor_with,
+    create_initial_agent_engine_state,
+    repriced,
+)
 from .._core.combinators import combine_initial_states
 from .._core.content import ToolCallPart, Usage
 from .._core.errors import AgentError, ConfigurationError, ErrorCode, error_from_code
@@ -156,6 +162,7 @@ ROUTES: Mapping[type[Any], tuple[str, ...]] = {
     ToolResult: ("loop",),
     UserMessage: ("core",),
     **{cls: ("loop",) for cls in COMMANDS},
+    AgentConfigured: ("core", "loop"),  # its prices charge the core's turns
     StepsYield: (),
     RateLimited: (),  # a notice: echoed (journaled, shown), decided on by nobody
 }
@@ -192,6 +199,20 @@ def create_conversation(
     return _build(dict(processors))
 
 
+def _priced(state: AgentEngineState, event: AgentConfigured) -> tuple[Any, tuple[Any, ...]]:
+    """The core's turns charged at the configuration's prices, as the loop's ledger is: a
+    replay of the journal prices every turn as the live run did. A bad configuration
+    leaves the core as it was (the loop reports it)."""
+    try:
+        config = LoopConfig().from_wire(event.config)
+    except ConfigurationError:
+        return state, ()
+    return repriced(state, config.prices, config.price), ()
+
+
+_core_processor = agent_processor_with({AgentConfigured: _priced})
+
+
 def _build(
     extra: dict[str, tuple[AnyProcessor, Callable[[], Any]]],
 ) -> tuple[AnyProcessor, Callable[..., ConversationState]]:
@@ -205,7 +226,7 @@ def _build(
             )
     guarded = {name: _guarded(name, p) for name, (p, _) in extra.items()}
     processor = route_processors(
-        {"core": agent_processor, "loop": loop_processor, **guarded},
+        {"core": _core_processor, "loop": loop_processor, **guarded},
         ROUTES,
         feedback=FEEDBACK,
         echo=ECHO,
@@ -334,7 +355,7 @@ def create_conversation_machine(
 ) -> MealyMachine:
     """A ``MealyMachine`` running the conversation processor for every agent: what
     ``replay`` folds a journal through by default. ``config`` supplies the hooks (the
-    journal's ``agent_configured`` supplies the rest); ``prices`` is the turn tracker's
-    price table, for turn costs."""
+    journal's ``agent_configured`` supplies the rest, the prices of the turns too);
+    ``prices`` prices the turns before an ``agent_configured``."""
     processor, initial = create_conversation(processors)
     return MealyMachine(processor, lambda: initial(config, (), prices), store)

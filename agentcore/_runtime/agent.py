@@ -20,6 +20,7 @@ a list of them: a fallback chain (``FallbackDriver``, see ``fallback``).
 from __future__ import annotations
 
 import asyncio
+import inspect
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any, Self, overload
 
@@ -154,7 +155,30 @@ class Agent(SeedAPI, PluginUse, RunFold, JournalLane):
         output_guardrails: Sequence[Callable[..., Any] | Guardrail] = (),
         tool_guardrails: Sequence[Callable[..., Any] | Guardrail] = (),
     ) -> None:
-        self.agent_config = c = AgentConfig.of(**{k: v for k, v in locals().items() if k != "self"})
+        self._start(AgentConfig.of(**{k: v for k, v in locals().items() if k != "self"}))
+
+    @classmethod
+    def configure(
+        cls, model: str | Driver | Sequence[str | Driver] | Any, **options: Any
+    ) -> AgentConfig:
+        """The checked ``AgentConfig`` that ``Agent(model, **options)`` is built from (the
+        options left out take their defaults): one immutable object to share and build
+        agents from (``from_config``). Raises ``TypeError`` naming an unknown option."""
+        unknown = sorted(options.keys() - _OPTIONS.keys())
+        if unknown:
+            raise TypeError(f"Agent takes no option {', '.join(map(repr, unknown))}")
+        return AgentConfig.of(model, **{**_OPTIONS, **options})
+
+    @classmethod
+    def from_config(cls, config: AgentConfig) -> Self:
+        """An agent built from ``config`` (``configure``'s): the same as ``Agent(model,
+        **options)``, without checking the options again."""
+        agent = cls.__new__(cls)
+        agent._start(config)
+        return agent
+
+    def _start(self, c: AgentConfig) -> None:
+        self.agent_config = c
         """The options the agent was built with, checked (``AgentConfig``)."""
         self.config = c.loop
         """The loop configuration now (its tools change as toolsets list theirs)."""
@@ -463,6 +487,14 @@ class Agent(SeedAPI, PluginUse, RunFold, JournalLane):
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
+
+
+_OPTIONS: dict[str, Any] = {
+    name: p.default
+    for name, p in inspect.signature(Agent.__init__).parameters.items()
+    if p.kind is p.KEYWORD_ONLY
+}
+"""Every option of ``Agent`` with its default (``Agent.configure`` fills them in)."""
 
 
 def create_agent(
