@@ -189,12 +189,8 @@ class AgentRegistry:
         node, base = self._root(agent_type, journal, snapshots, clock, id_factory)
         if agent_id is None:
             agent_id = _root_id(journal)
-        merged = {**node.options(agent_id), **options}
-        merged["tools"] = [*merged["tools"], *tools]
-        del merged["agent_id"]
-        agent = await Agent.resume(
-            journal, agent_id=agent_id, before_resume=node._restore_steps, **merged
-        )
+        config = node.config(agent_id, tools, **options)
+        agent = await Agent.resume(journal, config=config, before_resume=node._restore_steps)
         return base(agent)
 
     def _root(

@@ -472,15 +472,8 @@ class AgentNode:
         self.lineage = lineage
         assert self.forward is not None
         self.forward.lineage = lineage
-        options = self.options(agent_id)
-        del options["agent_id"]
-        agent = await Agent.resume(
-            journal,
-            agent_id=agent_id,
-            presenters=[self.forward],
-            before_resume=self._restore_steps,
-            **options,
-        )
+        config = self.config(agent_id, presenters=[self.forward])
+        agent = await Agent.resume(journal, config=config, before_resume=self._restore_steps)
         self._bind(agent)
 
     # -- running a task -----------------------------------------------------------------

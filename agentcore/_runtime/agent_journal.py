@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Self
 
+import attrs
+
 from .._core.errors import ConfigurationError
 from .._core.processor import AnyProcessor
 from .._journal.conversation import Conversation
@@ -18,6 +20,7 @@ from .._journal.snapshots import SnapshotStore
 from .._loop.conversation import ConversationState
 from .._loop.events import AgentConfigured, AgentResume
 from .._loop.state import LoopConfig
+from .agent_config import AgentConfig
 from .continuing import resumes_at_once
 from .delivery import EngineFailure
 from .options import only_agent
@@ -39,6 +42,10 @@ class JournalLane:
 
         def __init__(self, model: Any, **options: Any) -> None: ...
         def initial_state(self) -> ConversationState: ...
+        @classmethod
+        def configure(cls, model: Any, **options: Any) -> AgentConfig: ...
+        @classmethod
+        def from_config(cls, config: AgentConfig) -> Self: ...
 
     @classmethod
     async def resume(
@@ -48,6 +55,7 @@ class JournalLane:
         agent_id: str | None = None,
         snapshots: SnapshotStore | None = None,
         before_resume: Callable[[Self], Awaitable[object]] | None = None,
+        config: AgentConfig | None = None,
         **options: Any,
     ) -> Self:
         """The agent whose conversation ``journal`` holds, rebuilt in this process.
@@ -67,13 +75,20 @@ class JournalLane:
         journaled and decides from now on. ``before_resume(agent)`` is awaited once the
         journal is folded, before anything is performed again (an ``AgentRegistry``
         rebuilds a ``handle_steps`` generator there); if it raises, nothing in flight is
-        performed again and the error propagates.
+        performed again and the error propagates. ``config`` (``Agent.configure``'s, its
+        ``agent_id`` the default) stands for ``snapshots`` and ``options``.
         """
+        if config is not None:
+            if options or snapshots is not None:
+                raise TypeError("Agent.resume takes config= or Agent's options, not both")
+            agent_id = config.agent_id if agent_id is None else agent_id
         agent_id = agent_id if agent_id is not None else only_agent(journal)
         if not journal.last_seq(agent_id):
             where = getattr(journal, "path", None) or repr(journal)
             raise ConfigurationError(f"journal {where} holds no entry of agent {agent_id!r}")
-        agent = cls(agent_id=agent_id, snapshots=snapshots, **options)
+        if config is None:
+            config = cls.configure(agent_id=agent_id, snapshots=snapshots, **options)
+        agent = cls.from_config(attrs.evolve(config, agent_id=agent_id))
         agent._take_over(journal)
         if before_resume is not None:
             try:
