@@ -54,6 +54,8 @@ from agentcore.loop import (
 )
 from agentcore.tools import define_tool
 
+from .core_answers import as_core_answers
+
 FORM = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
 
 
@@ -62,19 +64,6 @@ async def _noop(args: Any, ctx: Any) -> str:
 
 
 TOOLS = (define_tool("ask", "asks the user", {"type": "object", "properties": {}}, _noop),)
-
-
-def as_core_answers(state: Any, outputs: Any) -> list[Any]:
-    """The ``tool_result_message`` the core makes of each ``tool_result`` the loop let in
-    or made itself, as the conversation processor feeds it back to the loop."""
-    batch = state.batch
-    return [
-        ToolResultMessage.answering(
-            o, batch.name_of(o.tool_call_id) if batch and o.tool_call_id in batch.positions else ""
-        )
-        for o in outputs
-        if isinstance(o, ToolResult)
-    ]
 
 
 def fold(state: Any, event: Any) -> tuple[Any, list[Any]]:

@@ -26,7 +26,6 @@ from agentcore.events import (
     TextPart,
     ToolCallPart,
     ToolResult,
-    ToolResultMessage,
     Usage,
     UserMessage,
 )
@@ -48,6 +47,8 @@ from agentcore.loop import (
 )
 from agentcore.tools import define_tool
 
+from .core_answers import as_core_answers
+
 
 async def _noop(args: Any, ctx: Any) -> str:
     return "ok"
@@ -62,25 +63,12 @@ def _state(**config: Any) -> LoopState:
     return initial_loop_state(LoopConfig(**config))
 
 
-def _core_answers(state: LoopState, outputs: list[Any]) -> list[Any]:
-    """The ``tool_result_message`` the core makes of each ``tool_result`` the loop let in
-    or made itself, as the conversation processor feeds it back to the loop."""
-    batch = state.batch
-    return [
-        ToolResultMessage.answering(
-            o, batch.name_of(o.tool_call_id) if batch and o.tool_call_id in batch.positions else ""
-        )
-        for o in outputs
-        if isinstance(o, ToolResult)
-    ]
-
-
 def _feed(state: LoopState, *events: Any) -> tuple[LoopState, list[Any]]:
     out: list[Any] = []
     for e in events:
         state, outputs = loop_processor(state, e)
         out.extend(outputs)
-        answers = _core_answers(state, outputs)
+        answers = as_core_answers(state, outputs)
         if answers:
             state, more = _feed(state, *answers)
             out.extend(more)

@@ -57,6 +57,8 @@ from agentcore.loop import (
 from agentcore.pricing import ModelPrice
 from agentcore.tools import define_tool
 
+from .core_answers import as_core_answers
+
 
 async def _noop(args: Any, ctx: Any) -> str:
     return "ok"
@@ -75,19 +77,6 @@ RISKY = define_tool("risky", "needs approval", {"type": "object"}, _noop, requir
 def _state(**config: Any) -> LoopState:
     config.setdefault("tools", (ADD, SEQ, RISKY))
     return initial_loop_state(LoopConfig(**config))
-
-
-def as_core_answers(state: Any, outputs: Any) -> list[Any]:
-    """The ``tool_result_message`` the core makes of each ``tool_result`` the loop let in
-    or made itself, as the conversation processor feeds it back to the loop."""
-    batch = state.batch
-    return [
-        ToolResultMessage.answering(
-            o, batch.name_of(o.tool_call_id) if batch and o.tool_call_id in batch.positions else ""
-        )
-        for o in outputs
-        if isinstance(o, ToolResult)
-    ]
 
 
 def _feed(state: LoopState, *events: Any) -> tuple[LoopState, list[Any]]:

@@ -61,6 +61,8 @@ from agentcore.loop import (
 )
 from agentcore.tools import define_tool
 
+from .core_answers import as_core_answers
+
 
 async def _noop(args: Any, ctx: Any) -> str:
     return "ok"
@@ -72,19 +74,6 @@ TOOLS = (
     define_tool("seq", "s", _OBJ, _noop, sequential=True),
     define_tool("risky", "r", _OBJ, _noop, requires_approval=True),
 )
-
-
-def as_core_answers(state: Any, outputs: Any) -> list[Any]:
-    """The ``tool_result_message`` the core makes of each ``tool_result`` the loop let in
-    or made itself, as the conversation processor feeds it back to the loop."""
-    batch = state.batch
-    return [
-        ToolResultMessage.answering(
-            o, batch.name_of(o.tool_call_id) if batch and o.tool_call_id in batch.positions else ""
-        )
-        for o in outputs
-        if isinstance(o, ToolResult)
-    ]
 
 
 def fold(state: Any, event: Any) -> tuple[Any, list[Any]]:

@@ -31,7 +31,6 @@ from agentcore.events import (
     TextPart,
     ToolCallPart,
     ToolResult,
-    ToolResultMessage,
     UserMessage,
 )
 from agentcore.loop import (
@@ -61,6 +60,8 @@ from agentcore.loop import (
     output_spec,
 )
 from agentcore.tools import define_tool
+
+from .core_answers import as_core_answers
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 INPUTS = sorted({cls for _, cls in TRANSITIONS}, key=lambda c: c.type)
@@ -264,19 +265,6 @@ def _event(data: st.DataObject, state: Any, n: int, ts: int) -> Any:
         "passed": lambda: OutputPassed(timestamp=ts),
     }
     return simple[kind]()
-
-
-def as_core_answers(state: Any, outputs: Any) -> list[Any]:
-    """The ``tool_result_message`` the core makes of each ``tool_result`` the loop let in
-    or made itself, as the conversation processor feeds it back to the loop."""
-    batch = state.batch
-    return [
-        ToolResultMessage.answering(
-            o, batch.name_of(o.tool_call_id) if batch and o.tool_call_id in batch.positions else ""
-        )
-        for o in outputs
-        if isinstance(o, ToolResult)
-    ]
 
 
 def _fold(processor: Any, state: Any, event: Any) -> tuple[Any, list[Any]]:
