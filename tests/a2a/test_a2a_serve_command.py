@@ -13,7 +13,7 @@ import httpx
 from a2a.client import ClientConfig, create_client
 from a2a.types import Message, Part, Role, SendMessageRequest, TaskState
 
-from agentcore._app.cli import main
+from agentcore.cli import main
 from agentcore.journal import read_jsonl
 
 from .conftest import bound

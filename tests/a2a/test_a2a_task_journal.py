@@ -1,7 +1,10 @@
 """A2A tasks come from the journal: ``agentcore a2a-serve --journal`` killed (SIGKILL) and
 started again on the same file, and the ``a2a-sdk``'s own client gets its tasks back:
 a finished one with its answer, a paused one it then answers, and one that was running,
-reported ``FAILED`` saying the server stopped, its context going on at the next message."""
+reported ``FAILED`` saying the server stopped, its context going on at the next message.
+
+Tests the private module ``agentcore._a2a.tasks``: the task records in their own lane, and
+the text a stopped task ends with."""
 
 from __future__ import annotations
 
@@ -31,7 +34,8 @@ from a2a.types import (
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentcore._a2a.tasks import STOPPED, TASK_LANE, A2ATaskRecord, JournalTaskStore
+from agentcore._a2a.tasks import STOPPED, TASK_LANE, A2ATaskRecord
+from agentcore.a2a import JournalTaskStore
 from agentcore.journal import MemoryJournal, read_jsonl
 
 from .conftest import bound

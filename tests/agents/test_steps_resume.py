@@ -6,6 +6,9 @@ with the uninterrupted run's histories, no tool result duplicated; the generator
 re-run and receives, for each yield the journal recorded, exactly what it received live.
 A generator that yields otherwise than its journal recorded fails the resume with
 ``StepsDivergedError``.
+
+Tests the private module ``agentcore._agents.steps_replay``: its walk over a journal counts
+the steps a generator was asked.
 """
 
 from __future__ import annotations

@@ -1,6 +1,9 @@
 """write and edit replace a file atomically, on both backends: a failure part way leaves
 the old file whole and names its real cause; the mode carries over; nothing is left
-behind."""
+behind.
+
+Tests the private module ``agentcore._coding.shell_operations``: the error a failed write
+raises."""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""The bash tool: exit codes, timeouts, aborts, background jobs, output limits, options."""
+"""The bash tool: exit codes, timeouts, aborts, background jobs, output limits, options.
+
+Tests the private modules ``agentcore._coding.bash_tool`` and
+``agentcore._coding.truncate``: the output window of a running command and its size text."""
 
 from __future__ import annotations
 

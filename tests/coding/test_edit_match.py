@@ -1,4 +1,6 @@
-"""The edit matcher: exact first, then normalised; the change stays inside its span."""
+"""The edit matcher: exact first, then normalised; the change stays inside its span.
+
+Tests the private module ``agentcore._coding.edit_match``: the edit matcher."""
 
 from __future__ import annotations
 

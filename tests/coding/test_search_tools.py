@@ -1,4 +1,7 @@
-"""grep, find and ls on both backends: limits, context, .gitignore, sorting."""
+"""grep, find and ls on both backends: limits, context, .gitignore, sorting.
+
+Tests the private module ``agentcore._coding.ripgrep``: its glob matcher, which must agree
+with ripgrep's."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""Output truncation: limits always hold, what is kept is a whole-line head or tail."""
+"""Output truncation: limits always hold, what is kept is a whole-line head or tail.
+
+Tests the private module ``agentcore._coding.truncate``: head and tail truncation."""
 
 from __future__ import annotations
 

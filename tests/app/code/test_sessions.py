@@ -1,4 +1,6 @@
-"""Sessions kept as JSONL journals and a little JSON about each."""
+"""Sessions kept as JSONL journals and a little JSON about each.
+
+Tests the private module ``agentcore._app.code``: the ``agentcore code`` app's own parts."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""The scripted model: which step answers a request, malformed scripts, determinism."""
+"""The scripted model: which step answers a request, malformed scripts, determinism.
+
+Tests the private module ``agentcore._app.code``: the ``agentcore code`` app's own parts."""
 
 from __future__ import annotations
 

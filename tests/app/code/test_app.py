@@ -1,5 +1,7 @@
 """The coding agent's controller, in process: prompts, steering, approvals, interrupts,
-commands and resuming, with a scripted model, the real tools and a JSONL session."""
+commands and resuming, with a scripted model, the real tools and a JSONL session.
+
+Tests the private module ``agentcore._app.code``: the ``agentcore code`` app's own parts."""
 
 from __future__ import annotations
 

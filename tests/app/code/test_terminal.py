@@ -1,4 +1,6 @@
-"""The terminal's live region and how lines are drawn, rendered by rich into text."""
+"""The terminal's live region and how lines are drawn, rendered by rich into text.
+
+Tests the private module ``agentcore._app.code``: the ``agentcore code`` app's own parts."""
 
 from __future__ import annotations
 

@@ -1,5 +1,7 @@
 """A run of ``agentcore code`` stopped by a limit says so, why, and how to go on, and
-``/continue`` goes on (the new user's repro: the transcript just ended)."""
+``/continue`` goes on (the new user's repro: the transcript just ended).
+
+Tests the private module ``agentcore._app.code``: the ``agentcore code`` app's own parts."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""The terminal chat: commands, the agent's presenters, interrupting a turn."""
+"""The terminal chat: commands, the agent's presenters, interrupting a turn.
+
+Tests the private module ``agentcore._app.chat``: the chat command's read-answer loop."""
 
 from __future__ import annotations
 

@@ -1,6 +1,8 @@
 """What ``agentcore code`` runs with by default: the bash guard, the tool logger, context
 info and the ``task`` tool with its read-only explorer, each seen working end to end
-through the app (a scripted model, the real tools, a JSONL session)."""
+through the app (a scripted model, the real tools, a JSONL session).
+
+Tests the private module ``agentcore._app.code``: the ``agentcore code`` app's own parts."""
 
 from __future__ import annotations
 

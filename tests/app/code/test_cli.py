@@ -1,5 +1,7 @@
 """``agentcore code`` as a command, with lines on standard input (not a terminal): the
-offline demo, errors before anything starts, listing and resuming sessions."""
+offline demo, errors before anything starts, listing and resuming sessions.
+
+Tests the private module ``agentcore._app.code``: the ``agentcore code`` app's own parts."""
 
 from __future__ import annotations
 

@@ -1,5 +1,7 @@
 """The transcript view: what each output prints, however the text was streamed, and the
-same lines for a conversation read back from its journal."""
+same lines for a conversation read back from its journal.
+
+Tests the private module ``agentcore._app.code``: the ``agentcore code`` app's own parts."""
 
 from __future__ import annotations
 

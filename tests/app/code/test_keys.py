@@ -1,4 +1,6 @@
-"""The key decoder and the line editor: examples, and properties over any input split."""
+"""The key decoder and the line editor: examples, and properties over any input split.
+
+Tests the private module ``agentcore._app.code``: the ``agentcore code`` app's own parts."""
 
 from __future__ import annotations
 
