@@ -1,4 +1,7 @@
-"""The text-delta shortcut of agent_processor gives what the three processors give."""
+"""The text-delta shortcut of agent_processor gives what the three processors give.
+
+Tests the private module ``agentcore._core.agent_processor``: its text-delta shortcut
+against the three processors."""
 
 from typing import Any
 

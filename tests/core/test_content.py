@@ -1,5 +1,8 @@
 """Content parts (issue 28, item 1): media given as bytes, a path, a URL or a file id; checked
-at construction; a wire form that round-trips inside any message."""
+at construction; a wire form that round-trips inside any message.
+
+Tests the private modules ``agentcore._core.content`` and ``agentcore._core.media``:
+converting values to content, and sniffing media types."""
 
 from __future__ import annotations
 
@@ -15,11 +18,12 @@ from hypothesis import strategies as st
 
 import agentcore
 from agentcore import load_media
-from agentcore._core.content import Content, to_content
+from agentcore._core.content import to_content
 from agentcore._core.media import media_kind, sniff_media_type
 from agentcore.errors import InvalidEventError
 from agentcore.events import (
     AudioContent,
+    Content,
     DocumentContent,
     FileContent,
     ImageContent,
@@ -218,7 +222,7 @@ def test_load_media_refuses_a_file_no_part_takes(tmp_path: pathlib.Path) -> None
 
 
 def test_tools_may_return_any_part() -> None:
-    from agentcore._loop.tools import to_result_content
+    from agentcore.tools import to_result_content
 
     doc = DocumentContent.from_bytes(PDF)
     ref = FileContent.from_url("https://example.com/a.wav", "audio/wav")

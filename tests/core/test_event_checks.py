@@ -3,6 +3,9 @@
 The strategies here read the classes' annotations themselves (not the checks' own
 tables), so they test ``checked`` rather than repeat it: ``valid(cls)`` builds any value
 an annotation allows, ``wrong(cls)`` one field of the wrong type.
+
+Tests the private modules ``agentcore._core.checks`` and ``agentcore._testing.strategies``:
+the field checks, against values the strategies' annotation reader builds.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from agentcore._core.checks import (
     is_checked,
     json_problem,
 )
-from agentcore._testing.strategies import _annotation_values, instances, unchecked
+from agentcore._testing.strategies import _annotation_values
 from agentcore.errors import ErrorCode, InvalidEventError
 from agentcore.events import (
     EVENT_TYPES,
@@ -48,6 +51,7 @@ from agentcore.events import (
     from_dict,
     to_dict,
 )
+from agentcore.testing import instances, unchecked
 
 CORE_LAYERS = ("stream", "message", "state", "turn")
 CORE_EVENTS = sorted(

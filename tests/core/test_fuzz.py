@@ -8,6 +8,8 @@
   any value, hostile objects whose every operation raises. It never raises.
 
 Examples are bounded so the file runs in seconds; ``FUZZ_EXAMPLES`` scales them.
+
+Tests the private module ``agentcore._core.checks``: whether an event passed its checks.
 """
 
 from __future__ import annotations
@@ -22,15 +24,15 @@ from hypothesis import strategies as st
 
 from agentcore import create_mealy_machine
 from agentcore._core.checks import is_checked
-from agentcore._testing.strategies import (
+from agentcore.errors import AgentError, InvalidEventError
+from agentcore.events import EVENT_TYPES, LAYERS, from_dict, to_dict
+from agentcore.testing import (
     broken_streams,
     garbage,
     registered_events,
     turns,
     unchecked,
 )
-from agentcore.errors import AgentError, InvalidEventError
-from agentcore.events import EVENT_TYPES, LAYERS, from_dict, to_dict
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "200"))
 FUZZ = settings(

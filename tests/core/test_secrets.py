@@ -1,4 +1,6 @@
-"""The secret patterns: every registry provider's key shape is scrubbed, ordinary text is not."""
+"""The secret patterns: every registry provider's key shape is scrubbed, ordinary text is not.
+
+Tests the private module ``agentcore._core.secrets``: the secret patterns and scrubbing."""
 
 from __future__ import annotations
 

@@ -9,6 +9,9 @@ again three ways, each compared with what the live one gave:
   requests included, and the final state;
 - ``catch_up`` (the delta fast path resume uses): the final state;
 - ``agentcore.journal.replay`` of the file (the bulk fast path): every output but effects.
+
+Tests the private module ``agentcore._journal.conversation``: Conversation, the one fold
+(not public).
 """
 
 from __future__ import annotations

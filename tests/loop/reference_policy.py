@@ -5,7 +5,10 @@ that ``tool_calls.on_approval`` and ``elicitations.on_request`` made are made he
 table owns them now), and ``rejected`` gives the ``error_message`` alone, as it did.
 Since then, one change of behaviour is made here too: the loop answers the running calls
 it cancels (``_stop``), takes a ``tool_result`` input first (``_admit``) and records the
-core's ``tool_result_message``."""
+core's ``tool_result_message``.
+
+It imports the private modules ``agentcore._loop`` and ``agentcore._core``, as the policy
+did: a test's oracle, kept verbatim."""
 
 # ruff: noqa
 # mypy: ignore-errors

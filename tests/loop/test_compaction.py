@@ -4,6 +4,9 @@ The property tests hold every strategy, on any history (well-formed or not, tool
 reused or not), to the rule providers enforce: a tool call is never sent without its
 result, nor a result without its call, unless the history itself had that orphan; and
 what is sent after a cut starts with a user message.
+
+Tests the private module ``agentcore._loop.compaction``: planning a compaction and its
+summary request.
 """
 
 from __future__ import annotations

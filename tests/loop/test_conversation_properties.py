@@ -23,6 +23,10 @@ may still come, late), and Hypothesis picks what happens next at every step. The
   turn's model calls (``model_usage``), the run's ``turn_end`` costs add up to its
   ``agent_end`` cost, the runs' to the session's, and the session tally's call rows to the
   same figure, whatever model of a per-model price table answered each call.
+
+Tests the private modules ``agentcore._core.assembler``, ``agentcore._core.state_events``
+and ``agentcore._journal.sql.tally``: every layer's own record of pending calls and usage
+agrees.
 """
 
 from __future__ import annotations

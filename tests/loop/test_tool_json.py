@@ -1,4 +1,6 @@
-"""The one JSON normaliser of tool results and details: idempotent, standard, exact."""
+"""The one JSON normaliser of tool results and details: idempotent, standard, exact.
+
+Tests the private module ``agentcore._loop.tool_json``: a tool result to JSON."""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
 """Schemas derived from annotations, and the values built for the tool: examples, then
-generated types (valid instances validate and build right; invalid ones never validate)."""
+generated types (valid instances validate and build right; invalid ones never validate).
+
+Tests the private module ``agentcore._loop.tool_schema``: the path a validator's failure
+names."""
 
 from __future__ import annotations
 

@@ -1,6 +1,9 @@
 """The metaschema check and the compiled validators are remembered per distinct schema
 (by content): a refused schema is refused with the metaschema's message every time, and
-one schema's answer is never given for another."""
+one schema's answer is never given for another.
+
+Tests the private module ``agentcore._loop.tool_schema``: the compiled validators and their
+cache."""
 
 from __future__ import annotations
 

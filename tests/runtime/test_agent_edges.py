@@ -1,5 +1,7 @@
 """Edges of the one runtime: stamping, cancellation, leaving a stream, stuck presenters,
-approvals, tools on create_agent, dependencies, bad input at the boundary."""
+approvals, tools on create_agent, dependencies, bad input at the boundary.
+
+Tests the private module ``agentcore._runtime.delivery``: a presenter lane's backpressure."""
 
 from __future__ import annotations
 

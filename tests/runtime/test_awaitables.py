@@ -1,4 +1,6 @@
-"""``awaitable`` answers as ``inspect.isawaitable`` does, for plain values and awaitables."""
+"""``awaitable`` answers as ``inspect.isawaitable`` does, for plain values and awaitables.
+
+Tests the private module ``agentcore._runtime.awaitables``: awaitable."""
 
 from __future__ import annotations
 

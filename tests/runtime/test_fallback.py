@@ -2,6 +2,9 @@
 it does not, what reaches the engine, names resolved lazily, interrupts, slots per
 provider, and ``Agent(model=[...])``. Through the SDKs' HTTP path:
 tests/drivers/test_fallback_chain.py.
+
+Tests the private module ``agentcore._runtime.plugins``: find_model_price, the lookup over
+the registered price tables (not public).
 """
 
 from __future__ import annotations

@@ -2,7 +2,10 @@
 anything runs; error texts never repeat their class name, name a journal by its path,
 never echo a database password, and give the CLI's ``--api-key`` hint only for a missing
 key (the new user's repros: agent_option_validation, error_text_hints,
-structured_native_hint)."""
+structured_native_hint).
+
+Tests the private module ``agentcore._durable.worker``: dbos_url, which must never show a
+password."""
 
 from __future__ import annotations
 

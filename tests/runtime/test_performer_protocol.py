@@ -1,5 +1,9 @@
 """One ``Performer`` protocol: both performers implement it, and neither answers a
-cancelled tool call (the loop does)."""
+cancelled tool call (the loop does).
+
+Tests the private modules ``agentcore._edges.performer``, ``agentcore._runtime`` and
+``agentcore._durable.performer``: both performers against the performer protocol (none of
+them public)."""
 
 from __future__ import annotations
 
@@ -7,12 +11,12 @@ import asyncio
 import pathlib
 from typing import Any
 
-from agentcore._core.content import ToolCallPart
 from agentcore._durable.performer import DurablePerformer
 from agentcore._edges.performer import BasePerformer, Performer
 from agentcore._runtime import perform
 from agentcore._runtime.outlet import Outlet
 from agentcore._runtime.perform import LocalPerformer
+from agentcore.events import ToolCallPart
 from agentcore.loop import CancelTools, ExecuteTools, SetTimer
 
 

@@ -1,7 +1,9 @@
 """After a run ends, for any reason (a limit, a final answer given by a tool, a provider
 error, a truncated or garbled stream), the agent's activity is idle (or error) and the
 last state change said so: nothing polling for "idle" waits forever (the attack run's
-repro: a run stopped at ``max_iterations`` right after tool results stayed ``thinking``)."""
+repro: a run stopped at ``max_iterations`` right after tool results stayed ``thinking``).
+
+Tests the private module ``agentcore._core.agent_processor``: the core's summary of a state."""
 
 from __future__ import annotations
 

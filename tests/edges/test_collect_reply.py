@@ -1,5 +1,8 @@
 """``collect_reply``: one model call's reply read whole by the message assembler (for
-summaries and MCP sampling), whatever way its stream ends."""
+summaries and MCP sampling), whatever way its stream ends.
+
+Tests the private module ``agentcore._edges.driver``: collect_reply, one model call's reply
+read whole."""
 
 from __future__ import annotations
 

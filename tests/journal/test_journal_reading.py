@@ -1,5 +1,8 @@
 """Reading JSONL journals fast: records, direct event building and the forked reader
-change nothing."""
+change nothing.
+
+Tests the private modules ``agentcore._journal.read`` and ``agentcore._journal.fork``: the
+fast reader and the forked one against the plain one."""
 
 from __future__ import annotations
 

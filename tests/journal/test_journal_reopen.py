@@ -1,5 +1,8 @@
 """Reopening a JSONL journal reads only its end: each agent's sequence continues exactly,
-found backwards on demand, and the tail a crash cut is repaired."""
+found backwards on demand, and the tail a crash cut is repaired.
+
+Tests the private modules ``agentcore._journal.tail`` and ``agentcore._journal.read``:
+reading a JSONL journal from its end."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""Reading a journal file holds about one chunk of it, whatever the file's size."""
+"""Reading a journal file holds about one chunk of it, whatever the file's size.
+
+Tests the private module ``agentcore._journal.read``: the reader's chunk size."""
 
 from __future__ import annotations
 
