@@ -1,4 +1,7 @@
-"""StreamCall on its own: opening, interrupting (any step, any thread), closing."""
+"""StreamCall on its own: opening, interrupting (any step, any thread), closing.
+
+Tests the private module ``agentcore.drivers._common``: the skeleton's streaming call and
+its retries."""
 
 from __future__ import annotations
 

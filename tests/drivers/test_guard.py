@@ -1,4 +1,7 @@
-"""The text guard on its own: surrogates joined across deltas, exact keys held and redacted."""
+"""The text guard on its own: surrogates joined across deltas, exact keys held and redacted.
+
+Tests the private module ``agentcore.drivers._common.guard``: the text guard every driver
+streams through."""
 
 from __future__ import annotations
 

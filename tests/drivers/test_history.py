@@ -1,4 +1,7 @@
-"""History normalisation: every provider must accept what the drivers send."""
+"""History normalisation: every provider must accept what the drivers send.
+
+Tests the private module ``agentcore.drivers._common.history``: normalising a history for a
+provider."""
 
 from __future__ import annotations
 

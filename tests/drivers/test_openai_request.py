@@ -1,4 +1,7 @@
-"""The Chat Completions request body: what an OpenAI-compatible server receives."""
+"""The Chat Completions request body: what an OpenAI-compatible server receives.
+
+Tests the private module ``agentcore.drivers._common.history``: the result an orphaned tool
+call is given."""
 
 from __future__ import annotations
 

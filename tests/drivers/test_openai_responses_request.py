@@ -1,4 +1,7 @@
-"""The Responses API request body built from a ``ModelRequest`` (pure; no network)."""
+"""The Responses API request body built from a ``ModelRequest`` (pure; no network).
+
+Tests the private module ``agentcore.drivers._common.history``: the result an orphaned tool
+call is given."""
 
 from __future__ import annotations
 

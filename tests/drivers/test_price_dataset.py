@@ -1,5 +1,8 @@
 """Prices from the genai-prices dataset: per-TTL cache writes, long-prompt tiers, provider
-ids, ``None`` for unknown models, and the hand-written fallback table agreeing with it."""
+ids, ``None`` for unknown models, and the hand-written fallback table agreeing with it.
+
+Tests the private module ``agentcore._runtime.plugins``: find_model_price, the lookup over
+the registered price tables (not public)."""
 
 from __future__ import annotations
 

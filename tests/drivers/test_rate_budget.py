@@ -13,16 +13,16 @@ from typing import Any
 import pytest
 
 from agentcore import Agent, FallbackDriver, ModelRequest
-from agentcore.drivers._common.ratebucket import RateLimit
-from agentcore.drivers._common.ratelimit import (
+from agentcore.drivers.anthropic import AnthropicDriver, RetryPolicy
+from agentcore.drivers.rate_budget import (
     MemoryRateStore,
     RateBudget,
+    RateLimit,
     Rates,
     header_limits,
     process_budget,
     set_process_budget,
 )
-from agentcore.drivers.anthropic import AnthropicDriver, RetryPolicy
 from agentcore.drivers.scripted import ScriptedDriver, text_turn
 from agentcore.drivers.testing import ReplayServer, ScriptedResponse, check_stream, sse_response
 from agentcore.errors import AbortedError

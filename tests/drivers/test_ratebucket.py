@@ -1,5 +1,8 @@
 """The rate budget's bucket arithmetic: never more than the limit in any window, refilled
-at its rate, corrected by usage, lowered by what the provider reports."""
+at its rate, corrected by usage, lowered by what the provider reports.
+
+Tests the private module ``agentcore.drivers._common.ratebucket``: the rate budget's bucket
+arithmetic."""
 
 from __future__ import annotations
 

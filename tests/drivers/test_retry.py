@@ -1,4 +1,7 @@
-"""RetryPolicy and open_stream: retries before the first item only, retry-after honoured."""
+"""RetryPolicy and open_stream: retries before the first item only, retry-after honoured.
+
+Tests the private module ``agentcore.drivers._common``: classifying failures, and retrying
+before the first item."""
 
 import asyncio
 from collections.abc import AsyncIterator

@@ -1,5 +1,8 @@
 """Structured output through the provider drivers: what the SDKs send in each mode, and
-the typed answer an Agent gets back from the streamed reply (a local ReplayServer)."""
+the typed answer an Agent gets back from the streamed reply (a local ReplayServer).
+
+Tests the private module ``agentcore.drivers._common.output``: the strict schema a provider
+is sent."""
 
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ import textwrap
 import pytest
 
 from agentcore import Agent
-from agentcore._app.cli import main
+from agentcore.cli import main
 from agentcore.journal import SqliteJournal
 
 from .helpers import config

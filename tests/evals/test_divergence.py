@@ -1,4 +1,7 @@
-"""One change, one divergence: at exactly the step and on the layer where it happens."""
+"""One change, one divergence: at exactly the step and on the layer where it happens.
+
+Tests the private module ``agentcore._app.serve_model``: the demo's agent tree, run as an
+eval."""
 
 from __future__ import annotations
 

@@ -1,6 +1,8 @@
 """Closing a stdio server is bounded by ``close_timeout`` whatever the server does (a
 tool stuck in a worker thread, a frozen event loop, SIGTERM ignored), and no process of
-the server outlives ``aclose()``: its group is terminated, then killed."""
+the server outlives ``aclose()``: its group is terminated, then killed.
+
+Tests the private module ``agentcore._mcp.stdio``: its grace and reaping timeouts."""
 
 from __future__ import annotations
 

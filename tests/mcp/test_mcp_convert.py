@@ -1,4 +1,7 @@
-"""Conversion rules between MCP data and agentcore data, as properties (no server)."""
+"""Conversion rules between MCP data and agentcore data, as properties (no server).
+
+Tests the private modules ``agentcore._mcp`` and ``agentcore._core.secrets``: converting
+MCP's types and callbacks, and the scrubber's mark."""
 
 from __future__ import annotations
 
@@ -24,7 +27,6 @@ from agentcore._mcp.convert import (
     tool_name,
 )
 from agentcore._mcp.toolset import build_tools
-from agentcore._runtime.secret_logs import Redactor
 from agentcore.drivers.scripted import ScriptedDriver, text_turn
 from agentcore.errors import (
     AgentError,
@@ -43,6 +45,7 @@ from agentcore.events import (
     TextContent,
 )
 from agentcore.mcp import MCPServer
+from agentcore.redaction import Redactor
 from agentcore.tools import define_tool
 
 VALID = re.compile(r"[A-Za-z0-9_-]+")

@@ -1,4 +1,7 @@
-"""LoggingPresenter: one structured record per output, levels and filters respected."""
+"""LoggingPresenter: one structured record per output, levels and filters respected.
+
+Tests the private module ``agentcore.presenters._base``: output_type, the name every
+presenter gives an output."""
 
 import logging
 from typing import Any

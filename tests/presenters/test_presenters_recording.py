@@ -1,5 +1,7 @@
-"""RecordingPresenter keeps every pair in order; Filter and present() from
-agentcore.presenters._base."""
+"""RecordingPresenter keeps every pair in order; Filter and present().
+
+Tests the private module ``agentcore.presenters._base``: Filter and present, the presenters'
+shared parts."""
 
 import asyncio
 import re

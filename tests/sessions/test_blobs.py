@@ -242,7 +242,7 @@ def test_a_copied_session_carries_its_blobs(tmp_path: pathlib.Path, target: str)
 
 
 def test_a_journal_line_described_names_media_never_their_bytes() -> None:
-    from agentcore._journal.describe import describe
+    from agentcore.cli import describe
 
     picture = ImageContent.from_bytes(b"\x89PNG\r\n\x1a\n" + bytes(5000))
     line = describe(UserMessage("u1", (TextContent("hi"), picture)))

@@ -1,7 +1,10 @@
 """One writer per agent lane, on every journal kind: a second ``Agent`` on a session (in
 this process, or in another process) is refused with ``LaneBusyError`` naming the lane and
 the holder; closing the first, or the death of its process, lets the lane go, and the
-next writer continues the sequence."""
+next writer continues the sequence.
+
+Tests the private module ``agentcore._journal.sql.postgres``: the advisory lock a PostgreSQL
+lane is held by."""
 
 from __future__ import annotations
 

@@ -1,7 +1,10 @@
 """What the SQL journals add to the protocol: batches that wait until full, a sync or a
 read; a write that fails leaves the sequence as it was and keeps the batch; a corrupt row
 is named; the schema is versioned, a database of schema v1 is upgraded (the session
-tables filled from its entries) and a newer one refused; no password in any message."""
+tables filled from its entries) and a newer one refused; no password in any message.
+
+Tests the private module ``agentcore._journal.sql``: the SQL journals' rows, schema and
+databases."""
 
 from __future__ import annotations
 
