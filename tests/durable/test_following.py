@@ -14,14 +14,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agentcore import Agent, MemoryJournal
-from agentcore._durable.remote import DurableAgent
-from agentcore._serve.feed import Feed
 from agentcore.drivers.scripted import ScriptedDriver, text_turn
-from agentcore.durable import DurableClient
+from agentcore.durable import DurableAgent, DurableClient
 from agentcore.events import MessageStart, TextDelta, to_dict
 from agentcore.journal import replay_steps
 from agentcore.loop import create_conversation_machine
-from agentcore.serve import Cursor
+from agentcore.serve import Cursor, Feed
 
 
 def _journal() -> list[Any]:

@@ -1,6 +1,9 @@
 """The durable workflow's journal lane: every input numbered, appended only past what the
 journal holds (a recovered workflow folds its recorded steps again), the journal's answer
-checked; a step's preview numbers inputs without keeping them."""
+checked; a step's preview numbers inputs without keeping them.
+
+Tests the private modules ``agentcore._durable.conversation`` and
+``agentcore._durable.stepping``: how a durable lane numbers its inputs."""
 
 from __future__ import annotations
 

@@ -1,5 +1,7 @@
 """Waking on PostgreSQL notifications (``Notices``), with the poll behind them, and the
-trigger that announces a durable run's end to ``DurableRun.result``."""
+trigger that announces a durable run's end to ``DurableRun.result``.
+
+Tests the private module ``agentcore._durable.notices``: the workers' notices."""
 
 from __future__ import annotations
 

@@ -2,7 +2,10 @@
 process and PostgreSQL. A browser's SSE stream gets a durable run's text deltas while the
 worker's model call streams; a client that comes back with its Last-Event-ID gets the
 rest from the journal, frame for frame as it was sent live; the AG-UI and Vercel run
-endpoints stream a durable run; a restarted server serves the agents the database holds."""
+endpoints stream a durable run; a restarted server serves the agents the database holds.
+
+Tests the private module ``agentcore._app.serve``: the demo agent ``agentcore serve`` runs,
+here durably."""
 
 from __future__ import annotations
 
