@@ -10,21 +10,28 @@ returns every output the agent delivered, in order, and the agent's journal.
 from __future__ import annotations
 
 import asyncio
+from importlib.metadata import entry_points
 from typing import Any
 
 import attrs
 from hypothesis import strategies as st
 
 from agentcore import Agent, MemoryJournal, tool
-from agentcore._runtime.plugins import wire_protocol
-from agentcore._serve.feed import Feed
 from agentcore.drivers.scripted import ScriptedDriver, text_turn, tool_turn
 from agentcore.loop import create_conversation_machine
 from agentcore.presenters.recording import RecordingPresenter
-from agentcore.serve import Cursor
+from agentcore.serve import Cursor, Feed, StreamProtocol
 from agentcore.testing import assistant_streams
 
 ROOT = "a1"
+
+
+def wire_protocol(name: str) -> StreamProtocol:
+    """The wire protocol registered as ``name`` in the ``agentcore.protocols`` entry-point
+    group, the public contract ``agentcore serve`` loads its protocols through."""
+    (entry,) = entry_points(group="agentcore.protocols", name=name)
+    protocol: StreamProtocol = entry.load()
+    return protocol
 
 
 @tool

@@ -1,4 +1,6 @@
-"""A real ``agentcore serve`` app under uvicorn on 127.0.0.1 (an ephemeral port), for tests."""
+"""A real ``agentcore serve`` app under uvicorn on 127.0.0.1 (an ephemeral port), for tests.
+
+Tests the private module ``agentcore._app.serve``: the demo agent ``agentcore serve`` runs."""
 
 from __future__ import annotations
 

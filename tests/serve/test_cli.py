@@ -1,4 +1,7 @@
-"""``agentcore serve`` on the command line: the exposure rules, and a real start."""
+"""``agentcore serve`` on the command line: the exposure rules, and a real start.
+
+Tests the private modules ``agentcore._app.serve``, ``agentcore._app.serve_model`` and
+``agentcore._serve.server``: the ``agentcore serve`` command and its demo."""
 
 from __future__ import annotations
 
@@ -12,9 +15,9 @@ from typing import Any
 import httpx2
 import pytest
 
-from agentcore._app.cli import main
 from agentcore._app.serve import agent_options
 from agentcore._serve import server
+from agentcore.cli import main
 from agentcore.serve import ServeConfig
 
 from .server_kit import free_port

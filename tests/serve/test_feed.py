@@ -16,12 +16,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentcore import from_dict
-from agentcore._runtime.plugins import wire_protocol
 from agentcore.loop import create_conversation_machine
 from agentcore.presenters.sse import PROTOCOL as AGENTCORE
 from agentcore.serve import Cursor, Feed, format_event_id, parse_event_id, sse_frame
 
-from .conftest import PROTOCOLS, ROOT, Session, sessions
+from .conftest import PROTOCOLS, ROOT, Session, sessions, wire_protocol
 
 SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -1,6 +1,8 @@
 """``agentcore serve`` at its edges, for real over HTTP: what a stream opens and keeps
 alive with, a key a user pastes, a client that leaves mid-run, steering and follow-ups,
-and the Vercel resume route joining a run in progress."""
+and the Vercel resume route joining a run in progress.
+
+Tests the private module ``agentcore._app.serve_model``: the demo's story."""
 
 from __future__ import annotations
 

@@ -4,6 +4,8 @@ stream, see thinking collapsed and the turn footer, interrupt a long reply, appr
 call, lose the connection mid-reply and get it back without a gap or a repeat, reload and
 see the history, open the inspector and drag its slider. Screenshots are kept in
 ``build/test-artifacts/serve/``.
+
+Tests the private module ``agentcore._app.serve_model``: the demo's story.
 """
 
 from __future__ import annotations

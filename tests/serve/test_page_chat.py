@@ -5,6 +5,8 @@ approval waits; earlier conversations are listed and reopen; replies are markdow
 rendered while they stream and sanitised; a run stopped by a limit says so and how to go
 on. The embedded model echoes what it is sent, so a test chooses the reply by what it
 types. Screenshots are kept in ``build/test-artifacts/serve/``.
+
+Tests the private module ``agentcore._serve.app``: the static files the app serves.
 """
 
 from __future__ import annotations

@@ -2,7 +2,10 @@
 rebinding (a foreign ``Host``), bodies that are not JSON, and frontends allowed by origin.
 
 The rules (``agentcore._serve.guard``) are pure, so they are stated as properties; the
-attacks themselves go to a real server over HTTP, as a browser would send them."""
+attacks themselves go to a real server over HTTP, as a browser would send them.
+
+Tests the private modules ``agentcore._serve.guard``, ``agentcore._serve.server`` and
+``agentcore._app.serve``: the guard's rules, and the demo server."""
 
 from __future__ import annotations
 
@@ -324,7 +327,7 @@ def _wait_for(port: int) -> None:
 
 
 def test_the_cli_takes_allow_origin_and_keeps_cors_origin(monkeypatch: pytest.MonkeyPatch) -> None:
-    from agentcore._app import cli
+    from agentcore import cli
 
     configs: list[ServeConfig] = []
     monkeypatch.setattr(

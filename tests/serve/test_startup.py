@@ -1,5 +1,8 @@
 """``agentcore serve`` starting up: a damaged journal among healthy ones, a model that
-cannot run, and ``--base-url`` pointing a model at another server."""
+cannot run, and ``--base-url`` pointing a model at another server.
+
+Tests the private module ``agentcore._app.code.setup``: how ``agentcore code`` makes its
+drivers at a base URL."""
 
 from __future__ import annotations
 
@@ -168,7 +171,7 @@ def test_serve_refuses_a_model_that_cannot_run_as_chat_and_code_do(
 def test_every_command_that_runs_a_model_takes_base_url(
     command: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from agentcore._app.cli import build_parser
+    from agentcore.cli import build_parser
 
     parser = build_parser()
     args = parser.parse_args([command, "--model", "openai/m", "--base-url", "http://h:1/v1"])
@@ -243,7 +246,7 @@ def test_code_runs_its_model_and_explorer_at_the_base_url(tmp_path: pathlib.Path
 
 
 def test_the_top_level_help_says_what_the_command_does() -> None:
-    from agentcore._app.cli import build_parser
+    from agentcore.cli import build_parser
 
     text = build_parser().format_help()
     assert "without a key" not in text.splitlines()[2] and "``" not in text

@@ -19,7 +19,6 @@ import pytest
 from ag_ui.core import Event
 
 from agentcore import MemoryJournal, from_dict
-from agentcore._runtime.plugins import wire_protocol
 from agentcore.agents import AgentDefinition, AgentRegistry, SubagentEvent
 from agentcore.drivers.scripted import FunctionDriver, text_turn, tool_turn
 from agentcore.loop import create_conversation_machine
@@ -27,6 +26,7 @@ from agentcore.presenters.recording import RecordingPresenter
 from agentcore.presenters.sse import wire_json
 from agentcore.serve import Cursor, Feed
 
+from .conftest import wire_protocol
 from .test_ui_protocols import _check_chunk
 
 ROOT = "root"
