@@ -1,7 +1,7 @@
 """``plain``: the one helper the request builders and structured output share to turn the
 immutable mappings and tuples of tool inputs, schemas and options into JSON data.
 
-Tests the private module ``agentcore.drivers._common.base``: plain."""
+Tests the private module ``agentcore.drivers._common.base``, where it lives."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """``awaitable`` answers as ``inspect.isawaitable`` does, for plain values and awaitables.
 
-Tests the private module ``agentcore._runtime.awaitables``: awaitable."""
+Tests the private module ``agentcore._runtime.awaitables``: its hot-path check."""
 
 from __future__ import annotations
 
