@@ -145,11 +145,7 @@ ABOUT: dict[str, tuple[tuple[str, ...], str]] = {
         "planning a compaction and its summary request",
     ),
     "loop/test_conversation_properties.py": (
-        (
-            "agentcore._core.assembler",
-            "agentcore._core.state_events",
-            "agentcore._journal.sql.tally",
-        ),
+        ("agentcore._core", "agentcore._journal.sql.tally"),
         "every layer's own record of pending calls and usage agrees",
     ),
     "loop/test_loop_fastpaths.py": (

@@ -24,8 +24,8 @@ may still come, late), and Hypothesis picks what happens next at every step. The
   ``agent_end`` cost, the runs' to the session's, and the session tally's call rows to the
   same figure, whatever model of a per-model price table answered each call.
 
-Tests the private modules ``agentcore._core.assembler``, ``agentcore._core.state_events``
-and ``agentcore._journal.sql.tally``: every layer's own record of pending calls and usage
+Tests the private modules ``agentcore._core`` (the core processors' states) and
+``agentcore._journal.sql.tally``: every layer's own record of pending calls and usage
 agrees.
 """
 
