@@ -149,7 +149,7 @@ ABOUT: dict[str, tuple[tuple[str, ...], str]] = {
         "every layer's own record of pending calls and usage agrees",
     ),
     "loop/test_loop_fastpaths.py": (
-        ("agentcore._loop.state", "agentcore._runtime.outlet"),
+        ("agentcore._loop.state", "agentcore._runtime.outlet", "agentcore.drivers.scripted"),
         "the hot-path shortcuts against the slow paths",
     ),
     "loop/test_tool_json.py": (("agentcore._loop.tool_json",), "a tool result to JSON"),
@@ -248,18 +248,20 @@ def _is_module(dotted: str) -> bool:
 
 
 def private_imports(source: str) -> set[str]:
-    """The private ``agentcore`` modules ``source`` imports, anywhere in it (in a function
-    too), by ``import``, ``from … import``, ``importlib.import_module("…")`` or
-    ``pytest.importorskip("…")``."""
+    """The private ``agentcore`` modules (and private names) ``source`` imports, anywhere
+    in it (in a function too), by ``import``, ``from … import``,
+    ``importlib.import_module("…")`` or ``pytest.importorskip("…")``."""
     found: set[str] = set()
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             for alias in node.names:
-                # ``from agentcore._core import checks`` imports the module ``checks``
+                # ``from agentcore._core import checks`` imports the module ``checks``;
+                # ``from agentcore.drivers.scripted import _stamped``, a private name
                 dotted = f"{node.module}.{alias.name}"
-                found.add(dotted if _is_module(dotted) else node.module)
+                private = alias.name.startswith("_") and not alias.name.startswith("__")
+                found.add(dotted if private or _is_module(dotted) else node.module)
         elif (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute | ast.Name)
@@ -359,6 +361,7 @@ def test_private_imports_finds_every_form() -> None:
         "from agentcore._loop import tool_json\n"
         "from agentcore._journal.read import dumps\n"
         "from agentcore.events import TextDelta\n"
+        "from agentcore.drivers.scripted import _stamped\n"
         "import importlib\n"
         "def f():\n"
         "    from agentcore._runtime.delivery import PresenterLane\n"
@@ -368,6 +371,7 @@ def test_private_imports_finds_every_form() -> None:
         "agentcore._core.checks",
         "agentcore._loop.tool_json",
         "agentcore._journal.read",
+        "agentcore.drivers.scripted._stamped",
         "agentcore._runtime.delivery",
         "agentcore._serve.guard",
     }

@@ -4,8 +4,9 @@ Direct constructors must equal ``attrs.evolve``; a batch's slot bookkeeping must
 like a map from call id; an outlet that skips dispatch with no subscriber must still
 reach every subscriber that is there.
 
-Tests the private modules ``agentcore._loop.state`` and ``agentcore._runtime.outlet``: the
-hot-path shortcuts against the slow paths.
+Tests the private modules ``agentcore._loop.state`` and ``agentcore._runtime.outlet``, and
+the scripted driver's private ``agentcore.drivers.scripted._stamped``: the hot-path
+shortcuts against the slow paths.
 """
 
 from __future__ import annotations
