@@ -109,7 +109,7 @@ ABOUT: dict[str, tuple[tuple[str, ...], str]] = {
     "durable/test_notices.py": (("agentcore._durable.notices",), "the workers' notices"),
     "durable/test_parts.py": (
         ("agentcore._durable",),
-        "the worker's parts: a tool call as a step, the store, the database URL",
+        "the worker's parts (a tool call as a step, the store, the database URL)",
     ),
     "durable/test_serve.py": (
         ("agentcore._app.serve",),

@@ -1,8 +1,8 @@
 """The durable parts that need no worker: definitions, the inbox's claims (a Hypothesis
 state machine on the real PostgreSQL), the idempotency key, the command line.
 
-Tests the private module ``agentcore._durable``: the worker's parts: a tool call as a step,
-the store, the database URL."""
+Tests the private module ``agentcore._durable``: the worker's parts (a tool call as a step,
+the store, the database URL)."""
 
 from __future__ import annotations
 
