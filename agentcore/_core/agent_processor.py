@@ -25,6 +25,7 @@ runs once per stream delta:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from operator import attrgetter
 from typing import Any, Final, TypeAlias
 
 from . import assembler as _assembler
@@ -299,20 +300,33 @@ def appending(state: AgentEngineState) -> tuple[type[Any], int] | None:
     return hot
 
 
+def _plain_thinking(event: ThinkingDelta) -> str | None:
+    return event.text if event.signature is None and event.redacted_data is None else None
+
+
+_CHUNK_OF: Mapping[type[Any], Callable[[Any], Any]] = {
+    TextDelta: attrgetter("text"),
+    InputJsonDelta: attrgetter("partial_json"),
+    ThinkingDelta: _plain_thinking,
+}
+"""A delta class -> its chunk, or None when the delta carries more than a chunk."""
+
+
 def appended_chunk(event: object, hot: tuple[type[Any], int]) -> str | None:
     """The chunk ``event`` only appends, given ``appending``'s ``hot``; None when the
     event is another class, another block, or carries more than a chunk."""
     cls, index = hot
-    if type(event) is not cls:
+    if type(event) is not cls or event.index != index:  # type: ignore[attr-defined]
         return None
-    if isinstance(event, TextDelta):
-        return event.text if event.index == index else None
-    if isinstance(event, InputJsonDelta):
-        return event.partial_json if event.index == index else None
-    if isinstance(event, ThinkingDelta) and event.index == index:
-        plain = event.signature is None and event.redacted_data is None
-        return event.text if plain else None
-    return None
+    chunk = _CHUNK_OF[cls](event)
+    return chunk if type(chunk) is str else None
+
+
+def delta_run(state: AgentEngineState) -> tuple[type[Any], int, Callable[[Any], Any]] | None:
+    """``appending(state)`` with the reader of such a delta's chunk (which gives a ``str``
+    only for a delta that only appends it): what ``MealyMachine`` collects runs with."""
+    hot = appending(state)
+    return None if hot is None else (hot[0], hot[1], _CHUNK_OF[hot[0]])
 
 
 def with_appended(state: AgentEngineState, chunks: list[str]) -> AgentEngineState:
