@@ -243,8 +243,11 @@ class MealyMachine:
 
         def process(agent_id: str, event: Any) -> tuple[Any, ...]:
             nonlocal run_agent, run_class, run_index, chunk_of
-            if type(event) is run_class and agent_id == run_agent and event.index == run_index:
-                chunk = chunk_of(event)
+            if type(event) is run_class and agent_id == run_agent:
+                try:
+                    chunk = chunk_of(event) if event.index == run_index else None
+                except Exception:  # forged fields: the processor reports them
+                    chunk = None
                 if type(chunk) is str:
                     chunks.append(chunk)
                     return empty

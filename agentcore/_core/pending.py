@@ -12,21 +12,22 @@ test holds the two tables equal while a conversation runs.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TypeAlias
-
-from pyrsistent import PMap, pmap
 
 __all__ = ["Awaiting", "NOTHING_AWAITED", "answered", "awaited"]
 
-Awaiting: TypeAlias = PMap[str, str]
-"""Call id -> tool name, for every call whose result is awaited."""
+Awaiting: TypeAlias = Mapping[str, str]
+"""Call id -> tool name, for every call whose result is awaited: a ``dict`` that is never
+changed once built (a message has few calls, so a copy costs less than a persistent map's
+update)."""
 
-NOTHING_AWAITED: Awaiting = pmap()
+NOTHING_AWAITED: Awaiting = {}
 
 
 def awaited(table: Awaiting, call_id: str, tool_name: str) -> Awaiting:
     """``table`` once ``call_id``'s input is complete."""
-    return table.set(call_id, tool_name)
+    return {**table, call_id: tool_name}
 
 
 def answered(table: Awaiting, call_id: object) -> tuple[Awaiting, str | None]:
@@ -37,4 +38,4 @@ def answered(table: Awaiting, call_id: object) -> tuple[Awaiting, str | None]:
     name = table.get(call_id)
     if name is None:
         return table, None
-    return table.remove(call_id), name
+    return {key: value for key, value in table.items() if key != call_id}, name
