@@ -18,7 +18,8 @@ beyond ``max_depth`` is a runaway loop: ``LimitExceededError`` (code
 Runs of deltas (``runs=``, which ``create_mealy_machine`` gives): when the machine made
 its own store and has no observers and no re-feeding, a delta that, by the processor's
 own ``runs.run_of``, only appends its chunk to the agent's state (no output, no other
-change) is collected, and the run is appended at once (``runs.with_appended``) before
+change; or only the delta itself as output, for a processor that echoes it) is collected,
+and the run is appended at once (``runs.with_appended``) before
 the next other event, or as soon as anyone reads or writes the store. Outputs and every
 state anyone can see are those of processing each delta (a property test holds them
 equal); a delta costs a list append instead of a new state.
@@ -57,12 +58,16 @@ class Runs(NamedTuple):
 
     ``run_of(state)`` is ``(delta class, block index, chunk reader)`` when a delta of that
     class and index whose chunk reader gives a ``str`` would only append that chunk (no
-    output, no other change), else None; ``with_appended(state, chunks)`` is the state
-    after such deltas, equal to processing them one by one.
+    output, or only the delta itself with ``echo``; no other change), else None;
+    ``with_appended(state, chunks)`` is the state after such deltas, equal to processing
+    them one by one. The conversation processor without user processors echoes its
+    stream inputs: ``Runs(lambda s: delta_run(s.core), lambda s, c:
+    s._replace(core=with_appended(s.core, c)), echo=True)``.
     """
 
     run_of: Callable[[Any], tuple[type[Any], int, Callable[[Any], Any]] | None]
     with_appended: Callable[[Any, list[str]], Any]
+    echo: bool = False
 
 
 class MealyMachine:
@@ -226,7 +231,7 @@ class MealyMachine:
         """The plain process, with runs of appending deltas collected (module docstring)."""
         get, set_ = store._states.get, store._states.__setitem__
         processor, initial, empty = self._processor, self._initial, ()
-        run_of, with_appended = runs
+        run_of, with_appended, echo = runs
         chunks: list[str] = []
         run_agent: str | None = None
         run_class: type[Any] | None = None  # None: no run open
@@ -250,7 +255,7 @@ class MealyMachine:
                     chunk = None
                 if type(chunk) is str:
                     chunks.append(chunk)
-                    return empty
+                    return (event,) if echo else empty
             if run_class is not None:
                 settle()
             state = get(agent_id)
