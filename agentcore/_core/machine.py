@@ -94,7 +94,8 @@ class MealyMachine:
     process: Callable[[str, Any], tuple[Any, ...]]
     """``process(agent_id, event) -> outputs``: feed ``event`` to ``agent_id``'s processor.
 
-    One store ``get``, one processor call, one store ``set``. Raises whatever the
+    One store ``get``, one processor call, one store ``set`` (a delta collected in a run,
+    see the module docstring: a list append). Raises whatever the
     processor raises (state unchanged), ``TypeError`` when it returns something other than
     a ``(state, outputs)`` pair (state unchanged), ``LimitExceededError`` on runaway re-feeding
     (state unchanged), and observer failures as described in the module docstring
