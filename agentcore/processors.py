@@ -10,6 +10,7 @@ from ._core.agent_processor import appending as appending
 from ._core.agent_processor import (
     create_initial_agent_engine_state as create_initial_agent_engine_state,
 )
+from ._core.agent_processor import layers_of as layers_of
 from ._core.agent_processor import with_appended as with_appended
 from ._core.assembler import (
     create_initial_message_assembler_state as create_initial_message_assembler_state,
@@ -31,6 +32,7 @@ __all__ = [
     "create_initial_message_assembler_state",
     "create_initial_state_event_processor_context",
     "create_initial_turn_tracker_state",
+    "layers_of",
     "message_assembler_processor",
     "state_event_processor",
     "turn_tracker_processor",

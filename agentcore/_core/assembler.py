@@ -28,7 +28,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any, Final, NamedTuple, TypeAlias
 
-from pyrsistent import PMap, PVector, pmap, pvector
+from pyrsistent import PVector, pvector
 
 from .checks import json_problem
 from .content import ZERO_USAGE, Part, TextPart, ThinkingPart, ToolCallPart, Usage
@@ -53,6 +53,7 @@ from .events import (
     UserMessage,
     is_event,
 )
+from .pending import NOTHING_AWAITED, Awaiting, answered, awaited
 from .provider_tools import CitationPart, ProviderPartEvent
 
 __all__ = [
@@ -95,8 +96,9 @@ class _Message(NamedTuple):
 
 
 class _Base(NamedTuple):
-    pending: PMap[str, str]
-    """Tool calls (id -> tool name) whose input is complete and whose result has not come."""
+    pending: Awaiting
+    """Tool calls (id -> tool name) whose input is complete and whose result has not come
+    (``pending.awaited``)."""
     strict: bool
 
 
@@ -120,7 +122,7 @@ def create_initial_message_assembler_state(*, strict: bool = False) -> Assembler
     ``strict=True`` makes out-of-order or malformed input raise ``ProtocolError``
     instead of producing a ``PROTOCOL_ERROR`` ``ErrorMessage``.
     """
-    return (None, None, None, None, None, _Base(pmap(), strict))
+    return (None, None, None, None, None, _Base(NOTHING_AWAITED, strict))
 
 
 # -- errors ---------------------------------------------------------------------------------
@@ -367,7 +369,7 @@ def _on_tool_stop(state: AssemblerState, event: ToolUseStop) -> Result:
         return reject(state, event, f"tool call {extra[0]!r} is already complete")
     part = _tool_part(chunks, extra, None)
     base = state[5]
-    base = _Base(base.pending.set(part.tool_call_id, part.tool_name), base.strict)
+    base = _Base(awaited(base.pending, part.tool_call_id, part.tool_name), base.strict)
     message = _Message(*message[:5], tuple(i for i in message.open_tools if i != extra[0]))
     new_state = (message, event.index, DONE, chunks, (extra[0], extra[1], part), base)
     return new_state, (
@@ -448,7 +450,7 @@ def _close(
         else:
             part = _tool_part(chunks, extra, cut_off)
             parts.append(part)
-            pending = pending.set(part.tool_call_id, part.tool_name)
+            pending = awaited(pending, part.tool_call_id, part.tool_name)
             if cut_off is None:
                 outputs.append(
                     ToolCallMessage(
@@ -482,11 +484,10 @@ def _on_message_stop(state: AssemblerState, event: MessageStop) -> Result:
 
 def _on_tool_result(state: AssemblerState, event: ToolResult) -> Result:
     base = state[5]
-    name = base.pending.get(event.tool_call_id) if type(event.tool_call_id) is str else None
+    pending, name = answered(base.pending, event.tool_call_id)
     if name is None:
         return reject(state, event, f"no pending tool call has id {event.tool_call_id!r}")
-    base = _Base(base.pending.remove(event.tool_call_id), base.strict)
-    return (*state[:5], base), (ToolResultMessage.answering(event, name),)
+    return (*state[:5], _Base(pending, base.strict)), (ToolResultMessage.answering(event, name),)
 
 
 def _on_error(state: AssemblerState, event: ErrorReceived) -> Result:

@@ -15,6 +15,15 @@ and are re-fed only while ``d + 1 <= max_depth``. An output that would need re-f
 beyond ``max_depth`` is a runaway loop: ``LimitExceededError`` (code
 ``MAX_ITERATIONS_EXCEEDED``) is raised and the whole step is discarded (state unchanged).
 
+Runs of deltas (``runs=``, which ``create_mealy_machine`` gives): when the machine made
+its own store and has no observers and no re-feeding, a delta that, by the processor's
+own ``runs.run_of``, only appends its chunk to the agent's state (no output, no other
+change; or only the delta itself as output, for a processor that echoes it) is collected,
+and the run is appended at once (``runs.with_appended``) before
+the next other event, or as soon as anyone reads or writes the store. Outputs and every
+state anyone can see are those of processing each delta (a property test holds them
+equal); a delta costs a list append instead of a new state.
+
 Observers (``on_step=`` and the loggers of a ``with_logging`` processor) run on the shell
 side after the state is stored, each with one ``Step``. A failing observer does not stop
 the others; failures go to ``on_observer_error(error, step)`` when given, otherwise they
@@ -25,7 +34,7 @@ committed either way).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from .combinators import step_result
 from .errors import ErrorCode, LimitExceededError
@@ -36,11 +45,29 @@ from .store import MemoryStore, Store
 __all__ = [
     "DEFAULT_MAX_DEPTH",
     "MealyMachine",
+    "Runs",
     "create_mealy_machine",
 ]
 
 DEFAULT_MAX_DEPTH = 8
 """How many rounds of re-feeding a step may take before it counts as a runaway loop."""
+
+
+class Runs(NamedTuple):
+    """How a processor's state takes a run of deltas at once.
+
+    ``run_of(state)`` is ``(delta class, block index, chunk reader)`` when a delta of that
+    class and index whose chunk reader gives a ``str`` would only append that chunk (no
+    output, or only the delta itself with ``echo``; no other change), else None;
+    ``with_appended(state, chunks)`` is the state after such deltas, equal to processing
+    them one by one. The conversation processor without user processors echoes its
+    stream inputs: ``Runs(lambda s: delta_run(s.core), lambda s, c:
+    s._replace(core=with_appended(s.core, c)), echo=True)``.
+    """
+
+    run_of: Callable[[Any], tuple[type[Any], int, Callable[[Any], Any]] | None]
+    with_appended: Callable[[Any, list[str]], Any]
+    echo: bool = False
 
 
 class MealyMachine:
@@ -58,6 +85,7 @@ class MealyMachine:
         "_on_observer_error",
         "_processor",
         "_refeed",
+        "_runs",
         "_store",
         "_wrapped",
         "process",
@@ -66,7 +94,8 @@ class MealyMachine:
     process: Callable[[str, Any], tuple[Any, ...]]
     """``process(agent_id, event) -> outputs``: feed ``event`` to ``agent_id``'s processor.
 
-    One store ``get``, one processor call, one store ``set``. Raises whatever the
+    One store ``get``, one processor call, one store ``set`` (a delta collected in a run,
+    see the module docstring: a list append). Raises whatever the
     processor raises (state unchanged), ``TypeError`` when it returns something other than
     a ``(state, outputs)`` pair (state unchanged), ``LimitExceededError`` on runaway re-feeding
     (state unchanged), and observer failures as described in the module docstring
@@ -83,6 +112,7 @@ class MealyMachine:
         max_depth: int = DEFAULT_MAX_DEPTH,
         on_step: StepObserver | None = None,
         on_observer_error: Callable[[Exception, Step], object] | None = None,
+        runs: Runs | None = None,
     ) -> None:
         if not callable(processor):
             raise TypeError(f"processor must be callable, got {processor!r}")
@@ -107,6 +137,11 @@ class MealyMachine:
             loggers if on_step is None else (*loggers, on_step)
         )
         self._on_observer_error = on_observer_error
+        # a store the caller holds may be read behind the machine's back: runs only with
+        # the machine's own, which settles them on any access
+        self._runs = (
+            runs if store is None and self._refeed is None and not self._observers else None
+        )
         self.process = self._make_process()
 
     @property
@@ -131,6 +166,9 @@ class MealyMachine:
     def _make_process(self) -> Callable[[str, Any], tuple[Any, ...]]:
         """Build ``process`` as a closure: cell reads beat attribute reads on the hot path."""
         store = self._store
+        if self._runs is not None:
+            assert type(store) is MemoryStore  # the machine's own
+            return self._runs_process(store, self._runs)
         if type(store) is MemoryStore:
             # the default store's methods only wrap a dict: call the dict directly, saving
             # two Python frames per event (same behaviour)
@@ -186,6 +224,59 @@ class MealyMachine:
                 call_hooks(observers, Step(agent_id, event, outputs), on_error, "step observer")
             return outputs
 
+        return process
+
+    def _runs_process(
+        self, store: MemoryStore, runs: Runs
+    ) -> Callable[[str, Any], tuple[Any, ...]]:
+        """The plain process, with runs of appending deltas collected (module docstring)."""
+        get, set_ = store._states.get, store._states.__setitem__
+        processor, initial, empty = self._processor, self._initial, ()
+        run_of, with_appended, echo = runs
+        chunks: list[str] = []
+        run_agent: str | None = None
+        run_class: type[Any] | None = None  # None: no run open
+        run_index = -1
+        chunk_of: Callable[[Any], Any] = len
+
+        def settle() -> None:
+            """Append the collected run to its agent's state, and close the run."""
+            nonlocal run_class
+            run_class = None
+            if chunks:
+                set_(run_agent, with_appended(get(run_agent), chunks))  # type: ignore[arg-type]
+                chunks.clear()
+
+        def process(agent_id: str, event: Any) -> tuple[Any, ...]:
+            nonlocal run_agent, run_class, run_index, chunk_of
+            if type(event) is run_class and agent_id == run_agent:
+                try:
+                    chunk = chunk_of(event) if event.index == run_index else None
+                except Exception:  # forged fields: the processor reports them
+                    chunk = None
+                if type(chunk) is str:
+                    chunks.append(chunk)
+                    return (event,) if echo else empty
+            if run_class is not None:
+                settle()
+            state = get(agent_id)
+            if state is None:
+                state = initial()
+            result = processor(state, event)
+            try:
+                state, outputs = result
+            except (TypeError, ValueError):
+                state, outputs = step_result(processor, result)  # raises: not a pair
+            if outputs is not empty and type(outputs) is not tuple:
+                state, outputs = step_result(processor, result)
+            set_(agent_id, state)
+            run = run_of(state)
+            if run is not None:
+                run_class, run_index, chunk_of = run
+                run_agent = agent_id
+            return outputs
+
+        store._settle = settle
         return process
 
     def _refeed_outputs(
@@ -250,7 +341,12 @@ def create_mealy_machine(
     ``prices`` is the price table handed to ``create_initial_agent_engine_state`` (turn
     costs); the other options are ``MealyMachine``'s.
     """
-    from .agent_processor import agent_processor, create_initial_agent_engine_state
+    from .agent_processor import (
+        agent_processor,
+        create_initial_agent_engine_state,
+        delta_run,
+        with_appended,
+    )
 
     def initial_state() -> Any:
         return create_initial_agent_engine_state(prices)
@@ -263,4 +359,5 @@ def create_mealy_machine(
         max_depth=max_depth,
         on_step=on_step,
         on_observer_error=on_observer_error,
+        runs=Runs(delta_run, with_appended),
     )

@@ -34,17 +34,17 @@ second ``message_start``, a result for an unknown call), so combined with the as
 then gets no ``ToolExecuting``. Interrupts and errors end the conversation and forget the
 calls still awaiting results.
 
-State is a plain tuple ``(active, mode, calls, executing)``: ``mode`` is ``None`` between
+State is a plain tuple ``(active, mode, calls, awaiting)``: ``mode`` is ``None`` between
 messages, else ``THINKING`` or ``RESPONDING``; ``calls`` holds the current message's tool
-calls; ``executing`` maps call ids awaiting results to tool names.
+calls (and which were answered early); ``awaiting`` maps the ids of calls whose input is
+complete and whose result has not come to tool names, by the assembler's rules
+(``pending``: one table, one rule).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from typing import Any, Final, NamedTuple, TypeAlias
-
-from pyrsistent import PMap, pmap
 
 from .content import Content, TextContent
 from .events import (
@@ -70,6 +70,7 @@ from .events import (
     ToolUseStop,
     UserMessage,
 )
+from .pending import NOTHING_AWAITED, Awaiting, answered, awaited
 
 __all__ = [
     "HANDLERS",
@@ -90,23 +91,22 @@ class _Calls(NamedTuple):
 
     ids: tuple[str, ...] = ()
     names: tuple[str, ...] = ()
-    stopped: tuple[str, ...] = ()
     answered: tuple[str, ...] = ()
+    """Calls answered before the message ended (early execution): no ``tool_executing``."""
 
 
 _NO_CALLS = _Calls()
-_NOTHING_EXECUTING: PMap[str, str] = pmap()
 
-StateEventState: TypeAlias = tuple[bool, str | None, _Calls, PMap[str, str]]
+StateEventState: TypeAlias = tuple[bool, str | None, _Calls, Awaiting]
 Result: TypeAlias = tuple[StateEventState, tuple[Any, ...]]
 
-_IDLE: StateEventState = (False, None, _NO_CALLS, _NOTHING_EXECUTING)
+_IDLE: StateEventState = (False, None, _NO_CALLS, NOTHING_AWAITED)
 
 # Named slots of the state tuple (read by position only in this module).
 ACTIVE: Final = 0
 MODE: Final = 1
 CALLS: Final = 2
-EXECUTING: Final = 3
+AWAITING: Final = 3
 
 
 def create_initial_state_event_processor_context() -> StateEventState:
@@ -159,37 +159,36 @@ def _on_tool_start(state: StateEventState, event: ToolUseStart) -> Result:
         or call_id in state[3]
     ):
         return state, ()
-    calls = _Calls((*calls.ids, call_id), (*calls.names, name), calls.stopped, calls.answered)
+    calls = _Calls((*calls.ids, call_id), (*calls.names, name), calls.answered)
     planned = ToolPlanned(tool_call_id=call_id, tool_name=name, timestamp=event.timestamp)
     return (state[0], state[1], calls, state[3]), (planned,)
 
 
 def _on_tool_stop(state: StateEventState, event: ToolUseStop) -> Result:
-    calls = state[2]
-    if event.tool_call_id not in calls.ids or event.tool_call_id in calls.stopped:
-        return state, ()
-    calls = _Calls(calls[0], calls[1], (*calls[2], event.tool_call_id), calls[3])
-    return (state[0], state[1], calls, state[3]), ()
+    calls, call_id = state[2], event.tool_call_id
+    if call_id not in calls.ids or call_id in state[3] or call_id in calls.answered:
+        return state, ()  # not of this message, or stopped already
+    name = calls.names[calls.ids.index(call_id)]
+    return (state[0], state[1], calls, awaited(state[3], call_id, name)), ()
 
 
 def _on_message_stop(state: StateEventState, event: MessageStop) -> Result:
     if state[1] is None or not isinstance(event.stop_reason, str | None):
         return state, ()
-    calls, executing = state[2], state[3]
+    calls, awaiting = state[2], state[3]
     if not calls.ids:
-        if executing:
-            return (True, None, _NO_CALLS, executing), ()
+        if awaiting:
+            return (True, None, _NO_CALLS, awaiting), ()
         return _IDLE, (ConversationEnd(reason="completed", timestamp=event.timestamp),)
     outputs: list[ToolExecuting] = []
-    waiting: dict[str, str] = {}
     for call_id, name in zip(calls.ids, calls.names, strict=True):
         if call_id not in calls.answered:
-            waiting[call_id] = name
+            if call_id not in awaiting:  # never stopped: its input ends with the message
+                awaiting = awaited(awaiting, call_id, name)
             outputs.append(
                 ToolExecuting(tool_call_id=call_id, tool_name=name, timestamp=event.timestamp)
             )
-    executing = executing.update(waiting) if executing else pmap(waiting)
-    return (True, None, _NO_CALLS, executing), tuple(outputs)
+    return (True, None, _NO_CALLS, awaiting), tuple(outputs)
 
 
 def _result_text(result: Content) -> str:
@@ -210,18 +209,13 @@ def _finished(event: ToolResult, name: str) -> ToolCompleted | ToolFailed:
 
 
 def _on_tool_result(state: StateEventState, event: ToolResult) -> Result:
-    call_id = event.tool_call_id
-    if type(call_id) is not str:
+    awaiting, name = answered(state[3], event.tool_call_id)
+    if name is None:
         return state, ()
-    name = state[3].get(call_id)
-    if name is not None:
-        return (*state[:3], state[3].remove(call_id)), (_finished(event, name),)
     calls = state[2]
-    if call_id in calls.stopped and call_id not in calls.answered:
-        name = calls.names[calls.ids.index(call_id)]
-        calls = _Calls(calls[0], calls[1], calls[2], (*calls[3], call_id))
-        return (state[0], state[1], calls, state[3]), (_finished(event, name),)
-    return state, ()
+    if event.tool_call_id in calls.ids:  # answered before its message ended
+        calls = _Calls(calls.ids, calls.names, (*calls.answered, event.tool_call_id))
+    return (state[0], state[1], calls, awaiting), (_finished(event, name),)
 
 
 def _on_interrupt(state: StateEventState, event: Interrupt) -> Result:
@@ -299,7 +293,7 @@ def has_pending_tools(state: StateEventState) -> bool:
     """Whether a tool call is planned or executing and not answered yet. Constant time
     (it runs after every state event): ``answered`` only ever holds ids of ``ids``, once."""
     calls = state[CALLS]
-    return bool(state[EXECUTING]) or len(calls.answered) < len(calls.ids)
+    return len(calls.answered) < len(calls.ids) or bool(state[AWAITING])
 
 
 def summary(state: StateEventState) -> dict[str, Any]:
@@ -307,6 +301,6 @@ def summary(state: StateEventState) -> dict[str, Any]:
     return {
         "active": state[ACTIVE],
         "mode": state[MODE],
-        "executing": dict(state[EXECUTING]),
+        "executing": dict(state[AWAITING]),
         "planned": list(state[CALLS].ids),
     }

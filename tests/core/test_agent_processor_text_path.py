@@ -17,6 +17,7 @@ from agentcore.processors import (
     create_initial_message_assembler_state,
     create_initial_state_event_processor_context,
     create_initial_turn_tracker_state,
+    layers_of,
     message_assembler_processor,
     state_event_processor,
     turn_tracker_processor,
@@ -42,7 +43,7 @@ def _assert_step_by_step_equal(events: list[Any]) -> None:
             separate[i], out = processor(separate[i], event)
             expected.extend(out)
         assert outputs == tuple(expected)
-        assert combined[:3] == tuple(separate)
+        assert layers_of(combined) == tuple(separate)
         for output in outputs:
             machine.process(output)
         assert activity_of(combined) is machine.state

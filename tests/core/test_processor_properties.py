@@ -28,6 +28,7 @@ from agentcore.processors import (
     create_initial_message_assembler_state,
     create_initial_state_event_processor_context,
     create_initial_turn_tracker_state,
+    layers_of,
     message_assembler_processor,
     state_event_processor,
     turn_tracker_processor,
@@ -104,7 +105,7 @@ def test_any_prefix_then_interrupt_leaves_a_flushed_history(turn: Turn, cut: int
         agent_processor, create_initial_agent_engine_state(), [*prefix, Interrupt()]
     )
     assert not [o for o in outputs if isinstance(o, ErrorMessage)]
-    assert state[0][0] is None, "no message is left open"
+    assert layers_of(state)[0][0] is None, "no message is left open"
     starts = [e for e in prefix if isinstance(e, MessageStart)]
     messages = [o for o in outputs if isinstance(o, AssistantMessage)]
     assert [m.message_id for m in messages] == [s.message_id for s in starts]
@@ -168,7 +169,7 @@ def test_agent_processor_equals_the_three_processors_in_sequence(turn: Turn) -> 
         agent_processor, create_initial_agent_engine_state(), turn.events
     )
     assert combined == separate
-    assert state[:3] == tuple(states)
+    assert layers_of(state) == tuple(states)
     machine = AgentStateMachine()  # the activity is the state machine's fold of the outputs
     for output in combined:
         machine.process(output)

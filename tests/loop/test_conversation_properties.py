@@ -38,6 +38,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentcore import ModelPrice
+from agentcore._core.agent_processor import STATES
 from agentcore._core.assembler import BASE
 from agentcore._core.state_events import has_pending_tools
 from agentcore._journal.sql.tally import Tally
@@ -299,7 +300,7 @@ def _pending_views(state: Any) -> tuple[set[str], set[str], bool]:
         answered_not = {
             c.tool_call_id for c in batch.calls if batch.result_of(c.tool_call_id) is None
         }
-    return set(state.core[0][BASE].pending), answered_not, has_pending_tools(state.core[1])
+    return set(state.core[BASE].pending), answered_not, has_pending_tools(state.core[STATES])
 
 
 def _check(rt: Runtime) -> None:

@@ -31,6 +31,7 @@ from agentcore.processors import (
     agent_processor,
     appending,
     create_initial_agent_engine_state,
+    layers_of,
     with_appended,
 )
 from agentcore.testing import broken_streams, turns
@@ -232,7 +233,7 @@ def test_deltas_before_a_corrupt_line_are_in_the_state(
     for entry in read_jsonl(path):
         reference.process(entry.agent_id, entry.event)
     assert machine.state_of("a") == reference.state_of("a")
-    assert len(machine.state_of("a")[0][3]) == bad - 3  # chunks of every delta before it
+    assert len(layers_of(machine.state_of("a"))[0][3]) == bad - 3  # chunks of every delta before it
 
 
 def test_the_default_conversation_machine_folds_in_bulk_and_echoes_every_delta(
