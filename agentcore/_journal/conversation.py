@@ -19,7 +19,9 @@ goes to ``outlet.send`` except effect requests, which go to ``perform``. Feeding
 synchronous and not re-entrant: an event fed while outputs are being delivered (a
 subscriber calling ``steer``, a performer answering at once) waits in a backlog and is
 folded right after, in order. ``feed_stream`` is the per-delta hot path, so it inlines
-``receive``'s steps (one flat loop per driver batch).
+``receive``'s steps (one flat loop per driver batch), and a delta that only appends to
+the block being streamed is journaled and delivered while its chunk waits to be applied
+with the next ones (see below), before anything else is folded or the state is read.
 
 A journal that fails to append is reported (``report("journal", name, error, event)``)
 and the input is folded anyway, so an agent never gets stuck on its log; with no
@@ -30,8 +32,9 @@ Inputs read back from a journal were stamped and scrubbed when they were journal
 ``catch_up`` folds them with their outputs dropped, and ``replay_outputs`` folds a
 journal's records and yields the outputs; both apply runs of stream deltas that only
 append to the block being streamed in one call (exact: such a delta changes nothing but
-the core's hot block and gives the loop nothing to decide). That fast path lives here
-because it is the fold's.
+the core's hot block and gives the loop nothing to decide; the conversation processor's
+one output for it is the delta itself). That fast path lives here because it is the
+fold's; ``feed_stream`` takes it live too.
 """
 
 from __future__ import annotations
@@ -44,7 +47,14 @@ from typing import Any, Protocol, TypeAlias
 import attrs
 
 from .._core.agent_processor import agent_processor, appended_chunk, appending, with_appended
-from .._core.events import LAYERS, ErrorReceived, InputJsonDelta, TextDelta, ThinkingDelta
+from .._core.events import (
+    LAYERS,
+    ErrorReceived,
+    InputJsonDelta,
+    TextDelta,
+    ThinkingDelta,
+    ToolUseStart,
+)
 from .._core.processor import AnyProcessor
 from .._core.secrets import SHORTEST_SECRET, holds_secret, scrub_event
 from .._core.state_machine import AgentState, StateChange
@@ -92,6 +102,10 @@ _TEXT_DELTAS = (TextDelta, ThinkingDelta)
 maybe a signature); ``InputJsonDelta``'s is ``partial_json``."""
 
 
+_OPENING = (TextDelta, ThinkingDelta, ToolUseStart, InputJsonDelta)
+"""The inputs after which a block may be streaming (``appending`` is asked only then)."""
+
+
 def _scrubbed(event: Any) -> Any:
     cls = type(event)
     if cls in _TEXT_DELTAS:
@@ -115,8 +129,12 @@ class Conversation:
     __slots__ = (
         "_backlog",
         "_change_handlers",
+        "_chunks",
         "_collectors",
         "_feeding",
+        "_hot",
+        "_lens",
+        "_state",
         "activity",
         "agent_id",
         "clock",
@@ -129,7 +147,6 @@ class Conversation:
         "snapshot",
         "snapshot_every",
         "snapshots",
-        "state",
     )
 
     def __init__(
@@ -150,7 +167,10 @@ class Conversation:
         seq: int = 0,
     ) -> None:
         self.processor = processor
-        self.state = state
+        self._lens = delta_lens(processor)
+        self._hot: tuple[type[Any], int] | None = None
+        self._chunks: list[str] = []
+        self._state = state
         self.agent_id = agent_id
         self.clock = clock
         self.journal = journal
@@ -166,6 +186,28 @@ class Conversation:
         self._feeding = False
         self._collectors: tuple[list[Any], ...] = ()
         self._change_handlers: tuple[Callable[[StateChange], object], ...] = ()
+
+    @property
+    def state(self) -> Any:
+        """The conversation state after every input folded so far (exact at any time: the
+        chunks of deltas ``feed_stream`` only appended are applied on the first read)."""
+        if self._chunks:
+            self._flush()
+        return self._state
+
+    @state.setter
+    def state(self, state: Any) -> None:
+        self._chunks.clear()  # they were folded into the state being replaced
+        self._hot = None
+        self._state = state
+
+    def _flush(self) -> None:
+        """Apply the pending chunks to the block being streamed (``with_appended``)."""
+        assert self._lens is not None
+        core_of, with_core, _ = self._lens
+        state = self._state
+        self._state = with_core(state, with_appended(core_of(state), self._chunks))
+        self._chunks.clear()
 
     # -- one input ------------------------------------------------------------------------
 
@@ -200,7 +242,14 @@ class Conversation:
         call's reader must look at before it goes on); return the index after the last
         event fed. A driver's batch of stream events comes through here, so it is one
         flat loop (``receive`` inlined), and a batch costs one entry and exit instead of
-        one per event."""
+        one per event.
+
+        The per-delta path: a delta that only appends its chunk to the block being
+        streamed (``appending``, known after each other input) is journaled and delivered
+        (the conversation processor's one output for it is the delta itself), and its
+        chunk is kept; the kept chunks are applied at once (``with_appended``) before the
+        next other input is folded or the state is read. Exact, as ``catch_up``'s fast
+        path: such a delta changes nothing but the core's hot block."""
         if self._feeding:
             clock = self.clock
             self._backlog.extend(
@@ -210,6 +259,8 @@ class Conversation:
             return len(events)
         self._feeding = True
         processor, outlet, backlog, end = self.processor, self.outlet, self._backlog, len(events)
+        chunks, lens = self._chunks, self._lens
+        echoes = lens is not None and lens[2]
         index = start
         try:
             while index < end:
@@ -230,22 +281,38 @@ class Conversation:
                         self.seq = seq or self.seq + 1
                     else:
                         seq = 0  # the hot path of an agent without a journal: no count
-                    before = self.state
-                    self.state, outputs = processor(before, event)
+                    hot = self._hot
+                    chunk = None if hot is None else appended_chunk(event, hot)
+                    if chunk is not None:
+                        chunks.append(chunk)
+                        if echoes:
+                            if self._collectors:
+                                self._collect((event,))
+                            outlet.send(event)
+                    else:
+                        if chunks:
+                            self._flush()
+                        before = self._state
+                        self._state, outputs = processor(before, event)
+                        self._hot = (
+                            appending(lens[0](self._state))
+                            if lens is not None and cls in _OPENING
+                            else None
+                        )
+                        if outputs:
+                            if self._collectors:
+                                self._collect(outputs)
+                            deliver = outlet.send
+                            for output in outputs:
+                                if type(output) in EFFECTS:
+                                    self.perform(output)
+                                    performed = True
+                                else:
+                                    deliver(output)
+                            if self._change_handlers:
+                                self._announce(before, outputs)
                     if seq and self.snapshots is not None and seq % self.snapshot_every == 0:
                         self._snapshot(seq)
-                    if outputs:
-                        if self._collectors:
-                            self._collect(outputs)
-                        deliver = outlet.send
-                        for output in outputs:
-                            if type(output) in EFFECTS:
-                                self.perform(output)
-                                performed = True
-                            else:
-                                deliver(output)
-                        if self._change_handlers:
-                            self._announce(before, outputs)
                     if not backlog:
                         break
                     event = backlog.popleft()
