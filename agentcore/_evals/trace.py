@@ -15,7 +15,6 @@ from typing import Any
 
 import attrs
 
-from .._core.agent_processor import appended_chunk, appending, with_appended
 from .._core.content import ToolCallPart
 from .._core.driver import ModelRequest
 from .._core.events import (
@@ -29,10 +28,8 @@ from .._core.events import (
     TurnResponse,
     UserMessage,
 )
-from .._core.machine import MealyMachine
-from .._journal.conversation import delta_lens
 from .._journal.journal import JournalEntry
-from .._journal.replay import ReplayMachine
+from .._journal.replay import ReplayMachine, fold_steps
 from .._loop.events import (
     AgentAbort,
     AgentContinue,
@@ -116,14 +113,8 @@ class Trace:
         *,
         fast: bool = True,
     ) -> Trace:
-        """Fold ``agent_id``'s entries of ``entries`` through a fresh machine. ``fast``:
-        a run of deltas that only append to the block being streamed is applied at once
-        (the journal's own fast path, ``Conversation``'s module docstring); each such
-        delta's outputs are itself, as the conversation processor echoes it."""
-        machine = machine_factory()
-        lens = None
-        if fast and isinstance(machine, MealyMachine) and not machine.observed:
-            lens = delta_lens(machine.processor)
+        """Fold ``agent_id``'s entries of ``entries`` through a fresh machine, by the
+        journal's own fold (``fold_steps``; ``fast`` is its delta fast path)."""
         lane: list[JournalEntry] = []
         children: list[JournalEntry] = []
         for entry in entries:
@@ -143,31 +134,9 @@ class Trace:
                 call.clear()
                 opened = None
 
-        hot: tuple[type[Any], int] | None = None
-        chunks: list[str] = []
-
-        def flush() -> None:
-            assert lens is not None and isinstance(machine, MealyMachine)
-            core_of, with_core, _ = lens
-            state = machine.store.get(agent_id)
-            machine.store.set(agent_id, with_core(state, with_appended(core_of(state), chunks)))
-            chunks.clear()
-
-        for index, entry in enumerate(lane):
+        folded = fold_steps(lane, machine_factory(), fast=fast)
+        for index, (entry, out) in enumerate(folded):
             event = entry.event
-            if hot is not None:
-                chunk = appended_chunk(event, hot)
-                if chunk is not None:
-                    chunks.append(chunk)
-                    outputs.append((event,))
-                    call.append((index, event))
-                    continue
-            if chunks:
-                flush()
-            out = machine.process(agent_id, event)
-            if lens is not None:
-                assert isinstance(machine, MealyMachine)
-                hot = appending(lens[0](machine.store.get(agent_id)))
             outputs.append(out)
             if isinstance(event, USER_INPUTS):
                 inputs.append((index, event))
@@ -190,8 +159,6 @@ class Trace:
                 elif type(output) is ExecuteTools:
                     for part in output.tool_calls:
                         tools[part.tool_call_id] = ToolStep(part)
-        if chunks:
-            flush()
         close_call()
         return cls(
             agent_id,

@@ -10,6 +10,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol
 
+from .._core.agent_processor import appended_chunk, appending, with_appended
 from .._core.machine import MealyMachine
 from .._loop.conversation import create_conversation_machine
 from .._loop.events import EFFECTS
@@ -21,6 +22,7 @@ __all__ = [
     "JournalSource",
     "ReplayMachine",
     "entries_of",
+    "fold_steps",
     "replay",
     "replay_steps",
     "state_at",
@@ -140,8 +142,54 @@ def replay_steps(
     This is what a viewer needs to show the stream layer (the input events) interleaved
     with the layers the machine produced.
     """
-    machine = machine_factory()
-    process = machine.process
-    for entry in entries_of(source, agent_id):
-        outputs = process(entry.agent_id, entry.event)
+    for entry, outputs in fold_steps(entries_of(source, agent_id), machine_factory()):
         yield entry, tuple(o for o in outputs if type(o) not in EFFECTS)
+
+
+def fold_steps(
+    entries: Iterable[JournalEntry], machine: ReplayMachine, *, fast: bool = True
+) -> Iterator[tuple[JournalEntry, tuple[Any, ...]]]:
+    """Fold ``entries`` through ``machine``; yield each entry with every output it
+    caused, effect requests included (what ``replay_steps`` and an eval's trace show).
+
+    ``fast``: through a machine of the conversation (or agent) processor that nobody
+    observes, a run of deltas that only append to the block being streamed is applied
+    at once (``delta_lens``: exact, such a delta changes nothing but the core's hot
+    block); each such delta's outputs are what folding it gives: itself when the
+    processor echoes its stream inputs, nothing otherwise. While a run is open the
+    machine's state lags behind the yields; it is exact again before the next other
+    event is folded and when the iteration ends.
+    """
+    process = machine.process
+    lens = None
+    if fast and isinstance(machine, MealyMachine) and not machine.observed:
+        lens = delta_lens(machine.processor)
+    if lens is None:
+        for entry in entries:
+            yield entry, process(entry.agent_id, entry.event)
+        return
+    assert isinstance(machine, MealyMachine)
+    core_of, with_core, echoes = lens
+    get, set_ = machine.store.get, machine.store.set
+    run_agent = ""
+    hot: tuple[type[Any], int] | None = None
+    chunks: list[str] = []
+    try:
+        for entry in entries:
+            agent, event = entry.agent_id, entry.event
+            if hot is not None and agent == run_agent:
+                chunk = appended_chunk(event, hot)
+                if chunk is not None:
+                    chunks.append(chunk)
+                    yield entry, (event,) if echoes else ()
+                    continue
+            if chunks:
+                state = get(run_agent)
+                set_(run_agent, with_core(state, with_appended(core_of(state), chunks)))
+                chunks = []
+            yield entry, process(agent, event)
+            hot, run_agent = appending(core_of(get(agent))), agent
+    finally:
+        if chunks:
+            state = get(run_agent)
+            set_(run_agent, with_core(state, with_appended(core_of(state), chunks)))

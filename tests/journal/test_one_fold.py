@@ -21,9 +21,6 @@ EXEMPT = {
     # path for the conversation processor is ``fold_records`` in the Conversation module
     "agentcore/_journal/replay.py",
     "agentcore/_agents/replay.py",
-    # an eval's trace folds a lane through the caller's ``ReplayMachine`` factory too,
-    # keeping each entry's outputs, effect requests included (what a diff compares)
-    "agentcore/_evals/trace.py",
     # the testing kit's purity check runs any processor twice on purpose
     "agentcore/_testing/strategies.py",
 }
