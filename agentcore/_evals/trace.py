@@ -134,22 +134,27 @@ class Trace:
                 call.clear()
                 opened = None
 
+        roles = _ROLES
         folded = fold_steps(lane, machine_factory(), fast=fast)
         for index, (entry, out) in enumerate(folded):
             event = entry.event
             outputs.append(out)
-            if isinstance(event, USER_INPUTS):
+            kind = type(event)
+            role = roles.get(kind) or roles.setdefault(kind, _role(kind))
+            if role is _USER:
                 inputs.append((index, event))
-            elif LAYERS.get(event.type) == "stream" and not isinstance(event, _RUNTIME_STREAM):
-                if opened is None or (isinstance(event, MessageStart) and call):
+            elif role is not _OTHER:  # the stream of a model call
+                if opened is None or (role is _START and call):
                     close_call()  # a stream nobody asked for here: a call resumed
                     opened = (None, index)
                 call.append((index, event))
-                if isinstance(event, MessageStop | ErrorReceived):
+                if role is _END:
                     close_call()
-            elif type(event) is ToolResult and event.tool_call_id in tools:
+            elif kind is ToolResult and event.tool_call_id in tools:
                 step = tools[event.tool_call_id]
                 tools[event.tool_call_id] = attrs.evolve(step, result=event, index=index)
+            if len(out) == 1 and out[0] is event:
+                continue  # a stream input echoed: nothing asked for
             for output in out:
                 if isinstance(output, CallModel) and not isinstance(output, SummariseContext):
                     if type(event) is AgentResume and opened is not None and not call:
@@ -217,6 +222,23 @@ class Trace:
         stamps = [getattr(e.event, "timestamp", 0) for e in self.entries]
         stamps = [s for s in stamps if s]
         return max(stamps) - min(stamps) if stamps else 0
+
+
+_USER, _START, _END, _STREAM, _OTHER = "user", "start", "end", "stream", "other"
+_ROLES: dict[type[Any], str] = {}
+"""An input's class -> its part in a trace (``_role``), worked out once per class."""
+
+
+def _role(cls: type[Any]) -> str:
+    """A user input, the start or end of a model call's stream, another event of that
+    stream (what a driver gives, not the runtime), or other."""
+    if issubclass(cls, USER_INPUTS):
+        return _USER
+    if LAYERS.get(getattr(cls, "type", "")) != "stream" or issubclass(cls, _RUNTIME_STREAM):
+        return _OTHER
+    if issubclass(cls, MessageStart):
+        return _START
+    return _END if issubclass(cls, MessageStop | ErrorReceived) else _STREAM
 
 
 def _type(output: Any) -> str:
