@@ -15,7 +15,8 @@ and the median ratio of rounds measured back to back:
 - replay of a mixed 1,000,000-event journal: events/s and the growth of the process's
   peak memory while replaying (targets: 1,000,000 inputs/s or more, memory flat).
 
-Run with ``python -m bench agent``.
+Run with ``python -m bench agent``; ``BENCH_AGENT=journal`` runs only the resume and
+replay parts (``BENCH_AGENT=streaming`` only the per-delta part).
 """
 
 from __future__ import annotations
@@ -222,7 +223,11 @@ def _replay(path: str) -> None:
 
 
 def main() -> None:
-    _streaming()
+    part = os.environ.get("BENCH_AGENT", "")
+    if part != "journal":
+        _streaming()
+    if part == "streaming":
+        return
     with tempfile.TemporaryDirectory() as tmp:
         _resume(os.path.join(tmp, "resume.jsonl"))
         _replay(os.path.join(tmp, "replay.jsonl"))

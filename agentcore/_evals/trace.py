@@ -15,7 +15,6 @@ from typing import Any
 
 import attrs
 
-from .._core.agent_processor import appended_chunk, appending, with_appended
 from .._core.content import ToolCallPart
 from .._core.driver import ModelRequest
 from .._core.events import (
@@ -29,10 +28,8 @@ from .._core.events import (
     TurnResponse,
     UserMessage,
 )
-from .._core.machine import MealyMachine
-from .._journal.conversation import delta_lens
 from .._journal.journal import JournalEntry
-from .._journal.replay import ReplayMachine
+from .._journal.replay import ReplayMachine, fold_steps
 from .._loop.events import (
     AgentAbort,
     AgentContinue,
@@ -116,14 +113,8 @@ class Trace:
         *,
         fast: bool = True,
     ) -> Trace:
-        """Fold ``agent_id``'s entries of ``entries`` through a fresh machine. ``fast``:
-        a run of deltas that only append to the block being streamed is applied at once
-        (the journal's own fast path, ``Conversation``'s module docstring); each such
-        delta's outputs are itself, as the conversation processor echoes it."""
-        machine = machine_factory()
-        lens = None
-        if fast and isinstance(machine, MealyMachine) and not machine.observed:
-            lens = delta_lens(machine.processor)
+        """Fold ``agent_id``'s entries of ``entries`` through a fresh machine, by the
+        journal's own fold (``fold_steps``; ``fast`` is its delta fast path)."""
         lane: list[JournalEntry] = []
         children: list[JournalEntry] = []
         for entry in entries:
@@ -143,44 +134,27 @@ class Trace:
                 call.clear()
                 opened = None
 
-        hot: tuple[type[Any], int] | None = None
-        chunks: list[str] = []
-
-        def flush() -> None:
-            assert lens is not None and isinstance(machine, MealyMachine)
-            core_of, with_core, _ = lens
-            state = machine.store.get(agent_id)
-            machine.store.set(agent_id, with_core(state, with_appended(core_of(state), chunks)))
-            chunks.clear()
-
-        for index, entry in enumerate(lane):
+        roles = _ROLES
+        folded = fold_steps(lane, machine_factory(), fast=fast)
+        for index, (entry, out) in enumerate(folded):
             event = entry.event
-            if hot is not None:
-                chunk = appended_chunk(event, hot)
-                if chunk is not None:
-                    chunks.append(chunk)
-                    outputs.append((event,))
-                    call.append((index, event))
-                    continue
-            if chunks:
-                flush()
-            out = machine.process(agent_id, event)
-            if lens is not None:
-                assert isinstance(machine, MealyMachine)
-                hot = appending(lens[0](machine.store.get(agent_id)))
             outputs.append(out)
-            if isinstance(event, USER_INPUTS):
+            kind = type(event)
+            role = roles.get(kind) or roles.setdefault(kind, _role(kind))
+            if role is _USER:
                 inputs.append((index, event))
-            elif LAYERS.get(event.type) == "stream" and not isinstance(event, _RUNTIME_STREAM):
-                if opened is None or (isinstance(event, MessageStart) and call):
+            elif role is not _OTHER:  # the stream of a model call
+                if opened is None or (role is _START and call):
                     close_call()  # a stream nobody asked for here: a call resumed
                     opened = (None, index)
                 call.append((index, event))
-                if isinstance(event, MessageStop | ErrorReceived):
+                if role is _END:
                     close_call()
-            elif type(event) is ToolResult and event.tool_call_id in tools:
+            elif kind is ToolResult and event.tool_call_id in tools:
                 step = tools[event.tool_call_id]
                 tools[event.tool_call_id] = attrs.evolve(step, result=event, index=index)
+            if len(out) == 1 and out[0] is event:
+                continue  # a stream input echoed: nothing asked for
             for output in out:
                 if isinstance(output, CallModel) and not isinstance(output, SummariseContext):
                     if type(event) is AgentResume and opened is not None and not call:
@@ -190,8 +164,6 @@ class Trace:
                 elif type(output) is ExecuteTools:
                     for part in output.tool_calls:
                         tools[part.tool_call_id] = ToolStep(part)
-        if chunks:
-            flush()
         close_call()
         return cls(
             agent_id,
@@ -250,6 +222,23 @@ class Trace:
         stamps = [getattr(e.event, "timestamp", 0) for e in self.entries]
         stamps = [s for s in stamps if s]
         return max(stamps) - min(stamps) if stamps else 0
+
+
+_USER, _START, _END, _STREAM, _OTHER = "user", "start", "end", "stream", "other"
+_ROLES: dict[type[Any], str] = {}
+"""An input's class -> its part in a trace (``_role``), worked out once per class."""
+
+
+def _role(cls: type[Any]) -> str:
+    """A user input, the start or end of a model call's stream, another event of that
+    stream (what a driver gives, not the runtime), or other."""
+    if issubclass(cls, USER_INPUTS):
+        return _USER
+    if LAYERS.get(getattr(cls, "type", "")) != "stream" or issubclass(cls, _RUNTIME_STREAM):
+        return _OTHER
+    if issubclass(cls, MessageStart):
+        return _START
+    return _END if issubclass(cls, MessageStop | ErrorReceived) else _STREAM
 
 
 def _type(output: Any) -> str:

@@ -29,18 +29,19 @@ and the input is folded anyway, so an agent never gets stuck on its log; with no
 snapshot store, the state is saved after every ``snapshot_every``-th journaled input.
 
 Inputs read back from a journal were stamped and scrubbed when they were journaled:
-``catch_up`` folds them with their outputs dropped, and ``replay_outputs`` folds a
-journal's records and yields the outputs; both apply runs of stream deltas that only
-append to the block being streamed in one call (exact: such a delta changes nothing but
-the core's hot block and gives the loop nothing to decide; the conversation processor's
-one output for it is the delta itself). That fast path lives here because it is the
-fold's; ``feed_stream`` takes it live too.
+``catch_up`` folds them with their outputs dropped, applying runs of stream deltas that
+only append to the block being streamed in one call (exact: such a delta changes nothing
+but the core's hot block and gives the loop nothing to decide; the conversation
+processor's one output for it is the delta itself; ``delta_lens`` says where that block
+is). ``feed_stream`` takes that fast path live too; the same fast path over a file's
+records, which need no event built for such a delta, is
+``agentcore._journal.replay.fold_blocks``.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from operator import attrgetter
 from typing import Any, Protocol, TypeAlias
 
@@ -60,9 +61,8 @@ from .._core.secrets import SHORTEST_SECRET, holds_secret, scrub_event
 from .._core.state_machine import AgentState, StateChange
 from .._loop.conversation import conversation_processor
 from .._loop.events import EFFECTS
-from .read import Record
 
-__all__ = ["Conversation", "Lens", "Sink", "delta_lens", "fold_records"]
+__all__ = ["Conversation", "Lens", "Sink", "delta_lens"]
 
 Report: TypeAlias = Callable[[str, str, BaseException, Any], None]
 """``report(source, name, error, subject)``: a journal, snapshot or handler failed."""
@@ -430,7 +430,7 @@ def _is_state_event(output: Any) -> bool:
     return LAYERS.get(getattr(output, "type", ""), "") == "state"
 
 
-# -- the delta fast path over a journal's records ------------------------------------------
+# -- the delta fast path ---------------------------------------------------------------------
 
 Lens: TypeAlias = tuple[Callable[[Any], Any], Callable[[Any, Any], Any], bool]
 """``(core of a state, state with another core, whether a delta is its own output)``."""
@@ -450,54 +450,3 @@ def delta_lens(processor: AnyProcessor) -> Lens | None:
     if processor is conversation_processor:
         return _CORE
     return None
-
-
-def fold_records(
-    blocks: Iterable[list[Record]],
-    builders: Any,
-    process: Callable[[str, Any], tuple[Any, ...]],
-    get: Callable[[str], Any],
-    set_: Callable[[str, Any], None],
-    lens: Lens,
-) -> Iterator[tuple[str, Any]]:
-    """Fold a journal's records (several agents' lanes) through ``process``, runs of
-    deltas in bulk, yielding ``(agent_id, output)`` for every output but effects.
-
-    After each event, ``appending`` tells which deltas would now only append a chunk to the
-    agent's streaming block; while the next events are such deltas, their chunks are
-    collected, and appended at once (``with_appended``, on the state ``get``/``set_``
-    reach) before the next other event is processed. Outputs and states are those of
-    processing every event (a property test holds them equal); as appends give no output,
-    every yield happens with the state exact (a delta the processor echoes is yielded as
-    it comes).
-    """
-    core_of, with_core, echoes = lens
-    run_agent = ""
-    hot: tuple[type[Any], int] | None = None
-    chunks: list[str] = []
-
-    def flush() -> None:
-        state = get(run_agent)
-        set_(run_agent, with_core(state, with_appended(core_of(state), chunks)))
-        chunks.clear()
-
-    try:
-        for records in blocks:
-            for agent, _seq, kind, timestamp, values in records:
-                event = builders[kind](values, timestamp)
-                if hot is not None and agent == run_agent:
-                    chunk = appended_chunk(event, hot)
-                    if chunk is not None:
-                        chunks.append(chunk)
-                        if echoes:
-                            yield agent, event
-                        continue
-                if chunks:
-                    flush()
-                for output in process(agent, event):
-                    if type(output) not in EFFECTS:
-                        yield agent, output
-                hot, run_agent = appending(core_of(get(agent))), agent
-    finally:
-        if chunks:
-            flush()

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterator
+import re
+from collections.abc import Callable, Iterable, Iterator
+from itertools import repeat
 from operator import itemgetter
 from types import MemberDescriptorType
 from typing import Any, NamedTuple, TypeAlias
@@ -35,6 +37,8 @@ __all__ = [
     "BUILDERS",
     "BUILT",
     "CHUNK_BYTES",
+    "DELTA_KINDS",
+    "FILLED",
     "VALUES",
     "Builder",
     "Failure",
@@ -227,11 +231,12 @@ def _direct(cls: type[Any]) -> bool:
     return _fillable(cls) and not hasattr(cls, "__attrs_post_init__")
 
 
-def _builder(cls: type[Any]) -> Builder:
+def _builder(cls: type[Any], checked: bool = True) -> Builder:
     """``build(values, timestamp)``, equal to ``cls(*values, timestamp=timestamp)``.
 
     For a class ``_fillable`` it fills the slots directly, then runs the class's check
-    (all attrs' ``__init__`` would do, minus its argument parsing: half the cost).
+    (all attrs' ``__init__`` would do, minus its argument parsing: half the cost);
+    ``checked=False`` skips the check, for values the class accepts by construction.
     """
     if not _fillable(cls):
 
@@ -242,6 +247,8 @@ def _builder(cls: type[Any]) -> Builder:
     setters = tuple(cls.__dict__[name].__set__ for name in _data_fields(cls))
     set_timestamp = cls.__dict__["timestamp"].__set__
     check: Callable[[Any], None] = getattr(cls, "__attrs_post_init__", _accept)
+    if not checked:
+        check = _accept
     new = object.__new__
     if len(setters) == 2:  # the shape of the deltas, most of any journal
         set_first, set_second = setters
@@ -338,6 +345,84 @@ def line_chunks(
             yield before, [b"".join(tail)], True
 
 
+_STRING = rb'"([^"\\\x00-\x1f]*(?:\\.[^"\\\x00-\x1f]*)*)"'
+"""A JSON string (its body captured): no raw quote, backslash or control character
+outside an escape; the escapes are checked when it is decoded."""
+
+_DELTA_LINES = re.compile(
+    rb'^(?:\{"agent_id":' + _STRING + rb',"seq":([1-9][0-9]*),"event":\{"type":"'
+    rb'(text_delta|input_json_delta)","timestamp":(-?(?:0|[1-9][0-9]*)),"data":\{"'
+    rb'(text|partial_json)":' + _STRING + rb',"index":(0|[1-9][0-9]*)\}\}\}|.*)$',
+    re.MULTILINE,
+)
+"""Over lines joined by newlines, one match per line: for a line of a text or tool-input
+delta exactly as ``JsonlJournal`` writes it (most of a journal), its parts; for any other
+line, empty groups. ``findall`` reads a block of lines in one call, and a run of such
+deltas is made into records column by column (``_delta_records``), without a JSON parse
+or an event object per line."""
+
+_KIND = itemgetter(2)
+
+DELTA_KINDS = {
+    (b"text_delta", b"text"): "text_delta",
+    (b"input_json_delta", b"partial_json"): "input_json_delta",
+}
+"""A delta line's type and data field -> its wire type: the kinds of the records
+``_delta_records`` makes, ``(agent_id, seq, kind, timestamp, (chunk, index))``, whose
+values their class accepts by construction (a ``str``, an ``int`` of at least 0)."""
+
+
+FILLED: dict[str, Builder] = _ByKind(lambda cls: _builder(cls, checked=False))
+"""The kinds of ``DELTA_KINDS`` -> ``build(values, timestamp)`` without the class's
+check: what a fold builds a delta's record with (its values are the class's by
+construction)."""
+
+
+def _json_string(body: bytes) -> str:
+    """The text of a JSON string's ``body``; ``ValueError`` for a bad escape or UTF-8."""
+    if b"\\" not in body:
+        return body.decode()
+    text = load_line(b'"' + body + b'"')
+    if type(text) is not str:  # pragma: no cover - the pattern admits strings only
+        raise ValueError("not a string")
+    return text
+
+
+def _delta_records(run: list[tuple[bytes, ...]], agent_id: str | None) -> list[Record] | None:
+    """The records of ``run``, ``_DELTA_LINES``' parts of consecutive delta lines, made a
+    column at a time (None when one holds a bad escape or a field another delta's: such
+    a line is read the long way, which says what is wrong)."""
+    raw_agents, seqs, raw_kinds, stamps, names, chunks, indices = zip(*run, strict=True)
+    try:
+        agents = {raw: _json_string(raw) for raw in set(raw_agents)}
+        kinds = [DELTA_KINDS[pair] for pair in set(zip(raw_kinds, names, strict=True))]
+        if b"\\" in b"".join(chunks):
+            texts = list(map(_json_string, chunks))
+        else:
+            texts = list(map(bytes.decode, chunks))
+    except (ValueError, KeyError):
+        return None
+    if agent_id is not None and agent_id not in agents.values():
+        return []
+    if len(kinds) == 1:
+        kind_of: Iterable[str] = repeat(kinds[0], len(run))
+    else:
+        kind_of = map(DELTA_KINDS.__getitem__, zip(raw_kinds, names, strict=True))
+    records: list[Record] = list(
+        zip(
+            map(agents.__getitem__, raw_agents),
+            map(int, seqs),
+            kind_of,
+            map(int, stamps),
+            zip(texts, map(int, indices), strict=True),
+            strict=True,
+        )
+    )
+    if agent_id is not None and len(agents) > 1:
+        return [record for record in records if record[0] == agent_id]
+    return records
+
+
 def parse_lines(
     path: str | os.PathLike[str],
     lines: list[bytes],
@@ -362,8 +447,29 @@ def parse_lines(
     getters, records = VALUES, list[Record]()
     append = records.append
     last = len(lines) if final else 0
-    for number in range(start + 1, min(start + BLOCK_LINES, len(lines)) + 1):
-        line = lines[number - 1]
+    stop = min(start + BLOCK_LINES, len(lines))
+    block = lines[start:stop]
+    kinds: list[bytes] = []
+    if decode_events:
+        found = _DELTA_LINES.findall(b"\n".join(block))
+        if len(found) == len(block):  # one match per line, as there should be
+            kinds = list(map(_KIND, found))
+    at = 0
+    while at < len(block):
+        if kinds and kinds[at]:  # a run of deltas: the fast path
+            try:
+                end = kinds.index(b"", at)
+            except ValueError:
+                end = len(block)
+            deltas = _delta_records(found[at:end], agent_id)
+            if deltas is not None:
+                records += deltas
+                at = end
+                continue
+            kinds = []  # read the rest of the block the long way
+        line = block[at]
+        at += 1
+        number = start + at
         if not line:
             continue
         try:

@@ -10,17 +10,20 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol
 
+from .._core.agent_processor import appended_chunk, appending, with_appended
 from .._core.machine import MealyMachine
 from .._loop.conversation import create_conversation_machine
 from .._loop.events import EFFECTS
-from .conversation import delta_lens, fold_records
+from .conversation import Lens, delta_lens
 from .journal import Journal, JournalEntry, read_jsonl, record_blocks
-from .read import BUILDERS
+from .read import BUILDERS, DELTA_KINDS, FILLED, Record
 
 __all__ = [
     "JournalSource",
     "ReplayMachine",
     "entries_of",
+    "fold_blocks",
+    "fold_steps",
     "replay",
     "replay_steps",
     "state_at",
@@ -83,9 +86,7 @@ def replay(
             lens = delta_lens(machine.processor)
             if lens is not None:
                 store = machine.store
-                yield from fold_records(
-                    blocks, BUILDERS, machine.process, store.get, store.set, lens
-                )
+                yield from fold_blocks(blocks, machine.process, store.get, store.set, lens)
                 return
         build, process = BUILDERS, machine.process
         for records in blocks:
@@ -99,6 +100,78 @@ def replay(
         for output in process(entry_agent, event):
             if type(output) not in EFFECTS:
                 yield entry_agent, output
+
+
+_HOT_KINDS = {kind: kind for kind in DELTA_KINDS.values()}
+"""A delta class's wire type -> the very string the reader gives its records' kind."""
+
+_NO_KIND = object()
+"""The hot kind while no delta would only append (no record's kind is this object)."""
+
+
+def fold_blocks(
+    blocks: Iterable[list[Record]],
+    process: Callable[[str, Any], tuple[Any, ...]],
+    get: Callable[[str], Any],
+    set_: Callable[[str, Any], None],
+    lens: Lens,
+    *,
+    echo: bool = True,
+) -> Iterator[tuple[str, Any]]:
+    """Fold a journal file's records (several agents' lanes, ``read``) through
+    ``process``, runs of deltas in bulk, yielding ``(agent_id, output)`` for every
+    output but effects; ``echo=False`` leaves out the deltas a conversation echoes, and
+    then builds no event for them (resuming drops the outputs).
+
+    After each event, ``appending`` tells which deltas would now only append a chunk to
+    the agent's streaming block; while the next records are such deltas, their chunks
+    are collected (a delta line's record carries its chunk: no event is needed to see
+    it), and appended at once (``with_appended``, on the state ``get``/``set_`` reach)
+    before the next other event is folded. Outputs and states are those of folding
+    every event (property tests hold them equal); as appends give no output, every
+    yield happens with the state exact.
+    """
+    core_of, with_core, echoes = lens
+    echoes = echoes and echo
+    build, kinds = BUILDERS, _HOT_KINDS
+    fill: dict[Any, Any] = FILLED
+    run_agent = ""
+    hot: tuple[type[Any], int] | None = None
+    hot_kind: object = _NO_KIND
+    hot_index = -1
+    chunks: list[str] = []
+    try:
+        for records in blocks:
+            for agent, _seq, kind, timestamp, values in records:
+                if kind is hot_kind and values[1] == hot_index and agent == run_agent:
+                    chunks.append(values[0])
+                    if echoes:
+                        yield agent, fill[kind](values, timestamp)
+                    continue
+                event = build[kind](values, timestamp)
+                if hot is not None and agent == run_agent:  # a delta read the long way
+                    chunk = appended_chunk(event, hot)
+                    if chunk is not None:
+                        chunks.append(chunk)
+                        if echoes:
+                            yield agent, event
+                        continue
+                if chunks:
+                    state = get(run_agent)
+                    set_(run_agent, with_core(state, with_appended(core_of(state), chunks)))
+                    chunks = []
+                for output in process(agent, event):
+                    if type(output) not in EFFECTS:
+                        yield agent, output
+                hot, run_agent = appending(core_of(get(agent))), agent
+                if hot is None:
+                    hot_kind = _NO_KIND
+                else:
+                    hot_kind, hot_index = kinds.get(hot[0].type, _NO_KIND), hot[1]
+    finally:
+        if chunks:
+            state = get(run_agent)
+            set_(run_agent, with_core(state, with_appended(core_of(state), chunks)))
 
 
 def state_at(
@@ -140,8 +213,54 @@ def replay_steps(
     This is what a viewer needs to show the stream layer (the input events) interleaved
     with the layers the machine produced.
     """
-    machine = machine_factory()
-    process = machine.process
-    for entry in entries_of(source, agent_id):
-        outputs = process(entry.agent_id, entry.event)
+    for entry, outputs in fold_steps(entries_of(source, agent_id), machine_factory()):
         yield entry, tuple(o for o in outputs if type(o) not in EFFECTS)
+
+
+def fold_steps(
+    entries: Iterable[JournalEntry], machine: ReplayMachine, *, fast: bool = True
+) -> Iterator[tuple[JournalEntry, tuple[Any, ...]]]:
+    """Fold ``entries`` through ``machine``; yield each entry with every output it
+    caused, effect requests included (what ``replay_steps`` and an eval's trace show).
+
+    ``fast``: through a machine of the conversation (or agent) processor that nobody
+    observes, a run of deltas that only append to the block being streamed is applied
+    at once (``delta_lens``: exact, such a delta changes nothing but the core's hot
+    block); each such delta's outputs are what folding it gives: itself when the
+    processor echoes its stream inputs, nothing otherwise. While a run is open the
+    machine's state lags behind the yields; it is exact again before the next other
+    event is folded and when the iteration ends.
+    """
+    process = machine.process
+    lens = None
+    if fast and isinstance(machine, MealyMachine) and not machine.observed:
+        lens = delta_lens(machine.processor)
+    if lens is None:
+        for entry in entries:
+            yield entry, process(entry.agent_id, entry.event)
+        return
+    assert isinstance(machine, MealyMachine)
+    core_of, with_core, echoes = lens
+    get, set_ = machine.store.get, machine.store.set
+    run_agent = ""
+    hot: tuple[type[Any], int] | None = None
+    chunks: list[str] = []
+    try:
+        for entry in entries:
+            agent, event = entry.agent_id, entry.event
+            if hot is not None and agent == run_agent:
+                chunk = appended_chunk(event, hot)
+                if chunk is not None:
+                    chunks.append(chunk)
+                    yield entry, (event,) if echoes else ()
+                    continue
+            if chunks:
+                state = get(run_agent)
+                set_(run_agent, with_core(state, with_appended(core_of(state), chunks)))
+                chunks = []
+            yield entry, process(agent, event)
+            hot, run_agent = appending(core_of(get(agent))), agent
+    finally:
+        if chunks:
+            state = get(run_agent)
+            set_(run_agent, with_core(state, with_appended(core_of(state), chunks)))

@@ -19,18 +19,23 @@ same state.
 
 from __future__ import annotations
 
+import copyreg
 import gc
 import io
 import pickle
+from collections import deque
 from collections.abc import Iterable, Iterator
 from typing import Any
+
+import attrs
 
 from .._core import assembler, state_events
 from .._core.content import ZERO_USAGE
 from .._core.processor import AnyProcessor
-from .conversation import Conversation
+from .conversation import Conversation, delta_lens
 from .journal import Journal, JsonlJournal, record_blocks
 from .read import BUILDERS
+from .replay import fold_blocks
 from .snapshots import SnapshotStore
 
 __all__ = [
@@ -41,7 +46,9 @@ __all__ = [
     "load_state",
 ]
 
-_FORMAT = 4  # 4: the loop state holds the last cached request (3: the context view, usage)
+_FORMAT = 5
+"""5: attrs instances as a tuple of field values, and the layout of their classes
+(4: the loop state holds the last cached request; 3: the context view, usage)."""
 
 _SHARED: tuple[Any, ...] = tuple(
     {
@@ -66,6 +73,47 @@ snapshots held copies and are refused)."""
 _PREFIX = b"\x80\x05" + b"".join(b"K" + bytes([i]) + b"Q\x94" + b"0" for i in range(len(_SHARED)))
 """Pickle opcodes that put ``_SHARED`` in the unpickler's memo: per object, its index
 (``BININT1``), ``BINPERSID`` (``persistent_load`` gives the object), ``MEMOIZE``, ``POP``."""
+
+
+_NOT_TUPLED: tuple[str, ...] = ()
+
+
+def _fields_of(cls: type[Any]) -> tuple[str, ...]:
+    """The field names of an attrs class with slots whose ``__setstate__`` is attrs' own
+    (which takes a tuple of values in field order); ``_NOT_TUPLED`` for any other class."""
+    fields = _FIELDS.get(cls)
+    if fields is None:
+        setstate = getattr(cls, "__setstate__", None)
+        tupled = (
+            attrs.has(cls)
+            and "__slots__" in cls.__dict__
+            and getattr(setstate, "__name__", "") == "slots_setstate"
+        )
+        fields = _FIELDS[cls] = tuple(f.name for f in attrs.fields(cls)) if tupled else ()
+    return fields
+
+
+_FIELDS: dict[type[Any], tuple[str, ...]] = {}
+
+
+class _Pickler(pickle.Pickler):
+    """Writes an attrs instance with slots as its class and a tuple of its values, which
+    attrs' ``__setstate__`` takes (about half the work of the dict it writes otherwise,
+    to write and to load); ``layout`` notes the fields of each such class, so that a
+    snapshot is refused by a process whose classes have other fields."""
+
+    def __init__(self, file: io.BytesIO) -> None:
+        super().__init__(file, protocol=5)
+        self.memo = {id(obj): (i, obj) for i, obj in enumerate(_SHARED)}
+        self.layout: dict[type[Any], tuple[str, ...]] = {}
+
+    def reducer_override(self, obj: Any) -> Any:
+        cls = type(obj)
+        fields = _fields_of(cls)
+        if not fields:
+            return NotImplemented
+        self.layout[cls] = fields
+        return copyreg.__newobj__, (cls,), tuple(map(obj.__getattribute__, fields))  # type: ignore[attr-defined]
 
 
 class _Unpickler(pickle.Unpickler):
@@ -99,9 +147,9 @@ def dump_state(state: Any) -> bytes:
     parts = {name: getattr(state, name) for name in state._fields}
     parts["loop"] = loop.replace(config=None)
     buffer = io.BytesIO()
-    pickler = pickle.Pickler(buffer, protocol=5)
-    pickler.memo = {id(obj): (i, obj) for i, obj in enumerate(_SHARED)}
-    pickler.dump((_FORMAT, loop.config.to_wire(), parts))
+    pickler = _Pickler(buffer)
+    # the layout is written last: the parts filled it as they were written
+    pickler.dump((_FORMAT, loop.config.to_wire(), parts, pickler.layout))
     return buffer.getvalue()
 
 
@@ -114,15 +162,24 @@ def load_state(data: bytes, template: Any) -> Any:
     collecting = gc.isenabled()
     gc.disable()  # every object loaded is kept: collections meanwhile would find nothing
     try:
-        version, config, parts = _Unpickler(io.BytesIO(_PREFIX + data[2:])).load()
+        loaded = _Unpickler(io.BytesIO(_PREFIX + data[2:])).load()
     finally:
         if collecting:
             gc.enable()
-    if version != _FORMAT or set(parts) != set(template._fields):
+    if loaded[0] != _FORMAT:
+        raise ValueError(f"a snapshot of format {loaded[0]}; this version reads format {_FORMAT}")
+    _version, config, parts, layout = loaded
+    if set(parts) != set(template._fields):
         raise ValueError(
-            f"snapshot of format {version} with parts {sorted(parts)} does not fit a state "
-            f"of parts {sorted(template._fields)}"
+            f"a snapshot with parts {sorted(parts)} does not fit a state of parts "
+            f"{sorted(template._fields)}"
         )
+    for cls, fields in layout.items():
+        if _fields_of(cls) != fields:
+            raise ValueError(
+                f"a snapshot of {cls.__qualname__} with fields {fields}; it has "
+                f"{_fields_of(cls)} now"
+            )
     parts["loop"] = parts["loop"].replace(config=template.loop.config.from_wire(config))
     return template._replace(**parts)
 
@@ -139,10 +196,39 @@ def load_conversation(
     it folded (module docstring)."""
     state, after = template, 0
     if snapshots is not None:
-        found = snapshots.latest(agent_id, at_most=journal.last_seq(agent_id))
+        last = journal.last_seq(agent_id)
+        found = snapshots.latest(agent_id, at_most=last)
         if found is not None:
             try:
                 state, after = load_state(found[1], template), found[0]
             except Exception:  # unusable: fold it all (the journal is the truth)
                 state, after = template, 0
+            if after == last:
+                return state  # nothing was journaled after it: nothing to read
+    if isinstance(journal, JsonlJournal) and delta_lens(processor) is not None:
+        return _fold_file(processor, state, journal, agent_id, after)
     return fold_state(processor, state, journal_events(journal, agent_id, after))
+
+
+def _fold_file(
+    processor: AnyProcessor, state: Any, journal: JsonlJournal, agent_id: str, after: int
+) -> Any:
+    """``fold_state`` of a JSONL file's entries after ``after``, from their records: a
+    run of deltas that only append is applied at once, with no event built for them
+    (``fold_blocks``), the other events folded by a ``Conversation``."""
+    lens = delta_lens(processor)
+    assert lens is not None
+    conversation = Conversation(processor, state, agent_id=agent_id)
+
+    def fold(_agent: str, event: Any) -> tuple[Any, ...]:
+        return conversation.replayed(event)
+
+    def get(_agent: str) -> Any:
+        return conversation.state
+
+    def set_(_agent: str, folded: Any) -> None:
+        conversation.state = folded
+
+    blocks = record_blocks(journal.path, agent_id=agent_id, after=after)
+    deque(fold_blocks(blocks, fold, get, set_, lens, echo=False), maxlen=0)
+    return conversation.state

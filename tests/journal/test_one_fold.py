@@ -18,12 +18,9 @@ ALLOWED = ("agentcore/_core/", "agentcore/_loop/", "agentcore/_journal/conversat
 
 EXEMPT = {
     # replays a caller's own ``ReplayMachine`` (public protocol, any processor); the fast
-    # path for the conversation processor is ``fold_records`` in the Conversation module
+    # path over a file's records, ``fold_blocks``, and over entries, ``fold_steps``
     "agentcore/_journal/replay.py",
     "agentcore/_agents/replay.py",
-    # an eval's trace folds a lane through the caller's ``ReplayMachine`` factory too,
-    # keeping each entry's outputs, effect requests included (what a diff compares)
-    "agentcore/_evals/trace.py",
     # the testing kit's purity check runs any processor twice on purpose
     "agentcore/_testing/strategies.py",
 }
