@@ -1,0 +1,268 @@
+"""``frozen``: the class ``attrs.frozen(slots=True)`` builds, built at a fifth of the cost.
+
+The event classes are frozen, slotted attrs classes, and there are about a hundred of
+them: attrs writes and compiles an ``__init__``, ``__repr__``, ``__eq__`` and ``__hash__``
+script for each (about 0.4 ms a class), which was a third of ``from agentcore import
+Agent``. ``frozen`` builds the same class from the same definition (the annotations, with
+``attrs.field(...)`` for defaults, factories, converters, validators and ``kw_only``):
+
+- ``__attrs_attrs__`` holds real ``attrs.Attribute``s (in a tuple with a property per
+  name, as attrs' own), so ``attrs.fields``, ``attrs.evolve``, ``attrs.asdict``,
+  ``attrs.has`` and ``attrs.validate`` treat the class as the attrs class it mirrors;
+- only ``__init__`` is generated and compiled (it is the hot path: it sets the slots
+  through their descriptors, a third faster than attrs' ``object.__setattr__``), then
+  runs the validators and ``__attrs_post_init__`` as attrs' does;
+- ``__eq__``, ``__hash__``, ``__repr__`` and the pickling pair are small closures over the
+  class's field names (no compilation); ``__setattr__``, ``__delattr__``, ``__ne__`` and
+  ``__attrs_props__`` are attrs' very objects, taken from a reference class.
+
+Type checkers see ``attrs.frozen`` itself (the modules import ``frozen`` from ``attrs``
+under ``TYPE_CHECKING``), so the attrs plugin types every ``__init__``; the tests in
+tests/core/test_records.py hold each class to an attrs-built twin of the same fields.
+What attrs offers beyond what the events use (inheritance of fields, private names,
+``init``/``eq``/``repr``/``hash`` switches on a field, converters or factories that take
+``self``) is refused with a ``TypeError`` when the class is defined.
+"""
+
+from __future__ import annotations
+
+import operator
+import reprlib
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import attrs
+
+__all__ = ["frozen"]
+
+_C = TypeVar("_C", bound=type[Any])
+
+_CLASS_VAR_PREFIXES = ("typing.ClassVar", "t.ClassVar", "ClassVar", "typing_extensions.ClassVar")
+"""How attrs tells a ``ClassVar`` from a field in a string annotation (it evaluates none)."""
+
+
+@attrs.frozen(slots=True)
+class _Reference:
+    """A class attrs builds with the same options: the source of the methods and the
+    class properties it shares with every class ``frozen`` builds."""
+
+    field: int
+
+
+_SHARED = {
+    name: vars(_Reference)[name]
+    for name in ("__setattr__", "__delattr__", "__ne__", "__attrs_props__")
+}
+_NOTHING = attrs.NOTHING
+_WRITTEN = frozenset(
+    {"__init__", "__repr__", "__eq__", "__ne__", "__hash__", "__getstate__", "__setstate__"}
+    | {"__setattr__", "__delattr__"}
+)
+"""The methods ``frozen`` writes."""
+_FIELD = type(attrs.field())
+_FACTORY: Any = attrs.Factory  # typed as a function by attrs' stubs
+
+
+def frozen(cls: _C) -> _C:
+    """The class ``attrs.frozen(slots=True)`` would make of ``cls`` (see the module
+    docstring); ``TypeError`` for an option it does not mirror."""
+    if cls.__bases__ != (object,):
+        raise TypeError(f"frozen: {cls.__name__} must not have a base class")
+    body = dict(vars(cls))
+    own = sorted(_WRITTEN & body.keys())
+    if own:  # attrs would keep them (auto_detect) and write the others to agree
+        raise TypeError(
+            f"frozen: {cls.__name__} defines {', '.join(own)}, which this builder does not "
+            "mirror: use attrs.frozen(slots=True) for this class"
+        )
+    fields = _fields(cls, body)
+    names = tuple(a.name for a in fields)
+    for name in (*names, "__dict__", "__weakref__"):
+        body.pop(name, None)
+    body.update(_SHARED)
+    body["__slots__"] = (*names, "__weakref__")
+    body["__qualname__"] = cls.__qualname__
+    body["__attrs_attrs__"] = type(
+        f"{cls.__name__}Attributes",
+        (tuple,),
+        {name: property(operator.itemgetter(i)) for i, name in enumerate(names)},
+    )(fields)
+    if "__match_args__" not in body:
+        body["__match_args__"] = tuple(a.name for a in fields if not a.kw_only)
+    built: Any = type(cls.__name__, (object,), body)
+    get = operator.attrgetter(*names) if names else None
+    methods = {
+        "__init__": _init(built, fields),
+        "__repr__": _repr(names),
+        "__eq__": _eq(get),
+        "__hash__": _hash(get, f"{cls.__module__}.{cls.__qualname__}"),
+        "__getstate__": _getstate(names),
+        "__setstate__": _setstate(names),
+    }
+    for name, method in methods.items():
+        method.__module__ = cls.__module__
+        method.__qualname__ = f"{cls.__qualname__}.{name}"
+        setattr(built, name, method)
+    _rebind_class_cells(body, cls, built)
+    return built  # type: ignore[no-any-return]
+
+
+def _fields(cls: type[Any], body: dict[str, Any]) -> tuple[attrs.Attribute[Any], ...]:
+    """The attributes of ``cls``'s own annotated fields, in order, as attrs makes them."""
+    fields = []
+    had_default = False
+    for name, annotation in body.get("__annotations__", {}).items():
+        if isinstance(annotation, str) and annotation.startswith(_CLASS_VAR_PREFIXES):
+            continue
+        spec = body.get(name, _NOTHING)
+        if not isinstance(spec, _FIELD):
+            spec = attrs.field(default=spec)
+        field = attrs.Attribute.from_counting_attr(name, spec, False, annotation)  # type: ignore[attr-defined]
+        object.__setattr__(field, "alias", name)
+        _refuse_unmirrored(cls, field)
+        if field.default is _NOTHING and had_default and not field.kw_only:
+            raise ValueError(
+                f"No mandatory attributes allowed after an attribute with a default value "
+                f"or factory.  Attribute in question: {field!r}"
+            )
+        had_default = had_default or (field.default is not _NOTHING and not field.kw_only)
+        fields.append(field)
+    return tuple(fields)
+
+
+def _refuse_unmirrored(cls: type[Any], field: attrs.Attribute[Any]) -> None:
+    default: Any = field.default
+    unmirrored = (
+        field.name.startswith("_")
+        or not field.init
+        or field.eq is not True
+        or field.repr is not True
+        or field.hash is not None
+        or field.on_setattr is not None
+        or isinstance(field.converter, attrs.Converter)
+        or (isinstance(default, _FACTORY) and default.takes_self)
+    )
+    if unmirrored:
+        raise TypeError(
+            f"frozen: field {field.name!r} of {cls.__name__} uses an attrs option this "
+            "builder does not mirror: use attrs.frozen(slots=True) for this class"
+        )
+
+
+def _init(cls: type[Any], fields: tuple[attrs.Attribute[Any], ...]) -> Callable[..., None]:
+    """Compile the ``__init__`` attrs would write, setting each slot by its descriptor."""
+    globs: dict[str, Any] = {"NOTHING": _NOTHING}
+    positional: list[str] = []
+    keyword: list[str] = []
+    body: list[str] = []
+    checks: list[str] = []
+    for i, a in enumerate(fields):
+        name = a.name
+        default: Any = a.default
+        converter: Any = a.converter
+        globs[f"_set{i}"] = getattr(cls, name).__set__
+        if default is _NOTHING:
+            param = name
+        elif isinstance(default, _FACTORY):
+            param = f"{name}=NOTHING"
+            globs[f"_factory{i}"] = default.factory
+            body.append(f"    if {name} is NOTHING:\n        {name} = _factory{i}()")
+        else:
+            param = f"{name}=_default{i}"
+            globs[f"_default{i}"] = default
+        (keyword if a.kw_only else positional).append(param)
+        value = name
+        if converter is not None:
+            globs[f"_convert{i}"] = converter
+            value = f"_convert{i}({name})"
+        body.append(f"    _set{i}(self, {value})")
+        if a.validator is not None:
+            globs[f"_validate{i}"], globs[f"_attribute{i}"] = a.validator, a
+            checks.append(f"        _validate{i}(self, _attribute{i}, self.{name})")
+    if checks:
+        globs["_disabled"] = attrs.validators.get_disabled
+        body += ["    if not _disabled():", *checks]
+    if getattr(cls, "__attrs_post_init__", None) is not None:
+        body.append("    self.__attrs_post_init__()")
+    params = ", ".join(["self", *positional, *(["*", *keyword] if keyword else [])])
+    source = f"def __init__({params}):\n" + ("\n".join(body) or "    pass") + "\n"
+    exec(
+        compile(source, f"<frozen generated init {cls.__module__}.{cls.__qualname__}>", "exec"),
+        globs,
+    )
+    init: Callable[..., None] = globs["__init__"]
+    init.__annotations__ = {"return": None}
+    for a in fields:
+        convert: Any = a.converter
+        annotation = a.type if convert is None else _first_param_type(convert)
+        if annotation is not None:
+            init.__annotations__[a.name] = annotation
+    return init
+
+
+def _first_param_type(converter: Callable[..., Any]) -> Any:
+    """The annotation of a converter's first parameter, which attrs gives its argument."""
+    code = getattr(converter, "__code__", None)
+    if code is None or code.co_argcount == 0:
+        return None
+    return getattr(converter, "__annotations__", {}).get(code.co_varnames[0])
+
+
+def _repr(names: tuple[str, ...]) -> Callable[[Any], str]:
+    @reprlib.recursive_repr()  # an instance that holds itself shows as ``...``, as in attrs
+    def __repr__(self: Any) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in names)
+        return f"{self.__class__.__qualname__.rsplit('>.', 1)[-1]}({shown})"
+
+    return __repr__
+
+
+def _eq(get: Callable[[Any], Any] | None) -> Callable[[Any, object], bool]:
+    def __eq__(self: Any, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return get is None or bool(get(self) == get(other))
+
+    return __eq__
+
+
+def _hash(get: Callable[[Any], Any] | None, salt: str) -> Callable[[Any], int]:
+    """Equal values hash alike; ``salt`` (the class's name) sets apart equal field values
+    of two classes, as attrs' per-class salt does."""
+
+    def __hash__(self: Any) -> int:
+        return hash((salt, get(self))) if get is not None else hash((salt,))
+
+    return __hash__
+
+
+def _getstate(names: tuple[str, ...]) -> Callable[[Any], dict[str, Any]]:
+    def __getstate__(self: Any) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in names}
+
+    return __getstate__
+
+
+def _setstate(names: tuple[str, ...]) -> Callable[[Any, Any], None]:
+    def __setstate__(self: Any, state: Any) -> None:
+        """A dict from ``__getstate__`` (a tuple from attrs before 22.2 pickles too)."""
+        if isinstance(state, tuple):
+            state = dict(zip(names, state, strict=False))
+        for name in names:
+            if name in state:
+                object.__setattr__(self, name, state[name])
+
+    return __setstate__
+
+
+def _rebind_class_cells(body: dict[str, Any], old: type[Any], new: type[Any]) -> None:
+    """Point the ``__class__`` cells of the methods (``super()``) at the rebuilt class, as
+    attrs does for the classes it rebuilds with slots."""
+    for item in body.values():
+        func = getattr(item, "__func__", None) or getattr(item, "fget", None) or item
+        for cell in getattr(func, "__closure__", None) or ():
+            try:
+                if cell.cell_contents is old:
+                    cell.cell_contents = new
+            except ValueError:  # an empty cell
+                continue
