@@ -29,6 +29,7 @@ from __future__ import annotations
 import operator
 import reprlib
 from collections.abc import Callable
+from types import FunctionType
 from typing import Any, TypeVar
 
 import attrs
@@ -60,6 +61,7 @@ _WRITTEN = frozenset(
 )
 """The methods ``frozen`` writes."""
 _FIELD = type(attrs.field())
+_WRAPPERS = {property: "fget", classmethod: "__func__", staticmethod: "__func__"}
 _FACTORY: Any = attrs.Factory  # typed as a function by attrs' stubs
 
 
@@ -103,7 +105,7 @@ def frozen(cls: _C) -> _C:
         method.__module__ = cls.__module__
         method.__qualname__ = f"{cls.__qualname__}.{name}"
         setattr(built, name, method)
-    _rebind_class_cells(body, cls, built)
+    _rebind_class_cells(cls, built)
     return built  # type: ignore[no-any-return]
 
 
@@ -255,14 +257,17 @@ def _setstate(names: tuple[str, ...]) -> Callable[[Any, Any], None]:
     return __setstate__
 
 
-def _rebind_class_cells(body: dict[str, Any], old: type[Any], new: type[Any]) -> None:
-    """Point the ``__class__`` cells of the methods (``super()``) at the rebuilt class, as
-    attrs does for the classes it rebuilds with slots."""
-    for item in body.values():
-        func = getattr(item, "__func__", None) or getattr(item, "fget", None) or item
-        for cell in getattr(func, "__closure__", None) or ():
-            try:
-                if cell.cell_contents is old:
-                    cell.cell_contents = new
-            except ValueError:  # an empty cell
-                continue
+def _rebind_class_cells(old: type[Any], new: type[Any]) -> None:
+    """Point the ``__class__`` cells of ``old``'s methods (``super()``) at the rebuilt class,
+    as attrs does for the classes it rebuilds with slots."""
+    for item in vars(old).values():
+        kind = type(item)
+        if kind in _WRAPPERS:
+            item = getattr(item, _WRAPPERS[kind])
+        elif kind is not FunctionType:
+            continue
+        code = item.__code__
+        if "__class__" in code.co_freevars:
+            cell = item.__closure__[code.co_freevars.index("__class__")]
+            if cell.cell_contents is old:
+                cell.cell_contents = new

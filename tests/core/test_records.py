@@ -20,15 +20,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import agentcore._loop.events as loop_events
+from agentcore._core import caching, content, driver, media, pricing, provider_tools
 from agentcore._core import events as core_events
 from agentcore._core.records import frozen
 from agentcore.events import EVENT_TYPES
 from agentcore.testing import instances
 
+MODULES = (core_events, loop_events, content, media, provider_tools, caching, driver, pricing)
 BUILT = sorted(
     {
         value
-        for module in (core_events, loop_events)
+        for module in MODULES
         for value in vars(module).values()
         if isinstance(value, type)
         and attrs.has(value)
@@ -103,8 +105,12 @@ def _hash(value: Any) -> int | None:
 
 
 def _events() -> st.SearchStrategy[Any]:
+    """Events of every registered class ``frozen`` built, and the values inside them."""
+    values = [content.Usage, content.TextPart, content.ThinkingPart, content.ToolCallPart]
+    values += [content.TextContent, media.FileContent, provider_tools.ServerToolCallPart]
+    values += [provider_tools.ServerToolResultPart, provider_tools.CitationPart]
     registered = [cls for cls in BUILT if cls in EVENT_TYPES.values()]
-    return st.sampled_from(registered).flatmap(instances)
+    return st.sampled_from(registered + values).flatmap(instances)
 
 
 @given(_events())
