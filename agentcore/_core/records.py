@@ -29,7 +29,7 @@ from __future__ import annotations
 import operator
 import reprlib
 from collections.abc import Callable
-from types import FunctionType
+from types import CodeType, FunctionType
 from typing import Any, TypeVar
 
 import attrs
@@ -91,10 +91,8 @@ def frozen(cls: _C) -> _C:
     )(fields)
     if "__match_args__" not in body:
         body["__match_args__"] = tuple(a.name for a in fields if not a.kw_only)
-    built: Any = type(cls.__name__, (object,), body)
     get = operator.attrgetter(*names) if names else None
     methods = {
-        "__init__": _init(built, fields),
         "__repr__": _repr(names),
         "__eq__": _eq(get),
         "__hash__": _hash(get, f"{cls.__module__}.{cls.__qualname__}"),
@@ -104,7 +102,10 @@ def frozen(cls: _C) -> _C:
     for name, method in methods.items():
         method.__module__ = cls.__module__
         method.__qualname__ = f"{cls.__qualname__}.{name}"
-        setattr(built, name, method)
+    body.update(methods)
+    built: Any = type(cls.__name__, (object,), body)
+    built.__init__ = _init(built, fields)  # it sets the slots by their descriptors
+    built.__init__.__module__ = cls.__module__
     _rebind_class_cells(cls, built)
     return built  # type: ignore[no-any-return]
 
@@ -152,54 +153,98 @@ def _refuse_unmirrored(cls: type[Any], field: attrs.Attribute[Any]) -> None:
 
 
 def _init(cls: type[Any], fields: tuple[attrs.Attribute[Any], ...]) -> Callable[..., None]:
-    """Compile the ``__init__`` attrs would write, setting each slot by its descriptor."""
-    globs: dict[str, Any] = {"NOTHING": _NOTHING}
-    positional: list[str] = []
-    keyword: list[str] = []
-    body: list[str] = []
-    checks: list[str] = []
-    for i, a in enumerate(fields):
-        name = a.name
-        default: Any = a.default
-        converter: Any = a.converter
-        globs[f"_set{i}"] = getattr(cls, name).__set__
-        if default is _NOTHING:
-            param = name
-        elif isinstance(default, _FACTORY):
-            param = f"{name}=NOTHING"
-            globs[f"_factory{i}"] = default.factory
-            body.append(f"    if {name} is NOTHING:\n        {name} = _factory{i}()")
-        else:
-            param = f"{name}=_default{i}"
-            globs[f"_default{i}"] = default
-        (keyword if a.kw_only else positional).append(param)
-        value = name
-        if converter is not None:
-            globs[f"_convert{i}"] = converter
-            value = f"_convert{i}({name})"
-        body.append(f"    _set{i}(self, {value})")
-        if a.validator is not None:
-            globs[f"_validate{i}"], globs[f"_attribute{i}"] = a.validator, a
-            checks.append(f"        _validate{i}(self, _attribute{i}, self.{name})")
-    if checks:
-        globs["_disabled"] = attrs.validators.get_disabled
-        body += ["    if not _disabled():", *checks]
-    if getattr(cls, "__attrs_post_init__", None) is not None:
-        body.append("    self.__attrs_post_init__()")
-    params = ", ".join(["self", *positional, *(["*", *keyword] if keyword else [])])
-    source = f"def __init__({params}):\n" + ("\n".join(body) or "    pass") + "\n"
-    exec(
-        compile(source, f"<frozen generated init {cls.__module__}.{cls.__qualname__}>", "exec"),
-        globs,
+    """The ``__init__`` attrs would write, setting each slot by its descriptor: the code of
+    its shape (compiled once for all the classes of that shape), with the parameters named
+    after the fields and the class's defaults, setters, converters and validators."""
+    shape = (
+        *(
+            (
+                a.kw_only,
+                "required" if a.default is _NOTHING else "factory" if _is_factory(a) else "value",
+                a.converter is not None,
+                a.validator is not None,
+            )
+            for a in fields
+        ),
+        getattr(cls, "__attrs_post_init__", None) is not None,
     )
-    init: Callable[..., None] = globs["__init__"]
+    code = _CODES.get(shape)
+    if code is None:
+        code = _CODES[shape] = _compile(shape)
+    order = [a for a in fields if not a.kw_only] + [a for a in fields if a.kw_only]
+    globs: dict[str, Any] = {"NOTHING": _NOTHING, "_disabled": attrs.validators.get_disabled}
+    for i, a in enumerate(fields):
+        default: Any = a.default
+        globs[f"_set{i}"] = getattr(cls, a.name).__set__
+        globs[f"_convert{i}"], globs[f"_validate{i}"] = a.converter, a.validator
+        globs[f"_attribute{i}"] = a
+        if isinstance(default, _FACTORY):
+            globs[f"_factory{i}"] = default.factory
+    names = tuple(a.name for a in order)
+    init: Any = FunctionType(
+        code.replace(
+            co_varnames=("self", *names, *code.co_varnames[1 + len(names) :]),
+            co_filename=f"<frozen generated init {cls.__module__}.{cls.__qualname__}>",
+            co_qualname=f"{cls.__qualname__}.__init__",
+        ),
+        globs,
+        "__init__",
+        tuple(_signature_default(a) for a in order if not a.kw_only and a.default is not _NOTHING),
+    )
+    init.__kwdefaults__ = {
+        a.name: _signature_default(a) for a in order if a.kw_only and a.default is not _NOTHING
+    } or None
     init.__annotations__ = {"return": None}
     for a in fields:
         convert: Any = a.converter
         annotation = a.type if convert is None else _first_param_type(convert)
         if annotation is not None:
             init.__annotations__[a.name] = annotation
-    return init
+    return init  # type: ignore[no-any-return]
+
+
+_CODES: dict[tuple[Any, ...], CodeType] = {}
+"""The ``__init__`` code of each shape: per field (in order) whether it is keyword-only, how
+it defaults, whether it converts and validates; last, whether the class post-inits."""
+
+
+def _is_factory(field: attrs.Attribute[Any]) -> bool:
+    return isinstance(field.default, _FACTORY)
+
+
+def _signature_default(field: attrs.Attribute[Any]) -> Any:
+    """A factory's parameter defaults to ``NOTHING`` (then the factory runs), as in attrs."""
+    return _NOTHING if _is_factory(field) else field.default
+
+
+def _compile(shape: tuple[Any, ...]) -> CodeType:
+    """Compile the code of an ``__init__`` of ``shape``, its parameters named ``p0``...
+    (keyword-only ones after the others) and the field ``i`` set by ``_set{i}``."""
+    *flags, post_init = shape
+    order = [i for i, f in enumerate(flags) if not f[0]] + [i for i, f in enumerate(flags) if f[0]]
+    param = {i: f"p{order.index(i)}" for i in range(len(flags))}
+    body, checks = [], []
+    for i, (_, default, converts, validates) in enumerate(flags):
+        name = param[i]
+        if default == "factory":
+            body.append(f"    if {name} is NOTHING:\n        {name} = _factory{i}()")
+        if converts:
+            body.append(f"    {name} = _convert{i}({name})")
+        body.append(f"    _set{i}(self, {name})")
+        if validates:
+            checks.append(f"        _validate{i}(self, _attribute{i}, {name})")
+    if checks:
+        body += ["    if not _disabled():", *checks]
+    if post_init:
+        body.append("    self.__attrs_post_init__()")
+    positional = [param[i] for i in order if not flags[i][0]]
+    keyword = [param[i] for i in order if flags[i][0]]
+    params = ", ".join(["self", *positional, *(["*", *keyword] if keyword else [])])
+    source = f"def __init__({params}):\n" + ("\n".join(body) or "    pass") + "\n"
+    namespace: dict[str, Any] = {}
+    exec(compile(source, "<frozen generated init>", "exec"), namespace)
+    code: CodeType = namespace["__init__"].__code__
+    return code
 
 
 def _first_param_type(converter: Callable[..., Any]) -> Any:
