@@ -20,13 +20,24 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import agentcore._loop.events as loop_events
-from agentcore._core import caching, content, driver, media, pricing, provider_tools
+from agentcore._core import (
+    caching,
+    content,
+    driver,
+    media,
+    observers,
+    pricing,
+    provider_tools,
+    state_machine,
+)
 from agentcore._core import events as core_events
 from agentcore._core.records import frozen
+from agentcore._loop import compaction, lineage, partial_json, steps_record, tools
 from agentcore.events import EVENT_TYPES
 from agentcore.testing import instances
 
 MODULES = (core_events, loop_events, content, media, provider_tools, caching, driver, pricing)
+MODULES += (observers, state_machine, compaction, lineage, partial_json, steps_record, tools)
 BUILT = sorted(
     {
         value
