@@ -48,10 +48,10 @@ FORBIDDEN_CALLS = frozenset(
 
 SHELL_PACKAGES = frozenset({"drivers", "presenters"})
 
-ALLOWED_CALLS = {"_core.records": frozenset({"compile", "exec", "hash"})}
-"""The one exception: the builder of the frozen event classes compiles each class's
-``__init__`` from its field names (as attrs does, in its own code) and gives the classes
-a ``__hash__``; tests/core/test_records.py holds every class to an attrs-built twin."""
+ALLOWED_CALLS = {"_core.records": frozenset({"compile", "exec"})}
+"""The one exception: the builder of the frozen event classes compiles the code of their
+``__init__``, ``__eq__`` and ``__hash__`` from field names only (as attrs does, in its own
+code); tests/core/test_records.py holds every class to an attrs-built twin."""
 
 
 def _is_plugin(module: str) -> bool:

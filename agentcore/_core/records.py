@@ -1,27 +1,31 @@
 """``frozen``: the class ``attrs.frozen(slots=True)`` builds, built at a fifth of the cost.
 
-The event classes are frozen, slotted attrs classes, and there are about a hundred of
-them: attrs writes and compiles an ``__init__``, ``__repr__``, ``__eq__`` and ``__hash__``
-script for each (about 0.4 ms a class), which was a third of ``from agentcore import
-Agent``. ``frozen`` builds the same class from the same definition (the annotations, with
+The event classes and the values inside them are frozen, slotted attrs classes, more than
+a hundred of them: attrs writes and compiles an ``__init__``, ``__repr__``, ``__eq__`` and
+``__hash__`` for each (about 0.4 ms a class), a third of ``from agentcore import Agent``.
+``frozen`` builds the same class from the same definition (the annotations, with
 ``attrs.field(...)`` for defaults, factories, converters, validators and ``kw_only``):
 
 - ``__attrs_attrs__`` holds real ``attrs.Attribute``s (in a tuple with a property per
   name, as attrs' own), so ``attrs.fields``, ``attrs.evolve``, ``attrs.asdict``,
   ``attrs.has`` and ``attrs.validate`` treat the class as the attrs class it mirrors;
-- only ``__init__`` is generated and compiled (it is the hot path: it sets the slots
-  through their descriptors, a third faster than attrs' ``object.__setattr__``), then
-  runs the validators and ``__attrs_post_init__`` as attrs' does;
-- ``__eq__``, ``__hash__``, ``__repr__`` and the pickling pair are small closures over the
-  class's field names (no compilation); ``__setattr__``, ``__delattr__``, ``__ne__`` and
-  ``__attrs_props__`` are attrs' very objects, taken from a reference class.
+- ``__init__``, ``__eq__`` and ``__hash__`` run the code attrs would write, compiled once
+  per shape (which fields are keyword-only, converted, validated, made by a factory; for
+  ``__eq__`` and ``__hash__`` only their number) and given each class's field names,
+  defaults and helpers; ``__init__`` sets the slots through their descriptors, a fifth
+  faster than attrs' ``object.__setattr__``, then runs the validators and
+  ``__attrs_post_init__`` as attrs' does;
+- ``__repr__`` and the pickling pair are small closures over the field names;
+  ``__setattr__``, ``__delattr__``, ``__ne__`` and ``__attrs_props__`` are attrs' very
+  objects, taken from a reference class.
 
 Type checkers see ``attrs.frozen`` itself (the modules import ``frozen`` from ``attrs``
 under ``TYPE_CHECKING``), so the attrs plugin types every ``__init__``; the tests in
 tests/core/test_records.py hold each class to an attrs-built twin of the same fields.
-What attrs offers beyond what the events use (inheritance of fields, private names,
-``init``/``eq``/``repr``/``hash`` switches on a field, converters or factories that take
-``self``) is refused with a ``TypeError`` when the class is defined.
+What attrs offers beyond what these classes use (base classes, private names, methods
+written in the class, ``init``/``eq``/``repr``/``hash`` switches on a field, converters
+or factories that take ``self``) is refused with a ``TypeError`` when the class is
+defined: such a class keeps ``attrs.frozen``.
 """
 
 from __future__ import annotations
@@ -91,11 +95,11 @@ def frozen(cls: _C) -> _C:
     )(fields)
     if "__match_args__" not in body:
         body["__match_args__"] = tuple(a.name for a in fields if not a.kw_only)
-    get = operator.attrgetter(*names) if names else None
+    salt = f"{cls.__module__}.{cls.__qualname__}"
     methods = {
         "__repr__": _repr(names),
-        "__eq__": _eq(get),
-        "__hash__": _hash(get, f"{cls.__module__}.{cls.__qualname__}"),
+        "__eq__": _compared("__eq__", names, salt),
+        "__hash__": _compared("__hash__", names, salt),
         "__getstate__": _getstate(names),
         "__setstate__": _setstate(names),
     }
@@ -158,12 +162,7 @@ def _init(cls: type[Any], fields: tuple[attrs.Attribute[Any], ...]) -> Callable[
     after the fields and the class's defaults, setters, converters and validators."""
     shape = (
         *(
-            (
-                a.kw_only,
-                "required" if a.default is _NOTHING else "factory" if _is_factory(a) else "value",
-                a.converter is not None,
-                a.validator is not None,
-            )
+            (a.kw_only, _is_factory(a), a.converter is not None, a.validator is not None)
             for a in fields
         ),
         getattr(cls, "__attrs_post_init__", None) is not None,
@@ -204,8 +203,9 @@ def _init(cls: type[Any], fields: tuple[attrs.Attribute[Any], ...]) -> Callable[
 
 
 _CODES: dict[tuple[Any, ...], CodeType] = {}
-"""The ``__init__`` code of each shape: per field (in order) whether it is keyword-only, how
-it defaults, whether it converts and validates; last, whether the class post-inits."""
+"""The ``__init__`` code of each shape: per field (in order) whether it is keyword-only,
+defaults to a factory's result, converts and validates; last, whether the class
+post-inits. Plain defaults are the function's, not its code's."""
 
 
 def _is_factory(field: attrs.Attribute[Any]) -> bool:
@@ -224,9 +224,9 @@ def _compile(shape: tuple[Any, ...]) -> CodeType:
     order = [i for i, f in enumerate(flags) if not f[0]] + [i for i, f in enumerate(flags) if f[0]]
     param = {i: f"p{order.index(i)}" for i in range(len(flags))}
     body, checks = [], []
-    for i, (_, default, converts, validates) in enumerate(flags):
+    for i, (_, factory, converts, validates) in enumerate(flags):
         name = param[i]
-        if default == "factory":
+        if factory:
             body.append(f"    if {name} is NOTHING:\n        {name} = _factory{i}()")
         if converts:
             body.append(f"    {name} = _convert{i}({name})")
@@ -264,23 +264,38 @@ def _repr(names: tuple[str, ...]) -> Callable[[Any], str]:
     return __repr__
 
 
-def _eq(get: Callable[[Any], Any] | None) -> Callable[[Any, object], bool]:
-    def __eq__(self: Any, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return get is None or bool(get(self) == get(other))
+def _compared(kind: str, names: tuple[str, ...], salt: str) -> Callable[..., Any]:
+    """The ``__eq__`` or ``__hash__`` attrs writes (reading the fields as attributes, which
+    the interpreter specialises for slots): the code for that many fields, compiled once,
+    with the field names put in. ``salt`` (the class's name) sets apart the hashes of equal
+    field values of two classes, as attrs' per-class salt does."""
+    code = _COMPARED.get((kind, len(names)))
+    if code is None:
+        code = _COMPARED[kind, len(names)] = _compile_compared(kind, len(names))
+    rename = {f"f{i}": name for i, name in enumerate(names)}
+    code = code.replace(co_names=tuple(rename.get(n, n) for n in code.co_names))
+    return FunctionType(code, {"_salt": salt})
 
-    return __eq__
+
+_COMPARED: dict[tuple[str, int], CodeType] = {}
 
 
-def _hash(get: Callable[[Any], Any] | None, salt: str) -> Callable[[Any], int]:
-    """Equal values hash alike; ``salt`` (the class's name) sets apart equal field values
-    of two classes, as attrs' per-class salt does."""
-
-    def __hash__(self: Any) -> int:
-        return hash((salt, get(self))) if get is not None else hash((salt,))
-
-    return __hash__
+def _compile_compared(kind: str, count: int) -> CodeType:
+    mine = "".join(f"self.f{i}, " for i in range(count))
+    if kind == "__eq__":
+        theirs = "".join(f"other.f{i}, " for i in range(count))
+        source = (
+            "def __eq__(self, other):\n"
+            "    if other.__class__ is not self.__class__:\n"
+            "        return NotImplemented\n"
+            f"    return ({mine}) == ({theirs})\n"
+        )
+    else:
+        source = f"def __hash__(self):\n    return hash((_salt, {mine}))\n"
+    namespace: dict[str, Any] = {}
+    exec(compile(source, "<frozen generated comparison>", "exec"), namespace)
+    code: CodeType = namespace[kind].__code__
+    return code
 
 
 def _getstate(names: tuple[str, ...]) -> Callable[[Any], dict[str, Any]]:
