@@ -17,9 +17,15 @@ import os
 import sys
 import warnings
 from collections.abc import Sequence
-from importlib.abc import Loader, MetaPathFinder
 from importlib.machinery import ModuleSpec, PathFinder
 from types import ModuleType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from importlib.abc import Loader, MetaPathFinder
+else:  # the import system only calls the methods; importlib.abc would load
+    # importlib.resources (tempfile, shutil...), a third of `import agentcore`'s time
+    Loader = MetaPathFinder = object
 
 OLD_NAMES = ("drivers", "presenters")
 

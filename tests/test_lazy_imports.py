@@ -24,6 +24,13 @@ def test_the_package_and_the_core_load_no_runtime(statement: str) -> None:
     assert not {"agentcore._runtime.agent", "agentcore._journal.journal", "jsonschema"} & loaded
 
 
+def test_the_old_spellings_finder_loads_no_importlib_abc() -> None:
+    """``importlib.abc`` brings ``importlib.resources``, ``tempfile`` and ``shutil``: a third
+    of ``import agentcore``'s own time, for two base classes the import system never asks
+    for (the old-spellings finder is duck-typed)."""
+    assert not {"importlib.abc", "importlib.resources"} & _loaded_after("import agentcore")
+
+
 def test_a_name_brings_what_it_needs() -> None:
     assert "agentcore._runtime.agent" in _loaded_after("from agentcore import Agent")
 

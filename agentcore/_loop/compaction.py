@@ -34,7 +34,7 @@ of everything sent.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, ClassVar, TypeAlias
+from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
 
 import attrs
 
@@ -43,6 +43,11 @@ from .._core.driver import Message, ModelRequest
 from .._core.errors import ConfigurationError
 from .._core.events import AssistantMessage, ToolResultMessage, UserMessage
 from .._core.provider_tools import PROVIDER_PART_TYPES
+
+if TYPE_CHECKING:  # the attrs plugin types the classes
+    from attrs import frozen
+else:  # the same classes, built at a fifth of attrs' cost (see _core/records.py)
+    from .._core.records import frozen
 
 __all__ = [
     "PLACEHOLDER",
@@ -102,7 +107,7 @@ def _text(_: object, attribute: attrs.Attribute[Any], value: Any) -> None:
         raise ConfigurationError(f"{attribute.name} must be a non-empty str, got {value!r}")
 
 
-@attrs.frozen(slots=True)
+@frozen
 class ClearToolResults:
     """Send tool results older than the last ``keep_turns`` turns as ``placeholder``."""
 
@@ -111,7 +116,7 @@ class ClearToolResults:
     placeholder: str = attrs.field(default=PLACEHOLDER, validator=_text)
 
 
-@attrs.frozen(slots=True)
+@frozen
 class KeepLastTurns:
     """Send only the last ``turns`` turns, after a note that earlier ones were left out."""
 
@@ -119,7 +124,7 @@ class KeepLastTurns:
     turns: int = attrs.field(default=8, validator=_at_least_one)
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Summarise:
     """Send what comes before the last ``keep_turns`` turns as a summary the model writes
     (following ``instructions``, in at most ``max_tokens`` tokens)."""
@@ -174,7 +179,7 @@ def _window(_: object, attribute: attrs.Attribute[Any], value: Any) -> None:
         _at_least_one(_, attribute, value)
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Compaction:
     """How the loop keeps the context under the model's window (module docstring).
 
@@ -221,7 +226,7 @@ def as_compaction(value: Compaction | Strategy | Sequence[Strategy] | None) -> C
     return Compaction(value)
 
 
-@attrs.frozen(slots=True)
+@frozen
 class ContextView:
     """What requests send of the history: from index ``start`` on (after a lead message:
     ``summary``, or a note that earlier messages were left out), with the tool results

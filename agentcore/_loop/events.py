@@ -23,7 +23,7 @@ dollars at the configured price, ``None`` without one.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar, Literal, Self, TypeAlias
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self, TypeAlias
 
 import attrs
 
@@ -33,6 +33,11 @@ from .._core.content import JSONValue, ToolCallPart, Usage, to_tool_call, to_usa
 from .._core.driver import ModelRequest, OutputSpec, as_output_spec
 from .._core.events import EVENT_TYPES, event_type, is_event
 from .._core.wire import from_dict
+
+if TYPE_CHECKING:  # the attrs plugin types the classes
+    from attrs import frozen
+else:  # the same classes, built at a fifth of attrs' cost (see _core/records.py)
+    from .._core.records import frozen
 
 __all__ = [
     "AgentAbort",
@@ -131,7 +136,7 @@ def _calls(value: Any) -> tuple[ToolCallPart, ...]:
 
 
 @event_type("agent_prompt", "loop")
-@attrs.frozen(slots=True)
+@frozen
 class AgentPrompt:
     """Start a run with these messages; limits set here override the agent's for this run.
     ``output`` asks for a structured answer (see ``OutputSpec``): the run ends with an
@@ -150,7 +155,7 @@ class AgentPrompt:
 
 
 @event_type("agent_continue", "loop")
-@attrs.frozen(slots=True)
+@frozen
 class AgentContinue:
     """Start a run from the history as it is (the last message is a user or tool message);
     ``cache`` as for ``agent_prompt``."""
@@ -165,7 +170,7 @@ class AgentContinue:
 
 
 @event_type("agent_steer", "loop")
-@attrs.frozen(slots=True)
+@frozen
 class AgentSteer:
     """Queue a message to deliver before the next model call."""
 
@@ -175,7 +180,7 @@ class AgentSteer:
 
 
 @event_type("agent_follow_up", "loop")
-@attrs.frozen(slots=True)
+@frozen
 class AgentFollowUp:
     """Queue a message to deliver when the agent would otherwise stop."""
 
@@ -185,7 +190,7 @@ class AgentFollowUp:
 
 
 @event_type("agent_abort", "loop")
-@attrs.frozen(slots=True)
+@frozen
 class AgentAbort:
     """Abort the run: cancel what runs, close every open tool call, end with ``ABORTED``."""
 
@@ -195,7 +200,7 @@ class AgentAbort:
 
 
 @event_type("tool_approval", "loop")
-@attrs.frozen(slots=True)
+@frozen
 class ToolApproval:
     """A decision on a tool call that requires approval."""
 
@@ -207,7 +212,7 @@ class ToolApproval:
 
 
 @event_type("tool_progress", "loop")
-@attrs.frozen(slots=True)
+@frozen
 class ToolProgress:
     """A running tool reported progress (via ``ctx.on_update``)."""
 
@@ -218,7 +223,7 @@ class ToolProgress:
 
 
 @event_type("agent_resume", "loop")
-@attrs.frozen(slots=True)
+@frozen
 class AgentResume:
     """The agent was rebuilt from its journal in a new process: re-perform what was in
     flight, by the documented policy (docs/journal.md, "Resume")."""
@@ -229,7 +234,7 @@ class AgentResume:
 
 
 @event_type("run_forgotten", "loop")
-@attrs.frozen(slots=True)
+@frozen
 class RunForgotten:
     """Forget the last run's exchange (only while idle): the history goes back to its
     first ``keep`` messages (its length before the run), and a compaction view made
@@ -242,7 +247,7 @@ class RunForgotten:
 
 
 @event_type("agent_reset", "loop")
-@attrs.frozen(slots=True)
+@frozen
 class AgentReset:
     """Forget the history and the queues (only while idle), and start again from
     ``messages`` (an agent's initial history is journaled this way)."""
@@ -253,7 +258,7 @@ class AgentReset:
 
 
 @event_type("agent_configured", "loop")
-@attrs.frozen(slots=True)
+@frozen
 class AgentConfigured:
     """What the loop decides with: tools (name, description, JSON Schema, flags), limits,
     modes, model options and price, in their wire form (``LoopConfig.to_wire``). The
@@ -266,7 +271,7 @@ class AgentConfigured:
 
 
 @event_type("elicitation_request", "loop")
-@attrs.frozen(slots=True)
+@frozen
 @checked
 class ElicitationRequest:
     """A running tool call asks the user something: an MCP server's
@@ -291,7 +296,7 @@ class ElicitationRequest:
 
 
 @event_type("elicitation_answer", "loop")
-@attrs.frozen(slots=True)
+@frozen
 @checked
 class ElicitationAnswer:
     """The user's answer to elicitation ``elicitation_id``: ``accept`` (with ``content``, a
@@ -307,7 +312,7 @@ class ElicitationAnswer:
 
 
 @event_type("clock_tick", "loop")
-@attrs.frozen(slots=True)
+@frozen
 class ClockTick:
     """The current time, fed by the runtime so the processor can check the deadline."""
 
@@ -316,7 +321,7 @@ class ClockTick:
 
 
 @event_type("guardrail_tripped", "loop")
-@attrs.frozen(slots=True)
+@frozen
 class GuardrailTripped:
     """A guardrail tripped: end the run with ``GUARDRAIL_TRIPPED`` (what runs is cancelled
     and every tool call answered, as for an abort). ``stage`` is ``input``, ``output``,
@@ -330,7 +335,7 @@ class GuardrailTripped:
 
 
 @event_type("output_passed", "loop")
-@attrs.frozen(slots=True)
+@frozen
 class OutputPassed:
     """Every guardrail passed the final answer a ``CheckOutput`` asked about."""
 
@@ -339,7 +344,7 @@ class OutputPassed:
 
 
 @event_type("context_summary", "loop")
-@attrs.frozen(slots=True)
+@frozen
 class ContextSummary:
     """The answer to ``SummariseContext``: the ``summary`` the model wrote, the call's
     ``usage`` and ``model``; or, when the call failed, its error ``code``, ``message``
@@ -359,7 +364,7 @@ class ContextSummary:
 
 
 @event_type("agent_start", "loop")
-@attrs.frozen(slots=True)
+@frozen
 class AgentStart:
     """A run began."""
 
@@ -368,7 +373,7 @@ class AgentStart:
 
 
 @event_type("agent_end", "loop")
-@attrs.frozen(slots=True)
+@frozen
 class AgentEnd:
     """A run ended; ``code``/``message`` say why when ``reason`` is not ``completed``.
     ``usage`` and ``cost`` sum every model call of the run (``cost`` is ``None`` without
@@ -384,7 +389,7 @@ class AgentEnd:
 
 
 @event_type("turn_start", "loop")
-@attrs.frozen(slots=True)
+@frozen
 class TurnStart:
     """A turn (one model call and the tool calls it asked for) began; ``turn`` counts from 1."""
 
@@ -394,7 +399,7 @@ class TurnStart:
 
 
 @event_type("turn_end", "loop")
-@attrs.frozen(slots=True)
+@frozen
 class TurnEnd:
     """A turn ended, with the tool results it produced in the order the model asked, and
     the ``usage`` and ``cost`` of its model calls (a retried call's, and a summary's for
@@ -409,7 +414,7 @@ class TurnEnd:
 
 
 @event_type("model_usage", "loop")
-@attrs.frozen(slots=True)
+@frozen
 class ModelUsage:
     """What one model call of turn ``turn`` used and cost: a reply (``purpose`` is
     ``reply``, cut-off ones included) or a summary for compaction (``summary``)."""
@@ -424,7 +429,7 @@ class ModelUsage:
 
 
 @event_type("context_compacted", "loop")
-@attrs.frozen(slots=True)
+@frozen
 class ContextCompacted:
     """The context sent to the model was compacted (docs/compaction.md), because it had
     reached the threshold (``reason`` ``threshold``, at ``tokens``, an estimate) or the
@@ -442,7 +447,7 @@ class ContextCompacted:
 
 
 @event_type("cache_bust", "loop")
-@attrs.frozen(slots=True)
+@frozen
 class CacheBust:
     """With prompt caching on, this model call's request no longer starts with the one
     before it, so the provider cannot read that one's cache: ``reason`` is
@@ -459,7 +464,7 @@ class CacheBust:
 
 
 @event_type("agent_message_start", "loop")
-@attrs.frozen(slots=True)
+@frozen
 class AgentMessageStart:
     """A message enters the conversation; ``message`` is ``None`` for a streaming reply."""
 
@@ -470,7 +475,7 @@ class AgentMessageStart:
 
 
 @event_type("agent_message_end", "loop")
-@attrs.frozen(slots=True)
+@frozen
 class AgentMessageEnd:
     """A message is complete (and, unless it is an empty reply, in the history)."""
 
@@ -481,7 +486,7 @@ class AgentMessageEnd:
 
 
 @event_type("tool_execution_start", "loop")
-@attrs.frozen(slots=True)
+@frozen
 class ToolExecutionStart:
     """A tool call is being handled (run, or answered at once with an error)."""
 
@@ -493,7 +498,7 @@ class ToolExecutionStart:
 
 
 @event_type("tool_execution_update", "loop")
-@attrs.frozen(slots=True)
+@frozen
 class ToolExecutionUpdate:
     """Progress of a running tool call; or, from ``tool_previews``, its arguments as the
     model streams them (``args``, a prefix of the final arguments; ``progress`` is then
@@ -508,7 +513,7 @@ class ToolExecutionUpdate:
 
 
 @event_type("tool_execution_end", "loop")
-@attrs.frozen(slots=True)
+@frozen
 class ToolExecutionEnd:
     """A tool call has its result (``result`` is a ``tool_result_message``)."""
 
@@ -521,7 +526,7 @@ class ToolExecutionEnd:
 
 
 @event_type("model_call_retry", "loop")
-@attrs.frozen(slots=True)
+@frozen
 class ModelCallRetry:
     """A model call failed with a retryable error after it had streamed; it is issued
     again after ``delay_ms`` (attempt ``attempt`` of the configured ``model_retries``).
@@ -537,7 +542,7 @@ class ModelCallRetry:
 
 
 @event_type("input_rejected", "loop")
-@attrs.frozen(slots=True)
+@frozen
 class InputRejected:
     """The loop refused ``input`` (its wire type): it does not fit the phase, or names a
     call or question nobody waits for. The state did not change. Emitted beside the
@@ -552,7 +557,7 @@ class InputRejected:
 
 
 @event_type("output_retry", "loop")
-@attrs.frozen(slots=True)
+@frozen
 class OutputRetry:
     """The model's answer did not match the run's output schema (``errors``, one line
     each); it is asked again (attempt ``attempt`` of the spec's ``retries``)."""
@@ -564,7 +569,7 @@ class OutputRetry:
 
 
 @event_type("agent_output", "loop")
-@attrs.frozen(slots=True)
+@frozen
 class AgentOutput:
     """The run's structured answer, valid against its output schema (JSON); delivered
     right before the ``agent_end`` of a run that completed."""
@@ -575,7 +580,7 @@ class AgentOutput:
 
 
 @event_type("tool_approval_required", "loop")
-@attrs.frozen(slots=True)
+@frozen
 class ToolApprovalRequired:
     """The run is paused until every call listed here is approved or rejected."""
 
@@ -637,12 +642,12 @@ class SummariseContext(CallModel):
     __slots__ = ()
 
 
-@attrs.frozen(slots=True)
+@frozen
 class CancelModel:
     """Stop the current model call; still answer it (with a partial message or an error)."""
 
 
-@attrs.frozen(slots=True)
+@frozen
 class ExecuteTools:
     """Run these calls (together when ``parallel``); answer each with one ``tool_result``."""
 
@@ -650,14 +655,14 @@ class ExecuteTools:
     parallel: bool
 
 
-@attrs.frozen(slots=True)
+@frozen
 class CancelTools:
     """Cancel these running calls; still answer each with one ``tool_result``."""
 
     tool_call_ids: tuple[str, ...]
 
 
-@attrs.frozen(slots=True)
+@frozen
 class SetTimer:
     """Feed a ``clock_tick`` at ``at_ms`` (the run's deadline, or the end of a retry
     delay), replacing the timer set before."""
@@ -665,7 +670,7 @@ class SetTimer:
     at_ms: int
 
 
-@attrs.frozen(slots=True)
+@frozen
 class CheckOutput:
     """Run the output guardrails on the final answer ``message`` (on a structured-output
     run, on ``output``, its validated answer); answer with ``output_passed`` or
@@ -675,7 +680,7 @@ class CheckOutput:
     output: JSONValue = None
 
 
-@attrs.frozen(slots=True)
+@frozen
 class AwaitApproval:
     """The run is paused: nothing is in flight until these calls are approved or rejected.
     ``usage`` and ``cost``: what the run spent so far."""
@@ -685,7 +690,7 @@ class AwaitApproval:
     cost: float | None = None
 
 
-@attrs.frozen(slots=True)
+@frozen
 class AwaitElicitation:
     """The run is paused until these elicitations are answered; the tool calls that asked
     are still running (they wait for the answers)."""
@@ -693,14 +698,14 @@ class AwaitElicitation:
     elicitations: tuple[ElicitationRequest, ...]
 
 
-@attrs.frozen(slots=True)
+@frozen
 class AnswerElicitation:
     """Hand ``answer`` to the tool call waiting for it (nothing, when none waits)."""
 
     answer: ElicitationAnswer
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Finish:
     """The run is over and nothing is in flight; ``usage`` and ``cost``: what it spent."""
 

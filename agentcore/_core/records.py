@@ -1,0 +1,333 @@
+"""``frozen``: the class ``attrs.frozen(slots=True)`` builds, built at a fifth of the cost.
+
+The event classes and the values inside them are frozen, slotted attrs classes, more than
+a hundred of them: attrs writes and compiles an ``__init__``, ``__repr__``, ``__eq__`` and
+``__hash__`` for each (about 0.4 ms a class), a third of ``from agentcore import Agent``.
+``frozen`` builds the same class from the same definition (the annotations, with
+``attrs.field(...)`` for defaults, factories, converters, validators and ``kw_only``):
+
+- ``__attrs_attrs__`` holds real ``attrs.Attribute``s (in a tuple with a property per
+  name, as attrs' own), so ``attrs.fields``, ``attrs.evolve``, ``attrs.asdict``,
+  ``attrs.has`` and ``attrs.validate`` treat the class as the attrs class it mirrors;
+- ``__init__``, ``__eq__`` and ``__hash__`` run the code attrs would write, compiled once
+  per shape (which fields are keyword-only, converted, validated, made by a factory; for
+  ``__eq__`` and ``__hash__`` only their number) and given each class's field names,
+  defaults and helpers; ``__init__`` sets the slots through their descriptors, a fifth
+  faster than attrs' ``object.__setattr__``, then runs the validators and
+  ``__attrs_post_init__`` as attrs' does;
+- ``__repr__`` and the pickling pair are small closures over the field names;
+  ``__setattr__``, ``__delattr__``, ``__ne__`` and ``__attrs_props__`` are attrs' very
+  objects, taken from a reference class.
+
+Type checkers see ``attrs.frozen`` itself (the modules import ``frozen`` from ``attrs``
+under ``TYPE_CHECKING``), so the attrs plugin types every ``__init__``; the tests in
+tests/core/test_records.py hold each class to an attrs-built twin of the same fields.
+What attrs offers beyond what these classes use (base classes, private names, methods
+written in the class, ``init``/``eq``/``repr``/``hash`` switches on a field, converters
+or factories that take ``self``) is refused with a ``TypeError`` when the class is
+defined: such a class keeps ``attrs.frozen``.
+"""
+
+from __future__ import annotations
+
+import operator
+import reprlib
+from collections.abc import Callable
+from types import CodeType, FunctionType
+from typing import Any, TypeVar
+
+import attrs
+
+__all__ = ["frozen"]
+
+_C = TypeVar("_C", bound=type[Any])
+
+_CLASS_VAR_PREFIXES = ("typing.ClassVar", "t.ClassVar", "ClassVar", "typing_extensions.ClassVar")
+"""How attrs tells a ``ClassVar`` from a field in a string annotation (it evaluates none)."""
+
+
+@attrs.frozen(slots=True)
+class _Reference:
+    """A class attrs builds with the same options: the source of the methods and the
+    class properties it shares with every class ``frozen`` builds."""
+
+    field: int
+
+
+_SHARED = {
+    name: vars(_Reference)[name]
+    for name in ("__setattr__", "__delattr__", "__ne__", "__attrs_props__")
+}
+_NOTHING = attrs.NOTHING
+_WRITTEN = frozenset(
+    {"__init__", "__repr__", "__eq__", "__ne__", "__hash__", "__getstate__", "__setstate__"}
+    | {"__setattr__", "__delattr__"}
+)
+"""The methods ``frozen`` writes."""
+_FIELD = type(attrs.field())
+_WRAPPERS = {property: "fget", classmethod: "__func__", staticmethod: "__func__"}
+_FACTORY: Any = attrs.Factory  # typed as a function by attrs' stubs
+
+
+def frozen(cls: _C) -> _C:
+    """The class ``attrs.frozen(slots=True)`` would make of ``cls`` (see the module
+    docstring); ``TypeError`` for an option it does not mirror."""
+    if cls.__bases__ != (object,):
+        raise TypeError(f"frozen: {cls.__name__} must not have a base class")
+    body = dict(vars(cls))
+    own = sorted(_WRITTEN & body.keys())
+    if own:  # attrs would keep them (auto_detect) and write the others to agree
+        raise TypeError(
+            f"frozen: {cls.__name__} defines {', '.join(own)}, which this builder does not "
+            "mirror: use attrs.frozen(slots=True) for this class"
+        )
+    fields = _fields(cls, body)
+    names = tuple(a.name for a in fields)
+    for name in (*names, "__dict__", "__weakref__"):
+        body.pop(name, None)
+    body.update(_SHARED)
+    body["__slots__"] = (*names, "__weakref__")
+    body["__qualname__"] = cls.__qualname__
+    body["__attrs_attrs__"] = type(
+        f"{cls.__name__}Attributes",
+        (tuple,),
+        {name: property(operator.itemgetter(i)) for i, name in enumerate(names)},
+    )(fields)
+    if "__match_args__" not in body:
+        body["__match_args__"] = tuple(a.name for a in fields if not a.kw_only)
+    salt = f"{cls.__module__}.{cls.__qualname__}"
+    methods = {
+        "__repr__": _repr(names),
+        "__eq__": _compared("__eq__", names, salt),
+        "__hash__": _compared("__hash__", names, salt),
+        "__getstate__": _getstate(names),
+        "__setstate__": _setstate(names),
+    }
+    for name, method in methods.items():
+        method.__module__ = cls.__module__
+        method.__qualname__ = f"{cls.__qualname__}.{name}"
+    body.update(methods)
+    built: Any = type(cls.__name__, (object,), body)
+    built.__init__ = _init(built, fields)  # it sets the slots by their descriptors
+    built.__init__.__module__ = cls.__module__
+    _rebind_class_cells(cls, built)
+    return built  # type: ignore[no-any-return]
+
+
+def _fields(cls: type[Any], body: dict[str, Any]) -> tuple[attrs.Attribute[Any], ...]:
+    """The attributes of ``cls``'s own annotated fields, in order, as attrs makes them."""
+    fields = []
+    had_default = False
+    for name, annotation in body.get("__annotations__", {}).items():
+        if isinstance(annotation, str) and annotation.startswith(_CLASS_VAR_PREFIXES):
+            continue
+        spec = body.get(name, _NOTHING)
+        if not isinstance(spec, _FIELD):
+            spec = attrs.field(default=spec)
+        field = attrs.Attribute.from_counting_attr(name, spec, False, annotation)  # type: ignore[attr-defined]
+        object.__setattr__(field, "alias", name)
+        _refuse_unmirrored(cls, field)
+        if field.default is _NOTHING and had_default and not field.kw_only:
+            raise ValueError(
+                f"No mandatory attributes allowed after an attribute with a default value "
+                f"or factory.  Attribute in question: {field!r}"
+            )
+        had_default = had_default or (field.default is not _NOTHING and not field.kw_only)
+        fields.append(field)
+    return tuple(fields)
+
+
+def _refuse_unmirrored(cls: type[Any], field: attrs.Attribute[Any]) -> None:
+    default: Any = field.default
+    unmirrored = (
+        field.name.startswith("_")
+        or not field.init
+        or field.eq is not True
+        or field.repr is not True
+        or field.hash is not None
+        or field.on_setattr is not None
+        or isinstance(field.converter, attrs.Converter)
+        or (isinstance(default, _FACTORY) and default.takes_self)
+    )
+    if unmirrored:
+        raise TypeError(
+            f"frozen: field {field.name!r} of {cls.__name__} uses an attrs option this "
+            "builder does not mirror: use attrs.frozen(slots=True) for this class"
+        )
+
+
+def _init(cls: type[Any], fields: tuple[attrs.Attribute[Any], ...]) -> Callable[..., None]:
+    """The ``__init__`` attrs would write, setting each slot by its descriptor: the code of
+    its shape (compiled once for all the classes of that shape), with the parameters named
+    after the fields and the class's defaults, setters, converters and validators."""
+    shape = (
+        *(
+            (a.kw_only, _is_factory(a), a.converter is not None, a.validator is not None)
+            for a in fields
+        ),
+        getattr(cls, "__attrs_post_init__", None) is not None,
+    )
+    code = _CODES.get(shape)
+    if code is None:
+        code = _CODES[shape] = _compile(shape)
+    order = [a for a in fields if not a.kw_only] + [a for a in fields if a.kw_only]
+    globs: dict[str, Any] = {"NOTHING": _NOTHING, "_disabled": attrs.validators.get_disabled}
+    for i, a in enumerate(fields):
+        default: Any = a.default
+        globs[f"_set{i}"] = getattr(cls, a.name).__set__
+        globs[f"_convert{i}"], globs[f"_validate{i}"] = a.converter, a.validator
+        globs[f"_attribute{i}"] = a
+        if isinstance(default, _FACTORY):
+            globs[f"_factory{i}"] = default.factory
+    names = tuple(a.name for a in order)
+    init: Any = FunctionType(
+        code.replace(
+            co_varnames=("self", *names, *code.co_varnames[1 + len(names) :]),
+            co_filename=f"<frozen generated init {cls.__module__}.{cls.__qualname__}>",
+            co_qualname=f"{cls.__qualname__}.__init__",
+        ),
+        globs,
+        "__init__",
+        tuple(_signature_default(a) for a in order if not a.kw_only and a.default is not _NOTHING),
+    )
+    init.__kwdefaults__ = {
+        a.name: _signature_default(a) for a in order if a.kw_only and a.default is not _NOTHING
+    } or None
+    init.__annotations__ = {"return": None}
+    for a in fields:
+        convert: Any = a.converter
+        annotation = a.type if convert is None else _first_param_type(convert)
+        if annotation is not None:
+            init.__annotations__[a.name] = annotation
+    return init  # type: ignore[no-any-return]
+
+
+_CODES: dict[tuple[Any, ...], CodeType] = {}
+"""The ``__init__`` code of each shape: per field (in order) whether it is keyword-only,
+defaults to a factory's result, converts and validates; last, whether the class
+post-inits. Plain defaults are the function's, not its code's."""
+
+
+def _is_factory(field: attrs.Attribute[Any]) -> bool:
+    return isinstance(field.default, _FACTORY)
+
+
+def _signature_default(field: attrs.Attribute[Any]) -> Any:
+    """A factory's parameter defaults to ``NOTHING`` (then the factory runs), as in attrs."""
+    return _NOTHING if _is_factory(field) else field.default
+
+
+def _compile(shape: tuple[Any, ...]) -> CodeType:
+    """Compile the code of an ``__init__`` of ``shape``, its parameters named ``p0``...
+    (keyword-only ones after the others) and the field ``i`` set by ``_set{i}``."""
+    *flags, post_init = shape
+    order = [i for i, f in enumerate(flags) if not f[0]] + [i for i, f in enumerate(flags) if f[0]]
+    param = {i: f"p{order.index(i)}" for i in range(len(flags))}
+    body, checks = [], []
+    for i, (_, factory, converts, validates) in enumerate(flags):
+        name = param[i]
+        if factory:
+            body.append(f"    if {name} is NOTHING:\n        {name} = _factory{i}()")
+        if converts:
+            body.append(f"    {name} = _convert{i}({name})")
+        body.append(f"    _set{i}(self, {name})")
+        if validates:
+            checks.append(f"        _validate{i}(self, _attribute{i}, {name})")
+    if checks:
+        body += ["    if not _disabled():", *checks]
+    if post_init:
+        body.append("    self.__attrs_post_init__()")
+    positional = [param[i] for i in order if not flags[i][0]]
+    keyword = [param[i] for i in order if flags[i][0]]
+    params = ", ".join(["self", *positional, *(["*", *keyword] if keyword else [])])
+    source = f"def __init__({params}):\n" + ("\n".join(body) or "    pass") + "\n"
+    namespace: dict[str, Any] = {}
+    exec(compile(source, "<frozen generated init>", "exec"), namespace)
+    code: CodeType = namespace["__init__"].__code__
+    return code
+
+
+def _first_param_type(converter: Callable[..., Any]) -> Any:
+    """The annotation of a converter's first parameter, which attrs gives its argument."""
+    code = getattr(converter, "__code__", None)
+    if code is None or code.co_argcount == 0:
+        return None
+    return getattr(converter, "__annotations__", {}).get(code.co_varnames[0])
+
+
+def _repr(names: tuple[str, ...]) -> Callable[[Any], str]:
+    @reprlib.recursive_repr()  # an instance that holds itself shows as ``...``, as in attrs
+    def __repr__(self: Any) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in names)
+        return f"{self.__class__.__qualname__.rsplit('>.', 1)[-1]}({shown})"
+
+    return __repr__
+
+
+def _compared(kind: str, names: tuple[str, ...], salt: str) -> Callable[..., Any]:
+    """The ``__eq__`` or ``__hash__`` attrs writes (reading the fields as attributes, which
+    the interpreter specialises for slots): the code for that many fields, compiled once,
+    with the field names put in. ``salt`` (the class's name) sets apart the hashes of equal
+    field values of two classes, as attrs' per-class salt does."""
+    code = _COMPARED.get((kind, len(names)))
+    if code is None:
+        code = _COMPARED[kind, len(names)] = _compile_compared(kind, len(names))
+    rename = {f"f{i}": name for i, name in enumerate(names)}
+    code = code.replace(co_names=tuple(rename.get(n, n) for n in code.co_names))
+    return FunctionType(code, {"_salt": salt})
+
+
+_COMPARED: dict[tuple[str, int], CodeType] = {}
+
+
+def _compile_compared(kind: str, count: int) -> CodeType:
+    mine = "".join(f"self.f{i}, " for i in range(count))
+    if kind == "__eq__":
+        theirs = "".join(f"other.f{i}, " for i in range(count))
+        source = (
+            "def __eq__(self, other):\n"
+            "    if other.__class__ is not self.__class__:\n"
+            "        return NotImplemented\n"
+            f"    return ({mine}) == ({theirs})\n"
+        )
+    else:
+        source = f"def __hash__(self):\n    return hash((_salt, {mine}))\n"
+    namespace: dict[str, Any] = {}
+    exec(compile(source, "<frozen generated comparison>", "exec"), namespace)
+    code: CodeType = namespace[kind].__code__
+    return code
+
+
+def _getstate(names: tuple[str, ...]) -> Callable[[Any], dict[str, Any]]:
+    def __getstate__(self: Any) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in names}
+
+    return __getstate__
+
+
+def _setstate(names: tuple[str, ...]) -> Callable[[Any, Any], None]:
+    def __setstate__(self: Any, state: Any) -> None:
+        """A dict from ``__getstate__`` (a tuple from attrs before 22.2 pickles too)."""
+        if isinstance(state, tuple):
+            state = dict(zip(names, state, strict=False))
+        for name in names:
+            if name in state:
+                object.__setattr__(self, name, state[name])
+
+    return __setstate__
+
+
+def _rebind_class_cells(old: type[Any], new: type[Any]) -> None:
+    """Point the ``__class__`` cells of ``old``'s methods (``super()``) at the rebuilt class,
+    as attrs does for the classes it rebuilds with slots."""
+    for item in vars(old).values():
+        kind = type(item)
+        if kind in _WRAPPERS:
+            item = getattr(item, _WRAPPERS[kind])
+        elif kind is not FunctionType:
+            continue
+        code = item.__code__
+        if "__class__" in code.co_freevars:
+            cell = item.__closure__[code.co_freevars.index("__class__")]
+            if cell.cell_contents is old:
+                cell.cell_contents = new

@@ -1,0 +1,233 @@
+"""The event classes ``records.frozen`` builds are the classes ``attrs.frozen`` would build.
+
+Each is held to a twin that attrs itself builds from the same definition (the fields as
+``attrs.fields`` reports them, the same class body): the same signature, fields, slots,
+class attributes, and for any instance the same repr, pickled state and dict, with
+equality, hashing, immutability and pickling as attrs gives them.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import pickle
+import weakref
+from typing import Any, ClassVar
+
+import attrs
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import agentcore._loop.events as loop_events
+from agentcore._core import (
+    caching,
+    content,
+    driver,
+    media,
+    observers,
+    pricing,
+    provider_tools,
+    state_machine,
+)
+from agentcore._core import events as core_events
+from agentcore._core.records import frozen
+from agentcore._loop import compaction, lineage, partial_json, steps_record, tools
+from agentcore.events import EVENT_TYPES
+from agentcore.testing import instances
+
+MODULES = (core_events, loop_events, content, media, provider_tools, caching, driver, pricing)
+MODULES += (observers, state_machine, compaction, lineage, partial_json, steps_record, tools)
+BUILT = sorted(
+    {
+        value
+        for module in MODULES
+        for value in vars(module).values()
+        if isinstance(value, type)
+        and attrs.has(value)
+        and value.__init__.__code__.co_filename.startswith("<frozen generated init")
+    },
+    key=lambda cls: cls.__qualname__,
+)
+
+MADE = {
+    "__init__", "__repr__", "__eq__", "__ne__", "__hash__", "__getstate__", "__setstate__",
+    "__setattr__", "__delattr__", "__slots__", "__attrs_attrs__", "__attrs_props__",
+    "__match_args__", "__weakref__",
+}  # fmt: skip
+"""What attrs adds to a class (the twin's body leaves them out, for attrs to make)."""
+
+
+def _twin(cls: type[Any]) -> type[Any]:
+    """``attrs.frozen`` applied to ``cls``'s definition, rebuilt from what it holds."""
+    fields = attrs.fields(cls)
+    body = {k: v for k, v in vars(cls).items() if k not in MADE | {a.name for a in fields}}
+    for a in fields:
+        body[a.name] = attrs.field(
+            default=a.default, validator=a.validator, converter=a.converter, kw_only=a.kw_only
+        )
+    body["__qualname__"] = cls.__qualname__
+    return attrs.frozen(type(cls.__name__, (), body))
+
+
+TWINS = {cls: _twin(cls) for cls in BUILT}
+
+
+def test_every_event_class_is_built_by_frozen() -> None:
+    assert {cls for cls in EVENT_TYPES.values() if cls.__module__ in {
+        core_events.__name__, loop_events.__name__}} <= set(BUILT)  # fmt: skip
+    assert len(BUILT) >= 70
+
+
+@pytest.mark.parametrize("cls", BUILT, ids=lambda c: c.__qualname__)
+def test_the_class_is_attrs_twin(cls: type[Any]) -> None:
+    twin = TWINS[cls]
+    assert inspect.signature(cls) == inspect.signature(twin)
+    assert cls.__init__.__annotations__ == twin.__init__.__annotations__
+    assert attrs.fields(cls) == attrs.fields(twin)
+    assert [a.name for a in attrs.fields(cls)] == [
+        getattr(attrs.fields(cls), a.name).name for a in attrs.fields(cls)
+    ]
+    assert cls.__slots__ == twin.__slots__
+    assert cls.__match_args__ == twin.__match_args__
+    assert set(vars(cls)) == set(vars(twin))
+    assert cls.__attrs_props__ == twin.__attrs_props__
+    assert (cls.__name__, cls.__qualname__, cls.__module__, cls.__doc__) == (
+        twin.__name__,
+        twin.__qualname__,
+        twin.__module__,
+        twin.__doc__,
+    )
+    assert cls.__init__.__qualname__ == f"{cls.__qualname__}.__init__"
+
+
+def _as_twin(event: Any) -> Any:
+    twin = TWINS[type(event)]
+    built = object.__new__(twin)
+    built.__setstate__(event.__getstate__())
+    return built
+
+
+def _hash(value: Any) -> int | None:
+    try:
+        return hash(value)
+    except TypeError:
+        return None
+
+
+def _events() -> st.SearchStrategy[Any]:
+    """Events of every registered class ``frozen`` built, and the values inside them."""
+    values = [content.Usage, content.TextPart, content.ThinkingPart, content.ToolCallPart]
+    values += [content.TextContent, media.FileContent, provider_tools.ServerToolCallPart]
+    values += [provider_tools.ServerToolResultPart, provider_tools.CitationPart]
+    registered = [cls for cls in BUILT if cls in EVENT_TYPES.values()]
+    return st.sampled_from(registered + values).flatmap(instances)
+
+
+@given(_events())
+def test_an_instance_behaves_as_its_attrs_twin(event: Any) -> None:
+    cls, twin = type(event), _as_twin(event)
+    assert repr(event) == repr(twin)
+    assert attrs.asdict(event) == attrs.asdict(twin)
+    assert event.__getstate__() == twin.__getstate__()
+    values = {a.name: getattr(event, a.name) for a in attrs.fields(cls)}
+    again = cls(**values)
+    assert again == event
+    assert _hash(again) == _hash(event)
+    assert (_hash(event) is None) is (_hash(twin) is None)  # a dict inside: unhashable in both
+    assert not again.__ne__(event)
+    assert TWINS[cls](**values) == twin  # the twin's __init__ takes the same arguments
+    assert event != twin and twin != event  # another class: never equal
+    assert attrs.evolve(event) == event
+    assert pickle.loads(pickle.dumps(event)) == event
+    assert copy.copy(event) == event and copy.deepcopy(event) == event
+    old_style = object.__new__(cls)  # a pickle from attrs before 22.2 holds a tuple
+    old_style.__setstate__(tuple(values.values()))
+    assert old_style == event
+    for name in values:
+        with pytest.raises(attrs.exceptions.FrozenInstanceError):
+            setattr(event, name, None)
+        with pytest.raises(attrs.exceptions.FrozenInstanceError):
+            delattr(event, name)
+    assert weakref.ref(event)() is event
+
+
+@given(_events(), _events())
+def test_equality_is_by_class_and_fields(a: Any, b: Any) -> None:
+    same = type(a) is type(b) and a.__getstate__() == b.__getstate__()
+    assert (a == b) is same
+    if same:
+        assert _hash(a) == _hash(b)
+
+
+def test_a_field_change_is_an_inequality() -> None:
+    a = core_events.TextDelta("hi", 0, timestamp=1)
+    assert a != attrs.evolve(a, text="ho")
+    assert a != attrs.evolve(a, timestamp=2)
+    assert a != core_events.ThinkingDelta("hi", 0, timestamp=1)
+
+
+@frozen
+class _Sample:
+    kind: ClassVar[str] = "sample"
+    name: str
+    size: int = attrs.field(default=1, validator=attrs.validators.gt(0))
+    tags: tuple[str, ...] = attrs.field(factory=list, converter=tuple)
+    stamp: int = attrs.field(default=0, kw_only=True)
+
+    def describe(self) -> str:
+        return f"{super().__repr__()}"
+
+
+def test_defaults_factories_converters_and_validators_run_as_in_attrs() -> None:
+    sample = _Sample("a")
+    assert (sample.name, sample.size, sample.tags, sample.stamp) == ("a", 1, (), 0)
+    assert _Sample("a", 2, ["x"], stamp=3).tags == ("x",)  # the converter runs on the factory's
+    assert _Sample("a").tags is not _Sample("b").tags or _Sample("a").tags == ()
+    with pytest.raises(ValueError, match="'size' must be > 0: 0"):
+        _Sample("a", 0)
+    with attrs.validators.disabled():
+        assert _Sample("a", 0).size == 0
+    with pytest.raises(TypeError):
+        _Sample()  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        _Sample("a", 1, (), 0)  # type: ignore[misc]
+    assert _Sample.kind == "sample" and "kind" not in _Sample.__slots__
+    assert _Sample("a").describe().startswith("<")  # super() reaches object's __repr__
+    assert repr(_Sample("a")) == "_Sample(name='a', size=1, tags=(), stamp=0)"
+
+
+def test_an_instance_that_holds_itself_is_shown_with_dots() -> None:
+    holder: list[Any] = []
+    sample = _Sample("a", 1, holder)  # the converter copies: build the cycle by hand
+    object.__setattr__(sample, "tags", (sample,))
+    assert repr(sample) == "_Sample(name='a', size=1, tags=(...,), stamp=0)"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"__annotations__": {"x": "int"}, "x": attrs.field(init=False)},
+        {"__annotations__": {"x": "int"}, "x": attrs.field(eq=False)},
+        {"__annotations__": {"x": "int"}, "x": attrs.field(repr=False)},
+        {"__annotations__": {"_x": "int"}},
+        {"__annotations__": {"x": "int"}, "x": attrs.field(default=attrs.Factory(list, True))},
+        {"__annotations__": {"x": "int"}, "__repr__": lambda self: "x"},
+    ],
+)
+def test_options_it_does_not_mirror_are_refused(body: dict[str, Any]) -> None:
+    with pytest.raises(TypeError, match=r"use attrs\.frozen"):
+        frozen(type("Odd", (), body))
+
+
+def test_a_base_class_is_refused() -> None:
+    with pytest.raises(TypeError, match="must not have a base class"):
+        frozen(type("Odd", (_Sample,), {"__annotations__": {}}))
+
+
+def test_a_mandatory_field_after_a_default_is_refused_as_by_attrs() -> None:
+    body = {"__annotations__": {"x": "int", "y": "int"}, "x": 0}
+    with pytest.raises(ValueError, match="No mandatory attributes allowed after"):
+        frozen(type("Odd", (), dict(body)))
+    with pytest.raises(ValueError, match="No mandatory attributes allowed after"):
+        attrs.frozen(type("Odd", (), dict(body)))
