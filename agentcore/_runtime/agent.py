@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from typing import Any, Self, overload
+from typing import TYPE_CHECKING, Any, Self, overload
 
 import attrs
 
@@ -155,7 +155,25 @@ class Agent(SeedAPI, PluginUse, RunFold, JournalLane):
         output_guardrails: Sequence[Callable[..., Any] | Guardrail] = (),
         tool_guardrails: Sequence[Callable[..., Any] | Guardrail] = (),
     ) -> None:
-        self._start(AgentConfig.of(**{k: v for k, v in locals().items() if k != "self"}))
+        options = locals()
+        if _deferrable(model, options):  # checked cheaply; built on first use
+            self._deferred = (model, tools, system_prompt, deps)
+            self.created_at = ms_clock()
+            return
+        del options["self"]
+        self._start(AgentConfig.of(**options))
+
+    if not TYPE_CHECKING:
+
+        def __getattr__(self, name: str) -> Any:
+            """Build a deferred agent (``_deferrable``) on first use of what it holds."""
+            deferred = self.__dict__.pop("_deferred", None)
+            if deferred is None:
+                raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+            model, tools, system_prompt, deps = deferred
+            options = {**_OPTIONS, "tools": tools, "system_prompt": system_prompt, "deps": deps}
+            self._start(AgentConfig.of(model, **options), self.created_at)
+            return getattr(self, name)
 
     @classmethod
     def configure(
@@ -177,7 +195,7 @@ class Agent(SeedAPI, PluginUse, RunFold, JournalLane):
         agent._start(config)
         return agent
 
-    def _start(self, c: AgentConfig) -> None:
+    def _start(self, c: AgentConfig, created_at: int | None = None) -> None:
         self.agent_config = c
         """The options the agent was built with, checked (``AgentConfig``)."""
         self.config = c.loop
@@ -193,7 +211,7 @@ class Agent(SeedAPI, PluginUse, RunFold, JournalLane):
         if continuing and c.messages:
             raise ConfigurationError(f"session {agent_id!r} has a history already: drop messages=")
         self.agent_id = agent_id or f"agent_{c.id_factory()}"
-        self.created_at = c.clock()
+        self.created_at = c.clock() if created_at is None else created_at
         if journal is not None and not continuing and journal.last_seq(self.agent_id):
             raise ConfigurationError(
                 f"journal {journal!r} already holds agent {self.agent_id!r}'s conversation; "
@@ -495,6 +513,31 @@ _OPTIONS: dict[str, Any] = {
     if p.kind is p.KEYWORD_ONLY
 }
 """Every option of ``Agent`` with its default (``Agent.configure`` fills them in)."""
+
+_FIXED = tuple((k, v) for k, v in _OPTIONS.items() if k not in ("tools", "system_prompt", "deps"))
+"""The options a deferred agent leaves at their defaults."""
+
+
+def _deferrable(model: Any, options: Mapping[str, Any]) -> bool:
+    """Whether ``Agent(model, **options)`` can be checked here in a few steps and built
+    on first use: a model name or an object with ``receive`` (no fallback list), tools
+    that are ``Tool`` objects with distinct names, a ``str`` system prompt or none, any
+    ``deps``, and every other option left at its default. Any other agent is checked and
+    built at once (``AgentConfig.of``), so a bad option still raises at construction."""
+    for name, default in _FIXED:
+        if options[name] is not default:
+            return False
+    if type(model) is not str and (
+        isinstance(model, list | tuple) or not callable(getattr(model, "receive", None))
+    ):
+        return False
+    tools = options["tools"]
+    if type(tools) not in (list, tuple) or not all(type(t) is Tool for t in tools):
+        return False
+    system_prompt = options["system_prompt"]
+    return (system_prompt is None or type(system_prompt) is str) and len(
+        {t.name for t in tools}
+    ) == len(tools)
 
 
 def create_agent(
