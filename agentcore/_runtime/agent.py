@@ -155,12 +155,21 @@ class Agent(SeedAPI, PluginUse, RunFold, JournalLane):
         output_guardrails: Sequence[Callable[..., Any] | Guardrail] = (),
         tool_guardrails: Sequence[Callable[..., Any] | Guardrail] = (),
     ) -> None:
-        options = locals()
-        if _deferrable(model, options):  # checked cheaply; built on first use
+        fixed = (  # every option but tools, system_prompt and deps, as _FIXED names them
+            toolsets, processors, max_iterations, max_tokens, max_cost, timeout,
+            steering_mode, follow_up_mode, steering_policy, tool_execution, convert_to_llm,
+            transform_context, thinking_level, max_output_tokens, temperature, price,
+            compaction, cache, model_retries, retry_delay, messages, driver_factory,
+            base_url, api_key, presenters, journal, snapshots, snapshot_every, session,
+            session_id, agent_id, clock, id_factory, max_pending, close_timeout, middleware,
+            extensions, input_guardrails, output_guardrails, tool_guardrails,
+        )  # fmt: skip
+        if _deferrable(model, fixed, tools, system_prompt):  # built on first use
             self._deferred = (model, tools, system_prompt, deps)
             self.created_at = ms_clock()
             return
-        del options["self"]
+        options = locals()
+        del options["self"], options["fixed"]
         self._start(AgentConfig.of(**options))
 
     if not TYPE_CHECKING:
@@ -514,30 +523,34 @@ _OPTIONS: dict[str, Any] = {
 }
 """Every option of ``Agent`` with its default (``Agent.configure`` fills them in)."""
 
-_FIXED = tuple((k, v) for k, v in _OPTIONS.items() if k not in ("tools", "system_prompt", "deps"))
-"""The options a deferred agent leaves at their defaults."""
+_FIXED = tuple(name for name in _OPTIONS if name not in ("tools", "system_prompt", "deps"))
+"""The options a deferred agent leaves at their defaults, in the order ``__init__``'s
+``fixed`` tuple lists their values (``tests/runtime/test_agent_construction.py`` holds
+the two equal)."""
+_FIXED_DEFAULTS = tuple(_OPTIONS[name] for name in _FIXED)
+_FIXED_TYPES = tuple(map(type, _FIXED_DEFAULTS))
 
 
-def _deferrable(model: Any, options: Mapping[str, Any]) -> bool:
-    """Whether ``Agent(model, **options)`` can be checked here in a few steps and built
-    on first use: a model name or an object with ``receive`` (no fallback list), tools
-    that are ``Tool`` objects with distinct names, a ``str`` system prompt or none, any
-    ``deps``, and every other option left at its default. Any other agent is checked and
-    built at once (``AgentConfig.of``), so a bad option still raises at construction."""
-    for name, default in _FIXED:
-        if options[name] is not default:
+def _deferrable(model: Any, fixed: tuple[Any, ...], tools: Any, system_prompt: Any) -> bool:
+    """Whether ``Agent(model, ...)`` can be checked here in a few steps and built on first
+    use: a model name or an object with ``receive`` (no fallback list), tools that are
+    ``Tool`` objects with distinct names, a ``str`` system prompt or none, any ``deps``,
+    and every other option (``fixed``) at its default: equal to it and of its type
+    (``False`` is not the default ``0``, nor ``10.0`` the default ``10``), which two tuple
+    comparisons tell at C speed. Any other agent is checked and built at once
+    (``AgentConfig.of``), so a bad option still raises at construction."""
+    if fixed != _FIXED_DEFAULTS or tuple(map(type, fixed)) != _FIXED_TYPES:
+        return False
+    if type(model) is not str and not callable(getattr(model, "receive", None)):
+        return False  # a fallback list, or what as_driver refuses
+    if type(tools) is not list and type(tools) is not tuple:
+        return False
+    names = set()
+    for t in tools:
+        if type(t) is not Tool:
             return False
-    if type(model) is not str and (
-        isinstance(model, list | tuple) or not callable(getattr(model, "receive", None))
-    ):
-        return False
-    tools = options["tools"]
-    if type(tools) not in (list, tuple) or not all(type(t) is Tool for t in tools):
-        return False
-    system_prompt = options["system_prompt"]
-    return (system_prompt is None or type(system_prompt) is str) and len(
-        {t.name for t in tools}
-    ) == len(tools)
+        names.add(t.name)
+    return (system_prompt is None or type(system_prompt) is str) and len(names) == len(tools)
 
 
 def create_agent(

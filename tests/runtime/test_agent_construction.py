@@ -4,7 +4,10 @@ builds later is the one the options describe."""
 
 from __future__ import annotations
 
+import ast
 import asyncio
+import inspect
+import textwrap
 from typing import Any
 
 import attrs
@@ -32,7 +35,16 @@ MODELS = st.sampled_from([DRIVER, "scripted/any", object(), [DRIVER], None])
 TOOLS = st.sampled_from([(), [ADD], (ADD, SUB), [ADD, ADD], "add", [add], [object()], ADD])
 PROMPTS = st.sampled_from([None, "be brief", ["a", "b"], 3])
 EXTRA = st.sampled_from(
-    [{}, {"deps": {"k": 1}}, {"max_iterations": 0}, {"max_iterations": 3}, {"temperature": "hot"}]
+    [
+        {},
+        {"deps": {"k": 1}},
+        {"max_iterations": 0},
+        {"max_iterations": 3},
+        {"temperature": "hot"},
+        {"max_iterations": 10.0},  # equal to the default 10, not an int
+        {"model_retries": False},  # equal to the default 0, a bool
+        {"close_timeout": 5},
+    ]
 )
 
 
@@ -78,3 +90,27 @@ def test_an_agent_built_on_first_use_runs_as_one_built_at_once() -> None:
     text, count, names, before = asyncio.run(talk(deferred))
     assert before == created  # the construction time, not the first use's
     assert (text, count, names) == asyncio.run(talk(at_once))[:3]
+
+
+def test_the_deferral_check_reads_every_option_in_order() -> None:
+    """``Agent.__init__`` lists the values of every option but ``tools``,
+    ``system_prompt`` and ``deps`` in a ``fixed`` tuple, compared with their defaults
+    in ``_FIXED``'s order: an option left out would be dropped by a deferred agent."""
+    from agentcore._runtime import agent as module
+
+    source = textwrap.dedent(inspect.getsource(Agent.__init__))
+    assigned = next(
+        node
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Assign)
+        and isinstance(node.targets[0], ast.Name)
+        and node.targets[0].id == "fixed"
+    )
+    assert isinstance(assigned.value, ast.Tuple)
+    listed = tuple(element.id for element in assigned.value.elts)  # type: ignore[attr-defined]
+    options = [
+        name
+        for name, p in inspect.signature(Agent.__init__).parameters.items()
+        if p.kind is p.KEYWORD_ONLY and name not in ("tools", "system_prompt", "deps")
+    ]
+    assert listed == module._FIXED == tuple(options)
