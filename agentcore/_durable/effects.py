@@ -7,7 +7,7 @@ journal or the conversation state: the workflow folds what a step returns.
 
 - ``call_model``: the driver's stream events, in order. A driver that raises, or whose
   stream ends without ``message_stop``, is answered as the in-process runtime answers it
-  (``driver_failure``; a retryable ``CONNECTION_ERROR``). While it streams, batches of
+  (``driver_failure``; ``cut_short``). While it streams, batches of
   events are handed to ``publish`` (live deltas for readers, before the step ends), and
   ``aborted()`` is asked every ``check_every`` seconds: when it says yes, the stream is
   closed and the events so far are returned with ``cut=True`` (the workflow then folds
@@ -30,7 +30,7 @@ from .._core.driver import ModelRequest
 from .._core.errors import ErrorCode
 from .._core.events import ErrorReceived, MessageStop, ToolResult
 from .._edges.clock import stamped
-from .._edges.driver import Driver, close_stream
+from .._edges.driver import Driver, close_stream, cut_short
 from .._loop.events import ElicitationAnswer, ElicitationRequest
 from .._loop.tools import Tool
 from .._runtime.perform import driver_failure
@@ -111,14 +111,7 @@ async def call_model(
     if publish is not None and batch:
         await publish(batch)
     if not cut and (not events or type(events[-1]) not in (MessageStop, ErrorReceived)):
-        events.append(
-            ErrorReceived(
-                "the model stream ended before message_stop",
-                ErrorCode.CONNECTION_ERROR.value,
-                retryable=True,
-                timestamp=clock(),
-            )
-        )
+        events.append(cut_short(clock()))
     return events, cut
 
 

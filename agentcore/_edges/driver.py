@@ -17,14 +17,30 @@ the conversation is.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, Protocol, Self, runtime_checkable
 
 from .._core.assembler import create_initial_message_assembler_state, message_assembler_processor
 from .._core.driver import OUTPUT_MODES, ModelRequest, OutputMode
-from .._core.events import AssistantMessage, ErrorMessage, Interrupt, StreamEvent
+from .._core.errors import ErrorCode
+from .._core.events import (
+    AssistantMessage,
+    ErrorMessage,
+    ErrorReceived,
+    Interrupt,
+    MessageStop,
+    StreamEvent,
+)
 
-__all__ = ["BaseDriver", "Driver", "as_driver", "close_stream", "collect_reply"]
+__all__ = [
+    "BaseDriver",
+    "Driver",
+    "as_driver",
+    "close_stream",
+    "collect_reply",
+    "cut_short",
+    "ended_batches",
+]
 
 
 @runtime_checkable
@@ -169,6 +185,42 @@ async def close_stream(stream: Any) -> None:
     aclose = getattr(stream, "aclose", None)
     if aclose is not None:
         await aclose()
+
+
+_TERMINAL = (MessageStop, ErrorReceived)
+
+
+def cut_short(timestamp: int) -> ErrorReceived:
+    """The ``error_received`` that ends a model stream which stopped before
+    ``message_stop``: a retryable ``CONNECTION_ERROR`` (the call may be tried again)."""
+    return ErrorReceived(
+        "the model stream ended before message_stop",
+        ErrorCode.CONNECTION_ERROR.value,
+        retryable=True,
+        timestamp=timestamp,
+    )
+
+
+async def ended_batches(
+    driver: Driver, request: ModelRequest, clock: Callable[[], int]
+) -> AsyncIterator[Sequence[StreamEvent]]:
+    """``driver.receive_batches(request)``, ending with ``message_stop`` or
+    ``error_received`` whatever the driver does: a stream that stops before either (a
+    driver written by hand, a scripted turn without its stop) gets one closing
+    ``cut_short`` batch, stamped by ``clock``. What the runtime reads a model call
+    through, so no reader of a stream decides what a cut means. A driver that raises
+    propagates; closing this stream closes the driver's."""
+    stream = driver.receive_batches(request)
+    last: Any = None
+    try:
+        async for batch in stream:
+            if batch:
+                last = batch[-1]
+            yield batch
+    finally:
+        await close_stream(stream)
+    if type(last) not in _TERMINAL:
+        yield (cut_short(clock()),)
 
 
 async def collect_reply(

@@ -117,10 +117,16 @@ def finish(
     out: Out,
     *,
     retryable: bool = False,
+    changes: dict[str, Any] | None = None,
 ) -> LoopState:
     """End the run with a well-formed history: every open tool call answered, unanswered
-    queued messages back at the front of their queues, ``turn_end`` and ``agent_end``."""
-    run = s.run
+    queued messages back at the front of their queues, ``turn_end`` and ``agent_end``.
+    ``changes``: the state's changes the caller decided and has not made yet; they are
+    made with the end's, in one new state."""
+    pending: dict[str, Any] = {} if changes is None else changes
+    if pending and pending.get("batch", s.batch) is not None:
+        s, pending = s.replace(**pending), {}
+    run = pending.get("run", s.run)
     assert run is not None
     if reason == "aborted" and code == ErrorCode.TIMEOUT:
         reason = "error"
@@ -134,21 +140,19 @@ def finish(
     elif run.turn_open:
         out.append(turn_end(s, run, (), ts))
     back = run.inflight
-    steering = tuple(m for q, m in back if q == "steer") + s.steering
-    follow_ups = tuple(m for q, m in back if q == "follow_up") + s.follow_ups
+    steering = tuple(m for q, m in back if q == "steer") + pending.get("steering", s.steering)
+    follow_ups = tuple(m for q, m in back if q == "follow_up") + pending.get(
+        "follow_ups", s.follow_ups
+    )
     cost = spent(s, run.cost)
     out.append(ConversationClose(_CLOSING[reason], timestamp=ts))
     out.append(AgentEnd(reason, code, message, run.usage, cost, timestamp=ts))
     out.append(Finish(reason, code, message, run.usage, cost))
     error = None if code is None else (code, message or "", retryable)
-    return s.replace(
-        phase="idle",
-        run=None,
-        batch=None,
-        steering=steering,
-        follow_ups=follow_ups,
-        error=error,
+    pending.update(
+        phase="idle", run=None, batch=None, steering=steering, follow_ups=follow_ups, error=error
     )
+    return s.replace(**pending)
 
 
 def arm(s: LoopState, out: Out) -> None:

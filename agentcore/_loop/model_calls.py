@@ -43,6 +43,11 @@ _INTERRUPTED = ErrorCode.INTERRUPTED.value
 _OVERFLOW = ErrorCode.CONTEXT_OVERFLOW.value
 
 
+Changes: TypeAlias = dict[str, Any]
+"""Field changes of a ``Run`` or a ``LoopState`` not made yet: a handler gathers them and
+builds each new state once (``replace``), not once per step of its decision."""
+
+
 def _role(message: Any) -> str:
     if isinstance(message, AssistantMessage):
         return "assistant"
@@ -60,14 +65,19 @@ def enter(message: Any, ts: int, out: Out) -> None:
         out.append(message)
 
 
-def call_model(s: LoopState, queue: str, ts: int, out: Out) -> LoopState:
-    """Deliver queued messages from ``queue`` (per its mode) and request a model call."""
-    run = s.run
+def call_model(
+    s: LoopState, queue: str, ts: int, out: Out, changes: Changes | None = None
+) -> LoopState:
+    """Deliver queued messages from ``queue`` (per its mode) and request a model call.
+    ``changes``: the state's changes the caller decided and has not made yet (its new
+    ``run``, ``messages``...); they are made with this call's, in one new state."""
+    pending: Changes = {} if changes is None else changes
+    run = pending.get("run", s.run)
     assert run is not None
     cap = run.limits.max_iterations
     if cap is not None and run.iterations >= cap:
         return finish(
-            s,
+            s.replace(**pending) if pending else s,
             "error",
             ErrorCode.MAX_ITERATIONS_EXCEEDED,
             f"stopped after {cap} model calls (max_iterations={cap}); {LIMIT_HINT}",
@@ -75,10 +85,10 @@ def call_model(s: LoopState, queue: str, ts: int, out: Out) -> LoopState:
             out,
         )
     steering = queue == "steer"
-    pending = s.steering if steering else s.follow_ups
+    field = "steering" if steering else "follow_ups"
+    queued = pending.get(field, getattr(s, field))
     mode = s.config.steering_mode if steering else s.config.follow_up_mode
-    taken = pending if mode == "all" else pending[:1]
-    rest = pending[len(taken) :]
+    taken = queued if mode == "all" else queued[:1]
     turn = run.turn + 1
     out.append(TurnStart(turn, timestamp=ts))
     for m in taken:
@@ -95,7 +105,9 @@ def call_model(s: LoopState, queue: str, ts: int, out: Out) -> LoopState:
         step_cost=0.0,
         overflowed=False,
     )
-    s = s.replace(phase="model", run=run, **{"steering" if steering else "follow_ups": rest})
+    pending.update(phase="model", run=run)
+    pending[field] = queued[len(taken) :]
+    s = s.replace(**pending)
     if s.config.compaction is not None:
         compacted = compact(s, ts, out, overflow=False)
         if compacted is not None:
@@ -144,11 +156,6 @@ def on_message_start(s: LoopState, e: MessageStart, ts: int, out: Out) -> LoopSt
         return s
     out.append(AgentMessageStart("assistant", None, timestamp=ts))
     return s.with_run(run.replace(streaming=True))
-
-
-Changes: TypeAlias = dict[str, Any]
-"""Field changes of a ``Run`` or a ``LoopState`` not made yet: a handler gathers them and
-builds each new state once (``replace``), not once per step of its decision."""
 
 
 def charged(

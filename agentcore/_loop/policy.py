@@ -164,13 +164,13 @@ def _on_prompt(s: LoopState, e: AgentPrompt, ts: int, out: Out) -> LoopState:
     entering = (*left, *e.messages)
     for m in entering:
         enter(m, ts, out)
-    s = s.replace(
-        run=run,
-        error=None,
-        messages=s.messages.extend(entering),
-        steering=s.steering[len(left) :],
-    )
-    return call_model(s, "steer", ts, out)
+    changes = {
+        "run": run,
+        "error": None,
+        "messages": s.messages.extend(entering),
+        "steering": s.steering[len(left) :],
+    }
+    return call_model(s, "steer", ts, out, changes)  # one new state for the prompt
 
 
 def _on_continue(s: LoopState, e: AgentContinue, ts: int, out: Out) -> LoopState:
@@ -187,9 +187,9 @@ def _on_continue(s: LoopState, e: AgentContinue, ts: int, out: Out) -> LoopState
             )
         )
         return s
-    s = s.replace(messages=messages, run=_new_run(s, e, ts, out), error=None)
     queue = "follow_up" if last_is_reply and not s.steering else "steer"
-    return call_model(s, queue, ts, out)
+    changes = {"messages": messages, "run": _new_run(s, e, ts, out), "error": None}
+    return call_model(s, queue, ts, out, changes)
 
 
 def _cut_off_reply(message: Any) -> bool:

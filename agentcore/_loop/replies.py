@@ -61,6 +61,11 @@ def on_assistant(s: LoopState, e: AssistantMessage, ts: int, out: Out) -> LoopSt
     if ends_turn:  # the turn ends here (its turn_end below)
         run_changes["turn_open"] = False
     run = run.replace(**run_changes)
+    completes = ends_turn and run.output is None and not s.config.check_output
+    if completes and not (s.steering or s.follow_ups):  # one new state for the reply
+        out.append(turn_end(s, run, (), ts))
+        changes["run"] = run
+        return finish(s, "completed", None, None, ts, out, changes=changes)
     s = s.replace(run=run, **changes)
     if run.stopping is not None:
         return end(s, ts, out)
@@ -156,7 +161,7 @@ def _final_answer_text(
     text = output.retry_message(spec, errors, attempt)
     message = UserMessage(f"{reply.message_id}:output-retry-{attempt}", text, timestamp=ts)
     enter(message, ts, out)
-    return call_model(s.replace(messages=s.messages.append(message)), "steer", ts, out)
+    return call_model(s, "steer", ts, out, {"messages": s.messages.append(message)})
 
 
 def _final_answer_call(s: LoopState, spec: OutputSpec, ts: int, out: Out) -> LoopState | None:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from typing import Any, Self, overload
+from typing import TYPE_CHECKING, Any, Self, overload
 
 import attrs
 
@@ -155,7 +155,34 @@ class Agent(SeedAPI, PluginUse, RunFold, JournalLane):
         output_guardrails: Sequence[Callable[..., Any] | Guardrail] = (),
         tool_guardrails: Sequence[Callable[..., Any] | Guardrail] = (),
     ) -> None:
-        self._start(AgentConfig.of(**{k: v for k, v in locals().items() if k != "self"}))
+        fixed = (  # every option but tools, system_prompt and deps, as _FIXED names them
+            toolsets, processors, max_iterations, max_tokens, max_cost, timeout,
+            steering_mode, follow_up_mode, steering_policy, tool_execution, convert_to_llm,
+            transform_context, thinking_level, max_output_tokens, temperature, price,
+            compaction, cache, model_retries, retry_delay, messages, driver_factory,
+            base_url, api_key, presenters, journal, snapshots, snapshot_every, session,
+            session_id, agent_id, clock, id_factory, max_pending, close_timeout, middleware,
+            extensions, input_guardrails, output_guardrails, tool_guardrails,
+        )  # fmt: skip
+        if _deferrable(model, fixed, tools, system_prompt):  # built on first use
+            self._deferred = (model, tools, system_prompt, deps)
+            self.created_at = ms_clock()
+            return
+        options = locals()
+        del options["self"], options["fixed"]
+        self._start(AgentConfig.of(**options))
+
+    if not TYPE_CHECKING:
+
+        def __getattr__(self, name: str) -> Any:
+            """Build a deferred agent (``_deferrable``) on first use of what it holds."""
+            deferred = self.__dict__.pop("_deferred", None)
+            if deferred is None:
+                raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+            model, tools, system_prompt, deps = deferred
+            options = {**_OPTIONS, "tools": tools, "system_prompt": system_prompt, "deps": deps}
+            self._start(AgentConfig.of(model, **options), self.created_at)
+            return getattr(self, name)
 
     @classmethod
     def configure(
@@ -177,7 +204,7 @@ class Agent(SeedAPI, PluginUse, RunFold, JournalLane):
         agent._start(config)
         return agent
 
-    def _start(self, c: AgentConfig) -> None:
+    def _start(self, c: AgentConfig, created_at: int | None = None) -> None:
         self.agent_config = c
         """The options the agent was built with, checked (``AgentConfig``)."""
         self.config = c.loop
@@ -193,7 +220,7 @@ class Agent(SeedAPI, PluginUse, RunFold, JournalLane):
         if continuing and c.messages:
             raise ConfigurationError(f"session {agent_id!r} has a history already: drop messages=")
         self.agent_id = agent_id or f"agent_{c.id_factory()}"
-        self.created_at = c.clock()
+        self.created_at = c.clock() if created_at is None else created_at
         if journal is not None and not continuing and journal.last_seq(self.agent_id):
             raise ConfigurationError(
                 f"journal {journal!r} already holds agent {self.agent_id!r}'s conversation; "
@@ -495,6 +522,35 @@ _OPTIONS: dict[str, Any] = {
     if p.kind is p.KEYWORD_ONLY
 }
 """Every option of ``Agent`` with its default (``Agent.configure`` fills them in)."""
+
+_FIXED = tuple(name for name in _OPTIONS if name not in ("tools", "system_prompt", "deps"))
+"""The options a deferred agent leaves at their defaults, in the order ``__init__``'s
+``fixed`` tuple lists their values (``tests/runtime/test_agent_construction.py`` holds
+the two equal)."""
+_FIXED_DEFAULTS = tuple(_OPTIONS[name] for name in _FIXED)
+_FIXED_TYPES = tuple(map(type, _FIXED_DEFAULTS))
+
+
+def _deferrable(model: Any, fixed: tuple[Any, ...], tools: Any, system_prompt: Any) -> bool:
+    """Whether ``Agent(model, ...)`` can be checked here in a few steps and built on first
+    use: a model name or an object with ``receive`` (no fallback list), tools that are
+    ``Tool`` objects with distinct names, a ``str`` system prompt or none, any ``deps``,
+    and every other option (``fixed``) at its default: equal to it and of its type
+    (``False`` is not the default ``0``, nor ``10.0`` the default ``10``), which two tuple
+    comparisons tell at C speed. Any other agent is checked and built at once
+    (``AgentConfig.of``), so a bad option still raises at construction."""
+    if fixed != _FIXED_DEFAULTS or tuple(map(type, fixed)) != _FIXED_TYPES:
+        return False
+    if type(model) is not str and not callable(getattr(model, "receive", None)):
+        return False  # a fallback list, or what as_driver refuses
+    if type(tools) is not list and type(tools) is not tuple:
+        return False
+    names = set()
+    for t in tools:
+        if type(t) is not Tool:
+            return False
+        names.add(t.name)
+    return (system_prompt is None or type(system_prompt) is str) and len(names) == len(tools)
 
 
 def create_agent(

@@ -151,6 +151,8 @@ def run_options(
 ) -> dict[str, Any]:
     """Per-run overrides (limits, and ``cache``, which ``agent_prompt`` checks), checked:
     unknown names and bad values raise ``ConfigurationError``."""
+    if not values:  # the usual run: nothing to check
+        return {}
     unknown = set(values) - _RUN_OPTIONS
     if unknown:
         raise ConfigurationError(

@@ -62,26 +62,42 @@ def result_of(
     end: Finish | AwaitApproval | AwaitElicitation | None,
 ) -> AgentResult[Any]:
     """What a run added to history ``messages`` since index ``start``, ``duration``
-    seconds long, ended or paused by ``end``."""
+    seconds long, ended or paused by ``end`` (one pass over what it added)."""
     added = tuple(messages[start:])
-    replies = [m for m in added if isinstance(m, AssistantMessage)]
     usage = getattr(end, "usage", None)  # a run's whole usage (Finish, AwaitApproval)
+    summing = usage is None
     if usage is None:
-        usage = sum((m.usage for m in replies), Usage())
+        usage = Usage()
+    last: AssistantMessage | None = None
+    calls: tuple[ToolCallPart, ...] = ()
+    spawned: list[TreeUsage] = []
+    for m in added:
+        if isinstance(m, AssistantMessage):  # no details: never a spawn's result
+            last = m
+            if summing:
+                usage += m.usage
+            asked = m.tool_calls
+            if asked:
+                calls += asked
+        else:
+            details = subagent_details(getattr(m, "details", None))
+            if details is not None:
+                spawned.append(TreeUsage.from_wire(details))
     cost = getattr(end, "cost", None)
-    spawned = [subagent_details(getattr(m, "details", None)) for m in added]
+    text = "" if last is None else last.text
+    tree = TreeUsage(usage, cost)
+    for part in spawned:
+        tree += part
     return AgentResult(
-        replies[-1].text if replies else "",
+        text,
         added,
-        tuple(c for m in replies for c in m.tool_calls),
+        calls,
         usage,
         duration,
         _STATUS.get(type(end), "completed"),
-        text=replies[-1].text if replies else "",
+        text=text,
         cost=cost,
-        tree=sum(
-            (TreeUsage.from_wire(d) for d in spawned if d is not None), TreeUsage(usage, cost)
-        ),
+        tree=tree,
     )
 
 

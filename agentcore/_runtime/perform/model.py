@@ -1,9 +1,9 @@
 """Model calls: ``CallModel``, ``SummariseContext``, ``CancelModel``.
 
-- ``CallModel``: the driver's stream events are fed one by one; a driver that raises, or
-  whose stream ends without ``message_stop`` or ``error_received``, is answered with an
-  ``error_received`` (retryable ``CONNECTION_ERROR`` for a cut stream; the exception's
-  own ``code`` and ``retryable`` otherwise). Feeding pauses while an async presenter is
+- ``CallModel``: the driver's stream events are fed one by one, read through
+  ``ended_batches`` (a stream that stops before ``message_stop`` ends with its
+  ``cut_short`` error); a driver that raises is answered with an ``error_received``
+  (the exception's own ``code`` and ``retryable``). Feeding pauses while an async presenter is
   over its backpressure mark. The call goes through the middleware onion when there is
   one (docs/middleware.md).
 - ``SummariseContext``: the driver is called the same way, but its reply is read here
@@ -24,15 +24,13 @@ from typing import Any
 from ..._core.content import Usage
 from ..._core.driver import ModelRequest
 from ..._core.errors import AgentError, ErrorCode
-from ..._core.events import AssistantMessage, ErrorMessage, ErrorReceived, Interrupt, MessageStop
-from ..._edges.driver import Driver, close_stream, collect_reply
+from ..._core.events import AssistantMessage, ErrorMessage, ErrorReceived, Interrupt
+from ..._edges.driver import Driver, close_stream, collect_reply, cut_short, ended_batches
 from ..._loop.events import CallModel, ContextSummary, SummariseContext
 from ..actions import ErrorAction, ModelCallAction, ModelResponseAction, events_of, through
 from .shared import Shared
 
 __all__ = ["ModelCalls", "driver_failure", "one_at_a_time"]
-
-_TERMINAL = (MessageStop, ErrorReceived)
 
 
 class ModelCalls:
@@ -108,16 +106,19 @@ class ModelCalls:
             shared.feed(Interrupt("abort", timestamp=shared.clock()))
 
     async def _from_driver(self, request: ModelRequest) -> Any:
-        """Feed the driver's answer to ``request``; return the last event fed (``None``
-        when the call was cancelled). A raise or a cut stream is answered with an
-        ``error_received``. Cancellation propagates."""
+        """Feed the driver's answer to ``request`` (``ended_batches``: it ends with
+        ``message_stop`` or ``error_received``); return the last event fed (``None`` when
+        the call was cancelled). A raise is answered with an ``error_received``.
+        Cancellation propagates."""
         shared = self._shared
         outlet, feed, feed_stream = shared.outlet, shared.feed, self._feed_stream
         stream: AsyncIterator[Sequence[Any]] | None = None
         last: Any = None
         try:
-            stream = self._driver().receive_batches(request)
+            stream = ended_batches(self._driver(), request, shared.clock)
             async for batch in stream:
+                if self._cancelling:  # the driver stopped as it was told: nothing is cut
+                    break
                 done, end = 0, len(batch)
                 while done < end:
                     done = feed_stream(batch, done)
@@ -140,12 +141,7 @@ class ModelCalls:
         finally:
             if stream is not None:
                 await close_stream(stream)
-        if self._cancelling:
-            return None
-        if type(last) not in _TERMINAL:
-            last = _cut(shared.clock())
-            feed(last)
-        return last
+        return None if self._cancelling else last
 
     async def _summary(self, effect: SummariseContext) -> None:
         """Read a summary call's reply here (``collect_reply``: the message assembler,
@@ -174,7 +170,7 @@ class ModelCalls:
         elif failure is None and message is not None and not message.incomplete:
             shared.feed(ContextSummary(message.text, usage, model, timestamp=now))
         else:
-            failure = failure or _cut(now)
+            failure = failure or cut_short(now)
             shared.feed(
                 ContextSummary(
                     "",
@@ -267,16 +263,6 @@ def _plugin_failure(what: str, exc: Exception, timestamp: int) -> ErrorReceived:
     return ErrorReceived(
         f"{what} failed before the model call: {type(exc).__name__}: {exc}",
         ErrorCode.HANDLER_ERROR.value,
-        timestamp=timestamp,
-    )
-
-
-def _cut(timestamp: int) -> ErrorReceived:
-    """The ``error_received`` for a model stream that ended before ``message_stop``."""
-    return ErrorReceived(
-        "the model stream ended before message_stop",
-        ErrorCode.CONNECTION_ERROR.value,
-        retryable=True,
         timestamp=timestamp,
     )
 
