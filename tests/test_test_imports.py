@@ -222,6 +222,33 @@ ABOUT: dict[str, tuple[tuple[str, ...], str]] = {
         ("agentcore._journal.sql",),
         "the SQL journals' rows, schema and databases",
     ),
+    "core/test_pending.py": (
+        ("agentcore._core.assembler", "agentcore._core.pending", "agentcore._core.state_events"),
+        "the one table of calls awaiting their result",
+    ),
+    "core/test_records.py": (
+        ("agentcore._core", "agentcore._loop"),
+        "records.frozen against attrs-built twins",
+    ),
+    "journal/test_delta_lines.py": (
+        ("agentcore._journal.read", "agentcore._journal.resume"),
+        "the reader's fast path for delta lines",
+    ),
+    "journal/test_fold_steps.py": (
+        ("agentcore._journal.replay",),
+        "fold_steps, the journal's fold per entry",
+    ),
+    "journal/test_live_deltas.py": (("agentcore._journal.conversation",), "the live delta path"),
+    "journal/test_snapshot_format.py": (
+        ("agentcore._core.assembler", "agentcore._core.content", "agentcore._journal.resume"),
+        "the snapshot format",
+    ),
+    "loop/test_conversation_runs.py": (
+        ("agentcore._core.agent_processor",),
+        "delta runs under the conversation",
+    ),
+    "runtime/test_agent_construction.py": (("agentcore._runtime.agent",), "what Agent(...) defers"),
+    "runtime/test_cut_streams.py": (("agentcore._edges.driver",), "ended_batches, the driver edge"),
 }
 
 TOP_LEVEL = {

@@ -4,6 +4,9 @@ The message assembler and the state-event processor both need to know which call
 their result; they keep it by the same rules, so inside ``agent_processor`` the two
 tables are equal while a conversation runs, and the state-event processor's is only ever
 a part of the assembler's once an interrupt or an error made it forget its calls.
+
+Tests the private modules ``agentcore._core.assembler``, ``agentcore._core.pending``,
+``agentcore._core.state_events``: the one table of calls awaiting their result.
 """
 
 from typing import Any

@@ -4,6 +4,9 @@ Each is held to a twin that attrs itself builds from the same definition (the fi
 ``attrs.fields`` reports them, the same class body): the same signature, fields, slots,
 class attributes, and for any instance the same repr, pickled state and dict, with
 equality, hashing, immutability and pickling as attrs gives them.
+
+Tests the private modules ``agentcore._core``, ``agentcore._loop``: records.frozen
+against attrs-built twins.
 """
 
 from __future__ import annotations

@@ -2,7 +2,11 @@
 the folds over records that use it (``replay``'s ``fold_blocks``, ``load_conversation``
 of a JSONL file): what they give is exactly what the long way (one JSON parse and one
 event per line, one fold step per event) gives, for any text a delta may carry, escapes,
-control characters and lone surrogates included, and any interleaving of lanes."""
+control characters and lone surrogates included, and any interleaving of lanes.
+
+Tests the private modules ``agentcore._journal.read``, ``agentcore._journal.resume``:
+the reader's fast path for delta lines.
+"""
 
 from __future__ import annotations
 

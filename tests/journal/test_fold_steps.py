@@ -1,7 +1,11 @@
 """``fold_steps``, the journal's fold per entry (replay steps, an eval's trace): its delta
 fast path gives every entry the outputs folding it one by one gives, effect requests
 included, and leaves the machine in the same state, with the lanes of two agents
-interleaved at random."""
+interleaved at random.
+
+Tests the private module ``agentcore._journal.replay``: fold_steps, the journal's fold
+per entry.
+"""
 
 from __future__ import annotations
 

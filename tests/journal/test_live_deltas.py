@@ -6,6 +6,8 @@ tests hold that this never shows: fed in any cut into batches, with the state re
 any point of delivery (as a presenter or subscriber may), a conversation delivers the
 outputs, performs the effects, journals the inputs and reaches the states of ``receive``
 one input at a time.
+
+Tests the private module ``agentcore._journal.conversation``: the live delta path.
 """
 
 from __future__ import annotations

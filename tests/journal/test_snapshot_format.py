@@ -3,7 +3,11 @@ folds on exactly as it would have (the objects the processors compare by identit
 those very objects); attrs instances are written as tuples of their values, with their
 classes' fields noted, so a snapshot of another layout or format is refused (and a
 resume folds the journal instead); a snapshot at the journal's last seq reads nothing
-more."""
+more.
+
+Tests the private modules ``agentcore._core.assembler``, ``agentcore._core.content``,
+``agentcore._journal.resume``: the snapshot format.
+"""
 
 from __future__ import annotations
 

@@ -1,7 +1,11 @@
 """The conversation processor in a machine that collects runs of deltas (``Runs`` with
 ``echo``: the conversation echoes each stream input as its first output) gives the
 outputs and states of folding every event: the path for a live fold to take the core
-machine's delta fast path too."""
+machine's delta fast path too.
+
+Tests the private module ``agentcore._core.agent_processor``: delta runs under the
+conversation.
+"""
 
 from typing import Any
 

@@ -1,6 +1,9 @@
 """``Agent(...)`` checks cheaply and builds on first use: whatever it defers, a bad option
 still raises at construction, with the error ``Agent.configure`` gives, and the agent it
-builds later is the one the options describe."""
+builds later is the one the options describe.
+
+Tests the private module ``agentcore._runtime.agent``: what Agent(...) defers.
+"""
 
 from __future__ import annotations
 

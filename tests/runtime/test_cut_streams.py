@@ -1,6 +1,9 @@
 """A model stream that stops before ``message_stop`` ends with one retryable
 ``CONNECTION_ERROR`` from the driver edge (``ended_batches``), whatever kind of driver it
-is; the runtime adds no second one."""
+is; the runtime adds no second one.
+
+Tests the private module ``agentcore._edges.driver``: ended_batches, the driver edge.
+"""
 
 from __future__ import annotations
 
