@@ -55,9 +55,12 @@ class _Reference:
 
 
 _SHARED = {
-    name: vars(_Reference)[name]
-    for name in ("__setattr__", "__delattr__", "__ne__", "__attrs_props__")
+    name: method
+    for name, method in vars(_Reference).items()
+    if name in ("__setattr__", "__delattr__", "__ne__", "__attrs_props__", "__replace__")
 }
+"""What attrs gives every such class alike (``__replace__``, from Python 3.13, is
+``attrs.evolve``)."""
 _NOTHING = attrs.NOTHING
 _WRITTEN = frozenset(
     {"__init__", "__repr__", "__eq__", "__ne__", "__hash__", "__getstate__", "__setstate__"}
@@ -112,6 +115,16 @@ def frozen(cls: _C) -> _C:
     built.__init__.__module__ = cls.__module__
     _rebind_class_cells(cls, built)
     return built  # type: ignore[no-any-return]
+
+
+_MIRRORS_ATTRS = hasattr(attrs, "Converter") and "kw_only" in (
+    attrs.Attribute.from_counting_attr.__func__.__code__.co_varnames  # type: ignore[attr-defined]
+)
+"""Whether this attrs is one whose parts ``frozen`` reads (``Attribute.from_counting_attr``
+with the class's ``kw_only``, ``Converter``: attrs 26); asked of the functions themselves,
+as ``attrs.__version_info__`` would import ``importlib.metadata``."""
+if not _MIRRORS_ATTRS:  # pragma: no cover - an older attrs builds the classes itself
+    frozen = attrs.frozen  # type: ignore[assignment]
 
 
 def _fields(cls: type[Any], body: dict[str, Any]) -> tuple[attrs.Attribute[Any], ...]:
