@@ -252,6 +252,16 @@ def _builder(cls: type[Any], checked: bool = True) -> Builder:
     new = object.__new__
     if len(setters) == 2:  # the shape of the deltas, most of any journal
         set_first, set_second = setters
+        if not checked:
+
+            def fill_pair(values: Any, timestamp: int) -> Any:
+                event = new(cls)
+                set_first(event, values[0])
+                set_second(event, values[1])
+                set_timestamp(event, timestamp)
+                return event
+
+            return fill_pair
 
         def build_pair(values: Any, timestamp: int) -> Any:
             event = new(cls)

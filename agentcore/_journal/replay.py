@@ -139,6 +139,7 @@ def fold_blocks(
     hot: tuple[type[Any], int] | None = None
     hot_kind: object = _NO_KIND
     hot_index = -1
+    make: Callable[[Any, int], Any] = fill["text_delta"]  # set with each hot kind
     chunks: list[str] = []
     try:
         for records in blocks:
@@ -146,7 +147,7 @@ def fold_blocks(
                 if kind is hot_kind and values[1] == hot_index and agent == run_agent:
                     chunks.append(values[0])
                     if echoes:
-                        yield agent, fill[kind](values, timestamp)
+                        yield agent, make(values, timestamp)
                     continue
                 event = build[kind](values, timestamp)
                 if hot is not None and agent == run_agent:  # a delta read the long way
@@ -168,6 +169,8 @@ def fold_blocks(
                     hot_kind = _NO_KIND
                 else:
                     hot_kind, hot_index = kinds.get(hot[0].type, _NO_KIND), hot[1]
+                    if hot_kind is not _NO_KIND:
+                        make = fill[hot_kind]
     finally:
         if chunks:
             state = get(run_agent)

@@ -75,12 +75,14 @@ _PREFIX = b"\x80\x05" + b"".join(b"K" + bytes([i]) + b"Q\x94" + b"0" for i in ra
 (``BININT1``), ``BINPERSID`` (``persistent_load`` gives the object), ``MEMOIZE``, ``POP``."""
 
 
-_NOT_TUPLED: tuple[str, ...] = ()
+_NEWOBJ = copyreg.__newobj__  # type: ignore[attr-defined]  # (untyped) NEWOBJ: cls.__new__(cls)
+
+_FIELDS: dict[type[Any], tuple[str, ...]] = {}
 
 
 def _fields_of(cls: type[Any]) -> tuple[str, ...]:
     """The field names of an attrs class with slots whose ``__setstate__`` is attrs' own
-    (which takes a tuple of values in field order); ``_NOT_TUPLED`` for any other class."""
+    (which takes a tuple of values in field order); ``()`` for any other class."""
     fields = _FIELDS.get(cls)
     if fields is None:
         setstate = getattr(cls, "__setstate__", None)
@@ -91,9 +93,6 @@ def _fields_of(cls: type[Any]) -> tuple[str, ...]:
         )
         fields = _FIELDS[cls] = tuple(f.name for f in attrs.fields(cls)) if tupled else ()
     return fields
-
-
-_FIELDS: dict[type[Any], tuple[str, ...]] = {}
 
 
 class _Pickler(pickle.Pickler):
@@ -113,7 +112,7 @@ class _Pickler(pickle.Pickler):
         if not fields:
             return NotImplemented
         self.layout[cls] = fields
-        return copyreg.__newobj__, (cls,), tuple(map(obj.__getattribute__, fields))  # type: ignore[attr-defined]
+        return _NEWOBJ, (cls,), tuple(map(obj.__getattribute__, fields))
 
 
 class _Unpickler(pickle.Unpickler):
