@@ -82,21 +82,41 @@ def _configured() -> list[Any]:
     return [AgentConfigured(LoopConfig().to_wire(), timestamp=1)]
 
 
+class Snapshots:
+    """A snapshot store that keeps every ``(seq, state)`` saved."""
+
+    def __init__(self) -> None:
+        self.saved: list[tuple[int, Any]] = []
+
+    def save(self, agent_id: str, seq: int, state: Any) -> None:
+        self.saved.append((seq, state))
+
+
+def _kept(state: Any) -> Any:
+    return state
+
+
 @settings(max_examples=120, deadline=None)
 @given(
     events=runs(),
     cuts=st.lists(st.integers(0, 400), max_size=10),
     reads=st.sets(st.integers(1, 400), max_size=12),
+    every=st.integers(1, 9),
 )
 def test_any_batches_and_reads_give_what_receive_gives(
-    events: list[Any], cuts: list[int], reads: set[int]
+    events: list[Any], cuts: list[int], reads: set[int], every: int
 ) -> None:
+    """Same outputs and effects in order, same states read during delivery, same final
+    state, journal and snapshots (saved every ``every`` inputs, mid-stream included)."""
     inputs = _configured() + events
     one = Conversation(
         conversation_processor,
         create_initial_conversation_state(),
         agent_id="a",
         journal=MemoryJournal(),
+        snapshots=Snapshots(),
+        snapshot=_kept,
+        snapshot_every=every,
     )
     expected: list[Any] = []
     states: dict[int, Any] = {}  # output number -> the state after its input
@@ -114,6 +134,9 @@ def test_any_batches_and_reads_give_what_receive_gives(
         journal=MemoryJournal(),
         outlet=sink,
         perform=log.append,
+        snapshots=Snapshots(),
+        snapshot=_kept,
+        snapshot_every=every,
     )
     sink.conversation = fed
     bounds = [0, *sorted(c % (len(inputs) + 1) for c in cuts), len(inputs)]
@@ -130,6 +153,8 @@ def test_any_batches_and_reads_give_what_receive_gives(
     assert [e.event for e in fed.journal.entries("a")] == [
         e.event for e in one.journal.entries("a")
     ]
+    assert fed.snapshots.saved == one.snapshots.saved
+    assert len(one.snapshots.saved) == len(inputs) // every
 
 
 def test_a_delta_that_only_appends_is_delivered_and_applied_when_read() -> None:
