@@ -69,20 +69,11 @@ def _turn(deltas: int) -> list[Any]:
     ]
 
 
-def _core_per_delta(turn: list[Any]) -> float:
-    machine = create_mealy_machine()
-    process = machine.process
-    process("a", UserMessage("u", "go", timestamp=1))
-    start = time.perf_counter()
-    for event in turn:
-        process("a", event)
-    return (time.perf_counter() - start) / DELTAS
-
-
-def _core_fold_each_per_delta(turn: list[Any]) -> float:
-    """The bare core machine folding every delta (a caller's store: no runs collected),
-    the machine issue 25's and issue 27's ratio was first measured against."""
-    machine = create_mealy_machine(MemoryStore())
+def _core_per_delta(turn: list[Any], store: MemoryStore | None = None) -> float:
+    """The bare core machine: the default one collects runs of deltas that only append;
+    with a caller's ``store`` it folds every delta (the machine issue 25's and issue 27's
+    ratio was first measured against)."""
+    machine = create_mealy_machine(store)
     process = machine.process
     process("a", UserMessage("u", "go", timestamp=1))
     start = time.perf_counter()
@@ -139,7 +130,7 @@ def _streaming() -> None:
     rounds = [
         (
             _core_per_delta(turn),
-            _core_fold_each_per_delta(turn),
+            _core_per_delta(turn, MemoryStore()),
             _conversation_per_delta(turn),
             _agent_per_delta(turn),
         )
