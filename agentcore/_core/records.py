@@ -320,13 +320,17 @@ def _getstate(names: tuple[str, ...]) -> Callable[[Any], dict[str, Any]]:
 
 def _setstate(names: tuple[str, ...]) -> Callable[[Any, Any], None]:
     def __setstate__(self: Any, state: Any) -> None:
-        """A dict from ``__getstate__`` (a tuple from attrs before 22.2 pickles too)."""
+        """A dict from ``__getstate__``, or a tuple of the values in field order (what
+        attrs' own ``__setstate__`` takes: attrs before 22.2 pickles, snapshots)."""
         if isinstance(state, tuple):
-            state = dict(zip(names, state, strict=False))
+            for name, value in zip(names, state, strict=False):
+                object.__setattr__(self, name, value)
+            return
         for name in names:
             if name in state:
                 object.__setattr__(self, name, state[name])
 
+    __setstate__.takes_field_tuple = True  # type: ignore[attr-defined]
     return __setstate__
 
 

@@ -81,15 +81,19 @@ _FIELDS: dict[type[Any], tuple[str, ...]] = {}
 
 
 def _fields_of(cls: type[Any]) -> tuple[str, ...]:
-    """The field names of an attrs class with slots whose ``__setstate__`` is attrs' own
-    (which takes a tuple of values in field order); ``()`` for any other class."""
+    """The field names of an attrs class with slots whose ``__setstate__`` takes a tuple of
+    values in field order (attrs' own, or ``records.frozen``'s); ``()`` for any other
+    class."""
     fields = _FIELDS.get(cls)
     if fields is None:
         setstate = getattr(cls, "__setstate__", None)
         tupled = (
             attrs.has(cls)
             and "__slots__" in cls.__dict__
-            and getattr(setstate, "__name__", "") == "slots_setstate"
+            and (
+                getattr(setstate, "__name__", "") == "slots_setstate"
+                or getattr(setstate, "takes_field_tuple", False)  # records.frozen's
+            )
         )
         fields = _FIELDS[cls] = tuple(f.name for f in attrs.fields(cls)) if tupled else ()
     return fields
