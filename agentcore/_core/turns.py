@@ -14,7 +14,9 @@ event's. ``usage`` sums every model call of the turn, each call's usage being it
 cost by ``call_cost``, the rule the loop's ledger and the session tally charge by (its
 own model's row in the table, else the fallback price); it is ``None`` as soon as one
 call has no price (or nothing was priced), never a made-up 0. In a conversation the
-pricing is the loop config's, so the turns' costs add up to the run's.
+pricing is the loop config's, and the loop charges each reply at the price this tracker
+gave its call (``call_closed``): a call is priced once, and the turns' costs add up to
+the run's.
 
 State is a plain tuple ``(turns_started, turn, pricing, closed)``, ``pricing`` being
 ``(price, table)`` or ``None``; ``turn`` is ``None`` between turns; ``closed`` is
@@ -49,9 +51,9 @@ from .pricing import ModelPrice
 __all__ = [
     "HANDLERS",
     "TurnTrackerState",
+    "call_closed",
     "create_initial_turn_tracker_state",
     "repriced",
-    "call_closed",
     "summary",
     "turn_tracker_processor",
 ]
