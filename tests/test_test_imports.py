@@ -144,6 +144,10 @@ ABOUT: dict[str, tuple[tuple[str, ...], str]] = {
         ("agentcore._loop.compaction",),
         "planning a compaction and its summary request",
     ),
+    "loop/test_cost_ledger.py": (
+        ("agentcore._core.pricing",),
+        "call_cost counted: each model call priced once",
+    ),
     "loop/test_conversation_properties.py": (
         ("agentcore._core", "agentcore._journal.sql.tally"),
         "every layer's own record of pending calls and usage agrees",

@@ -24,7 +24,11 @@ Semantics of one step, for an input ``event``:
    named there (and what that emits is fed back the same way) before the next child
    runs. So a later child of the same route already sees what an earlier one's outputs
    caused (the loop sees the assembled message before the driver event that completed
-   it), and a child's own outputs stay together, ahead of what they cause.
+   it), and a child's own outputs stay together, ahead of what they cause. An output
+   whose class is in ``feed_as`` is fed as the event ``feed_as[cls](states, output)``
+   builds from the children's states at that moment (a child hands another what only
+   its own state knows: the conversation's core, the price of the call it closed); it
+   is still emitted as itself.
 3. Each ``watchers`` child sees the input, then every output of steps 1-2 for which
    ``watch(output)`` is true (all of them by default), in order, the input itself as
    the first output (echoed, or let through by a child) excepted; its outputs are
@@ -73,6 +77,7 @@ class _Routed(_Combinator):
     __slots__ = (
         "_default",
         "_echo",
+        "_feed_as",
         "_feedback",
         "_max_depth",
         "_routes",
@@ -95,6 +100,7 @@ class _Routed(_Combinator):
         watchers: tuple[int, ...],
         watch: Callable[[Any], bool] | None,
         max_depth: int,
+        feed_as: dict[type[Any], Callable[[list[Any], Any], Any]],
     ) -> None:
         self.names = names
         self.processors = processors
@@ -106,6 +112,7 @@ class _Routed(_Combinator):
         self._watchers = watchers
         self._watch = watch
         self._max_depth = max_depth
+        self._feed_as = feed_as
         self._steps: dict[type[Any], _Step] = {}
 
     def processor(self) -> AnyProcessor:
@@ -289,7 +296,9 @@ class _Routed(_Combinator):
                     "each other forever. The step was discarded.",
                     code=ErrorCode.MAX_ITERATIONS_EXCEEDED,
                 )
-            self._run(states, output, targets, collected, depth + 1)
+            build = self._feed_as.get(type(output))
+            fed = output if build is None else build(states, output)
+            self._run(states, fed, targets, collected, depth + 1)
 
     def _bad_state(self, state: Any) -> TypeError:
         return TypeError(
@@ -332,12 +341,13 @@ def route_processors(
     watchers: Sequence[str] = (),
     watch: Callable[[Any], bool] | None = None,
     max_depth: int = 8,
+    feed_as: Mapping[type[Any], Callable[[list[Any], Any], Any]] | None = None,
 ) -> AnyProcessor:
     """One processor from named ``children``, wired as the module docstring describes.
 
     Raises ``TypeError``/``ValueError`` naming the problem for a child that is not
     callable, a route or feedback naming an unknown child, a watcher that is also routed,
-    or ``max_depth < 1``.
+    a ``feed_as`` class ``feedback`` does not route, or ``max_depth < 1``.
     """
     if not children:
         raise TypeError("route_processors() needs at least one child, as {name: processor}")
@@ -356,6 +366,9 @@ def route_processors(
     both = sorted(names[i] for i in set(watcher_indexes) & reachable)
     if both:
         raise ValueError(f"route_processors: {both} cannot be both routed to and a watcher")
+    unfed = sorted(cls.__name__ for cls in feed_as or {} if cls not in feedback_map)
+    if unfed:
+        raise ValueError(f"route_processors feed_as names {unfed}, which feedback does not route")
     if isinstance(max_depth, bool) or not isinstance(max_depth, int) or max_depth < 1:
         raise ValueError(f"max_depth must be an int >= 1, got {max_depth!r}")
     routed = _Routed(
@@ -368,5 +381,6 @@ def route_processors(
         watcher_indexes,
         watch,
         max_depth,
+        dict(feed_as or {}),
     )
     return routed.processor()

@@ -14,11 +14,15 @@ event's. ``usage`` sums every model call of the turn, each call's usage being it
 cost by ``call_cost``, the rule the loop's ledger and the session tally charge by (its
 own model's row in the table, else the fallback price); it is ``None`` as soon as one
 call has no price (or nothing was priced), never a made-up 0. In a conversation the
-pricing is the loop config's, so the turns' costs add up to the run's.
+pricing is the loop config's, and the loop charges each reply at the price this tracker
+gave its call (``call_closed``): a call is priced once, and the turns' costs add up to
+the run's.
 
-State is a plain tuple ``(turns_started, turn, pricing)``, ``pricing`` being ``(price,
-table)`` or ``None``; ``turn`` is ``None`` between turns. Deltas are not handled at
-all: they never change a turn.
+State is a plain tuple ``(turns_started, turn, pricing, closed)``, ``pricing`` being
+``(price, table)`` or ``None``; ``turn`` is ``None`` between turns; ``closed`` is
+``(cost,)`` of the model call that ended last, ``None`` while a call is open or before
+any ended (``call_closed``: the one price of a call, which a conversation hands its loop's
+ledger). Deltas are not handled at all: they never change a turn.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from typing import Any, NamedTuple, TypeAlias
 
 from pyrsistent import PMap, pmap
 
+from . import pricing as _pricing
 from .content import ZERO_USAGE, Usage
 from .events import (
     ConversationClose,
@@ -41,11 +46,12 @@ from .events import (
     TurnResponse,
     UserMessage,
 )
-from .pricing import ModelPrice, call_cost
+from .pricing import ModelPrice
 
 __all__ = [
     "HANDLERS",
     "TurnTrackerState",
+    "call_closed",
     "create_initial_turn_tracker_state",
     "repriced",
     "summary",
@@ -76,7 +82,8 @@ class _Turn(NamedTuple):
 
 
 Pricing: TypeAlias = tuple[ModelPrice | None, PMap[str, ModelPrice] | None]
-TurnTrackerState: TypeAlias = tuple[int, _Turn | None, Pricing | None]
+Closed: TypeAlias = tuple[float | None]
+TurnTrackerState: TypeAlias = tuple[int, _Turn | None, Pricing | None, Closed | None]
 Result: TypeAlias = tuple[TurnTrackerState, tuple[Any, ...]]
 
 
@@ -89,8 +96,8 @@ def create_initial_turn_tracker_state(
     ``price`` prices the models the table does not know; without either every turn's
     cost is ``None``."""
     if prices is None and price is None:
-        return (0, None, None)
-    return (0, None, (price, None if prices is None else pmap(prices)))
+        return (0, None, None, None)
+    return (0, None, (price, None if prices is None else pmap(prices)), None)
 
 
 def repriced(
@@ -100,14 +107,20 @@ def repriced(
 ) -> TurnTrackerState:
     """``state`` with turns from now on priced by ``prices`` and ``price`` (as
     ``create_initial_turn_tracker_state`` takes them)."""
-    return (state[0], state[1], create_initial_turn_tracker_state(prices, price=price)[2])
+    return (state[0], state[1], create_initial_turn_tracker_state(prices, price=price)[2], state[3])
+
+
+def call_closed(state: TurnTrackerState) -> Closed | None:
+    """``(cost,)`` of the model call that ended last (``cost`` ``None`` when unpriced), or
+    ``None`` while a call is open or before any ended."""
+    return state[3]
 
 
 def _begin(state: TurnTrackerState, message_id: str, timestamp: int) -> Result:
     number = state[0] + 1
     turn_id = f"turn-{number}"
     request = TurnRequest(turn_id=turn_id, message_id=message_id, timestamp=timestamp)
-    return (number, _Turn(turn_id, timestamp), state[2]), (request,)
+    return (number, _Turn(turn_id, timestamp), state[2], state[3]), (request,)
 
 
 def _on_user_message(state: TurnTrackerState, event: UserMessage) -> Result:
@@ -125,7 +138,7 @@ def _on_message_start(state: TurnTrackerState, event: MessageStart) -> Result:
         state, outputs = _begin(state, event.message_id, event.timestamp)
         turn = state[1]
         assert turn is not None
-    return (state[0], _Turn(*turn[:-1], _Call(event.model)), state[2]), outputs
+    return (state[0], _Turn(*turn[:-1], _Call(event.model)), state[2], None), outputs
 
 
 def _on_tool_start(state: TurnTrackerState, event: ToolUseStart) -> Result:
@@ -134,7 +147,7 @@ def _on_tool_start(state: TurnTrackerState, event: ToolUseStart) -> Result:
     if turn is None or call is None or call.used_tools:
         return state, ()
     call = _Call(call.model, call.usage, call.stop_reason, True)
-    return (state[0], _Turn(*turn[:-1], call), state[2]), ()
+    return (state[0], _Turn(*turn[:-1], call), state[2], state[3]), ()
 
 
 def _on_message_delta(state: TurnTrackerState, event: MessageDelta) -> Result:
@@ -149,18 +162,20 @@ def _on_message_delta(state: TurnTrackerState, event: MessageDelta) -> Result:
     call = turn.call
     stop_reason = call.stop_reason if event.stop_reason is None else event.stop_reason
     call = _Call(call.model, event.usage, stop_reason, call.used_tools)
-    return (state[0], _Turn(*turn[:-1], call), state[2]), ()
+    return (state[0], _Turn(*turn[:-1], call), state[2], state[3]), ()
 
 
 def _with_call_closed(
-    turn: _Turn, pricing: Pricing | None, stop_reason: str | None = None
-) -> _Turn:
-    """The turn with its open call's usage, cost, model and stop reason added;
-    ``stop_reason``, when given, overrides the call's."""
+    state: TurnTrackerState, turn: _Turn, stop_reason: str | None = None
+) -> tuple[_Turn, Closed | None]:
+    """The turn with its open call's usage, cost, model and stop reason added
+    (``stop_reason``, when given, overrides the call's), and the call's ``(cost,)`` (the
+    state's ``closed`` when no call is open)."""
     call = turn.call
     if call is None:
-        return turn
-    cost = None if pricing is None else call_cost(call.usage, call.model, *pricing)
+        return turn, state[3]
+    pricing = state[2]
+    cost = None if pricing is None else _pricing.call_cost(call.usage, call.model, *pricing)
     return _Turn(
         turn.turn_id,
         turn.started_at,
@@ -169,10 +184,16 @@ def _with_call_closed(
         call.model,
         call.stop_reason if stop_reason is None else stop_reason,
         None,
-    )
+    ), (cost,)
 
 
-def _end(state: TurnTrackerState, turn: _Turn, stop_reason: str | None, timestamp: int) -> Result:
+def _end(
+    state: TurnTrackerState,
+    turn: _Turn,
+    closed: Closed | None,
+    stop_reason: str | None,
+    timestamp: int,
+) -> Result:
     response = TurnResponse(
         turn_id=turn.turn_id,
         duration_ms=timestamp - turn.started_at,
@@ -182,7 +203,7 @@ def _end(state: TurnTrackerState, turn: _Turn, stop_reason: str | None, timestam
         stop_reason=stop_reason,
         timestamp=timestamp,
     )
-    return (state[0], None, state[2]), (response,)
+    return (state[0], None, state[2], closed), (response,)
 
 
 def _on_message_stop(state: TurnTrackerState, event: MessageStop) -> Result:
@@ -190,10 +211,10 @@ def _on_message_stop(state: TurnTrackerState, event: MessageStop) -> Result:
     if turn is None or turn.call is None or not isinstance(event.stop_reason, str | None):
         return state, ()
     used_tools = turn.call.used_tools
-    turn = _with_call_closed(turn, state[2], event.stop_reason)
+    turn, closed = _with_call_closed(state, turn, event.stop_reason)
     if used_tools:
-        return (state[0], turn, state[2]), ()
-    return _end(state, turn, turn.stop_reason, event.timestamp)
+        return (state[0], turn, state[2], closed), ()
+    return _end(state, turn, closed, turn.stop_reason, event.timestamp)
 
 
 def _on_cut_short(state: TurnTrackerState, event: ErrorReceived | Interrupt) -> Result:
@@ -201,13 +222,14 @@ def _on_cut_short(state: TurnTrackerState, event: ErrorReceived | Interrupt) -> 
     if turn is None:
         return state, ()
     reason = "error" if type(event) is ErrorReceived else "interrupted"
-    return _end(state, _with_call_closed(turn, state[2]), reason, event.timestamp)
+    turn, closed = _with_call_closed(state, turn)
+    return _end(state, turn, closed, reason, event.timestamp)
 
 
 def _on_close(state: TurnTrackerState, event: ConversationClose) -> Result:
     """The loop ended its run: a turn still open is dropped, silently (the run's
     ``agent_end``, its last output, reports the usage)."""
-    return (state, ()) if state[1] is None else ((state[0], None, state[2]), ())
+    return (state, ()) if state[1] is None else ((state[0], None, state[2], state[3]), ())
 
 
 Handler: TypeAlias = Callable[[TurnTrackerState, Any], Result]

@@ -17,7 +17,8 @@ Routing (every decision about who sees what lives here, none in the runtime):
   ``error_received`` and ``interrupt`` go to the core, then to the loop; the core's
   ``assistant_message`` is fed to the loop as soon as it is assembled, so the loop
   decides on the whole reply before it sees the event that completed it (a failure's
-  flushed partial reply before the failure);
+  flushed partial reply before the failure), with the cost the core's turn tracker
+  charged its call at (``PricedReply``): each model call is priced once;
 - a ``tool_result`` goes to the loop first, which lets it into the conversation (its
   first output, fed to the core) when it answers a running call, and drops a late one
   for a call it cancelled and answered itself, so the core never sees it; the core's
@@ -48,6 +49,7 @@ from typing import Any
 import attrs
 
 from .._core.agent_processor import (
+    TURNS,
     AgentEngineState,
     activity_of,
     agent_processor_with,
@@ -83,6 +85,7 @@ from .._core.provider_tools import ProviderPartEvent
 from .._core.route import route_processors
 from .._core.state_machine import AgentState
 from .._core.store import Store
+from .._core.turns import call_closed
 from .events import (
     EFFECTS,
     AgentAbort,
@@ -101,6 +104,7 @@ from .events import (
     ToolApproval,
     ToolProgress,
 )
+from .model_calls import PricedReply
 from .policy import loop_processor
 from .state import AT_REST, LoopConfig, LoopState, initial_loop_state
 from .steps_record import StepsYield
@@ -213,6 +217,17 @@ def _priced(state: AgentEngineState, event: AgentConfigured) -> tuple[Any, tuple
 _core_processor = agent_processor_with({AgentConfigured: _priced})
 
 
+def _reply_priced(states: list[Any], message: AssistantMessage) -> Any:
+    """The core's reply as the loop is fed it: with the price the core's turn tracker
+    charged its call at (``PricedReply``), so the loop's ledger never prices it again; the
+    bare message when no call closed with it."""
+    closed = call_closed(states[0][TURNS])
+    if closed is None:
+        return message
+    cost = closed[0]
+    return PricedReply(message, 0.0 if cost is None else cost)
+
+
 def _build(
     extra: dict[str, tuple[AnyProcessor, Callable[[], Any]]],
 ) -> tuple[AnyProcessor, Callable[..., ConversationState]]:
@@ -233,6 +248,7 @@ def _build(
         default=("loop",),
         watchers=tuple(extra),
         watch=_delivered,
+        feed_as={AssistantMessage: _reply_priced},
     )
     factories = {n: f for n, (_, f) in extra.items()}
 

@@ -5,8 +5,9 @@ discarded."""
 
 from __future__ import annotations
 
-from typing import Any, TypeAlias
+from typing import Any, NamedTuple, TypeAlias
 
+from .._core import pricing
 from .._core.content import Usage
 from .._core.driver import ModelRequest
 from .._core.errors import ErrorCode
@@ -18,7 +19,6 @@ from .._core.events import (
     ToolResultMessage,
     UserMessage,
 )
-from .._core.pricing import call_cost
 from . import output
 from .caching import issue_call
 from .compacting import adopt_summary, compact
@@ -158,15 +158,37 @@ def on_message_start(s: LoopState, e: MessageStart, ts: int, out: Out) -> LoopSt
     return s.with_run(run.replace(streaming=True))
 
 
+class PricedReply(NamedTuple):
+    """A reply with the cost its call was already charged at: what a conversation feeds
+    its loop instead of the bare ``assistant_message``, the cost being its core's turn
+    tracker's (``call_closed``), so each model call is priced once (``charged``)."""
+
+    message: AssistantMessage
+    cost: float
+
+    @property
+    def timestamp(self) -> int:
+        return self.message.timestamp
+
+
 def charged(
-    s: LoopState, usage: Usage, model: str, purpose: str, ts: int, out: Out
+    s: LoopState,
+    usage: Usage,
+    model: str,
+    purpose: str,
+    ts: int,
+    out: Out,
+    cost: float | None = None,
 ) -> tuple[Changes, Changes]:
     """A model call of the run used ``usage``: its ``model_usage``; returns the changes of
     the run (usage and cost added to the turn's and the run's) and of the state (the
-    session's)."""
+    session's). ``cost`` is the call's price when it was already priced (a reply that went
+    through the conversation's core); otherwise the call is priced here, by ``call_cost``
+    at the configuration's prices (summaries, a loop run alone)."""
     run = s.run
     assert run is not None
-    cost = call_cost(usage, model, s.config.price, s.config.prices) or 0.0
+    if cost is None:
+        cost = pricing.call_cost(usage, model, s.config.price, s.config.prices) or 0.0
     out.append(ModelUsage(run.turn, model, usage, spent(s, cost), purpose, timestamp=ts))
     return {
         "usage": run.usage + usage,

@@ -88,6 +88,7 @@ from .events import (
     ToolProgress,
 )
 from .model_calls import (
+    PricedReply,
     call_model,
     enter,
     on_error,
@@ -143,12 +144,25 @@ def loop_processor(state: LoopState, event: Any) -> tuple[LoopState, tuple[Any, 
         return state, ()
     row = _ROWS.get(cls)
     if row is None:
+        if cls is PricedReply:
+            return _priced_reply(state, event)
         return state, rejected(f"the agent loop does not accept {cls.__name__}", event)
     handler = row[state.phase]
     if handler is _ignore:
         return state, ()
     out: Out = []
     new = handler(state, event, event.timestamp, out)
+    return new, tuple(out)
+
+
+def _priced_reply(state: LoopState, event: PricedReply) -> tuple[LoopState, tuple[Any, ...]]:
+    """The reply as its ``assistant_message`` row takes it, charged at the cost it carries
+    when that row is the open call's reply (the only row that charges)."""
+    message = event.message
+    if _ROWS[AssistantMessage][state.phase] is not on_assistant:
+        return loop_processor(state, message)
+    out: Out = []
+    new = on_assistant(state, message, message.timestamp, out, event.cost)
     return new, tuple(out)
 
 

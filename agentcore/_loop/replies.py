@@ -31,7 +31,11 @@ from .tool_calls import rejected, turn_end
 Out: TypeAlias = list[Any]
 
 
-def on_assistant(s: LoopState, e: AssistantMessage, ts: int, out: Out) -> LoopState:
+def on_assistant(
+    s: LoopState, e: AssistantMessage, ts: int, out: Out, cost: float | None = None
+) -> LoopState:
+    """The reply of the open model call; ``cost`` is its price when the call was already
+    priced (``PricedReply``), else it is priced here (``charged``)."""
     run = s.run
     assert run is not None
     if run.awaiting_error:
@@ -44,7 +48,7 @@ def on_assistant(s: LoopState, e: AssistantMessage, ts: int, out: Out) -> LoopSt
         out.append(AgentMessageStart("assistant", None, timestamp=ts))
     out.append(AgentMessageEnd("assistant", e, timestamp=ts))
     # the new run and state are built once, from the changes each step decides
-    run_changes, changes = charged(s, e.usage, e.model, "reply", ts, out)
+    run_changes, changes = charged(s, e.usage, e.model, "reply", ts, out, cost)
     run_changes["streaming"] = False
     if e.incomplete and e.stop_reason == "error" and run.stopping is None:
         run_changes.update(awaiting_error=True, partial=e)  # the error follows

@@ -167,6 +167,29 @@ def test_a_child_later_in_a_route_sees_what_earlier_outputs_caused() -> None:
     assert outs == (B(1), C(1))  # a child's outputs stay together, ahead of what they cause
 
 
+def test_feed_as_hands_another_child_what_a_state_knows() -> None:
+    """A ``B`` output is fed back as the event ``feed_as`` builds from the states at that
+    moment (here: ``C`` numbered by the first child's count), and emitted as itself."""
+    seen: list[Any] = []
+
+    def first(state: int, event: Any) -> tuple[int, tuple[Any, ...]]:
+        return state + 10, (B(event.n),)
+
+    def second(state: None, event: Any) -> tuple[None, tuple[Any, ...]]:
+        seen.append(event)
+        return state, ()
+
+    processor = route_processors(
+        {"first": first, "second": second},
+        {A: ("first",)},
+        feedback={B: ("second",)},
+        feed_as={B: lambda states, output: C(states[0] + output.n)},
+    )
+    state = combine_initial_states(first=lambda: 0, second=lambda: None)()
+    state, outs = processor(state, A(1))
+    assert outs == (B(1),) and seen == [C(11)] and state.first == 10
+
+
 def test_unchanged_children_keep_the_state_object() -> None:
     def idle(state: int, event: Any) -> tuple[int, tuple[Any, ...]]:
         return state, ()
@@ -213,6 +236,7 @@ def test_outputs_given_as_a_list_are_accepted_and_a_bad_return_is_named() -> Non
         ({"routes": {}, "feedback": {B: ("y",)}}, r"feedback\[B\] names unknown"),
         ({"routes": {A: ("x",)}, "watchers": ("x",)}, "both routed to and a watcher"),
         ({"routes": {}, "max_depth": 0}, "max_depth"),
+        ({"routes": {}, "feed_as": {B: lambda s, o: o}}, r"feed_as names \['B'\]"),
     ],
 )
 def test_wiring_mistakes_are_named(kwargs: dict[str, Any], message: str) -> None:
