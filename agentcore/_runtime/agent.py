@@ -6,11 +6,11 @@ The agent vocabulary (``prompt``, ``run``, ``stream``, ``steer``, ``follow_up``,
 drive one conversation processor through one ``Conversation``: every input is stamped,
 scrubbed, journaled, folded; outputs are delivered; effects performed
 (``LocalPerformer``). The agent decides nothing itself; a command the processor rejects
-raises here. This module holds construction, the runs API and the lifecycle; the rest is
-mixed in:
-the options checked into ``AgentConfig`` (``agent_config``), the fold and the waiting on
-runs (``run_fold``), the journal lane and ``resume`` (``agent_journal``), the seed's
-vocabulary (``seed_api``), plugin registration (``plugin_use``).
+raises there. This module holds construction and the lifecycle; the rest is mixed in:
+the options checked into ``AgentConfig`` (``agent_config``), the runs API (``runs_api``)
+over the fold and the waiting on runs (``run_fold``), the journal lane and ``resume``
+(``agent_journal``), the seed's vocabulary (``seed_api``), plugin registration
+(``plugin_use``).
 
 ``model`` is a driver or a ``"provider/model"`` string, resolved on first use by
 ``driver_factory`` (default: the ``agentcore.drivers`` entry points, see ``plugins``), or
@@ -22,14 +22,12 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Self, overload
-
-import attrs
+from typing import TYPE_CHECKING, Any, Self
 
 from .._core.agent_processor import activity_of
 from .._core.caching import Cache
 from .._core.driver import ThinkingLevel
-from .._core.errors import AgentError, ConfigurationError
+from .._core.errors import ConfigurationError
 from .._core.pricing import ModelPrice
 from .._core.processor import AnyProcessor
 from .._core.state_machine import AgentState
@@ -43,24 +41,14 @@ from .._loop.conversation import (
     AgentSnapshot,
     ConversationState,
     create_conversation,
-    run_error,
     snapshot_of,
 )
 from .._loop.events import (
-    AgentAbort,
     AgentConfigured,
-    AgentContinue,
-    AgentFollowUp,
-    AgentPrompt,
     AgentReset,
-    AgentSteer,
     AwaitApproval,
     AwaitElicitation,
-    ElicitationAction,
-    ElicitationAnswer,
     Finish,
-    ToolApproval,
-    ToolExecutionStart,
 )
 from .._loop.state import QueueMode, SteeringPolicy, default_convert_to_llm
 from .._loop.tools import Tool
@@ -72,11 +60,9 @@ from .delivery import EngineFailure
 from .extensions import Extension, Hooks
 from .guardrails import Guardrail
 from .outlet import Outlet
-from .output_stream import OutputStream, build_output
 from .plugin_use import PluginUse
-from .run_fold import RunFold
-from .run_result import AgentResult, run_callbacks
-from .run_stream import RunStream
+from .run_result import AgentResult
+from .runs_api import RunsAPI
 from .seed_api import SeedAPI
 from .subscriptions import Handler, Unsubscribe
 from .toolsets import Toolset
@@ -84,7 +70,7 @@ from .toolsets import Toolset
 __all__ = ["Agent", "AgentResult", "create_agent"]
 
 
-class Agent(SeedAPI, PluginUse, RunFold, JournalLane):
+class Agent(SeedAPI, PluginUse, RunsAPI, JournalLane):
     """An agent run by the pure conversation processor (``processor``). See docs/agent.md.
 
     Limits (``max_iterations``, ``max_tokens``, ``max_cost`` in USD, ``timeout`` in
@@ -295,188 +281,6 @@ class Agent(SeedAPI, PluginUse, RunFold, JournalLane):
         outlet = self._outlet
         outlet.send(output)
         return outlet.relieve() if outlet.congested else None
-
-    # -- runs -----------------------------------------------------------------------------
-
-    async def prompt(
-        self,
-        message: str | Any | Sequence[Any],
-        *,
-        deps: Any = None,
-        skip_memory_save: bool = False,
-        **limits: Any,
-    ) -> None:
-        """Start a run with ``message`` and wait until it ends or pauses for approval.
-
-        ``deps`` replaces the agent's ``deps`` as what this run's tools get in
-        ``ToolContext.deps``. ``skip_memory_save``: once the run ends, a journaled
-        ``run_forgotten`` input drops its exchange from the history (docs/sessions.md).
-        Run errors do not raise here: they are in ``state.error``. Raises
-        ``AgentBusyError`` while a run is active (steer or follow up instead); waits for an
-        aborted run to wind down first. Cancelling the caller aborts the run and returns
-        once the agent is idle.
-        """
-        command = AgentPrompt(self._messages(message), **self._limits(limits))
-        try:
-            await self._run(command, deps, skip_memory_save)
-        finally:
-            self._end_unsaved()
-
-    async def continue_(self, *, deps: Any = None, **limits: Any) -> None:
-        """Run again from the history as it is (after an error, an abort, or with a
-        queued message). A reply an error or abort cut off is dropped first, so the model
-        answers again. Raises ``ProtocolError`` when there is nothing to continue."""
-        await self._run(AgentContinue(**self._limits(limits)), deps)
-
-    async def run(
-        self,
-        prompt: str | Any,
-        *,
-        output_type: Any = None,
-        output_mode: str = "auto",
-        output_retries: int = 1,
-        on_token: Callable[[str], None] | None = None,
-        on_tool_call: Callable[[ToolExecutionStart], None] | None = None,
-        on_tool_result: Callable[[Any], None] | None = None,
-        on_complete: Callable[[AgentResult[Any]], None] | None = None,
-        on_error: Callable[[AgentError], None] | None = None,
-        deps: Any = None,
-        skip_memory_save: bool = False,
-        **limits: Any,
-    ) -> AgentResult[Any]:
-        """Prompt, wait, and return an ``AgentResult``; raises the run's ``AgentError``
-        (after calling ``on_error``) when it ended with an error or was aborted.
-        ``skip_memory_save`` as for ``prompt``.
-
-        With ``output_type`` (a JSON Schema dict, dataclass, attrs class, TypedDict or
-        pydantic model) the answer must match it: ``output`` is the typed answer, and a
-        run whose answers fail ``output_retries + 1`` times raises ``OutputParseError``.
-        ``output_mode`` is ``auto`` (the driver's best), ``native``, ``tool`` or
-        ``prompted``: see docs/structured-output.md."""
-
-        answers: list[Any] = []
-        spec, build = self._output(output_type, output_mode, output_retries)
-        self._performer.build_output = build
-        command = AgentPrompt(self._messages(prompt), **self._limits(limits), output=spec)
-        unsubscribe = None  # a relay only for a run that listens: typed answer or callbacks
-        if spec is not None or on_token or on_tool_call or on_tool_result:
-            relay = run_callbacks(answers, on_token, on_tool_call, on_tool_result)
-            unsubscribe = self.subscribe(relay)
-        try:
-            _, result = await self._run(command, deps, skip_memory_save)
-            error = run_error(self._shell.state.loop)
-        finally:
-            if unsubscribe is not None:
-                unsubscribe()
-            self._end_unsaved()
-        if error is not None:
-            if on_error is not None:
-                on_error(error)
-            raise error
-        if spec is not None and build is not None:  # no answer while paused for approval
-            typed = build_output(build, answers[-1]) if answers else None
-            result = attrs.evolve(result, output=typed)
-        if on_complete is not None:
-            on_complete(result)
-        return result
-
-    @overload
-    def stream(
-        self, prompt: str | Any, *, output_type: None = None, **limits: Any
-    ) -> RunStream: ...
-
-    @overload
-    def stream(
-        self,
-        prompt: str | Any,
-        *,
-        output_type: Any,
-        output_mode: str = "auto",
-        output_retries: int = 1,
-        **limits: Any,
-    ) -> OutputStream: ...
-
-    def stream(
-        self,
-        prompt: str | Any,
-        *,
-        output_type: Any = None,
-        output_mode: str = "auto",
-        output_retries: int = 1,
-        **limits: Any,
-    ) -> RunStream | OutputStream:
-        """The events of a run started with ``prompt``, ending with ``agent_end`` (or
-        ``tool_approval_required`` / ``elicitation_request`` when it pauses). Leaving the
-        loop early aborts the run.
-
-        With ``output_type`` (see ``run``): an ``OutputStream`` of the answer parsed so
-        far, each partial a JSON value that shows more than the one before, the last the
-        validated answer; its ``output`` is then the typed answer."""
-        spec, build = self._output(output_type, output_mode, output_retries)
-        self._performer.build_output = build
-        if spec is None:
-            return RunStream(lambda: self.prompt(prompt, **limits), self.subscribe, self.abort)
-        assert build is not None
-
-        async def start() -> None:
-            await self._run(
-                AgentPrompt(self._messages(prompt), **self._limits(limits), output=spec)
-            )
-
-        events = RunStream(start, self.subscribe, self.abort)
-        return OutputStream(events, spec, build, lambda: self.state.error)
-
-    async def approve(self, tool_call_id: str) -> None:
-        """Approve a pending call; once every pending call is decided the run resumes.
-        Raises ``ProtocolError`` for an id that awaits no decision."""
-        try:
-            await self._run(ToolApproval(tool_call_id, True))
-        finally:
-            self._end_unsaved()
-
-    async def reject(self, tool_call_id: str, reason: str | None = None) -> None:
-        """Reject a pending call: the model gets an error result saying so (and why)."""
-        try:
-            await self._run(ToolApproval(tool_call_id, False, reason))
-        finally:
-            self._end_unsaved()
-
-    async def answer_elicitation(
-        self,
-        elicitation_id: str,
-        action: ElicitationAction = "accept",
-        content: Mapping[str, Any] | None = None,
-    ) -> None:
-        """Answer a question a running tool asked (``state.pending_elicitations``):
-        ``accept`` with ``content`` (the form's fields), ``decline`` or ``cancel``; once
-        none waits the run goes on, and this returns when it ends or pauses again.
-        Raises ``ProtocolError`` for an id nothing waits for, or content that does not
-        fit the form (naming what is wrong); ``InvalidEventError`` for an unknown action."""
-        await self._run(ElicitationAnswer(action, content, elicitation_id))
-
-    async def wait(self) -> None:
-        """Return once no run is active (at once when idle or paused for approval)."""
-        while self._running():
-            await self._wait_stretch()
-
-    def steer(self, message: str | Any) -> None:
-        """Queue a message for before the next model call (not-started tools per policy)."""
-        self._command(AgentSteer(self._message(message)))
-
-    def follow_up(self, message: str | Any) -> None:
-        """Queue a message for when the agent would otherwise stop."""
-        self._command(AgentFollowUp(self._message(message)))
-
-    def abort(self, reason: str = "user") -> None:
-        """Abort the active run (idempotent; a no-op when idle). The run ends with
-        ``ABORTED``; partial output is kept and every tool call gets a result. Alias:
-        ``interrupt``; queued ``receive`` messages still run afterwards."""
-        if self._shell.state.loop.phase != "idle":
-            self._shell.feed(AgentAbort(reason))
-
-    def reset(self) -> None:
-        """Forget the history and queues (raises ``AgentBusyError`` during a run)."""
-        self._command(AgentReset())
 
     # -- lifecycle ------------------------------------------------------------------------
 
