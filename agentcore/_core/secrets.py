@@ -27,10 +27,14 @@ run of base64 may look like a key, and changing it would corrupt the file.
 
 from __future__ import annotations
 
+import enum
 import json
+import operator
 import re
+import types
+import typing
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 import attrs
 
@@ -39,6 +43,7 @@ from .wire import from_dict, to_dict
 
 __all__ = [
     "REDACTED",
+    "SCANS",
     "SECRET_PATTERN",
     "has_secret",
     "holds_secret",
@@ -243,3 +248,96 @@ def scrub_event(event: Any) -> Any:
     if not _contains(wire):
         return event
     return from_dict(_scrub_value(wire))
+
+
+Scan: typing.TypeAlias = Callable[[Any], bool]
+"""``scan(event)``: False when ``event`` holds no secret; True when it may (then
+``scrub_event`` decides)."""
+
+_TEXTLESS_TYPES = (int, float, bool, type(None))
+
+
+def _textless(tp: Any, seen: frozenset[type[Any]] = frozenset()) -> bool:
+    """Whether a field annotated ``tp`` can never hold text: a number, a bool, ``None``,
+    an enum (its members are fixed by the class), an attrs class of only such fields, or
+    a union of those. Anything else (``str``, a ``Literal``, a tuple, a mapping, ``Any``)
+    may hold a caller's text."""
+    if tp in _TEXTLESS_TYPES:
+        return True
+    origin = typing.get_origin(tp)
+    if origin is typing.Union or origin is types.UnionType:
+        return all(_textless(arg, seen) for arg in typing.get_args(tp))
+    if origin is Literal or not isinstance(tp, type):
+        return False
+    if issubclass(tp, enum.Enum):
+        return True
+    if attrs.has(tp) and tp not in seen:
+        names = _text_fields(tp, seen | {tp})
+        return names is not None and not names
+    return False
+
+
+def _text_fields(
+    cls: type[Any], seen: frozenset[type[Any]] = frozenset()
+) -> tuple[str, ...] | None:
+    """The fields of attrs class ``cls`` that may hold text, read from their annotations
+    (every field when the annotations cannot be resolved); ``None`` when ``cls`` is not an
+    attrs class."""
+    names = _field_names(cls)
+    if names is None:
+        return None
+    try:
+        hints = typing.get_type_hints(cls)
+    except Exception:  # an annotation naming what only type checkers import
+        return names
+    return tuple(n for n in names if n not in hints or not _textless(hints[n], seen))
+
+
+def _always(_event: Any) -> bool:
+    """The scan of an object whose fields are not known: ``scrub_event`` looks."""
+    return True
+
+
+def _scan(cls: type[Any]) -> Scan | None:
+    """The scan of ``cls``'s instances: ``None`` when no field can hold text; else a test
+    of those fields alone, strings by the fixed parts of the patterns written inline (no
+    call), any other value by ``_may_contain``."""
+    names = _text_fields(cls)
+    if names is None:
+        return _always
+    if not names:
+        return None
+    get, many = operator.attrgetter(*names), len(names) > 1
+
+    def scan(event: Any) -> bool:
+        for value in get(event) if many else (get(event),):
+            if value.__class__ is str:
+                if (
+                    "sk-" in value
+                    or "sk_" in value
+                    or "tgp_" in value
+                    or "AIza" in value
+                    or "earer" in value
+                    or "EARER" in value
+                ):
+                    return True
+            elif value is not None and _may_contain(value):
+                return True
+        return False
+
+    return scan
+
+
+class _Scans(dict[type[Any], Scan | None]):
+    def __missing__(self, cls: type[Any]) -> Scan | None:
+        scan = self[cls] = _scan(cls)
+        return scan
+
+
+SCANS: typing.Mapping[type[Any], Scan | None] = _Scans()
+"""Class -> its ``Scan`` (``None``: its instances can hold no text), made on first use.
+
+The secret scan limited to where secrets can be: an input is given to ``scrub_event``
+only when the scan of its class says it may hold one (``SCANS[type(e)]``, a lookup
+without a call), so inputs of numbers, enums and stop reasons cost one test of a
+string or nothing at all."""
