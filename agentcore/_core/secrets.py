@@ -178,13 +178,30 @@ def _field_names(cls: type[Any]) -> tuple[str, ...] | None:
     return names
 
 
-def _values_of(value: Any) -> list[Any]:
-    """The field values of an attrs object, for the JSON encoder's ``default``; a
-    ``TypeError`` (the encoder's own signal) for any other object."""
-    names = _field_names(type(value))
+_GETTERS: dict[type[Any], Callable[[Any], Any] | None] = {}
+
+
+def _getter(cls: type[Any]) -> Callable[[Any], Any] | None:
+    names = _field_names(cls)
     if names is None:
-        raise TypeError(type(value).__name__)
-    return [getattr(value, name) for name in names]
+        return None
+    if not names:
+        return lambda _value: ()
+    return operator.attrgetter(*names)
+
+
+def _values_of(value: Any) -> Any:
+    """The field values of an attrs object (a tuple; the one value of a class of one
+    field), for the JSON encoder's ``default``: a ``TypeError`` (the encoder's own
+    signal) for any other object. Read by a getter made once per class."""
+    cls = type(value)
+    try:
+        get = _GETTERS[cls]
+    except KeyError:
+        get = _GETTERS[cls] = _getter(cls)
+    if get is None:
+        raise TypeError(cls.__name__)
+    return get(value)
 
 
 def _encoder() -> Callable[[Any], str]:
