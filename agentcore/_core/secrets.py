@@ -39,6 +39,7 @@ from typing import Any, Literal
 import attrs
 
 from .binary import MEDIA_CLASSES, is_media_wire
+from .checks import is_checked
 from .wire import from_dict, to_dict
 
 __all__ = [
@@ -272,6 +273,8 @@ Scan: typing.TypeAlias = Callable[[Any], bool]
 ``scrub_event`` decides)."""
 
 _TEXTLESS_TYPES = (int, float, bool, type(None))
+_PLAIN = frozenset(_TEXTLESS_TYPES)
+"""The classes of values a scan passes over without a call."""
 
 
 def _textless(tp: Any, seen: frozenset[type[Any]] = frozenset()) -> bool:
@@ -298,11 +301,12 @@ def _text_fields(
     cls: type[Any], seen: frozenset[type[Any]] = frozenset()
 ) -> tuple[str, ...] | None:
     """The fields of attrs class ``cls`` that may hold text, read from their annotations
-    (every field when the annotations cannot be resolved); ``None`` when ``cls`` is not an
-    attrs class."""
+    when its construction checks them (``checked``): every field of a class that does not
+    (its values may be of any type) or whose annotations cannot be resolved; ``None`` when
+    ``cls`` is not an attrs class."""
     names = _field_names(cls)
-    if names is None:
-        return None
+    if names is None or not is_checked(cls):
+        return names
     try:
         hints = typing.get_type_hints(cls)
     except Exception:  # an annotation naming what only type checkers import
@@ -318,7 +322,7 @@ def _always(_event: Any) -> bool:
 def _scan(cls: type[Any]) -> Scan | None:
     """The scan of ``cls``'s instances: ``None`` when no field can hold text; else a test
     of those fields alone, strings by the fixed parts of the patterns written inline (no
-    call), any other value by ``_may_contain``."""
+    call), numbers and ``None`` passed over, any other value by ``_may_contain``."""
     names = _text_fields(cls)
     if names is None:
         return _always
@@ -338,7 +342,7 @@ def _scan(cls: type[Any]) -> Scan | None:
                     or "EARER" in value
                 ):
                     return True
-            elif value is not None and _may_contain(value):
+            elif value.__class__ not in _PLAIN and _may_contain(value):
                 return True
         return False
 
