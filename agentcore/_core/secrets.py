@@ -27,18 +27,24 @@ run of base64 may look like a key, and changing it would corrupt the file.
 
 from __future__ import annotations
 
+import enum
 import json
+import operator
 import re
+import types
+import typing
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 import attrs
 
 from .binary import MEDIA_CLASSES, is_media_wire
+from .checks import is_checked
 from .wire import from_dict, to_dict
 
 __all__ = [
     "REDACTED",
+    "SCANS",
     "SECRET_PATTERN",
     "has_secret",
     "holds_secret",
@@ -173,13 +179,30 @@ def _field_names(cls: type[Any]) -> tuple[str, ...] | None:
     return names
 
 
-def _values_of(value: Any) -> list[Any]:
-    """The field values of an attrs object, for the JSON encoder's ``default``; a
-    ``TypeError`` (the encoder's own signal) for any other object."""
-    names = _field_names(type(value))
+_GETTERS: dict[type[Any], Callable[[Any], Any] | None] = {}
+
+
+def _getter(cls: type[Any]) -> Callable[[Any], Any] | None:
+    names = _field_names(cls)
     if names is None:
-        raise TypeError(type(value).__name__)
-    return [getattr(value, name) for name in names]
+        return None
+    if not names:
+        return lambda _value: ()
+    return operator.attrgetter(*names)
+
+
+def _values_of(value: Any) -> Any:
+    """The field values of an attrs object (a tuple; the one value of a class of one
+    field), for the JSON encoder's ``default``: a ``TypeError`` (the encoder's own
+    signal) for any other object. Read by a getter made once per class."""
+    cls = type(value)
+    try:
+        get = _GETTERS[cls]
+    except KeyError:
+        get = _GETTERS[cls] = _getter(cls)
+    if get is None:
+        raise TypeError(cls.__name__)
+    return get(value)
 
 
 def _encoder() -> Callable[[Any], str]:
@@ -243,3 +266,99 @@ def scrub_event(event: Any) -> Any:
     if not _contains(wire):
         return event
     return from_dict(_scrub_value(wire))
+
+
+Scan: typing.TypeAlias = Callable[[Any], bool]
+"""``scan(event)``: False when ``event`` holds no secret; True when it may (then
+``scrub_event`` decides)."""
+
+_TEXTLESS_TYPES = (int, float, bool, type(None))
+_PLAIN = frozenset(_TEXTLESS_TYPES)
+"""The classes of values a scan passes over without a call."""
+
+
+def _textless(tp: Any, seen: frozenset[type[Any]] = frozenset()) -> bool:
+    """Whether a field annotated ``tp`` can never hold text: a number, a bool, ``None``,
+    an enum (its members are fixed by the class), an attrs class of only such fields, or
+    a union of those. Anything else (``str``, a ``Literal``, a tuple, a mapping, ``Any``)
+    may hold a caller's text."""
+    if tp in _TEXTLESS_TYPES:
+        return True
+    origin = typing.get_origin(tp)
+    if origin is typing.Union or origin is types.UnionType:
+        return all(_textless(arg, seen) for arg in typing.get_args(tp))
+    if origin is Literal or not isinstance(tp, type):
+        return False
+    if issubclass(tp, enum.Enum):
+        return True
+    if attrs.has(tp) and tp not in seen:
+        names = _text_fields(tp, seen | {tp})
+        return names is not None and not names
+    return False
+
+
+def _text_fields(
+    cls: type[Any], seen: frozenset[type[Any]] = frozenset()
+) -> tuple[str, ...] | None:
+    """The fields of attrs class ``cls`` that may hold text, read from their annotations
+    when its construction checks them (``checked``): every field of a class that does not
+    (its values may be of any type) or whose annotations cannot be resolved; ``None`` when
+    ``cls`` is not an attrs class."""
+    names = _field_names(cls)
+    if names is None or not is_checked(cls):
+        return names
+    try:
+        hints = typing.get_type_hints(cls)
+    except Exception:  # an annotation naming what only type checkers import
+        return names
+    return tuple(n for n in names if n not in hints or not _textless(hints[n], seen))
+
+
+def _always(_event: Any) -> bool:
+    """The scan of an object whose fields are not known: ``scrub_event`` looks."""
+    return True
+
+
+def _scan(cls: type[Any]) -> Scan | None:
+    """The scan of ``cls``'s instances: ``None`` when no field can hold text; else a test
+    of those fields alone, strings by the fixed parts of the patterns written inline (no
+    call), numbers and ``None`` passed over, any other value by ``_may_contain``."""
+    names = _text_fields(cls)
+    if names is None:
+        return _always
+    if not names:
+        return None
+    get, many = operator.attrgetter(*names), len(names) > 1
+
+    def scan(event: Any) -> bool:
+        for value in get(event) if many else (get(event),):
+            if value.__class__ is str:
+                if (
+                    "sk-" in value
+                    or "sk_" in value
+                    or "tgp_" in value
+                    or "AIza" in value
+                    or "earer" in value
+                    or "EARER" in value
+                ):
+                    return True
+            elif value.__class__ not in _PLAIN and _may_contain(value):
+                return True
+        return False
+
+    return scan
+
+
+class _Scans(dict[type[Any], Scan | None]):
+    def __missing__(self, cls: type[Any]) -> Scan | None:
+        scan = self[cls] = _scan(cls)
+        return scan
+
+
+SCANS: typing.Mapping[type[Any], Scan | None] = _Scans()
+"""Class -> its ``Scan`` (``None``: its instances can hold no text), made on first use.
+
+The secret scan limited to where secrets can be: an input is given to ``scrub_event``
+only when the scan of its class says it may hold one (``SCANS[type(e)]``, a lookup
+without a call), so inputs of numbers, enums and stop reasons cost one test of a
+string or nothing at all."""

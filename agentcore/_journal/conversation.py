@@ -57,7 +57,7 @@ from .._core.events import (
     ToolUseStart,
 )
 from .._core.processor import AnyProcessor
-from .._core.secrets import SHORTEST_SECRET, holds_secret, scrub_event
+from .._core.secrets import SCANS, SHORTEST_SECRET, holds_secret, scrub_event
 from .._core.state_machine import AgentState, StateChange
 from .._loop.conversation import conversation_processor
 from .._loop.events import EFFECTS
@@ -112,9 +112,10 @@ def _scrubbed(event: Any) -> Any:
         if len(event.text) >= SHORTEST_SECRET and holds_secret(event.text):
             return scrub_event(event)
         return event
-    if cls is not InputJsonDelta or holds_secret(event.partial_json):
-        return scrub_event(event)
-    return event
+    if cls is InputJsonDelta:
+        return scrub_event(event) if holds_secret(event.partial_json) else event
+    scan = SCANS[cls]
+    return scrub_event(event) if scan is not None and scan(event) else event
 
 
 class Conversation:
@@ -274,7 +275,10 @@ class Conversation:
                     if cls in _TEXT_DELTAS:
                         if len(event.text) >= SHORTEST_SECRET and holds_secret(event.text):
                             event = scrub_event(event)
-                    elif cls is not InputJsonDelta or holds_secret(event.partial_json):
+                    elif cls is InputJsonDelta:
+                        if holds_secret(event.partial_json):
+                            event = scrub_event(event)
+                    elif (scan := SCANS[cls]) is not None and scan(event):
                         event = scrub_event(event)
                     if self.journal is not None:
                         seq = self._journal(event)
