@@ -103,7 +103,7 @@ ABOUT: dict[str, tuple[tuple[str, ...], str]] = {
         "the strict schema a provider is sent",
     ),
     "durable/test_lane.py": (
-        ("agentcore._durable.conversation", "agentcore._durable.stepping"),
+        ("agentcore._durable.lane", "agentcore._durable.stepping"),
         "how a durable lane numbers its inputs",
     ),
     "durable/test_notices.py": (("agentcore._durable.notices",), "the workers' notices"),
@@ -253,6 +253,15 @@ ABOUT: dict[str, tuple[tuple[str, ...], str]] = {
     ),
     "runtime/test_agent_construction.py": (("agentcore._runtime.agent",), "what Agent(...) defers"),
     "runtime/test_cut_streams.py": (("agentcore._edges.driver",), "ended_batches, the driver edge"),
+    "journal/test_conversation_secrets.py": (
+        (
+            "agentcore._journal.conversation",
+            "agentcore._core.secrets",
+            "agentcore._core.registry",
+            "agentcore._core.checks",
+        ),
+        "no secret escapes a Conversation, whichever input class carries it",
+    ),
 }
 
 TOP_LEVEL = {

@@ -46,7 +46,8 @@ from .._loop.events import (
     ToolApproval,
 )
 from .._loop.state import LoopConfig
-from .conversation import EVENTS, LIVE
+from .asking import EVENTS
+from .conversation import LIVE
 from .notices import Notices
 from .store import ENDED, Store
 from .worker import QUEUE, WORKFLOW, dbos_url

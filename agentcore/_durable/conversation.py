@@ -42,13 +42,10 @@ journal by the documented resume policy (``agent_resume``).
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import itertools
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
-
-import attrs
 
 from .._core.content import ToolCallPart
 from .._core.errors import MessageRejectedError
@@ -56,7 +53,6 @@ from .._core.events import AssistantMessage
 from .._core.wire import from_dict, to_dict
 from .._edges.clock import ms_clock
 from .._journal import conversation as _conversation
-from .._journal.read import JournalError
 from .._journal.resume import journal_events
 from .._journal.sql.postgres import PostgresJournal
 from .._loop.events import (
@@ -66,25 +62,21 @@ from .._loop.events import (
     CallModel,
     CheckOutput,
     ClockTick,
-    ElicitationAnswer,
-    ElicitationRequest,
     ExecuteTools,
     SummariseContext,
 )
 from .._loop.state import AT_REST
 from .._runtime.outlet import Outlet
+from .asking import EVENTS, Asking
 from .definitions import Definition
 from .effects import call_model, call_tool
+from .lane import Lane, presenters_outlet
 from .performer import DurablePerformer
 from .stepping import StepPerformer, preview
 from .store import Store
 
 __all__ = ["Conversation", "Services"]
 
-EVENTS = "events"
-"""The workflow's stream of outputs (wire dicts, one list per step)."""
-ANSWER_POLL = 0.1
-"""Seconds between two looks for an elicitation's answer in the inbox."""
 LIVE = "live"
 """The stream of live model events, written while a model call streams (may repeat a
 call's start when a worker died mid-call: each batch names its call and attempt)."""
@@ -109,7 +101,7 @@ class Services:
         self.live = live
 
 
-class Conversation:
+class Conversation(Asking):
     """One workflow execution's view of agent ``agent_id`` (module docstring)."""
 
     def __init__(self, services: Services, agent_id: str, definition: Definition) -> None:
@@ -117,13 +109,13 @@ class Conversation:
         self.agent_id = agent_id
         self.definition = definition
         self.journal = services.journal
-        self.lane = _Lane(services.journal)
+        self.lane = Lane(services.journal)
         self.conversation: _conversation.Conversation | None = None
         self.performer = DurablePerformer(self.lane, self.feed)
         self.outputs: list[dict[str, Any]] = []
         self.delivered = 0
         """The last input whose outputs the presenters have (delivered live in a step)."""
-        self.outlet = _outlet(agent_id, definition)
+        self.outlet = presenters_outlet(agent_id, definition)
         self._reports: Outlet | None = None
 
     @property
@@ -389,76 +381,6 @@ class Conversation:
             events = [*asked, to_dict(result)]
         return events, await self._claim_in_step(False) if claim else []
 
-    def _asker(
-        self, call_id: str, asked: list[dict[str, Any]]
-    ) -> Callable[[ElicitationRequest], Awaitable[ElicitationAnswer]]:
-        """Call ``call_id``'s ``ctx.elicit`` (module docstring, 4.); ``asked`` collects
-        what it fed. It runs in a copy of the step's context (an MCP server's question
-        arrives on the session's own task), so it writes to the step's stream."""
-        from dbos import DBOS
-
-        key = f"{DBOS.workflow_id}#{DBOS.step_id}:elicit"
-        step = contextvars.copy_context()
-        numbers = itertools.count(1)
-
-        async def elicit(request: ElicitationRequest) -> ElicitationAnswer:
-            if type(request) is not ElicitationRequest:
-                raise TypeError(f"ctx.elicit() takes an ElicitationRequest, got {request!r}")
-            request = attrs.evolve(
-                request,
-                elicitation_id=f"elicit_{call_id}_{next(numbers)}",
-                tool_call_id=call_id,
-                timestamp=self.services.clock(),
-            )
-            ask = self._ask(request, key, asked)
-            return await asyncio.get_running_loop().create_task(ask, context=step.copy())
-
-        return elicit
-
-    async def _ask(
-        self, request: ElicitationRequest, key: str, asked: list[dict[str, Any]]
-    ) -> ElicitationAnswer:
-        """Feed ``request``, then the answers claimed for it until one is handed to the
-        call (``DurablePerformer.asked``); ``cancel`` when an abort waits first."""
-        store, agent_id, elicitation_id = self.services.store, self.agent_id, request.elicitation_id
-        waiting: asyncio.Future[ElicitationAnswer] = asyncio.get_running_loop().create_future()
-        self.performer.asked[elicitation_id] = waiting
-        try:
-            await self._feed_asked([request], asked)
-            while not waiting.done():
-                answers = await asyncio.to_thread(
-                    store.claim_answers, agent_id, key, elicitation_id
-                )
-                if answers:
-                    await self._feed_asked([from_dict(json.loads(a)) for a in answers], asked)
-                elif await asyncio.to_thread(store.has_open, agent_id, ["agent_abort"]):
-                    break
-                else:
-                    await asyncio.sleep(ANSWER_POLL)
-        finally:
-            if self.performer.asked.pop(elicitation_id, None) is not None:  # unanswered
-                cancel = ElicitationAnswer("cancel", None, elicitation_id)
-                cancel = attrs.evolve(cancel, timestamp=self.services.clock())
-                self._fed_asked(cancel, asked)
-                if not waiting.done():  # the fold found it waiting no more
-                    waiting.set_result(cancel)
-        return waiting.result()
-
-    def _fed_asked(self, event: Any, asked: list[dict[str, Any]]) -> None:
-        self.feed([event])
-        asked.append({**to_dict(event), "seq": self.seq})
-
-    async def _feed_asked(self, events: list[Any], asked: list[dict[str, Any]]) -> None:
-        """Feed a call's elicitation events inside its step, and write their outputs to
-        the ``events`` stream now (a step's write: a step run again writes them again)."""
-        from dbos import DBOS
-
-        for event in events:
-            self._fed_asked(event, asked)
-        if self.outputs:
-            outputs, self.outputs = self.outputs, []
-            await DBOS.write_stream_async(EVENTS, outputs)
-
     async def _wait_timer(self, at_ms: int) -> None:
         from dbos import DBOS
 
@@ -548,42 +470,3 @@ class Conversation:
             "text": "" if reply is None else reply.text,
             "error": error,
         }
-
-
-class _Lane:
-    """The journal as the workflow's fold writes it: every input gets the next sequence
-    number and is appended only past what the journal holds (``fresh``; a recovered
-    workflow folds its recorded steps again), checked against the journal's answer.
-    ``now`` is the latest input's time (what the workflow's own inputs are stamped with,
-    so a replayed workflow stamps them the same)."""
-
-    def __init__(self, journal: PostgresJournal) -> None:
-        self.journal = journal
-        self.seq = self.written = self.now = 0
-        self.fresh = False
-
-    def append(self, agent_id: str, event: Any) -> int:
-        self.seq += 1
-        self.now = max(self.now, event.timestamp)
-        self.fresh = self.seq > self.written
-        if self.fresh:
-            seq = self.journal.append(agent_id, event)
-            if seq != self.seq:
-                raise JournalError(
-                    f"agent {agent_id!r}: journal at {seq}, expected {self.seq} (another "
-                    "process writes this agent's journal)"
-                )
-            self.written = seq
-        return self.seq
-
-
-def _outlet(agent_id: str, definition: Definition) -> Outlet | None:
-    """The conversation's presenters (the definition's), and the extensions' ``event``
-    hooks (the template agent's subscribers, reached through ``Agent.relay``)."""
-    extensions = bool(definition.options.get("extensions"))
-    if not definition.presenters and not extensions:
-        return None
-    outlet = Outlet(agent_id, definition.presenters, 10_000)
-    if extensions:
-        outlet.subscribe(definition.template.relay)
-    return outlet

@@ -2,7 +2,7 @@
 journal holds (a recovered workflow folds its recorded steps again), the journal's answer
 checked; a step's preview numbers inputs without keeping them.
 
-Tests the private modules ``agentcore._durable.conversation`` and
+Tests the private modules ``agentcore._durable.lane`` and
 ``agentcore._durable.stepping``: how a durable lane numbers its inputs."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agentcore._durable.conversation import _Lane
+from agentcore._durable.lane import Lane
 from agentcore._durable.stepping import _Numbered
 from agentcore.journal import JournalError
 from agentcore.loop import ClockTick
@@ -34,7 +34,7 @@ def test_a_recovered_workflow_writes_only_past_the_journals_end(
     base: int, recorded: int, new: int
 ) -> None:
     journal = Journal(held=base + recorded)
-    lane = _Lane(journal)
+    lane = Lane(journal)
     lane.seq, lane.written = base, base + recorded
     fresh = []
     for i in range(recorded + new):
@@ -49,7 +49,7 @@ def test_a_recovered_workflow_writes_only_past_the_journals_end(
 
 
 def test_another_writer_is_an_error_naming_the_agent() -> None:
-    lane = _Lane(Journal(held=0, skew=1))
+    lane = Lane(Journal(held=0, skew=1))
     with pytest.raises(JournalError, match="agent 'a': journal at 2, expected 1"):
         lane.append("a", ClockTick(timestamp=1))
 

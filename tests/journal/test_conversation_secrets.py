@@ -5,8 +5,9 @@ whose annotations can hold text) says it may hold a secret. Every registered eve
 of every layer, is generated with a key put in one of its strings (nested ones too), then
 received and fed: neither what the journal is handed nor any output or effect holds it.
 
-Tests the private modules ``agentcore._journal.conversation`` (Conversation) and
-``agentcore._core.secrets`` (SCANS).
+Tests the private modules ``agentcore._journal.conversation`` (Conversation),
+``agentcore._core.secrets`` (SCANS), ``agentcore._core.registry`` and
+``agentcore._core.checks`` (the registered classes and their checks).
 """
 
 from __future__ import annotations
