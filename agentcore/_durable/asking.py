@@ -17,9 +17,7 @@ import attrs
 from .._core.wire import from_dict, to_dict
 from .._loop.events import ElicitationAnswer, ElicitationRequest
 from .performer import DurablePerformer
-
-if TYPE_CHECKING:
-    from .conversation import Services
+from .services import Services
 
 __all__ = ["ANSWER_POLL", "EVENTS", "Asking"]
 

@@ -44,17 +44,14 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-from collections.abc import Callable
 from typing import Any
 
 from .._core.content import ToolCallPart
 from .._core.errors import MessageRejectedError
 from .._core.events import AssistantMessage
 from .._core.wire import from_dict, to_dict
-from .._edges.clock import ms_clock
 from .._journal import conversation as _conversation
 from .._journal.resume import journal_events
-from .._journal.sql.postgres import PostgresJournal
 from .._loop.events import (
     AgentConfigured,
     AgentPrompt,
@@ -72,33 +69,14 @@ from .definitions import Definition
 from .effects import call_model, call_tool
 from .lane import Lane, presenters_outlet
 from .performer import DurablePerformer
+from .services import Services
 from .stepping import StepPerformer, preview
-from .store import Store
 
-__all__ = ["Conversation", "Services"]
+__all__ = ["Conversation"]
 
 LIVE = "live"
 """The stream of live model events, written while a model call streams (may repeat a
 call's start when a worker died mid-call: each batch names its call and attempt)."""
-
-
-class Services:
-    """What a worker's workflows share: definitions, the store, the journal, the clock."""
-
-    def __init__(
-        self,
-        definitions: Any,
-        store: Store,
-        journal: PostgresJournal,
-        *,
-        clock: Callable[[], int] = ms_clock,
-        live: bool = True,
-    ) -> None:
-        self.definitions = definitions
-        self.store = store
-        self.journal = journal
-        self.clock = clock
-        self.live = live
 
 
 class Conversation(Asking):

@@ -30,8 +30,9 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from .conversation import Conversation, Services
+from .conversation import Conversation
 from .definitions import Definitions
+from .services import Services
 from .store import Store
 
 __all__ = ["APP_NAME", "QUEUE", "WORKFLOW", "Worker", "advance"]
