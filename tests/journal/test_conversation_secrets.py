@@ -26,7 +26,7 @@ from agentcore._core.checks import is_checked
 from agentcore._core.registry import EVENT_TYPES
 from agentcore._core.secrets import SCANS
 from agentcore._journal.conversation import Conversation
-from agentcore.errors import InvalidEventError
+from agentcore.errors import ConfigurationError, InvalidEventError
 from agentcore.loop import LoopConfig, conversation_processor, create_initial_conversation_state
 from agentcore.testing import instances
 
@@ -165,8 +165,8 @@ def test_a_key_in_any_field_of_an_unchecked_class_is_scrubbed(cls: type[Any], na
     key = KEYS[0]
     try:
         event = attrs.evolve(draw_one(cls), **{name: f"x {key} y"})
-    except Exception:
-        pytest.skip("its converter takes no string")
+    except (TypeError, InvalidEventError, ConfigurationError):
+        return  # the class refuses a string in that field when built: no key can ride in it
     recorded = Recorded()
     with contextlib.suppress(Exception):  # an input a fresh state refuses: journaled still
         _conversation(recorded).receive(event)
