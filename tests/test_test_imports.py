@@ -262,6 +262,12 @@ ABOUT: dict[str, tuple[tuple[str, ...], str]] = {
         ),
         "no secret escapes a Conversation, whichever input class carries it",
     ),
+    "edges/test_stamped.py": (("agentcore._edges.clock",), "stamped's copy against evolve"),
+    "journal/test_conversation_quiet.py": (
+        ("agentcore._journal.conversation",),
+        "its quiet-sink path and command",
+    ),
+    "runtime/test_quiet_outlet.py": (("agentcore._runtime.outlet",), "the outlet's quiet flag"),
 }
 
 TOP_LEVEL = {
