@@ -156,6 +156,10 @@ ABOUT: dict[str, tuple[tuple[str, ...], str]] = {
         ("agentcore._loop.state", "agentcore._runtime.outlet", "agentcore.drivers.scripted"),
         "the hot-path shortcuts against the slow paths",
     ),
+    "loop/test_loop_state_twins.py": (
+        ("agentcore._loop.state",),
+        "its classes against attrs-built twins",
+    ),
     "loop/test_tool_json.py": (("agentcore._loop.tool_json",), "a tool result to JSON"),
     "loop/test_tool_schema.py": (
         ("agentcore._loop.tool_schema",),

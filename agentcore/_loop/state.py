@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypeVar
 
 import attrs
 from pyrsistent import PVector, pvector
 
 from .._core.caching import Cache, as_cache, cache_wire
-from .._core.content import JSONValue, Usage
+from .._core.content import ZERO_USAGE, JSONValue, Usage
 from .._core.driver import Message, ModelRequest, OutputSpec, ThinkingLevel, ToolSpec
 from .._core.errors import ConfigurationError
 from .._core.events import AssistantMessage, ToolResultMessage, UserMessage
@@ -30,6 +30,11 @@ from .._core.pricing import ModelPrice
 from .._core.provider_tools import ProviderTool, as_provider_tool, provider_tool_wire
 from .compaction import Compaction, ContextView, Summarise, as_compaction
 from .tools import Tool
+
+if TYPE_CHECKING:  # the attrs plugin types the classes
+    from attrs import frozen
+else:  # the same classes, built at a fifth of attrs' cost (see _core/records.py)
+    from .._core.records import frozen
 
 __all__ = [
     "AT_REST",
@@ -420,7 +425,7 @@ class Batch:
         return name
 
 
-@attrs.frozen(slots=True)
+@frozen
 class PendingSummary:
     """A compaction waiting for its summary: why (``reason``, at ``tokens``), the
     ``view`` to adopt once the summary is in, starting at history index ``cut``, and the
@@ -433,7 +438,7 @@ class PendingSummary:
     strategy: Summarise
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Run:
     """One run, from prompt/continue to ``agent_end``.
 
@@ -466,7 +471,7 @@ class Run:
     iterations: int = 0
     turn: int = 0
     turn_open: bool = False
-    usage: Usage = attrs.field(factory=Usage)
+    usage: Usage = ZERO_USAGE
     cost: float = 0.0
     inflight: tuple[tuple[str, Any], ...] = ()
     streaming: bool = False
@@ -479,7 +484,7 @@ class Run:
     stopping: tuple[str, str, str, bool] | None = None
     paused_at: int | None = None
     elicitations: tuple[Any, ...] = ()
-    step_usage: Usage = attrs.field(factory=Usage)
+    step_usage: Usage = ZERO_USAGE
     step_cost: float = 0.0
     overflowed: bool = False
     summary: PendingSummary | None = None
@@ -494,7 +499,7 @@ class Run:
         return _replace_run(self, changes)
 
 
-@attrs.frozen(slots=True)
+@frozen
 class LoopState:
     """The loop processor's state: config, history, queues, and the active run if any.
 
@@ -516,7 +521,7 @@ class LoopState:
     error: tuple[str, str, bool] | None = None
     """``(code, message, retryable)`` of the last run's failure, ``None`` after a clean run."""
     context: ContextView | None = None
-    usage: Usage = attrs.field(factory=Usage)
+    usage: Usage = ZERO_USAGE
     cost: float = 0.0
     cancelled: frozenset[str] = frozenset()
     """The running tool calls stopped runs cancelled and answered themselves
