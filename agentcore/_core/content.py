@@ -41,6 +41,7 @@ from .media import (
     sniff_media_type,
 )
 from .provider_tools import PROVIDER_PART_TYPES, ProviderPart
+from .records import builder
 
 if TYPE_CHECKING:  # the attrs plugin types the classes
     from attrs import frozen
@@ -107,7 +108,8 @@ class Usage:
     cache_write_1h_tokens: NonNegativeInt = 0
 
     def __add__(self, other: Usage) -> Usage:
-        return Usage(
+        # two checked counts sum to a count: nothing to check again
+        return _build_usage(
             self.input_tokens + other.input_tokens,
             self.output_tokens + other.output_tokens,
             self.cache_read_tokens + other.cache_read_tokens,
@@ -131,6 +133,7 @@ class Usage:
 
 
 ZERO_USAGE = Usage()
+_build_usage = builder(Usage)
 
 _USAGE_KEYS = tuple(f.name for f in attrs.fields(Usage))
 

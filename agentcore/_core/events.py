@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias
 
 import attrs
 
-from .checks import JSONValue, NonNegativeInt, check_fields, checked
+from .checks import JSONValue, NonNegativeInt, check_again, check_fields, checked
 from .content import (
     Content,
     Part,
@@ -38,6 +38,7 @@ from .content import (
     usage_field,
 )
 from .provider_tools import ProviderPartEvent
+from .records import builder
 from .registry import EVENT_TYPES as EVENT_TYPES
 from .registry import LAYERS as LAYERS
 from .registry import event_type as event_type
@@ -423,15 +424,18 @@ class ToolResultMessage:
 
     @classmethod
     def answering(cls, result: ToolResult, tool_name: str) -> ToolResultMessage:
-        """The history entry of ``result``, a call to ``tool_name``: the one builder, used
-        by the core's assembler and the loop alike."""
-        return cls(
+        """The history entry of ``result``, a call to ``tool_name`` (a ``str``): the one
+        builder, used by the core's assembler and the loop alike. ``result`` is checked
+        once more (it may have been forged past its constructor); its values are then
+        taken as they are."""
+        check_again(result)
+        return _tool_result_message(
             result.tool_call_id,
             tool_name,
             result.result,
             result.is_error,
             result.details,
-            timestamp=result.timestamp,
+            result.timestamp,
         )
 
 
@@ -447,6 +451,8 @@ class ErrorMessage:
     retryable: bool = False
     timestamp: int = _ts()
 
+
+_tool_result_message = builder(ToolResultMessage)
 
 MessageEvent: TypeAlias = AssistantMessage | ToolCallMessage | ToolResultMessage | ErrorMessage
 

@@ -39,6 +39,12 @@ messages, else ``THINKING`` or ``RESPONDING``; ``calls`` holds the current messa
 calls (and which were answered early); ``awaiting`` maps the ids of calls whose input is
 complete and whose result has not come to tool names, by the assembler's rules
 (``pending``: one table, one rule).
+
+The state events of the inputs that are not deltas are made from the input's values
+without checking them again (``records.builder``): the handlers take an input whose
+fields passed their check (in ``agent_processor`` the assembler's handler for the same
+input ran ``check_again`` first; ``state_event_processor`` runs it on any input that
+gave outputs, and emits nothing for one that fails).
 """
 
 from __future__ import annotations
@@ -46,6 +52,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Final, NamedTuple, TypeAlias
 
+from .checks import check_again
 from .content import Content, TextContent
 from .events import (
     ConversationClose,
@@ -71,6 +78,7 @@ from .events import (
     UserMessage,
 )
 from .pending import NOTHING_AWAITED, Awaiting, answered, awaited
+from .records import builder
 
 __all__ = [
     "HANDLERS",
@@ -102,6 +110,17 @@ Result: TypeAlias = tuple[StateEventState, tuple[Any, ...]]
 
 _IDLE: StateEventState = (False, None, _NO_CALLS, NOTHING_AWAITED)
 
+# Outputs made of checked values (see the module docstring), in field order.
+_start = builder(ConversationStart)
+_thinking = builder(ConversationThinking)
+_planned = builder(ToolPlanned)
+_executing = builder(ToolExecuting)
+_completed = builder(ToolCompleted)
+_failed = builder(ToolFailed)
+_interrupted = builder(ConversationInterrupted)
+_end = builder(ConversationEnd)
+_occurred = builder(ErrorOccurred)
+
 # Named slots of the state tuple (read by position only in this module).
 ACTIVE: Final = 0
 MODE: Final = 1
@@ -117,19 +136,17 @@ def create_initial_state_event_processor_context() -> StateEventState:
 def _on_user_message(state: StateEventState, event: UserMessage) -> Result:
     if state[0]:
         return state, ()
-    start = ConversationStart(message_id=event.message_id, timestamp=event.timestamp)
-    return (True, *state[1:]), (start,)
+    return (True, *state[1:]), (_start(event.message_id, event.timestamp),)
 
 
 def _on_message_start(state: StateEventState, event: MessageStart) -> Result:
     if state[1] is not None:
         return state, ()
-    thinking = ConversationThinking(timestamp=event.timestamp)
+    thinking = _thinking(event.timestamp)
     new = (True, THINKING, _NO_CALLS, state[3])
     if state[0]:
         return new, (thinking,)
-    start = ConversationStart(message_id=event.message_id, timestamp=event.timestamp)
-    return new, (start, thinking)
+    return new, (_start(event.message_id, event.timestamp), thinking)
 
 
 def _on_text(state: StateEventState, event: TextDelta) -> Result:
@@ -160,8 +177,7 @@ def _on_tool_start(state: StateEventState, event: ToolUseStart) -> Result:
     ):
         return state, ()
     calls = _Calls((*calls.ids, call_id), (*calls.names, name), calls.answered)
-    planned = ToolPlanned(tool_call_id=call_id, tool_name=name, timestamp=event.timestamp)
-    return (state[0], state[1], calls, state[3]), (planned,)
+    return (state[0], state[1], calls, state[3]), (_planned(call_id, name, event.timestamp),)
 
 
 def _on_tool_stop(state: StateEventState, event: ToolUseStop) -> Result:
@@ -179,15 +195,13 @@ def _on_message_stop(state: StateEventState, event: MessageStop) -> Result:
     if not calls.ids:
         if awaiting:
             return (True, None, _NO_CALLS, awaiting), ()
-        return _IDLE, (ConversationEnd(reason="completed", timestamp=event.timestamp),)
+        return _IDLE, (_end("completed", event.timestamp),)
     outputs: list[ToolExecuting] = []
     for call_id, name in zip(calls.ids, calls.names, strict=True):
         if call_id not in calls.answered:
             if call_id not in awaiting:  # never stopped: its input ends with the message
                 awaiting = awaited(awaiting, call_id, name)
-            outputs.append(
-                ToolExecuting(tool_call_id=call_id, tool_name=name, timestamp=event.timestamp)
-            )
+            outputs.append(_executing(call_id, name, event.timestamp))
     return (True, None, _NO_CALLS, awaiting), tuple(outputs)
 
 
@@ -199,13 +213,8 @@ def _result_text(result: Content) -> str:
 
 def _finished(event: ToolResult, name: str) -> ToolCompleted | ToolFailed:
     if event.is_error:
-        return ToolFailed(
-            tool_call_id=event.tool_call_id,
-            tool_name=name,
-            error=_result_text(event.result),
-            timestamp=event.timestamp,
-        )
-    return ToolCompleted(tool_call_id=event.tool_call_id, tool_name=name, timestamp=event.timestamp)
+        return _failed(event.tool_call_id, name, _result_text(event.result), event.timestamp)
+    return _completed(event.tool_call_id, name, event.timestamp)
 
 
 def _on_tool_result(state: StateEventState, event: ToolResult) -> Result:
@@ -222,16 +231,16 @@ def _on_interrupt(state: StateEventState, event: Interrupt) -> Result:
     if not state[0]:
         return state, ()
     return _IDLE, (
-        ConversationInterrupted(reason=event.reason, timestamp=event.timestamp),
-        ConversationEnd(reason="interrupted", timestamp=event.timestamp),
+        _interrupted(event.reason, event.timestamp),
+        _end("interrupted", event.timestamp),
     )
 
 
 def _on_error(state: StateEventState, event: ErrorReceived) -> Result:
-    occurred = ErrorOccurred(message=event.message, code=event.code, timestamp=event.timestamp)
+    occurred = _occurred(event.message, event.code, event.timestamp)
     if not state[0]:
         return state, (occurred,)
-    return _IDLE, (occurred, ConversationEnd(reason="error", timestamp=event.timestamp))
+    return _IDLE, (occurred, _end("error", event.timestamp))
 
 
 def _on_close(state: StateEventState, event: ConversationClose) -> Result:
@@ -257,7 +266,8 @@ HANDLERS: Mapping[type[Any], Handler] = {
     ErrorReceived: _on_error,
     ConversationClose: _on_close,
 }
-"""Event class -> handler; every other event leaves the state as it is."""
+"""Event class -> handler; every other event leaves the state as it is. A handler takes an
+input whose fields passed their check (see the module docstring)."""
 
 
 def state_event_processor(state: StateEventState, event: object) -> Result:
@@ -271,9 +281,12 @@ def state_event_processor(state: StateEventState, event: object) -> Result:
     if handler is None:
         return state, ()
     try:
-        return handler(state, event)
+        new, outputs = handler(state, event)
+        if outputs:
+            check_again(event)  # the outputs hold its values, unchecked
     except (AttributeError, TypeError, ValueError):
         return state, ()  # malformed fields: the assembler reports them
+    return new, outputs
 
 
 _SWITCHING_MODE: Mapping[type[Any], str | None] = {

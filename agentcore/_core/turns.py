@@ -23,16 +23,23 @@ State is a plain tuple ``(turns_started, turn, pricing, closed)``, ``pricing`` b
 ``(cost,)`` of the model call that ended last, ``None`` while a call is open or before
 any ended (``call_closed``: the one price of a call, which a conversation hands its loop's
 ledger). Deltas are not handled at all: they never change a turn.
+
+As the state-event processor's, the handlers take an input whose fields passed their
+check (``check_again``; ``turn_tracker_processor`` runs it on any input that gave
+outputs) and make the turn events of its values without checking them again
+(``records.builder``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from math import isfinite
 from typing import Any, NamedTuple, TypeAlias
 
 from pyrsistent import PMap, pmap
 
 from . import pricing as _pricing
+from .checks import check_again
 from .content import ZERO_USAGE, Usage
 from .events import (
     ConversationClose,
@@ -47,6 +54,7 @@ from .events import (
     UserMessage,
 )
 from .pricing import ModelPrice
+from .records import builder
 
 __all__ = [
     "HANDLERS",
@@ -80,6 +88,9 @@ class _Turn(NamedTuple):
     stop_reason: str | None = None
     call: _Call | None = None
 
+
+_request = builder(TurnRequest)
+_response = builder(TurnResponse)
 
 Pricing: TypeAlias = tuple[ModelPrice | None, PMap[str, ModelPrice] | None]
 Closed: TypeAlias = tuple[float | None]
@@ -119,7 +130,7 @@ def call_closed(state: TurnTrackerState) -> Closed | None:
 def _begin(state: TurnTrackerState, message_id: str, timestamp: int) -> Result:
     number = state[0] + 1
     turn_id = f"turn-{number}"
-    request = TurnRequest(turn_id=turn_id, message_id=message_id, timestamp=timestamp)
+    request = _request(turn_id, message_id, timestamp)
     return (number, _Turn(turn_id, timestamp), state[2], state[3]), (request,)
 
 
@@ -194,15 +205,18 @@ def _end(
     stop_reason: str | None,
     timestamp: int,
 ) -> Result:
-    response = TurnResponse(
-        turn_id=turn.turn_id,
-        duration_ms=timestamp - turn.started_at,
-        usage=turn.usage,
-        cost=None if state[2] is None else turn.cost,
-        model=turn.model,
-        stop_reason=stop_reason,
-        timestamp=timestamp,
+    cost = None if state[2] is None else turn.cost
+    response = _response(
+        turn.turn_id,
+        timestamp - turn.started_at,
+        turn.usage,
+        cost,
+        turn.model,
+        stop_reason,
+        timestamp,
     )
+    if cost is not None and not isfinite(cost):  # an infinite price: what the class refuses
+        check_again(response)
     return (state[0], None, state[2], closed), (response,)
 
 
@@ -244,7 +258,8 @@ HANDLERS: Mapping[type[Any], Handler] = {
     Interrupt: _on_cut_short,
     ConversationClose: _on_close,
 }
-"""Event class -> handler; every other event (deltas included) leaves the state as it is."""
+"""Event class -> handler; every other event (deltas included) leaves the state as it is.
+A handler takes an input whose fields passed their check (see the module docstring)."""
 
 
 def turn_tracker_processor(state: TurnTrackerState, event: object) -> Result:
@@ -258,9 +273,12 @@ def turn_tracker_processor(state: TurnTrackerState, event: object) -> Result:
     if handler is None:
         return state, ()
     try:
-        return handler(state, event)
+        new, outputs = handler(state, event)
+        if outputs:
+            check_again(event)  # the outputs hold its values, unchecked
     except (AttributeError, TypeError, ValueError):
         return state, ()  # malformed fields: the assembler reports them
+    return new, outputs
 
 
 def summary(state: TurnTrackerState) -> dict[str, Any]:
