@@ -117,8 +117,35 @@ def test_a_snapshot_of_another_layout_or_format_is_refused(
     monkeypatch.undo()
     old = io.BytesIO()
     pickle.Pickler(old, protocol=5).dump((4, {}, {}))
-    with pytest.raises(ValueError, match="format 4; this version reads format 5"):
+    with pytest.raises(ValueError, match="format 4; this version reads format 6"):
         load_state(old.getvalue(), fresh)
+
+
+def test_a_snapshot_of_a_class_with_another_number_of_fields_is_refused() -> None:
+    state, _fresh = _streamed_state()
+    message = next(o for o in _walk(state) if type(o) is AssistantMessage)
+    values = tuple(getattr(message, a.name) for a in attrs.fields(AssistantMessage))
+    assert resume._restore(AssistantMessage, *values) == message
+    # the values of an older version of the class, with one field fewer
+    with pytest.raises(ValueError, match=r"AssistantMessage with 6 field values; it has fields"):
+        resume._restore(AssistantMessage, *values[:-1])
+
+
+def test_objects_are_rebuilt_without_their_checks_nor_setstate(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    state, fresh = _streamed_state()
+    data = dump_state(state)
+
+    def refuse(*_args: Any) -> None:
+        raise AssertionError("a snapshot's object was checked or set up through __setstate__")
+
+    monkeypatch.setattr(AssistantMessage, "__setstate__", refuse)
+    monkeypatch.setattr(AssistantMessage, "__attrs_post_init__", refuse, raising=False)
+    monkeypatch.setattr(resume, "_MAKERS", {})
+    loaded = load_state(data, fresh)
+    assert loaded == state
+    assert any(type(o) is AssistantMessage for o in _walk(loaded))
 
 
 class NoReading(MemoryJournal):
