@@ -98,7 +98,7 @@ LIMIT_HINT = "raise the limit or continue_() to go on"
 (for the caller; the answers the model gets for calls left unrun leave it out)."""
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Limits:
     """Run limits. ``None`` means unlimited; ``timeout_ms`` is wall-clock time of a run
     (time paused for approval excluded); ``max_cost`` is in US dollars and needs a price."""
@@ -339,10 +339,12 @@ def _replacer(cls: type[_T]) -> Callable[[_T, dict[str, Any]], _T]:
 
     def replace(instance: _T, changes: dict[str, Any]) -> _T:
         values = list(read(instance))
-        for name, value in changes.items():
-            if name not in index:
-                raise TypeError(f"{cls.__name__} has no field {name!r}")
-            values[index[name]] = value
+        try:
+            for name, value in changes.items():
+                values[index[name]] = value
+        except KeyError:
+            unknown = next(name for name in changes if name not in index)
+            raise TypeError(f"{cls.__name__} has no field {unknown!r}") from None
         return cls(*values)
 
     return replace

@@ -23,12 +23,13 @@ from hypothesis import strategies as st
 
 from agentcore import ModelPrice, Summarise
 from agentcore._loop.state import PendingSummary, Run
+from agentcore.errors import ConfigurationError
 from agentcore.events import Usage
 from agentcore.loop import Limits, LoopConfig, LoopState, initial_loop_state, loop_processor
 
 from .test_phase_table import TOOLS, _event, _fold
 
-CLASSES = (LoopState, Run, PendingSummary)
+CLASSES = (LoopState, Run, PendingSummary, Limits)
 
 
 def _twin(cls: type[Any]) -> type[Any]:
@@ -39,7 +40,7 @@ def _twin(cls: type[Any]) -> type[Any]:
     fields = attrs.fields(cls)
     body = {k: v for k, v in vars(cls).items() if k not in made | {a.name for a in fields}}
     for a in fields:
-        body[a.name] = attrs.field(default=a.default)
+        body[a.name] = attrs.field(default=a.default, validator=a.validator)
     body["__qualname__"] = cls.__qualname__
     return attrs.frozen(type(cls.__name__, (), body))
 
@@ -56,7 +57,28 @@ def test_the_class_is_its_attrs_twin(cls: type[Any]) -> None:
     assert cls.__slots__ == twin.__slots__
     assert cls.__match_args__ == twin.__match_args__
     assert set(vars(cls)) == set(vars(twin))
-    assert all(a.validator is None and a.converter is None for a in attrs.fields(cls))
+    validated = cls is Limits  # a user's, checked when built; the loop's own state is not
+    assert all((a.validator is not None) is validated for a in attrs.fields(cls))
+    assert all(a.converter is None for a in attrs.fields(cls))
+
+
+@given(st.integers(-3, 3) | st.none() | st.floats(-1, 1) | st.booleans() | st.text(max_size=1))
+def test_limits_refuse_what_they_refused(value: Any) -> None:
+    """``Limits`` (which users build) validates as its attrs twin does, by ``override``
+    and ``attrs.evolve`` too."""
+    for name in ("max_iterations", "max_tokens", "max_cost", "timeout_ms"):
+        outcomes = []
+        for build in (Limits, TWINS[Limits]):
+            try:
+                outcomes.append(repr(build(**{name: value})))
+            except ConfigurationError as exc:
+                outcomes.append(str(exc))
+        assert outcomes[0] == outcomes[1]
+        try:
+            again = repr(attrs.evolve(Limits(), **{name: value}))
+        except ConfigurationError as exc:
+            again = str(exc)
+        assert again == outcomes[0]
 
 
 def test_zero_usage_is_shared_not_built() -> None:
@@ -81,7 +103,7 @@ def _reached(data: st.DataObject) -> list[Any]:
         state, _ = _fold(loop_processor, state, _event(data, state, n, ts=10 * (n + 1)))
         reached.append(state)
         if state.run is not None:
-            reached.append(state.run)
+            reached += [state.run, state.run.limits]
             if state.run.summary is not None:
                 reached.append(state.run.summary)
     return reached
@@ -120,7 +142,7 @@ def test_every_state_reached_behaves_as_its_attrs_twin(data: st.DataObject) -> N
         assert pickle.loads(pickle.dumps(data_only)) == data_only
         changed = data.draw(st.sampled_from(names), "changed field")
         other = getattr(value, changed) if changed == "config" else object()
-        if cls is not PendingSummary:  # the loop changes states and runs with replace
+        if cls in (LoopState, Run):  # the loop changes states and runs with replace
             assert value.replace(**{changed: other}) == attrs.evolve(value, **{changed: other})
         with pytest.raises(attrs.exceptions.FrozenInstanceError):
             setattr(value, changed, None)
