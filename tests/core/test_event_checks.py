@@ -40,6 +40,7 @@ from agentcore.events import (
     DocumentContent,
     ImageContent,
     MessageDelta,
+    MessageStop,
     TextContent,
     TextDelta,
     TextPart,
@@ -49,9 +50,10 @@ from agentcore.events import (
     Usage,
     UserMessage,
     from_dict,
+    is_event,
     to_dict,
 )
-from agentcore.testing import instances, unchecked
+from agentcore.testing import garbage, instances, registered_events, unchecked
 
 CORE_LAYERS = ("stream", "message", "state", "turn")
 CORE_EVENTS = sorted(
@@ -312,3 +314,26 @@ def test_checked_works_for_any_attrs_class_and_refuses_what_it_cannot_check() ->
         @checked
         class Odd:
             tags: set[str]
+
+
+# -- the registry ----------------------------------------------------------------------------
+
+
+@SETTINGS
+@given(registered_events() | garbage() | st.sampled_from(list(EVENT_TYPES.values())))
+def test_is_event_is_an_instance_of_the_class_registered_under_its_type(value: Any) -> None:
+    """``is_event`` (one set lookup) answers as the registry's own tables do."""
+    cls = type(value)
+    name = getattr(cls, "type", None)
+    assert is_event(value) is (isinstance(name, str) and EVENT_TYPES.get(name) is cls)
+
+
+def test_is_event_refuses_a_subclass_and_a_look_alike() -> None:
+    class Later(MessageStop):  # type: ignore[misc]
+        pass
+
+    class LookAlike:
+        type = "message_stop"
+
+    assert is_event(MessageStop())
+    assert not is_event(object.__new__(Later)) and not is_event(LookAlike())
