@@ -61,7 +61,7 @@ from .events import (
 )
 from .pending import NOTHING_AWAITED, Awaiting, answered, awaited
 from .provider_tools import CitationPart, ProviderPartEvent
-from .records import builder
+from .records import builder, tuple_of
 
 __all__ = [
     "AssemblerState",
@@ -193,7 +193,7 @@ def _focus(state: AssemblerState, index: int) -> tuple[_Message, Block | None]:
     else:
         blocks = blocks.extend((None,) * (index + 1 - len(blocks)))
         found = None
-    return _Message(message[0], message[1], blocks, *message[3:]), found
+    return tuple_of(_Message, (message[0], message[1], blocks, *message[3:])), found
 
 
 def _kind_clash(index: int, block: Block, wanted: str) -> str:
@@ -272,7 +272,7 @@ def _on_message_start(state: AssemblerState, event: MessageStart) -> Result:
     if type(event.message_id) is not str or type(event.model) is not str:
         return reject(state, event, "message_id and model must be strings")
     check_again(event)
-    message = _Message(event.message_id, event.model, _NO_BLOCKS, ZERO_USAGE, None, ())
+    message = tuple_of(_Message, (event.message_id, event.model, _NO_BLOCKS, ZERO_USAGE, None, ()))
     return (message, None, None, None, None, state[5]), ()
 
 
@@ -343,7 +343,7 @@ def _on_tool_start(state: AssemblerState, event: ToolUseStart) -> Result:
     message, found = _focus(state, index)
     if found is not None:
         return reject(state, event, f"block {index} is already a {found[0]} block")
-    message = _Message(*message[:5], (*message.open_tools, call_id))
+    message = tuple_of(_Message, (*message[:5], (*message.open_tools, call_id)))
     return (message, index, TOOL, _EMPTY, (call_id, event.tool_name, None), state[5]), ()
 
 
@@ -386,8 +386,9 @@ def _on_tool_stop(state: AssemblerState, event: ToolUseStop) -> Result:
     check_again(event)
     part = _tool_part(chunks, extra, None)
     base = state[5]
-    base = _Base(awaited(base.pending, part.tool_call_id, part.tool_name), base.strict)
-    message = _Message(*message[:5], tuple(i for i in message.open_tools if i != extra[0]))
+    base = tuple_of(_Base, (awaited(base.pending, part.tool_call_id, part.tool_name), base.strict))
+    open_tools = tuple(i for i in message.open_tools if i != extra[0])
+    message = tuple_of(_Message, (*message[:5], open_tools))
     new_state = (message, event.index, DONE, chunks, (extra[0], extra[1], part), base)
     return new_state, (_tool_call_message(message.message_id, part, event.timestamp),)
 
@@ -426,7 +427,9 @@ def _on_message_delta(state: AssemblerState, event: MessageDelta) -> Result:
         return reject(state, event, "usage must be a Usage and stop_reason a string or None")
     check_again(event)
     stop_reason = message.stop_reason if event.stop_reason is None else event.stop_reason
-    message = _Message(message[0], message[1], message[2], event.usage, stop_reason, message[5])
+    message = tuple_of(
+        _Message, (message[0], message[1], message[2], event.usage, stop_reason, message[5])
+    )
     return (message, *state[1:]), ()
 
 
@@ -482,7 +485,7 @@ def _close(
         )
     )
     if pending is not base.pending:
-        base = _Base(pending, base.strict)
+        base = tuple_of(_Base, (pending, base.strict))
     return (None, None, None, None, None, base), tuple(outputs)
 
 
@@ -502,7 +505,7 @@ def _on_tool_result(state: AssemblerState, event: ToolResult) -> Result:
     if name is None:
         return reject(state, event, f"no pending tool call has id {event.tool_call_id!r}")
     message = ToolResultMessage.answering(event, name)  # checks the event again
-    return (*state[:5], _Base(pending, base.strict)), (message,)
+    return (*state[:5], tuple_of(_Base, (pending, base.strict))), (message,)
 
 
 def _on_error(state: AssemblerState, event: ErrorReceived) -> Result:

@@ -107,6 +107,30 @@ class Usage:
     document_tokens: NonNegativeInt = 0
     cache_write_1h_tokens: NonNegativeInt = 0
 
+    def __attrs_post_init__(self) -> None:
+        # built for every reported usage: exact-type tests first (see checks.py)
+        if not (
+            type(self.input_tokens) is int
+            and self.input_tokens >= 0
+            and type(self.output_tokens) is int
+            and self.output_tokens >= 0
+            and type(self.cache_read_tokens) is int
+            and self.cache_read_tokens >= 0
+            and type(self.cache_write_tokens) is int
+            and self.cache_write_tokens >= 0
+            and type(self.reasoning_tokens) is int
+            and self.reasoning_tokens >= 0
+            and type(self.image_tokens) is int
+            and self.image_tokens >= 0
+            and type(self.audio_tokens) is int
+            and self.audio_tokens >= 0
+            and type(self.document_tokens) is int
+            and self.document_tokens >= 0
+            and type(self.cache_write_1h_tokens) is int
+            and self.cache_write_1h_tokens >= 0
+        ):
+            check_fields(self)
+
     def __add__(self, other: Usage) -> Usage:
         # two checked counts sum to a count: nothing to check again
         return _build_usage(

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias
 
 import attrs
 
-from .checks import JSONValue, NonNegativeInt, check_again, check_fields, checked
+from .checks import JSONValue, NonNegativeInt, check_again, check_fields, checked, is_json
 from .content import (
     Content,
     Part,
@@ -129,6 +129,12 @@ class MessageStart:
     model: str
     timestamp: int = _ts()
 
+    def __attrs_post_init__(self) -> None:
+        if not (
+            type(self.message_id) is str and type(self.model) is str and type(self.timestamp) is int
+        ):
+            check_fields(self)
+
 
 @event_type("text_delta", "stream")
 @frozen
@@ -194,6 +200,17 @@ class ToolUseStart:
     index: NonNegativeInt
     timestamp: int = _ts()
 
+    def __attrs_post_init__(self) -> None:
+        index = self.index
+        if not (
+            type(self.tool_call_id) is str
+            and type(self.tool_name) is str
+            and type(index) is int
+            and index >= 0
+            and type(self.timestamp) is int
+        ):
+            check_fields(self)
+
 
 @event_type("input_json_delta", "stream")
 @frozen
@@ -228,6 +245,16 @@ class ToolUseStop:
     index: NonNegativeInt
     timestamp: int = _ts()
 
+    def __attrs_post_init__(self) -> None:
+        index = self.index
+        if not (
+            type(self.tool_call_id) is str
+            and type(index) is int
+            and index >= 0
+            and type(self.timestamp) is int
+        ):
+            check_fields(self)
+
 
 @event_type("message_delta", "stream")
 @frozen
@@ -240,6 +267,15 @@ class MessageDelta:
     usage: Usage = attrs.field(factory=Usage, converter=usage_field)
     timestamp: int = _ts()
 
+    def __attrs_post_init__(self) -> None:
+        stop_reason = self.stop_reason
+        if not (
+            (stop_reason is None or type(stop_reason) is str)
+            and type(self.usage) is Usage
+            and type(self.timestamp) is int
+        ):
+            check_fields(self)
+
 
 @event_type("message_stop", "stream")
 @frozen
@@ -250,6 +286,11 @@ class MessageStop:
     type: ClassVar[str] = "message_stop"
     stop_reason: StopReason | None = None
     timestamp: int = _ts()
+
+    def __attrs_post_init__(self) -> None:
+        stop_reason = self.stop_reason
+        if not ((stop_reason is None or type(stop_reason) is str) and type(self.timestamp) is int):
+            check_fields(self)
 
 
 @event_type("tool_result", "stream")
@@ -267,6 +308,18 @@ class ToolResult:
     is_error: bool = False
     details: JSONValue = None
     timestamp: int = _ts()
+
+    def __attrs_post_init__(self) -> None:
+        # a text result is the common case: a tuple of blocks takes the full check
+        details = self.details
+        if not (
+            type(self.tool_call_id) is str
+            and type(self.result) is str
+            and (self.is_error is False or self.is_error is True)
+            and (details is None or is_json(details))
+            and type(self.timestamp) is int
+        ):
+            check_fields(self)
 
 
 @event_type("error_received", "stream")
@@ -292,6 +345,15 @@ class UserMessage:
     message_id: str
     content: Content = attrs.field(converter=content_field)
     timestamp: int = _ts()
+
+    def __attrs_post_init__(self) -> None:
+        # a text message is the common case: a tuple of blocks takes the full check
+        if not (
+            type(self.message_id) is str
+            and type(self.content) is str
+            and type(self.timestamp) is int
+        ):
+            check_fields(self)
 
 
 @event_type("interrupt", "stream")

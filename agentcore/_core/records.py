@@ -32,13 +32,13 @@ from __future__ import annotations
 
 import operator
 import reprlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from types import CodeType, FunctionType
 from typing import Any, TypeVar
 
 import attrs
 
-__all__ = ["builder", "frozen"]
+__all__ = ["builder", "frozen", "tuple_of"]
 
 _C = TypeVar("_C", bound=type[Any])
 _T = TypeVar("_T")
@@ -374,6 +374,12 @@ def _compile_builder(count: int) -> CodeType:
     exec(compile(source, "<frozen builder>", "exec"), namespace)
     code: CodeType = namespace["build"].__code__
     return code
+
+
+tuple_of: Callable[[type[_T], Iterable[Any]], _T] = tuple.__new__  # type: ignore[assignment]
+"""``tuple_of(cls, values)``: the named tuple ``cls`` holding ``values`` (all its fields, in
+order), without the Python frame of its ``__new__``: for the processors' states, which are
+rebuilt on every input."""
 
 
 def _rebind_class_cells(old: type[Any], new: type[Any]) -> None:

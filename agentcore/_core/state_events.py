@@ -43,8 +43,9 @@ complete and whose result has not come to tool names, by the assembler's rules
 The state events of the inputs that are not deltas are made from the input's values
 without checking them again (``records.builder``): the handlers take an input whose
 fields passed their check (in ``agent_processor`` the assembler's handler for the same
-input ran ``check_again`` first; ``state_event_processor`` runs it on any input that
-gave outputs, and emits nothing for one that fails).
+input ran ``check_again`` first, the deltas' state events excepted, which the classes
+check; ``state_event_processor`` runs it on every input it handles, and ignores one that
+fails).
 """
 
 from __future__ import annotations
@@ -78,7 +79,7 @@ from .events import (
     UserMessage,
 )
 from .pending import NOTHING_AWAITED, Awaiting, answered, awaited
-from .records import builder
+from .records import builder, tuple_of
 
 __all__ = [
     "HANDLERS",
@@ -168,15 +169,9 @@ def _on_thinking(state: StateEventState, event: ThinkingDelta) -> Result:
 def _on_tool_start(state: StateEventState, event: ToolUseStart) -> Result:
     calls = state[2]
     call_id, name = event.tool_call_id, event.tool_name
-    if (
-        state[1] is None
-        or type(call_id) is not str
-        or type(name) is not str
-        or call_id in calls.ids
-        or call_id in state[3]
-    ):
+    if state[1] is None or call_id in calls.ids or call_id in state[3]:
         return state, ()
-    calls = _Calls((*calls.ids, call_id), (*calls.names, name), calls.answered)
+    calls = tuple_of(_Calls, ((*calls.ids, call_id), (*calls.names, name), calls.answered))
     return (state[0], state[1], calls, state[3]), (_planned(call_id, name, event.timestamp),)
 
 
@@ -189,7 +184,7 @@ def _on_tool_stop(state: StateEventState, event: ToolUseStop) -> Result:
 
 
 def _on_message_stop(state: StateEventState, event: MessageStop) -> Result:
-    if state[1] is None or not isinstance(event.stop_reason, str | None):
+    if state[1] is None:
         return state, ()
     calls, awaiting = state[2], state[3]
     if not calls.ids:
@@ -223,7 +218,7 @@ def _on_tool_result(state: StateEventState, event: ToolResult) -> Result:
         return state, ()
     calls = state[2]
     if event.tool_call_id in calls.ids:  # answered before its message ended
-        calls = _Calls(calls.ids, calls.names, (*calls.answered, event.tool_call_id))
+        calls = tuple_of(_Calls, (calls.ids, calls.names, (*calls.answered, event.tool_call_id)))
     return (state[0], state[1], calls, awaiting), (_finished(event, name),)
 
 
@@ -281,12 +276,10 @@ def state_event_processor(state: StateEventState, event: object) -> Result:
     if handler is None:
         return state, ()
     try:
-        new, outputs = handler(state, event)
-        if outputs:
-            check_again(event)  # the outputs hold its values, unchecked
+        check_again(event)  # the handlers take its values as they are
+        return handler(state, event)
     except (AttributeError, TypeError, ValueError):
         return state, ()  # malformed fields: the assembler reports them
-    return new, outputs
 
 
 _SWITCHING_MODE: Mapping[type[Any], str | None] = {
