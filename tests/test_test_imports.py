@@ -242,6 +242,10 @@ ABOUT: dict[str, tuple[tuple[str, ...], str]] = {
         ("agentcore._journal.read", "agentcore._journal.resume"),
         "the reader's fast path for delta lines",
     ),
+    "journal/test_delta_runs.py": (
+        ("agentcore._journal.journal", "agentcore._journal.read", "agentcore._journal.resume"),
+        "the run records and the folds that read them",
+    ),
     "journal/test_fold_steps.py": (
         ("agentcore._journal.replay",),
         "fold_steps, the journal's fold per entry",

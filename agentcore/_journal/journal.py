@@ -45,6 +45,7 @@ from .blobs import FolderBlobs, MemoryBlobs, blob_folder, extract_blobs, intern_
 from .fork import can_fork, forked_records
 from .lanes import FileLock, LaneBusyError, Lanes
 from .read import (
+    DELTA_OF,
     JournalEntry,
     JournalError,
     Record,
@@ -52,6 +53,8 @@ from .read import (
     build_entries,
     entry_problem,
     in_process_records,
+    run_after,
+    run_end,
     seq_problem,
 )
 from .read import dumps as _dumps
@@ -369,29 +372,49 @@ def record_blocks(
     decode_events: bool = True,
     parallel: bool = False,
     after: int = 0,
+    runs: bool = False,
 ) -> Iterator[list[Record]]:
     """The records of a JSONL journal file (see ``read``) in blocks of up to a few hundred,
     as ``read_jsonl`` reads them. A corrupt line, or an agent's ``seq`` that does not
     grow by one (``SeqCheck``), raises ``JournalError`` after the records before it were
-    yielded."""
+    yielded. ``runs``: consecutive deltas as run records (``read.RUN_OF``), read in this
+    process (the forked reader gives a record per line)."""
     _check_after(after)
     start = entries_start(Path(path), agent_id, after) if after and agent_id is not None else 0
     if parallel and not start and can_fork():
-        blocks = forked_records(path, agent_id, decode_events)
+        blocks, runs = forked_records(path, agent_id, decode_events), False
     else:
-        blocks = in_process_records(path, agent_id, decode_events, start=start)
-    checked = _numbered(blocks, SeqCheck(path, None if start else 0))
-    return _after(checked, after) if after else checked
+        blocks = in_process_records(path, agent_id, decode_events, start=start, runs=runs)
+    check = SeqCheck(path, None if start else 0)
+    checked = _numbered(blocks, check.check_runs if runs else check.check_records)
+    if not after:
+        return checked
+    return _after_runs(checked, after) if runs else _after(checked, after)
 
 
-def _numbered(blocks: Iterator[list[Record]], check: SeqCheck) -> Iterator[list[Record]]:
+def _numbered(
+    blocks: Iterator[list[Record]], check: Callable[[list[Record]], list[Record]]
+) -> Iterator[list[Record]]:
     for records in blocks:
-        yield check.check_records(records)
+        yield check(records)
 
 
 def _after(blocks: Iterator[list[Record]], after: int) -> Iterator[list[Record]]:
     for records in blocks:
         kept = [record for record in records if record[1] > after]
+        if kept:
+            yield kept
+
+
+def _after_runs(blocks: Iterator[list[Record]], after: int) -> Iterator[list[Record]]:
+    """``_after`` of records that may be runs: a run across ``after`` keeps its end."""
+    runs = DELTA_OF
+    for records in blocks:
+        kept = [
+            record if record[1] > after else run_after(record, after)
+            for record in records
+            if record[1] > after or (record[2] in runs and run_end(record) > after)
+        ]
         if kept:
             yield kept
 

@@ -20,7 +20,7 @@ import json
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator
-from itertools import repeat
+from itertools import groupby, repeat
 from operator import itemgetter
 from types import MemberDescriptorType
 from typing import Any, NamedTuple, TypeAlias
@@ -38,7 +38,9 @@ __all__ = [
     "BUILT",
     "CHUNK_BYTES",
     "DELTA_KINDS",
+    "DELTA_OF",
     "FILLED",
+    "RUN_OF",
     "VALUES",
     "Builder",
     "Failure",
@@ -196,6 +198,18 @@ class SeqCheck:
             if previous is not None and seq != previous + 1:
                 self.check(agent, seq)  # raises, with the message
             last[agent] = seq
+        return records
+
+    def check_runs(self, records: list[Record]) -> list[Record]:
+        """``check_records`` of records that may be runs (``RUN_OF``): a run's seqs go
+        from its own (checked against the agent's last) to ``run_end``'s."""
+        last, after, runs = self._last, self._after, DELTA_OF
+        for record in records:
+            agent, seq = record[0], record[1]
+            previous = last.get(agent, after)
+            if previous is not None and seq != previous + 1:
+                self.check(agent, seq)  # raises, with the message
+            last[agent] = run_end(record) if record[2] in runs else seq
         return records
 
 
@@ -382,6 +396,31 @@ DELTA_KINDS = {
 values their class accepts by construction (a ``str``, an ``int`` of at least 0)."""
 
 
+RUN_OF = {kind: f"{kind} run" for kind in DELTA_KINDS.values()}
+"""A delta kind -> the kind of a *run* record of such deltas, which ``parse_lines(...,
+runs=True)`` makes of consecutive delta lines of one agent, kind and block index:
+``(agent_id, first seq, run kind, 0, (chunks, index, timestamps))``, its seqs growing by
+one (checked), ``timestamps`` the lines' digits as a tuple of ``bytes`` (``int`` gives
+each; a fold that only appends the chunks never needs them). A fold takes a run in one
+step where its deltas only append (``replay.fold_blocks``); nothing else reads runs."""
+
+DELTA_OF = {run: kind for kind, run in RUN_OF.items()}
+"""A run record's kind -> the kind of its deltas."""
+
+
+def run_end(record: Record) -> int:
+    """The seq of the last delta of a run record."""
+    seq: int = record[1] + len(record[4][0]) - 1
+    return seq
+
+
+def run_after(record: Record, after: int) -> Record:
+    """The deltas of a run record with a seq above ``after`` (some must be)."""
+    agent, seq, kind, _timestamp, (chunks, index, stamps) = record
+    cut = after - seq + 1
+    return agent, after + 1, kind, 0, (chunks[cut:], index, stamps[cut:])
+
+
 FILLED: dict[str, Builder] = _ByKind(lambda cls: _builder(cls, checked=False))
 """The kinds of ``DELTA_KINDS`` -> ``build(values, timestamp)`` without the class's
 check: what a fold builds a delta's record with (its values are the class's by
@@ -433,6 +472,60 @@ def _delta_records(run: list[tuple[bytes, ...]], agent_id: str | None) -> list[R
     return records
 
 
+_RUN_KEY = itemgetter(0, 2, 4, 6)
+"""The parts of a delta line a run shares: agent, type, data field, block index."""
+
+
+def _delta_runs(run: list[tuple[bytes, ...]], agent_id: str | None) -> list[Record] | None:
+    """The run records (``RUN_OF``) of ``run``, ``_DELTA_LINES``' parts of consecutive
+    delta lines: one per stretch of one agent, kind and block index (None when a line
+    holds a bad escape or a field another delta's, or a seq does not follow the one
+    before: such lines are read the long way, which says what is wrong)."""
+    columns = tuple(zip(*run, strict=True))
+    agents, _seqs, kinds, _stamps, names, _chunks, indices = columns
+    n = len(run)
+    if (
+        agents.count(agents[0]) == n
+        and indices.count(indices[0]) == n
+        and kinds.count(kinds[0]) == n
+        and names.count(names[0]) == n
+    ):  # one stretch (most blocks): no grouping
+        record = _run_record(columns, agent_id)
+        if record is None:
+            return None
+        return [record] if record else []
+    records: list[Record] = []
+    for _key, group in groupby(run, _RUN_KEY):
+        record = _run_record(tuple(zip(*group, strict=True)), agent_id)
+        if record is None:
+            return None
+        if record:
+            records.append(record)
+    return records
+
+
+def _run_record(columns: tuple[tuple[bytes, ...], ...], agent_id: str | None) -> Any:
+    """The run record of one stretch of delta lines (``columns``: their parts, as
+    ``zip`` transposes them), ``()`` for another agent's than ``agent_id``, or None
+    (``_delta_runs``)."""
+    agents, seqs, kinds, stamps, names, chunks, indices = columns
+    try:
+        agent = _json_string(agents[0])
+        kind = RUN_OF[DELTA_KINDS[kinds[0], names[0]]]
+        if agent_id is not None and agent != agent_id:
+            return ()
+        if b"\\" in b"".join(chunks):
+            texts = list(map(_json_string, chunks))
+        else:
+            texts = list(map(bytes.decode, chunks))
+    except (ValueError, KeyError):
+        return None
+    first = int(seqs[0])
+    if len(seqs) > 1 and list(map(int, seqs)) != list(range(first, first + len(seqs))):
+        return None
+    return agent, first, kind, 0, (texts, int(indices[0]), stamps)
+
+
 def parse_lines(
     path: str | os.PathLike[str],
     lines: list[bytes],
@@ -442,6 +535,7 @@ def parse_lines(
     offset: int = 0,
     final: bool = True,
     portable: bool = False,
+    runs: bool = False,
 ) -> tuple[list[Record], Failure | None]:
     """Parse ``lines[start:start + BLOCK_LINES]`` into records: the records, and the
     failure that stopped the block early (None when it did not).
@@ -452,7 +546,8 @@ def parse_lines(
     last line of the file (``lines[-1]`` when ``final``: a write a crash interrupted),
     which is dropped. ``decode_events=False`` keeps every event as its wire
     dict, unchecked, media parts as the line holds them (``blobs``: blob references).
-    ``portable`` records hold JSON types only (no ``BUILT`` record).
+    ``portable`` records hold JSON types only (no ``BUILT`` record). With ``runs``,
+    consecutive delta lines are run records (``RUN_OF``), not a record each.
     """
     getters, records = VALUES, list[Record]()
     append = records.append
@@ -471,7 +566,7 @@ def parse_lines(
                 end = kinds.index(b"", at)
             except ValueError:
                 end = len(block)
-            deltas = _delta_records(found[at:end], agent_id)
+            deltas = (_delta_runs if runs else _delta_records)(found[at:end], agent_id)
             if deltas is not None:
                 records += deltas
                 at = end
@@ -553,13 +648,16 @@ def lines_records(
     agent_id: str | None,
     decode_events: bool,
     start: int = 0,
+    runs: bool = False,
 ) -> Iterator[list[Record]]:
-    """The records of ``lines`` in blocks (``offset`` and ``final`` as for
+    """The records of ``lines`` in blocks (``offset``, ``final`` and ``runs`` as for
     ``parse_lines``, ``offset`` counted from byte ``start`` of the file); a corrupt line
     raises ``JournalError`` after the blocks before it, naming its line in the file (the
     lines before ``start`` are counted then, and only then)."""
     for block in range(0, len(lines), BLOCK_LINES):
-        records, failure = parse_lines(path, lines, block, agent_id, decode_events, offset, final)
+        records, failure = parse_lines(
+            path, lines, block, agent_id, decode_events, offset, final, runs=runs
+        )
         if records:
             yield records
         if failure is not None:
@@ -573,11 +671,15 @@ def in_process_records(
     decode_events: bool,
     skip: int = 0,
     start: int = 0,
+    runs: bool = False,
 ) -> Iterator[list[Record]]:
     """The records of the file from byte ``start`` (the start of a line) on, in blocks,
-    parsed in this process as it is read, after the first ``skip`` lines."""
+    parsed in this process as it is read, after the first ``skip`` lines (``runs``: see
+    ``parse_lines``)."""
     for offset, lines, final in line_chunks(path, skip, start):
-        yield from lines_records(path, lines, offset, final, agent_id, decode_events, start)
+        yield from lines_records(
+            path, lines, offset, final, agent_id, decode_events, start, runs=runs
+        )
 
 
 def build_entries(records: list[Record], decode_events: bool) -> list[JournalEntry]:

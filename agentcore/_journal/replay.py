@@ -16,7 +16,7 @@ from .._loop.conversation import create_conversation_machine
 from .._loop.events import EFFECTS
 from .conversation import Lens, delta_lens
 from .journal import Journal, JournalEntry, read_jsonl, record_blocks
-from .read import BUILDERS, DELTA_KINDS, FILLED, Record
+from .read import BUILDERS, DELTA_KINDS, DELTA_OF, FILLED, RUN_OF, Record
 
 __all__ = [
     "JournalSource",
@@ -81,13 +81,14 @@ def replay(
     machine = machine_factory()
     if isinstance(source, str | os.PathLike):
         # the hot path: a file's records a block at a time, each built just before use
-        blocks = record_blocks(source, agent_id=agent_id, parallel=parallel)
         if isinstance(machine, MealyMachine) and not machine.observed:
             lens = delta_lens(machine.processor)
             if lens is not None:
                 store = machine.store
+                blocks = record_blocks(source, agent_id=agent_id, parallel=parallel, runs=True)
                 yield from fold_blocks(blocks, machine.process, store.get, store.set, lens)
                 return
+        blocks = record_blocks(source, agent_id=agent_id, parallel=parallel)
         build, process = BUILDERS, machine.process
         for records in blocks:
             for entry_agent, _seq, kind, timestamp, values in records:
@@ -105,6 +106,9 @@ def replay(
 _HOT_KINDS = {kind: kind for kind in DELTA_KINDS.values()}
 """A delta class's wire type -> the very string the reader gives its records' kind."""
 
+_HOT_RUNS = {kind: RUN_OF[kind] for kind in DELTA_KINDS.values()}
+"""A delta class's wire type -> the very string the reader gives its run records' kind."""
+
 _NO_KIND = object()
 """The hot kind while no delta would only append (no record's kind is this object)."""
 
@@ -118,59 +122,83 @@ def fold_blocks(
     *,
     echo: bool = True,
 ) -> Iterator[tuple[str, Any]]:
-    """Fold a journal file's records (several agents' lanes, ``read``) through
-    ``process``, runs of deltas in bulk, yielding ``(agent_id, output)`` for every
-    output but effects; ``echo=False`` leaves out the deltas a conversation echoes, and
-    then builds no event for them (resuming drops the outputs).
+    """Fold a journal file's records (several agents' lanes, ``read``; runs of deltas
+    too, ``read.RUN_OF``) through ``process``, runs of deltas in bulk, yielding
+    ``(agent_id, output)`` for every output but effects; ``echo=False`` leaves out the
+    deltas a conversation echoes, and then builds no event for them (resuming drops the
+    outputs).
 
     After each event, ``appending`` tells which deltas would now only append a chunk to
     the agent's streaming block; while the next records are such deltas, their chunks
-    are collected (a delta line's record carries its chunk: no event is needed to see
-    it), and appended at once (``with_appended``, on the state ``get``/``set_`` reach)
-    before the next other event is folded. Outputs and states are those of folding
-    every event (property tests hold them equal); as appends give no output, every
-    yield happens with the state exact.
+    are collected (a delta line's record carries its chunk, a run's record all of
+    them: no event is needed to see them), and appended at once (``with_appended``, on
+    the state ``get``/``set_`` reach) before the next other event is folded. A run
+    whose deltas do not append (its first delta opens the block) has its first delta
+    folded as an event, then the rest looked at again. Outputs and states are those of
+    folding every event (property tests hold them equal); as appends give no output,
+    every yield happens with the state exact.
     """
     core_of, with_core, echoes = lens
     echoes = echoes and echo
-    build, kinds = BUILDERS, _HOT_KINDS
+    build, kinds, run_kinds, delta_of = BUILDERS, _HOT_KINDS, _HOT_RUNS, DELTA_OF
     fill: dict[Any, Any] = FILLED
     run_agent = ""
     hot: tuple[type[Any], int] | None = None
     hot_kind: object = _NO_KIND
+    hot_run: object = _NO_KIND
     hot_index = -1
     make: Callable[[Any, int], Any] = fill["text_delta"]  # set with each hot kind
     chunks: list[str] = []
     try:
         for records in blocks:
-            for agent, _seq, kind, timestamp, values in records:
-                if kind is hot_kind and values[1] == hot_index and agent == run_agent:
-                    chunks.append(values[0])
-                    if echoes:
-                        yield agent, make(values, timestamp)
-                    continue
-                event = build[kind](values, timestamp)
-                if hot is not None and agent == run_agent:  # a delta read the long way
-                    chunk = appended_chunk(event, hot)
+            for record in records:
+                while True:  # once per record; again for the rest of a run split
+                    agent, seq, kind, timestamp, values = record
+                    if kind is hot_kind and values[1] == hot_index and agent == run_agent:
+                        chunks.append(values[0])
+                        if echoes:
+                            yield agent, make(values, timestamp)
+                        break
+                    if kind is hot_run and values[1] == hot_index and agent == run_agent:
+                        texts = values[0]
+                        chunks += texts
+                        if echoes:
+                            for text, stamp in zip(texts, values[2], strict=True):
+                                yield agent, make((text, hot_index), int(stamp))
+                        break
+                    rest = None
+                    if kind in delta_of:  # a run that does not append: its first delta
+                        texts, index, stamps = values
+                        if len(texts) > 1:
+                            rest = (agent, seq + 1, kind, 0, (texts[1:], index, stamps[1:]))
+                        kind, timestamp, values = delta_of[kind], int(stamps[0]), (texts[0], index)
+                    event = build[kind](values, timestamp)
+                    chunk = None
+                    if hot is not None and agent == run_agent:  # a delta read the long way
+                        chunk = appended_chunk(event, hot)
                     if chunk is not None:
                         chunks.append(chunk)
                         if echoes:
                             yield agent, event
-                        continue
-                if chunks:
-                    state = get(run_agent)
-                    set_(run_agent, with_core(state, with_appended(core_of(state), chunks)))
-                    chunks = []
-                for output in process(agent, event):
-                    if type(output) not in EFFECTS:
-                        yield agent, output
-                hot, run_agent = appending(core_of(get(agent))), agent
-                if hot is None:
-                    hot_kind = _NO_KIND
-                else:
-                    hot_kind, hot_index = kinds.get(hot[0].type, _NO_KIND), hot[1]
-                    if hot_kind is not _NO_KIND:
-                        make = fill[hot_kind]
+                    else:
+                        if chunks:
+                            state = get(run_agent)
+                            set_(run_agent, with_core(state, with_appended(core_of(state), chunks)))
+                            chunks = []
+                        for output in process(agent, event):
+                            if type(output) not in EFFECTS:
+                                yield agent, output
+                        hot, run_agent = appending(core_of(get(agent))), agent
+                        if hot is None:
+                            hot_kind = hot_run = _NO_KIND
+                        else:
+                            hot_kind, hot_index = kinds.get(hot[0].type, _NO_KIND), hot[1]
+                            hot_run = run_kinds.get(hot[0].type, _NO_KIND)
+                            if hot_kind is not _NO_KIND:
+                                make = fill[hot_kind]
+                    if rest is None:
+                        break
+                    record = rest
     finally:
         if chunks:
             state = get(run_agent)

@@ -268,6 +268,6 @@ def _fold_file(
     def set_(_agent: str, folded: Any) -> None:
         conversation.state = folded
 
-    blocks = record_blocks(journal.path, agent_id=agent_id, after=after)
+    blocks = record_blocks(journal.path, agent_id=agent_id, after=after, runs=True)
     deque(fold_blocks(blocks, fold, get, set_, lens, echo=False), maxlen=0)
     return conversation.state
