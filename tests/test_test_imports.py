@@ -156,6 +156,10 @@ ABOUT: dict[str, tuple[tuple[str, ...], str]] = {
         ("agentcore._loop.state", "agentcore._runtime.outlet", "agentcore.drivers.scripted"),
         "the hot-path shortcuts against the slow paths",
     ),
+    "loop/test_loop_state_twins.py": (
+        ("agentcore._loop.state",),
+        "its classes against attrs-built twins",
+    ),
     "loop/test_tool_json.py": (("agentcore._loop.tool_json",), "a tool result to JSON"),
     "loop/test_tool_schema.py": (
         ("agentcore._loop.tool_schema",),
@@ -266,6 +270,12 @@ ABOUT: dict[str, tuple[tuple[str, ...], str]] = {
         ),
         "no secret escapes a Conversation, whichever input class carries it",
     ),
+    "edges/test_stamped.py": (("agentcore._edges.clock",), "stamped's copy against evolve"),
+    "journal/test_conversation_quiet.py": (
+        ("agentcore._journal.conversation",),
+        "its quiet-sink path and command",
+    ),
+    "runtime/test_quiet_outlet.py": (("agentcore._runtime.outlet",), "the outlet's quiet flag"),
 }
 
 TOP_LEVEL = {

@@ -20,6 +20,12 @@ for an unknown tool call, a second ``message_start``, an object that is not an e
 never raises and never changes accepted state: it is ignored and reported as an
 ``ErrorMessage`` with code ``PROTOCOL_ERROR``. With ``strict=True`` the processor raises
 ``ProtocolError`` instead. Events of the other layers are ignored without output.
+
+Every other input it accepts (all but the deltas) has its fields checked once more
+(``check_again``: an event may have been forged past its constructor), so what it builds
+from them, and what the state-event processor and turn tracker build after it in
+``agent_processor``, is made without checking the same values again
+(``records.builder``).
 """
 
 from __future__ import annotations
@@ -30,7 +36,7 @@ from typing import Any, Final, NamedTuple, TypeAlias
 
 from pyrsistent import PVector, pvector
 
-from .checks import json_problem
+from .checks import check_again, json_problem
 from .content import ZERO_USAGE, Part, TextPart, ThinkingPart, ToolCallPart, Usage
 from .errors import ErrorCode, InvalidEventError, ProtocolError
 from .events import (
@@ -55,6 +61,7 @@ from .events import (
 )
 from .pending import NOTHING_AWAITED, Awaiting, answered, awaited
 from .provider_tools import CitationPart, ProviderPartEvent
+from .records import builder, tuple_of
 
 __all__ = [
     "AssemblerState",
@@ -78,6 +85,13 @@ Block: TypeAlias = tuple[Any, Any, Any]
 _EMPTY: PVector[str] = pvector()
 _NO_BLOCKS: PVector[Block | None] = pvector()
 _PROTOCOL_ERROR = ErrorCode.PROTOCOL_ERROR.value
+
+# Outputs made of checked values (see the module docstring), in field order.
+_assistant_message = builder(AssistantMessage)
+_tool_call_message = builder(ToolCallMessage)
+_error_message = builder(ErrorMessage)
+_text_part = builder(TextPart)
+_thinking_part = builder(ThinkingPart)
 
 
 _MAX_GAP = 1024
@@ -179,7 +193,7 @@ def _focus(state: AssemblerState, index: int) -> tuple[_Message, Block | None]:
     else:
         blocks = blocks.extend((None,) * (index + 1 - len(blocks)))
         found = None
-    return _Message(message[0], message[1], blocks, *message[3:]), found
+    return tuple_of(_Message, (message[0], message[1], blocks, *message[3:])), found
 
 
 def _kind_clash(index: int, block: Block, wanted: str) -> str:
@@ -257,7 +271,8 @@ def _on_message_start(state: AssemblerState, event: MessageStart) -> Result:
         return reject(state, event, f"message {state[0].message_id!r} is still open")
     if type(event.message_id) is not str or type(event.model) is not str:
         return reject(state, event, "message_id and model must be strings")
-    message = _Message(event.message_id, event.model, _NO_BLOCKS, ZERO_USAGE, None, ())
+    check_again(event)
+    message = tuple_of(_Message, (event.message_id, event.model, _NO_BLOCKS, ZERO_USAGE, None, ()))
     return (message, None, None, None, None, state[5]), ()
 
 
@@ -324,10 +339,11 @@ def _on_tool_start(state: AssemblerState, event: ToolUseStart) -> Result:
         return reject(state, event, problem)
     if call_id in message.open_tools or call_id in state[5].pending:
         return reject(state, event, f"tool call id {call_id!r} is already in use")
+    check_again(event)
     message, found = _focus(state, index)
     if found is not None:
         return reject(state, event, f"block {index} is already a {found[0]} block")
-    message = _Message(*message[:5], (*message.open_tools, call_id))
+    message = tuple_of(_Message, (*message[:5], (*message.open_tools, call_id)))
     return (message, index, TOOL, _EMPTY, (call_id, event.tool_name, None), state[5]), ()
 
 
@@ -367,14 +383,14 @@ def _on_tool_stop(state: AssemblerState, event: ToolUseStop) -> Result:
         )
     if kind is DONE:
         return reject(state, event, f"tool call {extra[0]!r} is already complete")
+    check_again(event)
     part = _tool_part(chunks, extra, None)
     base = state[5]
-    base = _Base(awaited(base.pending, part.tool_call_id, part.tool_name), base.strict)
-    message = _Message(*message[:5], tuple(i for i in message.open_tools if i != extra[0]))
+    base = tuple_of(_Base, (awaited(base.pending, part.tool_call_id, part.tool_name), base.strict))
+    open_tools = tuple(i for i in message.open_tools if i != extra[0])
+    message = tuple_of(_Message, (*message[:5], open_tools))
     new_state = (message, event.index, DONE, chunks, (extra[0], extra[1], part), base)
-    return new_state, (
-        ToolCallMessage(message_id=message.message_id, tool_call=part, timestamp=event.timestamp),
-    )
+    return new_state, (_tool_call_message(message.message_id, part, event.timestamp),)
 
 
 def _on_provider_part(state: AssemblerState, event: ProviderPartEvent) -> Result:
@@ -385,6 +401,7 @@ def _on_provider_part(state: AssemblerState, event: ProviderPartEvent) -> Result
     problem = _bad_index(state, event.index)
     if problem is not None:
         return reject(state, event, problem)
+    check_again(event)
     part = event.part
     message, found = _focus(state, event.index)
     if type(part) is CitationPart:
@@ -408,8 +425,11 @@ def _on_message_delta(state: AssemblerState, event: MessageDelta) -> Result:
         return reject(state, event, _no_message("message_delta"))
     if not isinstance(event.usage, Usage) or not isinstance(event.stop_reason, str | None):
         return reject(state, event, "usage must be a Usage and stop_reason a string or None")
+    check_again(event)
     stop_reason = message.stop_reason if event.stop_reason is None else event.stop_reason
-    message = _Message(message[0], message[1], message[2], event.usage, stop_reason, message[5])
+    message = tuple_of(
+        _Message, (message[0], message[1], message[2], event.usage, stop_reason, message[5])
+    )
     return (message, *state[1:]), ()
 
 
@@ -438,13 +458,13 @@ def _close(
         kind, chunks, extra = block
         if kind is TEXT:
             if chunks or not extra:  # a block of citations alone has no text
-                parts.append(TextPart("".join(chunks)))
+                parts.append(_text_part("".join(chunks)))
             if extra:
                 parts.extend(extra)  # the citations of this text
         elif kind is PROVIDER:
             parts.extend(extra)
         elif kind is THINKING:
-            parts.append(ThinkingPart("".join(chunks), extra[0], extra[1]))
+            parts.append(_thinking_part("".join(chunks), extra[0], extra[1]))
         elif kind is DONE:
             parts.append(extra[2])
         else:
@@ -452,24 +472,20 @@ def _close(
             parts.append(part)
             pending = awaited(pending, part.tool_call_id, part.tool_name)
             if cut_off is None:
-                outputs.append(
-                    ToolCallMessage(
-                        message_id=message.message_id, tool_call=part, timestamp=timestamp
-                    )
-                )
+                outputs.append(_tool_call_message(message.message_id, part, timestamp))
     outputs.append(
-        AssistantMessage(
-            message_id=message.message_id,
-            model=message.model,
-            parts=tuple(parts),
-            usage=message.usage,
-            stop_reason=stop_reason,
-            incomplete=cut_off is not None,
-            timestamp=timestamp,
+        _assistant_message(
+            message.message_id,
+            message.model,
+            tuple(parts),
+            message.usage,
+            stop_reason,
+            cut_off is not None,
+            timestamp,
         )
     )
     if pending is not base.pending:
-        base = _Base(pending, base.strict)
+        base = tuple_of(_Base, (pending, base.strict))
     return (None, None, None, None, None, base), tuple(outputs)
 
 
@@ -479,6 +495,7 @@ def _on_message_stop(state: AssemblerState, event: MessageStop) -> Result:
         return reject(state, event, _no_message("message_stop"))
     if not isinstance(event.stop_reason, str | None):
         return reject(state, event, "stop_reason must be a string or None")
+    check_again(event)
     return _close(state, None, event.timestamp, event.stop_reason)
 
 
@@ -487,13 +504,13 @@ def _on_tool_result(state: AssemblerState, event: ToolResult) -> Result:
     pending, name = answered(base.pending, event.tool_call_id)
     if name is None:
         return reject(state, event, f"no pending tool call has id {event.tool_call_id!r}")
-    return (*state[:5], _Base(pending, base.strict)), (ToolResultMessage.answering(event, name),)
+    message = ToolResultMessage.answering(event, name)  # checks the event again
+    return (*state[:5], tuple_of(_Base, (pending, base.strict))), (message,)
 
 
 def _on_error(state: AssemblerState, event: ErrorReceived) -> Result:
-    error = ErrorMessage(
-        message=event.message, code=event.code, retryable=event.retryable, timestamp=event.timestamp
-    )
+    check_again(event)
+    error = _error_message(event.message, event.code, event.retryable, event.timestamp)
     if state[0] is None:
         return state, (error,)
     flushed, outputs = _close(state, "error", event.timestamp)
@@ -501,12 +518,19 @@ def _on_error(state: AssemblerState, event: ErrorReceived) -> Result:
 
 
 def _on_interrupt(state: AssemblerState, event: Interrupt) -> Result:
+    check_again(event)
     if state[0] is None:
         return state, ()
     return _close(state, "interrupted", event.timestamp)
 
 
 def _ignore(state: AssemblerState, event: object) -> Result:
+    return state, ()
+
+
+def _on_user_message(state: AssemblerState, event: UserMessage) -> Result:
+    """Nothing to assemble; checked for the processors after this one."""
+    check_again(event)
     return state, ()
 
 
@@ -526,7 +550,7 @@ HANDLERS: Mapping[type[Any], Handler] = {
     ErrorReceived: _on_error,
     Interrupt: _on_interrupt,
     ConversationClose: _ignore,  # the loop closes a run only once its reply is in
-    UserMessage: _ignore,
+    UserMessage: _on_user_message,
 }
 """Event class -> handler, for the stream events the assembler reacts to."""
 

@@ -41,6 +41,7 @@ from .media import (
     sniff_media_type,
 )
 from .provider_tools import PROVIDER_PART_TYPES, ProviderPart
+from .records import builder
 
 if TYPE_CHECKING:  # the attrs plugin types the classes
     from attrs import frozen
@@ -106,8 +107,33 @@ class Usage:
     document_tokens: NonNegativeInt = 0
     cache_write_1h_tokens: NonNegativeInt = 0
 
+    def __attrs_post_init__(self) -> None:
+        # built for every reported usage: exact-type tests first (see checks.py)
+        if not (
+            type(self.input_tokens) is int
+            and self.input_tokens >= 0
+            and type(self.output_tokens) is int
+            and self.output_tokens >= 0
+            and type(self.cache_read_tokens) is int
+            and self.cache_read_tokens >= 0
+            and type(self.cache_write_tokens) is int
+            and self.cache_write_tokens >= 0
+            and type(self.reasoning_tokens) is int
+            and self.reasoning_tokens >= 0
+            and type(self.image_tokens) is int
+            and self.image_tokens >= 0
+            and type(self.audio_tokens) is int
+            and self.audio_tokens >= 0
+            and type(self.document_tokens) is int
+            and self.document_tokens >= 0
+            and type(self.cache_write_1h_tokens) is int
+            and self.cache_write_1h_tokens >= 0
+        ):
+            check_fields(self)
+
     def __add__(self, other: Usage) -> Usage:
-        return Usage(
+        # two checked counts sum to a count: nothing to check again
+        return _build_usage(
             self.input_tokens + other.input_tokens,
             self.output_tokens + other.output_tokens,
             self.cache_read_tokens + other.cache_read_tokens,
@@ -131,6 +157,7 @@ class Usage:
 
 
 ZERO_USAGE = Usage()
+_build_usage = builder(Usage)
 
 _USAGE_KEYS = tuple(f.name for f in attrs.fields(Usage))
 

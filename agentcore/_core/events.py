@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias
 
 import attrs
 
-from .checks import JSONValue, NonNegativeInt, check_fields, checked
+from .checks import JSONValue, NonNegativeInt, check_again, check_fields, checked, is_json
 from .content import (
     Content,
     Part,
@@ -38,6 +38,7 @@ from .content import (
     usage_field,
 )
 from .provider_tools import ProviderPartEvent
+from .records import builder
 from .registry import EVENT_TYPES as EVENT_TYPES
 from .registry import LAYERS as LAYERS
 from .registry import event_type as event_type
@@ -128,6 +129,12 @@ class MessageStart:
     model: str
     timestamp: int = _ts()
 
+    def __attrs_post_init__(self) -> None:
+        if not (
+            type(self.message_id) is str and type(self.model) is str and type(self.timestamp) is int
+        ):
+            check_fields(self)
+
 
 @event_type("text_delta", "stream")
 @frozen
@@ -193,6 +200,17 @@ class ToolUseStart:
     index: NonNegativeInt
     timestamp: int = _ts()
 
+    def __attrs_post_init__(self) -> None:
+        index = self.index
+        if not (
+            type(self.tool_call_id) is str
+            and type(self.tool_name) is str
+            and type(index) is int
+            and index >= 0
+            and type(self.timestamp) is int
+        ):
+            check_fields(self)
+
 
 @event_type("input_json_delta", "stream")
 @frozen
@@ -227,6 +245,16 @@ class ToolUseStop:
     index: NonNegativeInt
     timestamp: int = _ts()
 
+    def __attrs_post_init__(self) -> None:
+        index = self.index
+        if not (
+            type(self.tool_call_id) is str
+            and type(index) is int
+            and index >= 0
+            and type(self.timestamp) is int
+        ):
+            check_fields(self)
+
 
 @event_type("message_delta", "stream")
 @frozen
@@ -239,6 +267,15 @@ class MessageDelta:
     usage: Usage = attrs.field(factory=Usage, converter=usage_field)
     timestamp: int = _ts()
 
+    def __attrs_post_init__(self) -> None:
+        stop_reason = self.stop_reason
+        if not (
+            (stop_reason is None or type(stop_reason) is str)
+            and type(self.usage) is Usage
+            and type(self.timestamp) is int
+        ):
+            check_fields(self)
+
 
 @event_type("message_stop", "stream")
 @frozen
@@ -249,6 +286,11 @@ class MessageStop:
     type: ClassVar[str] = "message_stop"
     stop_reason: StopReason | None = None
     timestamp: int = _ts()
+
+    def __attrs_post_init__(self) -> None:
+        stop_reason = self.stop_reason
+        if not ((stop_reason is None or type(stop_reason) is str) and type(self.timestamp) is int):
+            check_fields(self)
 
 
 @event_type("tool_result", "stream")
@@ -266,6 +308,18 @@ class ToolResult:
     is_error: bool = False
     details: JSONValue = None
     timestamp: int = _ts()
+
+    def __attrs_post_init__(self) -> None:
+        # a text result is the common case: a tuple of blocks takes the full check
+        details = self.details
+        if not (
+            type(self.tool_call_id) is str
+            and type(self.result) is str
+            and (self.is_error is False or self.is_error is True)
+            and (details is None or is_json(details))
+            and type(self.timestamp) is int
+        ):
+            check_fields(self)
 
 
 @event_type("error_received", "stream")
@@ -291,6 +345,15 @@ class UserMessage:
     message_id: str
     content: Content = attrs.field(converter=content_field)
     timestamp: int = _ts()
+
+    def __attrs_post_init__(self) -> None:
+        # a text message is the common case: a tuple of blocks takes the full check
+        if not (
+            type(self.message_id) is str
+            and type(self.content) is str
+            and type(self.timestamp) is int
+        ):
+            check_fields(self)
 
 
 @event_type("interrupt", "stream")
@@ -423,15 +486,18 @@ class ToolResultMessage:
 
     @classmethod
     def answering(cls, result: ToolResult, tool_name: str) -> ToolResultMessage:
-        """The history entry of ``result``, a call to ``tool_name``: the one builder, used
-        by the core's assembler and the loop alike."""
-        return cls(
+        """The history entry of ``result``, a call to ``tool_name`` (a ``str``): the one
+        builder, used by the core's assembler and the loop alike. ``result`` is checked
+        once more (it may have been forged past its constructor); its values are then
+        taken as they are."""
+        check_again(result)
+        return _tool_result_message(
             result.tool_call_id,
             tool_name,
             result.result,
             result.is_error,
             result.details,
-            timestamp=result.timestamp,
+            result.timestamp,
         )
 
 
@@ -447,6 +513,8 @@ class ErrorMessage:
     retryable: bool = False
     timestamp: int = _ts()
 
+
+_tool_result_message = builder(ToolResultMessage)
 
 MessageEvent: TypeAlias = AssistantMessage | ToolCallMessage | ToolResultMessage | ErrorMessage
 

@@ -18,6 +18,9 @@ EVENT_TYPES: dict[str, type[Any]] = {}
 LAYERS: dict[str, str] = {}
 """Wire name -> layer name (``stream``, ``message``, ``state``, ``turn``, ``loop``...)."""
 
+_CLASSES: set[type[Any]] = set()
+"""Every registered class (``is_event`` asks it in one lookup)."""
+
 _E = TypeVar("_E")
 
 
@@ -37,13 +40,13 @@ def event_type(name: str, layer: str) -> Callable[[type[_E]], type[_E]]:
             raise ValueError(f"{cls.__name__}.type must be {name!r}")
         EVENT_TYPES[name] = cls
         LAYERS[name] = layer
+        _CLASSES.add(cls)
         return cls
 
     return register
 
 
 def is_event(value: object) -> bool:
-    """Whether ``value`` is an instance of the event class registered under its ``type``."""
-    cls = type(value)
-    name = getattr(cls, "type", None)
-    return isinstance(name, str) and EVENT_TYPES.get(name) is cls
+    """Whether ``value`` is an instance of the event class registered under its ``type``
+    (a subclass's instance is not: ``type(value)`` itself must be registered)."""
+    return type(value) in _CLASSES

@@ -39,6 +39,13 @@ messages, else ``THINKING`` or ``RESPONDING``; ``calls`` holds the current messa
 calls (and which were answered early); ``awaiting`` maps the ids of calls whose input is
 complete and whose result has not come to tool names, by the assembler's rules
 (``pending``: one table, one rule).
+
+The state events of the inputs that are not deltas are made from the input's values
+without checking them again (``records.builder``): the handlers take an input whose
+fields passed their check (in ``agent_processor`` the assembler's handler for the same
+input ran ``check_again`` first, the deltas' state events excepted, which the classes
+check; ``state_event_processor`` runs it on every input it handles, and ignores one that
+fails).
 """
 
 from __future__ import annotations
@@ -46,6 +53,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Final, NamedTuple, TypeAlias
 
+from .checks import check_again
 from .content import Content, TextContent
 from .events import (
     ConversationClose,
@@ -71,6 +79,7 @@ from .events import (
     UserMessage,
 )
 from .pending import NOTHING_AWAITED, Awaiting, answered, awaited
+from .records import builder, tuple_of
 
 __all__ = [
     "HANDLERS",
@@ -102,6 +111,17 @@ Result: TypeAlias = tuple[StateEventState, tuple[Any, ...]]
 
 _IDLE: StateEventState = (False, None, _NO_CALLS, NOTHING_AWAITED)
 
+# Outputs made of checked values (see the module docstring), in field order.
+_start = builder(ConversationStart)
+_thinking = builder(ConversationThinking)
+_planned = builder(ToolPlanned)
+_executing = builder(ToolExecuting)
+_completed = builder(ToolCompleted)
+_failed = builder(ToolFailed)
+_interrupted = builder(ConversationInterrupted)
+_end = builder(ConversationEnd)
+_occurred = builder(ErrorOccurred)
+
 # Named slots of the state tuple (read by position only in this module).
 ACTIVE: Final = 0
 MODE: Final = 1
@@ -117,19 +137,17 @@ def create_initial_state_event_processor_context() -> StateEventState:
 def _on_user_message(state: StateEventState, event: UserMessage) -> Result:
     if state[0]:
         return state, ()
-    start = ConversationStart(message_id=event.message_id, timestamp=event.timestamp)
-    return (True, *state[1:]), (start,)
+    return (True, *state[1:]), (_start(event.message_id, event.timestamp),)
 
 
 def _on_message_start(state: StateEventState, event: MessageStart) -> Result:
     if state[1] is not None:
         return state, ()
-    thinking = ConversationThinking(timestamp=event.timestamp)
+    thinking = _thinking(event.timestamp)
     new = (True, THINKING, _NO_CALLS, state[3])
     if state[0]:
         return new, (thinking,)
-    start = ConversationStart(message_id=event.message_id, timestamp=event.timestamp)
-    return new, (start, thinking)
+    return new, (_start(event.message_id, event.timestamp), thinking)
 
 
 def _on_text(state: StateEventState, event: TextDelta) -> Result:
@@ -151,17 +169,10 @@ def _on_thinking(state: StateEventState, event: ThinkingDelta) -> Result:
 def _on_tool_start(state: StateEventState, event: ToolUseStart) -> Result:
     calls = state[2]
     call_id, name = event.tool_call_id, event.tool_name
-    if (
-        state[1] is None
-        or type(call_id) is not str
-        or type(name) is not str
-        or call_id in calls.ids
-        or call_id in state[3]
-    ):
+    if state[1] is None or call_id in calls.ids or call_id in state[3]:
         return state, ()
-    calls = _Calls((*calls.ids, call_id), (*calls.names, name), calls.answered)
-    planned = ToolPlanned(tool_call_id=call_id, tool_name=name, timestamp=event.timestamp)
-    return (state[0], state[1], calls, state[3]), (planned,)
+    calls = tuple_of(_Calls, ((*calls.ids, call_id), (*calls.names, name), calls.answered))
+    return (state[0], state[1], calls, state[3]), (_planned(call_id, name, event.timestamp),)
 
 
 def _on_tool_stop(state: StateEventState, event: ToolUseStop) -> Result:
@@ -173,21 +184,19 @@ def _on_tool_stop(state: StateEventState, event: ToolUseStop) -> Result:
 
 
 def _on_message_stop(state: StateEventState, event: MessageStop) -> Result:
-    if state[1] is None or not isinstance(event.stop_reason, str | None):
+    if state[1] is None:
         return state, ()
     calls, awaiting = state[2], state[3]
     if not calls.ids:
         if awaiting:
             return (True, None, _NO_CALLS, awaiting), ()
-        return _IDLE, (ConversationEnd(reason="completed", timestamp=event.timestamp),)
+        return _IDLE, (_end("completed", event.timestamp),)
     outputs: list[ToolExecuting] = []
     for call_id, name in zip(calls.ids, calls.names, strict=True):
         if call_id not in calls.answered:
             if call_id not in awaiting:  # never stopped: its input ends with the message
                 awaiting = awaited(awaiting, call_id, name)
-            outputs.append(
-                ToolExecuting(tool_call_id=call_id, tool_name=name, timestamp=event.timestamp)
-            )
+            outputs.append(_executing(call_id, name, event.timestamp))
     return (True, None, _NO_CALLS, awaiting), tuple(outputs)
 
 
@@ -199,13 +208,8 @@ def _result_text(result: Content) -> str:
 
 def _finished(event: ToolResult, name: str) -> ToolCompleted | ToolFailed:
     if event.is_error:
-        return ToolFailed(
-            tool_call_id=event.tool_call_id,
-            tool_name=name,
-            error=_result_text(event.result),
-            timestamp=event.timestamp,
-        )
-    return ToolCompleted(tool_call_id=event.tool_call_id, tool_name=name, timestamp=event.timestamp)
+        return _failed(event.tool_call_id, name, _result_text(event.result), event.timestamp)
+    return _completed(event.tool_call_id, name, event.timestamp)
 
 
 def _on_tool_result(state: StateEventState, event: ToolResult) -> Result:
@@ -214,7 +218,7 @@ def _on_tool_result(state: StateEventState, event: ToolResult) -> Result:
         return state, ()
     calls = state[2]
     if event.tool_call_id in calls.ids:  # answered before its message ended
-        calls = _Calls(calls.ids, calls.names, (*calls.answered, event.tool_call_id))
+        calls = tuple_of(_Calls, (calls.ids, calls.names, (*calls.answered, event.tool_call_id)))
     return (state[0], state[1], calls, awaiting), (_finished(event, name),)
 
 
@@ -222,16 +226,16 @@ def _on_interrupt(state: StateEventState, event: Interrupt) -> Result:
     if not state[0]:
         return state, ()
     return _IDLE, (
-        ConversationInterrupted(reason=event.reason, timestamp=event.timestamp),
-        ConversationEnd(reason="interrupted", timestamp=event.timestamp),
+        _interrupted(event.reason, event.timestamp),
+        _end("interrupted", event.timestamp),
     )
 
 
 def _on_error(state: StateEventState, event: ErrorReceived) -> Result:
-    occurred = ErrorOccurred(message=event.message, code=event.code, timestamp=event.timestamp)
+    occurred = _occurred(event.message, event.code, event.timestamp)
     if not state[0]:
         return state, (occurred,)
-    return _IDLE, (occurred, ConversationEnd(reason="error", timestamp=event.timestamp))
+    return _IDLE, (occurred, _end("error", event.timestamp))
 
 
 def _on_close(state: StateEventState, event: ConversationClose) -> Result:
@@ -257,7 +261,8 @@ HANDLERS: Mapping[type[Any], Handler] = {
     ErrorReceived: _on_error,
     ConversationClose: _on_close,
 }
-"""Event class -> handler; every other event leaves the state as it is."""
+"""Event class -> handler; every other event leaves the state as it is. A handler takes an
+input whose fields passed their check (see the module docstring)."""
 
 
 def state_event_processor(state: StateEventState, event: object) -> Result:
@@ -271,6 +276,7 @@ def state_event_processor(state: StateEventState, event: object) -> Result:
     if handler is None:
         return state, ()
     try:
+        check_again(event)  # the handlers take its values as they are
         return handler(state, event)
     except (AttributeError, TypeError, ValueError):
         return state, ()  # malformed fields: the assembler reports them

@@ -23,16 +23,23 @@ State is a plain tuple ``(turns_started, turn, pricing, closed)``, ``pricing`` b
 ``(cost,)`` of the model call that ended last, ``None`` while a call is open or before
 any ended (``call_closed``: the one price of a call, which a conversation hands its loop's
 ledger). Deltas are not handled at all: they never change a turn.
+
+As the state-event processor's, the handlers take an input whose fields passed their
+check (``check_again``, which ``turn_tracker_processor`` runs on every input it handles,
+and the assembler before it in ``agent_processor``) and make the turn events of its
+values without checking them again (``records.builder``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from math import isfinite
 from typing import Any, NamedTuple, TypeAlias
 
 from pyrsistent import PMap, pmap
 
 from . import pricing as _pricing
+from .checks import check_again
 from .content import ZERO_USAGE, Usage
 from .events import (
     ConversationClose,
@@ -47,6 +54,7 @@ from .events import (
     UserMessage,
 )
 from .pricing import ModelPrice
+from .records import builder, tuple_of
 
 __all__ = [
     "HANDLERS",
@@ -80,6 +88,9 @@ class _Turn(NamedTuple):
     stop_reason: str | None = None
     call: _Call | None = None
 
+
+_request = builder(TurnRequest)
+_response = builder(TurnResponse)
 
 Pricing: TypeAlias = tuple[ModelPrice | None, PMap[str, ModelPrice] | None]
 Closed: TypeAlias = tuple[float | None]
@@ -119,8 +130,9 @@ def call_closed(state: TurnTrackerState) -> Closed | None:
 def _begin(state: TurnTrackerState, message_id: str, timestamp: int) -> Result:
     number = state[0] + 1
     turn_id = f"turn-{number}"
-    request = TurnRequest(turn_id=turn_id, message_id=message_id, timestamp=timestamp)
-    return (number, _Turn(turn_id, timestamp), state[2], state[3]), (request,)
+    request = _request(turn_id, message_id, timestamp)
+    turn = tuple_of(_Turn, (turn_id, timestamp, ZERO_USAGE, 0.0, None, None, None))
+    return (number, turn, state[2], state[3]), (request,)
 
 
 def _on_user_message(state: TurnTrackerState, event: UserMessage) -> Result:
@@ -131,14 +143,15 @@ def _on_user_message(state: TurnTrackerState, event: UserMessage) -> Result:
 
 def _on_message_start(state: TurnTrackerState, event: MessageStart) -> Result:
     turn = state[1]
-    if (turn is not None and turn.call is not None) or type(event.model) is not str:
-        return state, ()  # a second message_start, or a malformed one: the assembler reports it
+    if turn is not None and turn.call is not None:
+        return state, ()  # a second message_start: the assembler reports it
     outputs: tuple[Any, ...] = ()
     if turn is None:
         state, outputs = _begin(state, event.message_id, event.timestamp)
         turn = state[1]
         assert turn is not None
-    return (state[0], _Turn(*turn[:-1], _Call(event.model)), state[2], None), outputs
+    call = tuple_of(_Call, (event.model, ZERO_USAGE, None, False))
+    return (state[0], tuple_of(_Turn, (*turn[:-1], call)), state[2], None), outputs
 
 
 def _on_tool_start(state: TurnTrackerState, event: ToolUseStart) -> Result:
@@ -146,23 +159,18 @@ def _on_tool_start(state: TurnTrackerState, event: ToolUseStart) -> Result:
     call = None if turn is None else turn.call
     if turn is None or call is None or call.used_tools:
         return state, ()
-    call = _Call(call.model, call.usage, call.stop_reason, True)
-    return (state[0], _Turn(*turn[:-1], call), state[2], state[3]), ()
+    call = tuple_of(_Call, (call.model, call.usage, call.stop_reason, True))
+    return (state[0], tuple_of(_Turn, (*turn[:-1], call)), state[2], state[3]), ()
 
 
 def _on_message_delta(state: TurnTrackerState, event: MessageDelta) -> Result:
     turn = state[1]
-    if (
-        turn is None
-        or turn.call is None
-        or not isinstance(event.usage, Usage)
-        or not isinstance(event.stop_reason, str | None)
-    ):
+    if turn is None or turn.call is None:
         return state, ()
     call = turn.call
     stop_reason = call.stop_reason if event.stop_reason is None else event.stop_reason
-    call = _Call(call.model, event.usage, stop_reason, call.used_tools)
-    return (state[0], _Turn(*turn[:-1], call), state[2], state[3]), ()
+    call = tuple_of(_Call, (call.model, event.usage, stop_reason, call.used_tools))
+    return (state[0], tuple_of(_Turn, (*turn[:-1], call)), state[2], state[3]), ()
 
 
 def _with_call_closed(
@@ -176,7 +184,7 @@ def _with_call_closed(
         return turn, state[3]
     pricing = state[2]
     cost = None if pricing is None else _pricing.call_cost(call.usage, call.model, *pricing)
-    return _Turn(
+    closed = (
         turn.turn_id,
         turn.started_at,
         call.usage if turn.usage is ZERO_USAGE else turn.usage + call.usage,
@@ -184,7 +192,8 @@ def _with_call_closed(
         call.model,
         call.stop_reason if stop_reason is None else stop_reason,
         None,
-    ), (cost,)
+    )
+    return tuple_of(_Turn, closed), (cost,)
 
 
 def _end(
@@ -194,21 +203,24 @@ def _end(
     stop_reason: str | None,
     timestamp: int,
 ) -> Result:
-    response = TurnResponse(
-        turn_id=turn.turn_id,
-        duration_ms=timestamp - turn.started_at,
-        usage=turn.usage,
-        cost=None if state[2] is None else turn.cost,
-        model=turn.model,
-        stop_reason=stop_reason,
-        timestamp=timestamp,
+    cost = None if state[2] is None else turn.cost
+    response = _response(
+        turn.turn_id,
+        timestamp - turn.started_at,
+        turn.usage,
+        cost,
+        turn.model,
+        stop_reason,
+        timestamp,
     )
+    if cost is not None and not isfinite(cost):  # an infinite price: what the class refuses
+        check_again(response)
     return (state[0], None, state[2], closed), (response,)
 
 
 def _on_message_stop(state: TurnTrackerState, event: MessageStop) -> Result:
     turn = state[1]
-    if turn is None or turn.call is None or not isinstance(event.stop_reason, str | None):
+    if turn is None or turn.call is None:
         return state, ()
     used_tools = turn.call.used_tools
     turn, closed = _with_call_closed(state, turn, event.stop_reason)
@@ -244,7 +256,8 @@ HANDLERS: Mapping[type[Any], Handler] = {
     Interrupt: _on_cut_short,
     ConversationClose: _on_close,
 }
-"""Event class -> handler; every other event (deltas included) leaves the state as it is."""
+"""Event class -> handler; every other event (deltas included) leaves the state as it is.
+A handler takes an input whose fields passed their check (see the module docstring)."""
 
 
 def turn_tracker_processor(state: TurnTrackerState, event: object) -> Result:
@@ -258,6 +271,7 @@ def turn_tracker_processor(state: TurnTrackerState, event: object) -> Result:
     if handler is None:
         return state, ()
     try:
+        check_again(event)  # the handlers take its values as they are
         return handler(state, event)
     except (AttributeError, TypeError, ValueError):
         return state, ()  # malformed fields: the assembler reports them

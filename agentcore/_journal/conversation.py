@@ -45,8 +45,6 @@ from collections.abc import Callable, Iterable, Sequence
 from operator import attrgetter
 from typing import Any, Protocol, TypeAlias
 
-import attrs
-
 from .._core.agent_processor import agent_processor, appended_chunk, appending, with_appended
 from .._core.events import (
     LAYERS,
@@ -59,6 +57,7 @@ from .._core.events import (
 from .._core.processor import AnyProcessor
 from .._core.secrets import SCANS, SHORTEST_SECRET, holds_secret, scrub_event
 from .._core.state_machine import AgentState, StateChange
+from .._edges.clock import stamped
 from .._loop.conversation import conversation_processor
 from .._loop.events import EFFECTS
 
@@ -70,7 +69,8 @@ Report: TypeAlias = Callable[[str, str, BaseException, Any], None]
 
 class Sink(Protocol):
     """Where delivered outputs go: ``send(output)``; ``congested`` asks a driver's reader
-    to wait (an ``Outlet``)."""
+    to wait (an ``Outlet``). A sink with a true ``quiet`` attribute is sent nothing (no
+    one would see it)."""
 
     congested: bool
 
@@ -81,6 +81,7 @@ class Dropped:
     """A sink that keeps nothing (catching up, a conversation nobody watches)."""
 
     congested = False
+    quiet = True
 
     def send(self, output: Any) -> None:
         """Nothing to deliver to."""
@@ -216,7 +217,7 @@ class Conversation:
         """Stamp, scrub, journal and fold ``event``; its outputs, effect requests
         included, delivered nowhere (the caller's to route)."""
         if getattr(event, "timestamp", 1) == 0:
-            event = attrs.evolve(event, timestamp=self.clock())
+            event = stamped(event, self.clock())
         event = _scrubbed(event)
         seq = self._journal(event) if self.journal is not None else 0
         self.seq = seq or self.seq + 1
@@ -232,12 +233,22 @@ class Conversation:
         performed inline) waits in the backlog and is folded right after, in order."""
         self.feed_stream((event,), 0)
 
+    def command(self, event: Any) -> list[Any]:
+        """``feed`` ``event``; return the outputs of its own fold (effect requests
+        included), not of what it caused (an effect performed inline, the backlog): where
+        a rejection of a command is read. Empty when ``event`` waits in the backlog."""
+        answer: list[Any] = []
+        self.feed_stream((event,), 0, answer)
+        return answer
+
     def feed_all(self, events: Iterable[Any]) -> None:
         """``feed`` each of ``events``, in order."""
         for event in events:
             self.feed_stream((event,), 0)
 
-    def feed_stream(self, events: Sequence[Any], start: int) -> int:
+    def feed_stream(
+        self, events: Sequence[Any], start: int, answer: list[Any] | None = None
+    ) -> int:
         """``feed`` each of ``events[start:]`` in turn, stopping after one that performed
         an effect, left the outlet congested or is an ``error_received`` (what a model
         call's reader must look at before it goes on); return the index after the last
@@ -250,11 +261,16 @@ class Conversation:
         (the conversation processor's one output for it is the delta itself), and its
         chunk is kept; the kept chunks are applied at once (``with_appended``) before the
         next other input is folded or the state is read. Exact, as ``catch_up``'s fast
-        path: such a delta changes nothing but the core's hot block."""
+        path: such a delta changes nothing but the core's hot block.
+
+        Outputs go to ``outlet.send`` unless the outlet is ``quiet`` (nothing would see
+        them: no presenter, subscriber or interceptor) and nothing collects them.
+        ``answer``, when given, receives the outputs of ``events[start]``'s own fold
+        (``command``)."""
         if self._feeding:
             clock = self.clock
             self._backlog.extend(
-                attrs.evolve(e, timestamp=clock()) if getattr(e, "timestamp", 1) == 0 else e
+                stamped(e, clock()) if getattr(e, "timestamp", 1) == 0 else e
                 for e in events[start:]
             )
             return len(events)
@@ -268,7 +284,7 @@ class Conversation:
                 event = events[index]
                 index += 1
                 if getattr(event, "timestamp", 1) == 0:
-                    event = attrs.evolve(event, timestamp=self.clock())
+                    event = stamped(event, self.clock())
                 performed, ends = False, type(event) is ErrorReceived
                 while True:
                     cls = type(event)
@@ -292,7 +308,10 @@ class Conversation:
                         if echoes:
                             if self._collectors:
                                 self._collect((event,))
-                            outlet.send(event)
+                            if answer is not None:
+                                answer.append(event)
+                            if not getattr(outlet, "quiet", False):
+                                outlet.send(event)
                     else:
                         if chunks:
                             self._flush()
@@ -303,20 +322,29 @@ class Conversation:
                             if lens is not None and cls in _OPENING
                             else None
                         )
+                        if answer is not None:
+                            answer.extend(outputs)
                         if outputs:
                             if self._collectors:
                                 self._collect(outputs)
-                            deliver = outlet.send
-                            for output in outputs:
-                                if type(output) in EFFECTS:
-                                    self.perform(output)
-                                    performed = True
-                                else:
-                                    deliver(output)
+                            if getattr(outlet, "quiet", False):
+                                for output in outputs:
+                                    if type(output) in EFFECTS:
+                                        self.perform(output)
+                                        performed = True
+                            else:
+                                deliver = outlet.send
+                                for output in outputs:
+                                    if type(output) in EFFECTS:
+                                        self.perform(output)
+                                        performed = True
+                                    else:
+                                        deliver(output)
                             if self._change_handlers:
                                 self._announce(before, outputs)
                     if seq and self.snapshots is not None and seq % self.snapshot_every == 0:
                         self._snapshot(seq)
+                    answer = None
                     if not backlog:
                         break
                     event = backlog.popleft()

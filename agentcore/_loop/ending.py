@@ -6,8 +6,9 @@ queues, ``conversation_close``, ``agent_end`` and ``Finish``."""
 
 from __future__ import annotations
 
-from typing import Any, TypeAlias
+from typing import Any, NamedTuple, TypeAlias
 
+from .._core.content import Usage
 from .._core.errors import ErrorCode
 from .._core.events import ConversationClose, EndReason, Interrupt
 from . import elicitations, tool_calls
@@ -22,7 +23,7 @@ from .events import (
     RunEndReason,
     SetTimer,
 )
-from .state import LIMIT_HINT, LoopState
+from .state import LIMIT_HINT, LoopState, Run
 from .tool_calls import spent, turn_end
 
 Out: TypeAlias = list[Any]
@@ -139,20 +140,52 @@ def finish(
             )
     elif run.turn_open:
         out.append(turn_end(s, run, (), ts))
+    return close(s, reason, code, message, run, ts, out, retryable=retryable, changes=pending)
+
+
+def close(
+    s: LoopState,
+    reason: RunEndReason,
+    code: str | None,
+    message: str | None,
+    run: Run | Spent,
+    ts: int,
+    out: Out,
+    *,
+    retryable: bool = False,
+    changes: dict[str, Any] | None = None,
+) -> LoopState:
+    """End a run whose calls are all answered and whose turn is closed (``finish``'s
+    last step): the queued messages delivered for its open call (``run.inflight``) back
+    at the front of their queues, ``conversation_close``, ``agent_end`` and ``Finish``
+    with what it spent (``run.usage``, ``run.cost``: a ``Run``, or a ``Spent`` when the
+    run ends with the step that would have made a new one). ``changes``: as ``finish``'s.
+    """
+    pending: dict[str, Any] = {} if changes is None else changes
     back = run.inflight
-    steering = tuple(m for q, m in back if q == "steer") + pending.get("steering", s.steering)
-    follow_ups = tuple(m for q, m in back if q == "follow_up") + pending.get(
-        "follow_ups", s.follow_ups
-    )
+    if back:
+        pending["steering"] = tuple(m for q, m in back if q == "steer") + pending.get(
+            "steering", s.steering
+        )
+        pending["follow_ups"] = tuple(m for q, m in back if q == "follow_up") + pending.get(
+            "follow_ups", s.follow_ups
+        )
     cost = spent(s, run.cost)
     out.append(ConversationClose(_CLOSING[reason], timestamp=ts))
     out.append(AgentEnd(reason, code, message, run.usage, cost, timestamp=ts))
     out.append(Finish(reason, code, message, run.usage, cost))
     error = None if code is None else (code, message or "", retryable)
-    pending.update(
-        phase="idle", run=None, batch=None, steering=steering, follow_ups=follow_ups, error=error
-    )
+    pending.update(phase="idle", run=None, batch=None, error=error)
     return s.replace(**pending)
+
+
+class Spent(NamedTuple):
+    """What a run spent and the messages still in flight for its open call: all
+    ``close`` reads of a ``Run``."""
+
+    usage: Usage
+    cost: float
+    inflight: tuple[tuple[str, Any], ...]
 
 
 def arm(s: LoopState, out: Out) -> None:

@@ -121,7 +121,7 @@ def _json_mapping(value: Any) -> Mapping[str, JSONValue]:
 
 
 def _messages(value: Any) -> tuple[Any, ...]:
-    return tuple(to_message(v) for v in value)
+    return tuple([to_message(v) for v in value])  # a list is cheaper to fill than a generator
 
 
 def _strings(value: Any) -> tuple[str, ...]:

@@ -5,10 +5,11 @@ discarded."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, NamedTuple, TypeAlias
 
 from .._core import pricing
-from .._core.content import Usage
+from .._core.content import ZERO_USAGE, Usage
 from .._core.driver import ModelRequest
 from .._core.errors import ErrorCode
 from .._core.events import (
@@ -66,45 +67,61 @@ def enter(message: Any, ts: int, out: Out) -> None:
 
 
 def call_model(
-    s: LoopState, queue: str, ts: int, out: Out, changes: Changes | None = None
+    s: LoopState,
+    queue: str,
+    ts: int,
+    out: Out,
+    changes: Changes | None = None,
+    start: Callable[..., Run] | None = None,
 ) -> LoopState:
     """Deliver queued messages from ``queue`` (per its mode) and request a model call.
-    ``changes``: the state's changes the caller decided and has not made yet (its new
-    ``run``, ``messages``...); they are made with this call's, in one new state."""
+    ``changes``: the state's changes the caller decided and has not made yet (its
+    ``messages``...); they are made with this call's, in one new state. ``start``: the
+    constructor of the run this call is the first of (``_new_run``), given this call's
+    fields, so a new run is built once."""
     pending: Changes = {} if changes is None else changes
-    run = pending.get("run", s.run)
-    assert run is not None
-    cap = run.limits.max_iterations
-    if cap is not None and run.iterations >= cap:
-        return finish(
-            s.replace(**pending) if pending else s,
-            "error",
-            ErrorCode.MAX_ITERATIONS_EXCEEDED,
-            f"stopped after {cap} model calls (max_iterations={cap}); {LIMIT_HINT}",
-            ts,
-            out,
-        )
+    run = s.run
+    if start is None:
+        assert run is not None
+        cap = run.limits.max_iterations
+        if cap is not None and run.iterations >= cap:
+            return finish(
+                s.replace(**pending) if pending else s,
+                "error",
+                ErrorCode.MAX_ITERATIONS_EXCEEDED,
+                f"stopped after {cap} model calls (max_iterations={cap}); {LIMIT_HINT}",
+                ts,
+                out,
+            )
+        iterations, turn, inflight = run.iterations + 1, run.turn + 1, run.inflight
+    else:  # a run's first call: max_iterations is at least 1
+        iterations, turn, inflight = 1, 1, ()
     steering = queue == "steer"
     field = "steering" if steering else "follow_ups"
     queued = pending.get(field, getattr(s, field))
     mode = s.config.steering_mode if steering else s.config.follow_up_mode
     taken = queued if mode == "all" else queued[:1]
-    turn = run.turn + 1
     out.append(TurnStart(turn, timestamp=ts))
     for m in taken:
         enter(m, ts, out)
-    run = run.replace(
-        iterations=run.iterations + 1,
-        turn=turn,
-        turn_open=True,
-        inflight=run.inflight + tuple((queue, m) for m in taken),
-        streaming=False,
-        awaiting_error=False,
-        retries=0,
-        step_usage=Usage(),
-        step_cost=0.0,
-        overflowed=False,
-    )
+    if taken:
+        inflight += tuple((queue, m) for m in taken)
+    if start is not None:  # the other fields are a new run's defaults
+        run = start(iterations=1, turn=1, turn_open=True, inflight=inflight)
+    else:
+        assert run is not None
+        run = run.replace(
+            iterations=iterations,
+            turn=turn,
+            turn_open=True,
+            inflight=inflight,
+            streaming=False,
+            awaiting_error=False,
+            retries=0,
+            step_usage=ZERO_USAGE,
+            step_cost=0.0,
+            overflowed=False,
+        )
     pending.update(phase="model", run=run)
     pending[field] = queued[len(taken) :]
     s = s.replace(**pending)
@@ -191,11 +208,17 @@ def charged(
         cost = pricing.call_cost(usage, model, s.config.price, s.config.prices) or 0.0
     out.append(ModelUsage(run.turn, model, usage, spent(s, cost), purpose, timestamp=ts))
     return {
-        "usage": run.usage + usage,
+        "usage": _plus(run.usage, usage),
         "cost": run.cost + cost,
-        "step_usage": run.step_usage + usage,
+        "step_usage": _plus(run.step_usage, usage),
         "step_cost": run.step_cost + cost,
-    }, {"usage": s.usage + usage, "cost": s.cost + cost}
+    }, {"usage": _plus(s.usage, usage), "cost": s.cost + cost}
+
+
+def _plus(total: Usage, usage: Usage) -> Usage:
+    """``total + usage``; ``usage`` itself when ``total`` is zero (a run's or a turn's
+    first call: no new ``Usage`` to build)."""
+    return usage if total is ZERO_USAGE else total + usage
 
 
 def charge(s: LoopState, usage: Usage, model: str, purpose: str, ts: int, out: Out) -> LoopState:

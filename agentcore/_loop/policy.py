@@ -43,6 +43,7 @@ conversation processor feeds to the core; and the effect requests of ``events``.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from functools import partial
 from types import MappingProxyType
 from typing import Any, TypeAlias, get_args
 
@@ -174,17 +175,14 @@ def _on_prompt(s: LoopState, e: AgentPrompt, ts: int, out: Out) -> LoopState:
     # aborted) was typed before this prompt: it enters first, in the order of typing.
     # (Steering sent while idle otherwise goes with the prompt's first model call.)
     left = s.steering if s.error is not None else ()
-    run = _new_run(s, e, ts, out)
+    start = _new_run(s, e, ts, out)
     entering = (*left, *e.messages)
     for m in entering:
         enter(m, ts, out)
-    changes = {
-        "run": run,
-        "error": None,
-        "messages": s.messages.extend(entering),
-        "steering": s.steering[len(left) :],
-    }
-    return call_model(s, "steer", ts, out, changes)  # one new state for the prompt
+    changes: dict[str, Any] = {"error": None, "messages": s.messages.extend(entering)}
+    if left:
+        changes["steering"] = s.steering[len(left) :]
+    return call_model(s, "steer", ts, out, changes, start)  # one new state for the prompt
 
 
 def _on_continue(s: LoopState, e: AgentContinue, ts: int, out: Out) -> LoopState:
@@ -202,8 +200,8 @@ def _on_continue(s: LoopState, e: AgentContinue, ts: int, out: Out) -> LoopState
         )
         return s
     queue = "follow_up" if last_is_reply and not s.steering else "steer"
-    changes = {"messages": messages, "run": _new_run(s, e, ts, out), "error": None}
-    return call_model(s, queue, ts, out, changes)
+    start = _new_run(s, e, ts, out)
+    return call_model(s, queue, ts, out, {"messages": messages, "error": None}, start)
 
 
 def _cut_off_reply(message: Any) -> bool:
@@ -244,8 +242,9 @@ def _ignore(s: LoopState, e: Any, ts: int, out: Out) -> LoopState:
     return s
 
 
-def _new_run(s: LoopState, e: AgentPrompt | AgentContinue, ts: int, out: Out) -> Run:
-    """The run ``e`` starts (its ``agent_start``, and its deadline's timer)."""
+def _new_run(s: LoopState, e: AgentPrompt | AgentContinue, ts: int, out: Out) -> Callable[..., Run]:
+    """The constructor of the run ``e`` starts, which its first model call completes
+    (``call_model``): its ``agent_start``, and its deadline's timer."""
     limits = s.config.limits.override(
         max_iterations=e.max_iterations,
         max_tokens=e.max_tokens,
@@ -257,7 +256,7 @@ def _new_run(s: LoopState, e: AgentPrompt | AgentContinue, ts: int, out: Out) ->
     if deadline is not None:
         out.append(SetTimer(deadline))
     spec = e.output if type(e) is AgentPrompt else None
-    return Run(limits, ts, deadline, output=spec, cache=e.cache)
+    return partial(Run, limits, ts, deadline, output=spec, cache=e.cache)
 
 
 # -- queues, aborts, limits, resume, configuration ------------------------------------------

@@ -11,7 +11,7 @@ from .._core.driver import OutputSpec
 from .._core.errors import ErrorCode
 from .._core.events import AssistantMessage, ToolResult, ToolResultMessage, UserMessage
 from . import elicitations, output, tool_calls
-from .ending import end, finish
+from .ending import Spent, close, end, finish
 from .events import (
     AgentMessageEnd,
     AgentMessageStart,
@@ -23,10 +23,11 @@ from .events import (
     ToolApproval,
     ToolExecutionStart,
     ToolProgress,
+    TurnEnd,
 )
 from .model_calls import call_model, charged, discard, enter, kept
 from .state import LIMIT_HINT, LoopState
-from .tool_calls import rejected, turn_end
+from .tool_calls import rejected, spent, turn_end
 
 Out: TypeAlias = list[Any]
 
@@ -64,12 +65,13 @@ def on_assistant(
     )
     if ends_turn:  # the turn ends here (its turn_end below)
         run_changes["turn_open"] = False
-    run = run.replace(**run_changes)
     completes = ends_turn and run.output is None and not s.config.check_output
-    if completes and not (s.steering or s.follow_ups):  # one new state for the reply
-        out.append(turn_end(s, run, (), ts))
-        changes["run"] = run
-        return finish(s, "completed", None, None, ts, out, changes=changes)
+    if completes and not (s.steering or s.follow_ups):  # one new state, no new run
+        step_cost = spent(s, run_changes["step_cost"])
+        out.append(TurnEnd(run.turn, (), run_changes["step_usage"], step_cost, timestamp=ts))
+        ended = Spent(run_changes["usage"], run_changes["cost"], run_changes["inflight"])
+        return close(s, "completed", None, None, ended, ts, out, changes=changes)
+    run = run.replace(**run_changes)
     s = s.replace(run=run, **changes)
     if run.stopping is not None:
         return end(s, ts, out)

@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypeVar
 
 import attrs
 from pyrsistent import PVector, pvector
 
 from .._core.caching import Cache, as_cache, cache_wire
-from .._core.content import JSONValue, Usage
+from .._core.content import ZERO_USAGE, JSONValue, Usage
 from .._core.driver import Message, ModelRequest, OutputSpec, ThinkingLevel, ToolSpec
 from .._core.errors import ConfigurationError
 from .._core.events import AssistantMessage, ToolResultMessage, UserMessage
@@ -30,6 +30,11 @@ from .._core.pricing import ModelPrice
 from .._core.provider_tools import ProviderTool, as_provider_tool, provider_tool_wire
 from .compaction import Compaction, ContextView, Summarise, as_compaction
 from .tools import Tool
+
+if TYPE_CHECKING:  # the attrs plugin types the classes
+    from attrs import frozen
+else:  # the same classes, built at a fifth of attrs' cost (see _core/records.py)
+    from .._core.records import frozen
 
 __all__ = [
     "AT_REST",
@@ -93,7 +98,7 @@ LIMIT_HINT = "raise the limit or continue_() to go on"
 (for the caller; the answers the model gets for calls left unrun leave it out)."""
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Limits:
     """Run limits. ``None`` means unlimited; ``timeout_ms`` is wall-clock time of a run
     (time paused for approval excluded); ``max_cost`` is in US dollars and needs a price."""
@@ -334,10 +339,12 @@ def _replacer(cls: type[_T]) -> Callable[[_T, dict[str, Any]], _T]:
 
     def replace(instance: _T, changes: dict[str, Any]) -> _T:
         values = list(read(instance))
-        for name, value in changes.items():
-            if name not in index:
-                raise TypeError(f"{cls.__name__} has no field {name!r}")
-            values[index[name]] = value
+        try:
+            for name, value in changes.items():
+                values[index[name]] = value
+        except KeyError:
+            unknown = next(name for name in changes if name not in index)
+            raise TypeError(f"{cls.__name__} has no field {unknown!r}") from None
         return cls(*values)
 
     return replace
@@ -420,7 +427,7 @@ class Batch:
         return name
 
 
-@attrs.frozen(slots=True)
+@frozen
 class PendingSummary:
     """A compaction waiting for its summary: why (``reason``, at ``tokens``), the
     ``view`` to adopt once the summary is in, starting at history index ``cut``, and the
@@ -433,7 +440,7 @@ class PendingSummary:
     strategy: Summarise
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Run:
     """One run, from prompt/continue to ``agent_end``.
 
@@ -466,7 +473,7 @@ class Run:
     iterations: int = 0
     turn: int = 0
     turn_open: bool = False
-    usage: Usage = attrs.field(factory=Usage)
+    usage: Usage = ZERO_USAGE
     cost: float = 0.0
     inflight: tuple[tuple[str, Any], ...] = ()
     streaming: bool = False
@@ -479,7 +486,7 @@ class Run:
     stopping: tuple[str, str, str, bool] | None = None
     paused_at: int | None = None
     elicitations: tuple[Any, ...] = ()
-    step_usage: Usage = attrs.field(factory=Usage)
+    step_usage: Usage = ZERO_USAGE
     step_cost: float = 0.0
     overflowed: bool = False
     summary: PendingSummary | None = None
@@ -494,7 +501,7 @@ class Run:
         return _replace_run(self, changes)
 
 
-@attrs.frozen(slots=True)
+@frozen
 class LoopState:
     """The loop processor's state: config, history, queues, and the active run if any.
 
@@ -516,7 +523,7 @@ class LoopState:
     error: tuple[str, str, bool] | None = None
     """``(code, message, retryable)`` of the last run's failure, ``None`` after a clean run."""
     context: ContextView | None = None
-    usage: Usage = attrs.field(factory=Usage)
+    usage: Usage = ZERO_USAGE
     cost: float = 0.0
     cancelled: frozenset[str] = frozenset()
     """The running tool calls stopped runs cancelled and answered themselves

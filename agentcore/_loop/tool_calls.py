@@ -39,7 +39,7 @@ from .events import (
     ToolProgress,
     TurnEnd,
 )
-from .state import LIMIT_HINT, LoopState, Run
+from .state import LIMIT_HINT, Batch, LoopState, Run
 
 __all__ = [
     "advance",
@@ -137,8 +137,9 @@ def plan(s: LoopState, calls: tuple[ToolCallPart, ...], ts: int, out: Out) -> Lo
         batch = batch.replace(runnable=tuple(runnable), pending=pending_ids, running=running)
         return s.replace(phase="approval", batch=batch, run=run.replace(paused_at=ts))
     batch = batch.replace(groups=_groups(s, runnable), runnable=(), pending=(), running=running)
-    s = s.replace(phase="tools", batch=batch)
-    return s if answered else advance(s, ts, out)
+    if answered:
+        return s.replace(phase="tools", batch=batch)
+    return advance(s, ts, out, batch, phase="tools")
 
 
 def _groups(s: LoopState, runnable: list[ToolCallPart]) -> tuple[tuple[ToolCallPart, ...], ...]:
@@ -161,11 +162,16 @@ def _groups(s: LoopState, runnable: list[ToolCallPart]) -> tuple[tuple[ToolCallP
     return tuple(groups)
 
 
-def advance(s: LoopState, ts: int, out: Out) -> LoopState:
+def advance(
+    s: LoopState, ts: int, out: Out, batch: Batch | None = None, **changes: Any
+) -> LoopState:
     """Start the next group, skip the rest when steering arrived (policy ``skip``), or
-    close the batch when nothing is left."""
-    batch = s.batch
-    assert batch is not None
+    close the batch when nothing is left. ``batch``: the batch to advance when it is not
+    ``s.batch`` yet, and ``changes`` the state's other changes: both are made with the
+    step's, in one new state."""
+    if batch is None:
+        batch = s.batch
+        assert batch is not None
     if batch.groups and s.steering and s.config.steering_policy == "skip":
         skipped: list[str] = []
         for group in batch.groups:
@@ -175,7 +181,7 @@ def advance(s: LoopState, ts: int, out: Out) -> LoopState:
                     f"{call.tool_name!r} started, so it was not executed."
                 )
                 skipped.append(_answer(call, text, ErrorCode.TOOL_SKIPPED, ts, out))
-        return s.with_batch(batch.replace(groups=(), running=frozenset(skipped)))
+        return s.replace(batch=batch.replace(groups=(), running=frozenset(skipped)), **changes)
     if batch.groups:
         group, rest = batch.groups[0], batch.groups[1:]
         for call in group:
@@ -183,22 +189,26 @@ def advance(s: LoopState, ts: int, out: Out) -> LoopState:
             out.append(ToolExecutionStart(call.tool_call_id, call.tool_name, args, timestamp=ts))
         out.append(ExecuteTools(group, parallel=len(group) > 1))
         running = frozenset(c.tool_call_id for c in group)
-        return s.with_batch(batch.replace(groups=rest, running=running))
-    return close(s, ts, out)
+        return s.replace(batch=batch.replace(groups=rest, running=running), **changes)
+    return close(s, ts, out, batch, **changes)
 
 
-def close(s: LoopState, ts: int, out: Out) -> LoopState:
-    """Append every result in the order the model asked and end the turn."""
-    batch, run = s.batch, s.run
+def close(s: LoopState, ts: int, out: Out, batch: Batch | None = None, **changes: Any) -> LoopState:
+    """Append every result in the order the model asked and end the turn (``batch`` and
+    ``changes``: as ``advance``'s)."""
+    if batch is None:
+        batch = s.batch
+    run = changes.get("run", s.run)
     assert batch is not None and run is not None
     ordered = tuple(_must(batch.result_of(c.tool_call_id)) for c in batch.calls)
     for r in ordered:
         out.append(AgentMessageStart("tool", r, timestamp=ts))
         out.append(AgentMessageEnd("tool", r, timestamp=ts))
     out.append(turn_end(s, run, ordered, ts))
-    return s.replace(
+    changes.update(
         messages=s.messages.extend(ordered), batch=None, run=run.replace(turn_open=False)
     )
+    return s.replace(**changes)
 
 
 def _must(result: ToolResultMessage | None) -> ToolResultMessage:
@@ -220,10 +230,9 @@ def on_tool_result(s: LoopState, e: ToolResultMessage, ts: int, out: Out) -> Loo
         return s
     out.append(ToolExecutionEnd(call_id, e.tool_name, e, e.is_error, timestamp=ts))
     batch = batch.answer(call_id, e)
-    s = s.with_batch(batch)
     if batch.running or s.phase != "tools" or (s.run is not None and s.run.stopping is not None):
-        return s
-    return advance(s, ts, out)
+        return s.with_batch(batch)
+    return advance(s, ts, out, batch)
 
 
 def answer_running(
@@ -321,5 +330,6 @@ def on_approval(s: LoopState, e: ToolApproval, ts: int, out: Out) -> LoopState:
         deadline += ts - run.paused_at
         out.append(SetTimer(deadline))
     run = run.replace(deadline=deadline, paused_at=None)
-    s = s.replace(phase="tools", batch=batch, run=run)
-    return s if batch.running else advance(s, ts, out)
+    if batch.running:
+        return s.replace(phase="tools", batch=batch, run=run)
+    return advance(s, ts, out, batch, phase="tools", run=run)

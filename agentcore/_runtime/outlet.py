@@ -23,17 +23,20 @@ __all__ = ["Outlet"]
 
 class _CountedSubscriptions(Subscriptions):
     """``Subscriptions`` that know how many handlers are subscribed, so an outlet with
-    none skips dispatch altogether (most outputs of a busy agent have no listener)."""
+    none skips dispatch altogether (most outputs of a busy agent have no listener);
+    ``changed()`` is called when that number changes."""
 
-    __slots__ = ("active",)
+    __slots__ = ("active", "changed")
 
-    def __init__(self, report: Reporter) -> None:
+    def __init__(self, report: Reporter, changed: Callable[[], None]) -> None:
         super().__init__(report)
         self.active = 0
+        self.changed = changed
 
     def add(self, types: Iterable[str] | None, handler: Handler) -> Unsubscribe:
         remove = super().add(types, handler)
         self.active += 1
+        self.changed()
         removed = False
 
         def unsubscribe() -> None:
@@ -41,6 +44,7 @@ class _CountedSubscriptions(Subscriptions):
             if not removed:
                 removed = True
                 self.active -= 1
+                self.changed()
             remove()
 
         return unsubscribe
@@ -53,6 +57,8 @@ class Outlet:
     ``congested`` turns true when an async presenter has more than ``max_pending``
     awaitables waiting; the shell then awaits ``relieve()`` before reading further input.
     With no ``on_error`` handler, failures are logged to the ``agentcore.engine`` logger.
+    ``quiet`` is true while nothing would see an output (no presenter, subscriber or
+    interceptor): the conversation then sends none.
     """
 
     __slots__ = (
@@ -62,6 +68,7 @@ class Outlet:
         "agent_id",
         "congested",
         "lanes",
+        "quiet",
         "report",
         "send",
         "subs",
@@ -74,9 +81,10 @@ class Outlet:
         self._error_handlers: tuple[Callable[[EngineFailure], object], ...] = ()
         self.report = report_to(lambda: self._error_handlers)
         self.lanes = tuple(PresenterLane(p, self.report, max_pending) for p in presenters)
-        self.subs = _CountedSubscriptions(self.report)
-        self.congested = False
         self._interceptors: tuple[Interceptor, ...] = ()
+        self.subs = _CountedSubscriptions(self.report, self._listened)
+        self.congested = False
+        self.quiet = not self.lanes
         self._deliver = self._one(self.lanes[0]) if len(self.lanes) == 1 else self.deliver
         self.send: Callable[[Any], None] = self._deliver
         """Interceptors, then ``deliver``: what the runtime calls for each output."""
@@ -145,6 +153,10 @@ class Outlet:
         for interceptor in reversed(self._interceptors):
             chain = intercepting(interceptor, chain, self.report)
         self.send = chain
+        self._listened()
+
+    def _listened(self) -> None:
+        self.quiet = not (self.lanes or self.subs.active or self._interceptors)
 
     async def relieve(self) -> None:
         """Wait until every lane is below its backpressure mark."""

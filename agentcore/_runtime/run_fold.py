@@ -112,7 +112,6 @@ class RunFold:
             clock=c.clock,
             journal=journal,
             outlet=outlet,
-            perform=lambda effect: self._performer.perform(effect),
             report=lambda *failure: outlet.report(EngineFailure(*failure)),
             activity=lambda state: activity_of(state.core),
             snapshots=snapshots,
@@ -132,6 +131,7 @@ class RunFold:
             feed_stream=shell.feed_stream,
             barrier=self._journal_barrier,
         )
+        shell.perform = performer.perform
         performer.hooks, performer.guards, performer.middleware = (
             self._hooks,
             c.guards(),
@@ -159,14 +159,9 @@ class RunFold:
         """Feed a command; raise what the processor said if it rejected it."""
         if self._closed:
             raise EngineClosedError(f"agent {self.agent_id} was closed; create a new one")
-        collected = self._shell.collect()
-        try:
-            self._shell.feed(event)
-        finally:
-            self._shell.stop_collecting(collected)
-        rejection = next((o for o in collected if type(o) is InputRejected), None)
-        if rejection is not None:
-            raise error_from_code(rejection.message, rejection.code)
+        for output in self._shell.command(event):
+            if type(output) is InputRejected:
+                raise error_from_code(output.message, output.code)
 
     async def _run(
         self, event: Any, deps: Any = None, unsaved: bool = False

@@ -65,7 +65,9 @@ class RunsAPI(RunFold):
         aborted run to wind down first. Cancelling the caller aborts the run and returns
         once the agent is idle.
         """
-        command = AgentPrompt(self._messages(message), **self._limits(limits))
+        command = AgentPrompt(
+            self._messages(message), **self._limits(limits), timestamp=self._clock()
+        )
         try:
             await self._run(command, deps, skip_memory_save)
         finally:
@@ -106,7 +108,9 @@ class RunsAPI(RunFold):
         answers: list[Any] = []
         spec, build = self._output(output_type, output_mode, output_retries)
         self._performer.build_output = build
-        command = AgentPrompt(self._messages(prompt), **self._limits(limits), output=spec)
+        command = AgentPrompt(
+            self._messages(prompt), **self._limits(limits), output=spec, timestamp=self._clock()
+        )
         unsubscribe = None  # a relay only for a run that listens: typed answer or callbacks
         if spec is not None or on_token or on_tool_call or on_tool_result:
             relay = run_callbacks(answers, on_token, on_tool_call, on_tool_result)
@@ -225,4 +229,4 @@ class RunsAPI(RunFold):
 
     def reset(self) -> None:
         """Forget the history and queues (raises ``AgentBusyError`` during a run)."""
-        self._command(AgentReset())
+        self._command(AgentReset(timestamp=self._clock()))

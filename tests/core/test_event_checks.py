@@ -40,6 +40,7 @@ from agentcore.events import (
     DocumentContent,
     ImageContent,
     MessageDelta,
+    MessageStop,
     TextContent,
     TextDelta,
     TextPart,
@@ -49,9 +50,10 @@ from agentcore.events import (
     Usage,
     UserMessage,
     from_dict,
+    is_event,
     to_dict,
 )
-from agentcore.testing import instances, unchecked
+from agentcore.testing import garbage, instances, registered_events, unchecked
 
 CORE_LAYERS = ("stream", "message", "state", "turn")
 CORE_EVENTS = sorted(
@@ -256,6 +258,33 @@ def test_each_fast_test_accepts_only_what_the_full_check_accepts(case: Any) -> N
     assert hook_accepts == full_accepts
 
 
+@pytest.mark.parametrize("cls", CHECKED, ids=lambda c: c.__name__)
+@settings(max_examples=3, deadline=None)
+@given(data=st.data())
+def test_each_fast_test_refuses_each_wrong_value_of_each_field(
+    cls: type[Any], data: st.DataObject
+) -> None:
+    """One field at a time given each ``WRONG`` value, the others a valid one: the
+    class's hook (hand-written or generic) refuses exactly what the full check refuses,
+    so a condition left out of a hand-written test shows."""
+    valid = data.draw(instances(cls))
+    for name in _hints(cls):
+        for value in WRONG:
+            instance = unchecked(cls, **{a.name: getattr(valid, a.name) for a in attrs.fields(cls)})
+            object.__setattr__(instance, name, value)
+            try:
+                check_fields(instance)
+                full_accepts = True
+            except InvalidEventError:
+                full_accepts = False
+            try:
+                _hook_of(cls)(instance)
+                hook_accepts = True
+            except InvalidEventError:
+                hook_accepts = False
+            assert hook_accepts == full_accepts, (name, value)
+
+
 # -- the mechanism, for later layers ----------------------------------------------------------
 
 
@@ -285,3 +314,26 @@ def test_checked_works_for_any_attrs_class_and_refuses_what_it_cannot_check() ->
         @checked
         class Odd:
             tags: set[str]
+
+
+# -- the registry ----------------------------------------------------------------------------
+
+
+@SETTINGS
+@given(registered_events() | garbage() | st.sampled_from(list(EVENT_TYPES.values())))
+def test_is_event_is_an_instance_of_the_class_registered_under_its_type(value: Any) -> None:
+    """``is_event`` (one set lookup) answers as the registry's own tables do."""
+    cls = type(value)
+    name = getattr(cls, "type", None)
+    assert is_event(value) is (isinstance(name, str) and EVENT_TYPES.get(name) is cls)
+
+
+def test_is_event_refuses_a_subclass_and_a_look_alike() -> None:
+    class Later(MessageStop):  # type: ignore[misc]
+        pass
+
+    class LookAlike:
+        type = "message_stop"
+
+    assert is_event(MessageStop())
+    assert not is_event(object.__new__(Later)) and not is_event(LookAlike())

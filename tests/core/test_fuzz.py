@@ -9,6 +9,10 @@
 
 Examples are bounded so the file runs in seconds; ``FUZZ_EXAMPLES`` scales them.
 
+Each output is also held to its class's check (``check_again``): the processors make
+their outputs without checking the values they took from checked inputs, so a forged
+input must never reach one.
+
 Tests the private module ``agentcore._core.checks``: whether an event passed its checks.
 """
 
@@ -19,13 +23,42 @@ import os
 from typing import Any
 
 import attrs
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentcore import create_mealy_machine
-from agentcore._core.checks import is_checked
+from agentcore._core.checks import check_again, is_checked
 from agentcore.errors import AgentError, InvalidEventError
-from agentcore.events import EVENT_TYPES, LAYERS, from_dict, to_dict
+from agentcore.events import (
+    EVENT_TYPES,
+    LAYERS,
+    ConversationClose,
+    ErrorReceived,
+    InputJsonDelta,
+    Interrupt,
+    MessageDelta,
+    MessageStart,
+    MessageStop,
+    TextDelta,
+    ThinkingDelta,
+    ToolResult,
+    ToolUseStart,
+    ToolUseStop,
+    Usage,
+    UserMessage,
+    from_dict,
+    to_dict,
+)
+from agentcore.processors import (
+    create_initial_message_assembler_state,
+    create_initial_state_event_processor_context,
+    create_initial_turn_tracker_state,
+    message_assembler_processor,
+    state_event_processor,
+    turn_tracker_processor,
+)
+from agentcore.provider_tools import CitationPart, ProviderPartEvent
 from agentcore.testing import (
     broken_streams,
     garbage,
@@ -189,3 +222,80 @@ def test_the_machine_never_raises_in_non_strict_mode(events: list[Any]) -> None:
         assert type(outputs) is tuple
         for output in outputs:  # everything it emits has a wire form that reads back
             assert from_dict(to_dict(output)) == output
+            check_again(output)
+
+
+PROCESSORS = [
+    (message_assembler_processor, create_initial_message_assembler_state),
+    (state_event_processor, create_initial_state_event_processor_context),
+    (turn_tracker_processor, create_initial_turn_tracker_state),
+]
+
+
+@FUZZ
+@given(st.sampled_from(PROCESSORS), hostile_streams())
+def test_each_processor_alone_emits_only_valid_events(processor: Any, events: list[Any]) -> None:
+    """Run alone (no assembler before them), the state-event processor and the turn
+    tracker check a forged input themselves before what they made of it goes out."""
+    step, initial = processor
+    state = initial()
+    for event in events:
+        state, outputs = step(state, event)
+        for output in outputs:
+            check_again(output)
+            assert from_dict(to_dict(output)) == output
+
+
+# -- one forged field where a processor takes the input -----------------------------------------
+
+_TRACE = [
+    UserMessage("u1", "go", timestamp=1),
+    MessageStart("m1", "model-a", timestamp=2),
+    ThinkingDelta("hm", 0, timestamp=3),
+    TextDelta("hi", 1, timestamp=4),
+    ProviderPartEvent(CitationPart("https://example.com", "ex"), 1, timestamp=4),
+    ToolUseStart("c1", "add", 2, timestamp=5),
+    InputJsonDelta('{"a": 1}', 2, timestamp=5),
+    ToolUseStop("c1", 2, timestamp=6),
+    ToolUseStart("c2", "add", 3, timestamp=6),
+    MessageDelta("tool_use", Usage(3, 4), timestamp=7),
+    MessageStop(timestamp=8),
+    ToolResult("c1", "2", timestamp=9),
+    ToolResult("c2", "oops", is_error=True, timestamp=9),
+    MessageStart("m2", "model-a", timestamp=10),
+    TextDelta("4", 0, timestamp=11),
+    ErrorReceived("lost", "NETWORK_ERROR", timestamp=12),
+    MessageStart("m3", "model-a", timestamp=13),
+    Interrupt(timestamp=14),
+    MessageStart("m4", "model-a", timestamp=15),
+    ConversationClose("completed", timestamp=16),
+]
+
+
+@pytest.mark.parametrize("position", range(len(_TRACE)), ids=lambda i: _TRACE[i].type)
+@pytest.mark.parametrize("field", ["timestamp", "first"])
+def test_an_input_forged_where_it_is_taken_never_reaches_an_output(
+    position: int, field: str
+) -> None:
+    """Every input of a trace that each processor takes (tool calls, results, an error,
+    an interrupt), forged in one field at a time: what the machine and each processor
+    alone emit still passes its checks, the forged value in none of it."""
+    event = _TRACE[position]
+    name = "timestamp" if field == "timestamp" else attrs.fields(type(event))[0].name
+    trace = [*_TRACE[:position], attrs.evolve(event), *_TRACE[position + 1 :]]
+    forged_event = trace[position]
+    object.__setattr__(forged_event, name, ["forged"] if name != "timestamp" else "late")
+    machine = create_mealy_machine()
+    runs = [(lambda e: machine.process("a", e))]
+    for step, initial in PROCESSORS:
+        state = [initial()]
+
+        def run(e: Any, step: Any = step, state: list[Any] = state) -> tuple[Any, ...]:
+            state[0], outputs = step(state[0], e)
+            return outputs  # type: ignore[no-any-return]
+
+        runs.append(run)
+    for run in runs:
+        for e in trace:
+            for output in run(e):
+                check_again(output)

@@ -34,8 +34,9 @@ from agentcore._core import (
     state_machine,
 )
 from agentcore._core import events as core_events
-from agentcore._core.records import frozen
+from agentcore._core.records import builder, frozen
 from agentcore._loop import compaction, lineage, partial_json, steps_record, tools
+from agentcore.errors import InvalidEventError
 from agentcore.events import EVENT_TYPES
 from agentcore.testing import instances
 
@@ -153,6 +154,35 @@ def test_an_instance_behaves_as_its_attrs_twin(event: Any) -> None:
         with pytest.raises(attrs.exceptions.FrozenInstanceError):
             delattr(event, name)
     assert weakref.ref(event)() is event
+
+
+@given(_events())
+def test_a_builder_makes_the_instance_the_class_makes(event: Any) -> None:
+    """``builder(cls)``, the core's way to make an output of checked values, is the class
+    called with the same values (fast path == plain path), for every class."""
+    cls = type(event)
+    values = [getattr(event, a.name) for a in attrs.fields(cls)]
+    built = builder(cls)(*values)
+    assert type(built) is cls
+    assert built == event and _hash(built) == _hash(event)
+    assert repr(built) == repr(event)
+    assert built.__getstate__() == event.__getstate__()
+    with pytest.raises(attrs.exceptions.FrozenInstanceError):
+        setattr(built, attrs.fields(cls)[0].name, None)
+
+
+def test_a_builder_checks_nothing() -> None:
+    """What it skips: the check and the converters (the values are taken as given), which
+    the class itself runs."""
+    build = builder(core_events.ToolResult)
+    forged = build(5, ["not", "content"], "no", None, "never")
+    assert (forged.tool_call_id, forged.result, forged.timestamp) == (
+        5,
+        ["not", "content"],
+        "never",
+    )
+    with pytest.raises(InvalidEventError, match="tool_call_id"):
+        core_events.ToolResult(5, "x")  # type: ignore[arg-type]
 
 
 @given(_events(), _events())
