@@ -140,6 +140,10 @@ ABOUT: dict[str, tuple[tuple[str, ...], str]] = {
         ("agentcore._loop", "agentcore._core"),
         "the loop policy as it was, kept verbatim as the phase table's oracle",
     ),
+    "loop/reference_tool_calls.py": (
+        ("agentcore._loop", "agentcore._core"),
+        "the tool calls' steps as they were, kept verbatim as their oracle",
+    ),
     "loop/test_compaction.py": (
         ("agentcore._loop.compaction",),
         "planning a compaction and its summary request",
@@ -159,6 +163,10 @@ ABOUT: dict[str, tuple[tuple[str, ...], str]] = {
     "loop/test_loop_state_twins.py": (
         ("agentcore._loop.state",),
         "its classes against attrs-built twins",
+    ),
+    "loop/test_tool_calls_oracle.py": (
+        ("agentcore._loop.tool_calls",),
+        "its steps against the old ones",
     ),
     "loop/test_tool_json.py": (("agentcore._loop.tool_json",), "a tool result to JSON"),
     "loop/test_tool_schema.py": (

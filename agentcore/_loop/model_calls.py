@@ -107,7 +107,7 @@ def call_model(
     if taken:
         inflight += tuple((queue, m) for m in taken)
     if start is not None:  # the other fields are a new run's defaults
-        run = start(iterations=1, turn=1, turn_open=True, inflight=inflight)
+        run = start(iterations=iterations, turn=turn, turn_open=True, inflight=inflight)
     else:
         assert run is not None
         run = run.replace(
