@@ -21,7 +21,7 @@ Layers (see docs/events.md for who emits what):
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias, get_args
 
 import attrs
 
@@ -99,6 +99,7 @@ StopReason: TypeAlias = str
 ``interrupted`` for messages it had to close itself."""
 
 EndReason: TypeAlias = Literal["completed", "interrupted", "error"]
+_END_REASONS = frozenset(get_args(EndReason))
 
 
 def _ts() -> Any:
@@ -379,6 +380,12 @@ class ConversationClose:
     type: ClassVar[str] = "conversation_close"
     reason: EndReason
     timestamp: int = _ts()
+
+    def __attrs_post_init__(self) -> None:
+        # the loop builds one per run
+        reason = self.reason
+        if not (type(reason) is str and reason in _END_REASONS and type(self.timestamp) is int):
+            check_fields(self)
 
 
 @event_type("rate_limited", "stream")

@@ -233,12 +233,34 @@ def _may_contain(value: Any) -> bool:
         return holds_secret(value)
     if isinstance(value, _NO_SECRET_TYPES):
         return False
+    if value.__class__ is tuple:
+        return _any_may_contain(value)
     try:
         if not _may_hold(_encode(value)):
             return False
     except (TypeError, ValueError, RecursionError):
         pass
     return _walk(value)
+
+
+def _any_may_contain(items: tuple[Any, ...]) -> bool:
+    """``_may_contain`` of a tuple (a prompt's messages, content blocks): each event or
+    value in it by the scan of its class (``SCANS``), strings by ``holds_secret``, without
+    writing any of it out."""
+    for item in items:
+        cls = item.__class__
+        if cls is str:
+            if holds_secret(item):
+                return True
+        elif cls in _PLAIN:
+            continue
+        elif _field_names(cls) is not None:
+            scan = SCANS[cls]
+            if scan is not None and scan(item):
+                return True
+        elif _may_contain(item):
+            return True
+    return False
 
 
 def _walk(value: Any) -> bool:

@@ -225,3 +225,35 @@ def _contains_key(value: Any) -> bool:
     if isinstance(value, dict):
         return any(_contains_key(k) or _contains_key(v) for k, v in value.items())
     return False
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(registered_events(), min_size=1, max_size=3), st.data())
+def test_a_tuple_of_events_is_looked_at_by_each_event_s_scan(
+    events: list[Any], data: st.DataObject
+) -> None:
+    """A tuple (a prompt's messages) is read item by item with each class's scan: a key
+    in any string of any of its events is seen, and a tuple whose events hold no key is
+    passed over unless one of their strings holds a fixed part of a pattern."""
+    from agentcore._core.secrets import _may_contain
+
+    position = data.draw(st.integers(0, len(events) - 1))
+    wire = to_dict(events[position])
+    paths = _string_paths(wire)
+    if paths:
+        path = data.draw(st.sampled_from(paths))
+        key = data.draw(st.sampled_from(sorted(SHAPES.values())))
+        try:
+            events[position] = from_dict(_replaced(wire, path, f"x {key} y"))
+        except InvalidEventError:
+            assume(False)  # a field that takes only some strings (a Literal)
+        assert _may_contain(tuple(events))
+    if not any(has_secret(json.dumps(to_dict(e)).encode()) for e in events):
+        assert not _may_contain(tuple(events)) or any(
+            _may_hold_any(json.dumps(to_dict(e))) for e in events
+        )
+
+
+def _may_hold_any(text: str) -> bool:
+    """Whether ``text`` holds a fixed part of a pattern (what a scan may stop at)."""
+    return any(part in text for part in ("sk-", "sk_", "tgp_", "AIza", "earer", "EARER"))
