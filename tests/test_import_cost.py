@@ -31,6 +31,13 @@ def loaded():
 """
 
 
+def test_the_package_alone_loads_no_typing() -> None:
+    """``typing`` is a few milliseconds: ``import agentcore`` (the names, no runtime) needs
+    none of it (``TYPE_CHECKING = False`` stands for ``typing.TYPE_CHECKING``)."""
+    code = "import json, sys, agentcore; print(json.dumps({'typing': 'typing' in sys.modules}))"
+    assert _run(code) == {"typing": False}
+
+
 def test_the_agent_import_and_a_plain_run_load_no_lazy_module() -> None:
     code = (
         _PRELUDE
