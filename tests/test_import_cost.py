@@ -11,6 +11,8 @@ import pathlib
 import subprocess
 import sys
 
+import pytest
+
 LAZY = ("orjson", "tempfile", "shutil", "random", "pickle", "hashlib")
 """Imported on first use, never by importing the runtime or by a run without files."""
 
@@ -97,4 +99,44 @@ asyncio.run(main())
 print(json.dumps({{"after": loaded()}}))
 """
     )
-    assert _run(code) == {"after": ["hashlib", "orjson", "pickle", "random", "shutil", "tempfile"]}
+    assert _run(code) == {"after": ["orjson", "pickle", "random", "shutil", "tempfile"]}
+
+
+def test_the_journal_module_imports_the_sql_layer_on_first_use() -> None:
+    """``agentcore.journal``'s SQL names come on first use, with ``sqlite3``."""
+    code = """
+import json, sys
+import agentcore.journal
+before = "sqlite3" in sys.modules
+from agentcore.journal import SqliteJournal
+print(json.dumps({"before": before, "after": "sqlite3" in sys.modules}))
+"""
+    assert _run(code) == {"before": False, "after": True}
+
+
+@pytest.mark.parametrize(
+    ("name", "module"),
+    [
+        ("SqlJournal", "journal"),
+        ("PostgresJournal", "postgres"),
+        ("SqlSnapshots", "snapshots"),
+        ("SqliteJournal", "sqlite"),
+    ],
+)
+def test_the_journal_module_s_sql_names_are_their_sources(name: str, module: str) -> None:
+    import agentcore.journal as journal
+
+    value = getattr(journal, name)
+    assert value.__module__ == f"agentcore._journal.sql.{module}"
+    assert getattr(sys.modules[value.__module__], name) is value
+    assert name in dir(journal)
+
+
+def test_the_journal_module_has_its_schema_version_and_no_unknown_name() -> None:
+    import agentcore.journal as journal
+
+    version = journal.SCHEMA_VERSION
+    assert version == sys.modules["agentcore._journal.sql.schema"].SCHEMA_VERSION
+    assert type(version) is int and version >= 1
+    with pytest.raises(AttributeError, match=r"'agentcore.journal' has no attribute 'Nope'"):
+        journal.Nope  # noqa: B018
