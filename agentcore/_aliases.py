@@ -19,7 +19,8 @@ import warnings
 from collections.abc import Sequence
 from importlib.machinery import ModuleSpec, PathFinder
 from types import ModuleType
-from typing import TYPE_CHECKING
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing: 3 ms of `import agentcore`
 
 if TYPE_CHECKING:
     from importlib.abc import Loader, MetaPathFinder

@@ -1,6 +1,8 @@
 """The per-agent event log (memory, JSONL, SQLite, PostgreSQL), replaying it, and snapshots
 for fast resume: see docs/journal.md and docs/sessions.md."""
 
+import importlib
+
 from ._journal.blobs import BlobStore as BlobStore
 from ._journal.blobs import FolderBlobs as FolderBlobs
 from ._journal.blobs import MemoryBlobs as MemoryBlobs
@@ -29,11 +31,38 @@ from ._journal.resume import load_state as load_state
 from ._journal.snapshots import FileSnapshots as FileSnapshots
 from ._journal.snapshots import MemorySnapshots as MemorySnapshots
 from ._journal.snapshots import SnapshotStore as SnapshotStore
-from ._journal.sql.journal import SqlJournal as SqlJournal
-from ._journal.sql.postgres import PostgresJournal as PostgresJournal
-from ._journal.sql.schema import SCHEMA_VERSION as SCHEMA_VERSION
-from ._journal.sql.snapshots import SqlSnapshots as SqlSnapshots
-from ._journal.sql.sqlite import SqliteJournal as SqliteJournal
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ._journal.sql.journal import SqlJournal as SqlJournal
+    from ._journal.sql.postgres import PostgresJournal as PostgresJournal
+    from ._journal.sql.schema import SCHEMA_VERSION as SCHEMA_VERSION
+    from ._journal.sql.snapshots import SqlSnapshots as SqlSnapshots
+    from ._journal.sql.sqlite import SqliteJournal as SqliteJournal
+
+_SQL = {
+    "SqlJournal": "journal",
+    "PostgresJournal": "postgres",
+    "SCHEMA_VERSION": "schema",
+    "SqlSnapshots": "snapshots",
+    "SqliteJournal": "sqlite",
+}
+"""The SQL journals' names, imported on first use (PEP 562): ``sqlite3`` (with
+``datetime``) and the SQL layer are 10 ms a JSONL or memory journal never needs."""
+
+
+def __getattr__(name: str) -> object:
+    module = _SQL.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"._journal.sql.{module}", "agentcore"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
 
 __all__ = [
     "BlobStore",

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 import os
 from collections.abc import Callable, Iterator, MutableMapping
 from pathlib import Path
@@ -72,6 +71,8 @@ class BlobStore(Protocol):
 
 def digest_of(data: bytes) -> str:
     """The name of ``data`` in a blob store: ``"sha256:"`` and its hex digest."""
+    import hashlib  # on the first blob: a run without media never needs it
+
     return _PREFIX + hashlib.sha256(data).hexdigest()
 
 

@@ -31,7 +31,6 @@ from __future__ import annotations
 import contextlib
 import marshal
 import os
-import signal
 import struct
 import sys
 import threading
@@ -160,6 +159,8 @@ def _widen(fd: int) -> None:
 
 
 def _reap(pid: int) -> None:
+    import signal  # only a forked read gets here
+
     try:
         os.kill(pid, signal.SIGKILL)
     except ProcessLookupError:  # pragma: no cover - already reaped by someone else

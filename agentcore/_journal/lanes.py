@@ -25,10 +25,8 @@ protection, and its appends count as written at once).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import socket
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -72,6 +70,8 @@ def _when(ms: int) -> str:
 
 def holder_here(since_ms: int) -> dict[str, Any]:
     """This process as a lane's holder: pid, host, since when (ms)."""
+    import socket  # when a lane is claimed: a run without a journal file never needs it
+
     return {"pid": os.getpid(), "host": socket.gethostname(), "since_ms": since_ms}
 
 
@@ -85,6 +85,8 @@ def describe(holder: dict[str, Any] | None) -> str:
 def lane_file(directory: Path, agent_id: str) -> Path:
     """The lock file of one agent's lane in ``directory`` (a digest: any agent id is a
     safe file name)."""
+    import hashlib  # on the first lane claimed: a run without a journal never needs it
+
     digest = hashlib.sha256(agent_id.encode("utf-8", "surrogatepass")).hexdigest()[:32]
     return directory / f"{digest}.lock"
 

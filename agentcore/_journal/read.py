@@ -85,36 +85,63 @@ def _escaped_loads(data: bytes) -> Any:
         raise ValueError("JSON nested too deeply") from None
 
 
-try:  # orjson parses and writes lines ~5x faster; the stdlib is the fallback.
-    import orjson
+def _codec_dumps(obj: Any) -> bytes:
+    """The first ``_fast_dumps``: imports the codec (``_load_codec``), then writes."""
+    _load_codec()
+    return _fast_dumps(obj)
 
-    _orjson_dumps = orjson.dumps
 
-    def dumps(obj: Any) -> bytes:
-        """One compact JSON document as bytes (``_escaped_dumps`` for what orjson refuses)."""
-        try:
-            return _orjson_dumps(obj)
-        except orjson.JSONEncodeError:
-            return _escaped_dumps(obj)
+def _codec_loads(data: bytes) -> Any:
+    """The first ``_fast_loads``: imports the codec (``_load_codec``), then parses."""
+    _load_codec()
+    return _fast_loads(data)
 
-    loads: Callable[[bytes], Any] = orjson.loads
-except ImportError:  # pragma: no cover - exercised only without orjson
 
-    def dumps(obj: Any) -> bytes:
-        """One compact JSON document as bytes."""
-        try:
+_fast_dumps: Callable[[Any], bytes] = _codec_dumps
+_fast_loads: Callable[[bytes], Any] = _codec_loads
+_ENCODE_ERROR: type[Exception] | tuple[type[Exception], ...] = ()
+"""What ``_fast_dumps`` raises for what only ``_escaped_dumps`` writes."""
+
+
+def _load_codec() -> None:
+    """Bind orjson's ``dumps`` and ``loads`` (~5x the stdlib's on journal lines), or the
+    stdlib's without orjson. Done at the first line written or read, not at import:
+    orjson brings ``datetime`` and ``dataclasses``, which a run without a JSONL journal
+    never needs (``tests/test_import_cost.py``)."""
+    global _fast_dumps, _fast_loads, _ENCODE_ERROR
+    try:
+        import orjson
+    except ImportError:  # pragma: no cover - exercised only without orjson
+
+        def std_dumps(obj: Any) -> bytes:
             return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode()
-        except UnicodeEncodeError:
-            return _escaped_dumps(obj)
 
-    loads = _escaped_loads
+        _ENCODE_ERROR = UnicodeEncodeError
+        _fast_dumps, _fast_loads = std_dumps, _escaped_loads
+        return
+    _ENCODE_ERROR = orjson.JSONEncodeError
+    _fast_dumps, _fast_loads = orjson.dumps, orjson.loads
+
+
+def dumps(obj: Any) -> bytes:
+    """One compact JSON document as bytes (``_escaped_dumps`` for what orjson refuses)."""
+    try:
+        return _fast_dumps(obj)
+    except _ENCODE_ERROR:
+        return _escaped_dumps(obj)
+
+
+def loads(data: bytes) -> Any:
+    """One JSON document (orjson's parser when installed). Raises ``ValueError`` for what
+    it refuses (``load_line`` reads what the stdlib reads besides)."""
+    return _fast_loads(data)
 
 
 def load_line(data: bytes) -> Any:
     """One JSON document: ``loads``, then ``_escaped_loads`` for what it refuses. Raises
     ``ValueError`` for anything that is not JSON."""
     try:
-        return loads(data)
+        return _fast_loads(data)
     except ValueError:
         return _escaped_loads(data)
 
@@ -373,17 +400,26 @@ _STRING = rb'"([^"\\\x00-\x1f]*(?:\\.[^"\\\x00-\x1f]*)*)"'
 """A JSON string (its body captured): no raw quote, backslash or control character
 outside an escape; the escapes are checked when it is decoded."""
 
-_DELTA_LINES = re.compile(
-    rb'^(?:\{"agent_id":' + _STRING + rb',"seq":([1-9][0-9]*),"event":\{"type":"'
-    rb'(text_delta|input_json_delta)","timestamp":(-?(?:0|[1-9][0-9]*)),"data":\{"'
-    rb'(text|partial_json)":' + _STRING + rb',"index":(0|[1-9][0-9]*)\}\}\}|.*)$',
-    re.MULTILINE,
-)
+_DELTA_LINES: re.Pattern[bytes] | None = None
 """Over lines joined by newlines, one match per line: for a line of a text or tool-input
 delta exactly as ``JsonlJournal`` writes it (most of a journal), its parts; for any other
 line, empty groups. ``findall`` reads a block of lines in one call, and a run of such
 deltas is made into records column by column (``_delta_records``), without a JSON parse
-or an event object per line."""
+or an event object per line. Compiled by ``_delta_lines`` when a file is first read
+(half a millisecond an import that reads no file would pay)."""
+
+
+def _delta_lines() -> re.Pattern[bytes]:
+    global _DELTA_LINES
+    if _DELTA_LINES is None:
+        _DELTA_LINES = re.compile(
+            rb'^(?:\{"agent_id":' + _STRING + rb',"seq":([1-9][0-9]*),"event":\{"type":"'
+            rb'(text_delta|input_json_delta)","timestamp":(-?(?:0|[1-9][0-9]*)),"data":\{"'
+            rb'(text|partial_json)":' + _STRING + rb',"index":(0|[1-9][0-9]*)\}\}\}|.*)$',
+            re.MULTILINE,
+        )
+    return _DELTA_LINES
+
 
 _KIND = itemgetter(2)
 
@@ -556,7 +592,7 @@ def parse_lines(
     block = lines[start:stop]
     kinds: list[bytes] = []
     if decode_events:
-        found = _DELTA_LINES.findall(b"\n".join(block))
+        found = _delta_lines().findall(b"\n".join(block))
         if len(found) == len(block):  # one match per line, as there should be
             kinds = list(map(_KIND, found))
     at = 0
@@ -579,7 +615,7 @@ def parse_lines(
             continue
         try:
             try:
-                record = loads(line)
+                record = _fast_loads(line)
             except ValueError:
                 record = _escaped_loads(line)
             entry_agent, seq = record["agent_id"], record["seq"]

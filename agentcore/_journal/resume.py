@@ -19,9 +19,9 @@ same state.
 
 from __future__ import annotations
 
+import functools
 import gc
 import io
-import pickle
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
@@ -134,30 +134,38 @@ def _restore(cls: type[Any], *values: Any) -> Any:
         ) from None
 
 
-class _Pickler(pickle.Pickler):
-    """Writes an attrs instance whose slots are its fields as ``_restore``, its class and
-    its values: about half the work of attrs' ``__setstate__`` (a Python loop per
-    object) to load, and far less than the dict pickle writes otherwise; ``layout``
-    notes the fields of each such class, so that a snapshot is refused by a process whose
-    classes have other fields."""
+@functools.cache
+def _picklers() -> tuple[Any, Any]:
+    """``_Pickler`` and ``_Unpickler``, defined when a state is first dumped or loaded:
+    ``pickle`` is imported then, not by ``from agentcore import Agent``
+    (``tests/test_import_cost.py``)."""
+    import pickle
 
-    def __init__(self, file: io.BytesIO) -> None:
-        super().__init__(file, protocol=5)
-        self.memo = {id(obj): (i, obj) for i, obj in enumerate(_SHARED)}
-        self.layout: dict[type[Any], tuple[str, ...]] = {}
+    class _Pickler(pickle.Pickler):
+        """Writes an attrs instance whose slots are its fields as ``_restore``, its class and
+        its values: about half the work of attrs' ``__setstate__`` (a Python loop per
+        object) to load, and far less than the dict pickle writes otherwise; ``layout``
+        notes the fields of each such class, so that a snapshot is refused by a process whose
+        classes have other fields."""
 
-    def reducer_override(self, obj: Any) -> Any:
-        cls = type(obj)
-        fields = _fields_of(cls)
-        if not fields:
-            return NotImplemented
-        self.layout[cls] = fields
-        return _restore, (cls, *map(obj.__getattribute__, fields))
+        def __init__(self, file: io.BytesIO) -> None:
+            super().__init__(file, protocol=5)
+            self.memo = {id(obj): (i, obj) for i, obj in enumerate(_SHARED)}
+            self.layout: dict[type[Any], tuple[str, ...]] = {}
 
+        def reducer_override(self, obj: Any) -> Any:
+            cls = type(obj)
+            fields = _fields_of(cls)
+            if not fields:
+                return NotImplemented
+            self.layout[cls] = fields
+            return _restore, (cls, *map(obj.__getattribute__, fields))
 
-class _Unpickler(pickle.Unpickler):
-    def persistent_load(self, pid: Any) -> Any:
-        return _SHARED[pid]
+    class _Unpickler(pickle.Unpickler):
+        def persistent_load(self, pid: Any) -> Any:
+            return _SHARED[pid]
+
+    return _Pickler, _Unpickler
 
 
 def journal_events(journal: Journal, agent_id: str, after: int = 0) -> Iterator[Any]:
@@ -186,7 +194,7 @@ def dump_state(state: Any) -> bytes:
     parts = {name: getattr(state, name) for name in state._fields}
     parts["loop"] = loop.replace(config=None)
     buffer = io.BytesIO()
-    pickler = _Pickler(buffer)
+    pickler = _picklers()[0](buffer)
     # the layout is written last: the parts filled it as they were written
     pickler.dump((_FORMAT, loop.config.to_wire(), parts, pickler.layout))
     return buffer.getvalue()
@@ -201,7 +209,7 @@ def load_state(data: bytes, template: Any) -> Any:
     collecting = gc.isenabled()
     gc.disable()  # every object loaded is kept: collections meanwhile would find nothing
     try:
-        loaded = _Unpickler(io.BytesIO(_PREFIX + data[2:])).load()
+        loaded = _picklers()[1](io.BytesIO(_PREFIX + data[2:])).load()
     finally:
         if collecting:
             gc.enable()

@@ -16,10 +16,8 @@ longer there. One writer per agent, as for a journal.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import struct
-import tempfile
 import zlib
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -148,6 +146,8 @@ def _agent_dir_name(agent_id: str) -> str:
     raw = agent_id.encode("utf-8", "surrogatepass")
     name = "".join(chr(b) if b in _SAFE else f"%{b:02X}" for b in raw)
     if not name or len(name) > _LONGEST_NAME:
+        import hashlib  # only for an agent id that is no plain file name
+
         return "~" + hashlib.sha256(raw).hexdigest()
     return name
 
@@ -202,6 +202,8 @@ class FileSnapshots:
             folder.mkdir(exist_ok=True)
             _fsync_dir(self._directory)
         header = _MAGIC + _HEADER.pack(zlib.crc32(state), len(state))
+        import tempfile  # with shutil and random: only a snapshot written needs them
+
         fd, temporary = tempfile.mkstemp(prefix=f".{seq}.", suffix=".tmp", dir=folder)
         try:
             with os.fdopen(fd, "wb") as f:

@@ -24,7 +24,7 @@ from hypothesis import given, settings
 from agentcore._core import assembler
 from agentcore._core.content import ZERO_USAGE
 from agentcore._journal import resume
-from agentcore._journal.resume import _SHARED, _Unpickler, load_conversation
+from agentcore._journal.resume import _SHARED, _picklers, load_conversation
 from agentcore.events import AssistantMessage, MessageStart, MessageStop, TextDelta, UserMessage
 from agentcore.journal import JournalEntry, MemoryJournal, dump_state, load_state
 from agentcore.loop import (
@@ -62,7 +62,7 @@ def test_a_loaded_state_folds_on_as_the_dumped_one(first: list[Any], then: list[
 
 
 def _raw(data: bytes) -> Any:
-    return _Unpickler(io.BytesIO(resume._PREFIX + data[2:])).load()
+    return _picklers()[1](io.BytesIO(resume._PREFIX + data[2:])).load()
 
 
 def _streamed_state() -> Any:

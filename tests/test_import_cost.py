@@ -1,0 +1,142 @@
+"""What ``from agentcore import Agent`` and a plain run leave out of the interpreter: the
+journal's JSON codec (``orjson``, with ``datetime``), ``tempfile`` (with ``shutil`` and
+``random``), ``pickle`` and ``hashlib`` are imported when a JSONL journal is written or
+read, a snapshot saved or loaded, a blob or a lane named, and those still work then.
+Structural, not timed: the figures are in docs/performance.md."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+LAZY = ("orjson", "tempfile", "shutil", "random", "pickle", "hashlib")
+"""Imported on first use, never by importing the runtime or by a run without files."""
+
+
+def _run(code: str) -> dict[str, list[str]]:
+    """Run ``code`` in a fresh interpreter; it prints a JSON object of module lists."""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    result: dict[str, list[str]] = json.loads(done.stdout.splitlines()[-1])
+    return result
+
+
+_PRELUDE = f"""
+import asyncio, json, sys
+LAZY = {LAZY!r}
+def loaded():
+    return sorted(m for m in LAZY if m in sys.modules)
+"""
+
+
+def test_the_package_alone_loads_no_typing() -> None:
+    """``typing`` is a few milliseconds: ``import agentcore`` (the names, no runtime) needs
+    none of it (``TYPE_CHECKING = False`` stands for ``typing.TYPE_CHECKING``)."""
+    code = "import json, sys, agentcore; print(json.dumps({'typing': 'typing' in sys.modules}))"
+    assert _run(code) == {"typing": False}
+
+
+def test_the_agent_import_and_a_plain_run_load_no_lazy_module() -> None:
+    code = (
+        _PRELUDE
+        + """
+seen = {}
+from agentcore import Agent, MemoryJournal
+seen["import"] = loaded()
+from agentcore.drivers.scripted import ScriptedDriver, text_turn
+
+async def main():
+    agent = Agent(ScriptedDriver([text_turn("hi")]))
+    assert (await agent.run("x")).output == "hi"
+    seen["plain run"] = loaded()
+    agent = Agent(ScriptedDriver([text_turn("hi")]), journal=MemoryJournal(), agent_id="a")
+    assert (await agent.run("x")).output == "hi"
+    seen["memory journal"] = loaded()
+
+asyncio.run(main())
+print(json.dumps(seen))
+"""
+    )
+    assert _run(code) == {"import": [], "plain run": [], "memory journal": []}
+
+
+def test_a_jsonl_journal_and_file_snapshots_import_what_they_use(tmp_path: pathlib.Path) -> None:
+    """Writing, snapshotting and resuming from files brings the lazy modules in, and the
+    resumed agent has the state of the one that wrote them."""
+    code = (
+        _PRELUDE
+        + f"""
+from agentcore import Agent, JsonlJournal
+from agentcore.drivers.scripted import ScriptedDriver, text_turn
+from agentcore.journal import FileSnapshots
+folder = {str(tmp_path)!r}
+
+async def main():
+    journal = JsonlJournal(folder + "/j.jsonl")
+    snapshots = FileSnapshots(folder + "/snaps")
+    turns = [text_turn("one"), text_turn("two")]
+    agent = Agent(
+        ScriptedDriver(turns), journal=journal, snapshots=snapshots, snapshot_every=3,
+        agent_id="a",
+    )
+    await agent.prompt("first")
+    await agent.prompt("second")
+    await agent.aclose()
+    assert snapshots.latest("a") is not None
+    back = await Agent.resume(
+        JsonlJournal(folder + "/j.jsonl"), model=ScriptedDriver([]), snapshots=snapshots
+    )
+    await back.aclose()
+    plain = await Agent.resume(JsonlJournal(folder + "/j.jsonl"), model=ScriptedDriver([]))
+    assert back.state.messages == agent.state.messages == plain.state.messages
+    assert back.conversation_state == plain.conversation_state
+
+asyncio.run(main())
+print(json.dumps({{"after": loaded()}}))
+"""
+    )
+    assert _run(code) == {"after": ["orjson", "pickle", "random", "shutil", "tempfile"]}
+
+
+def test_the_journal_module_imports_the_sql_layer_on_first_use() -> None:
+    """``agentcore.journal``'s SQL names come on first use, with ``sqlite3``."""
+    code = """
+import json, sys
+import agentcore.journal
+before = "sqlite3" in sys.modules
+from agentcore.journal import SqliteJournal
+print(json.dumps({"before": before, "after": "sqlite3" in sys.modules}))
+"""
+    assert _run(code) == {"before": False, "after": True}
+
+
+@pytest.mark.parametrize(
+    ("name", "module"),
+    [
+        ("SqlJournal", "journal"),
+        ("PostgresJournal", "postgres"),
+        ("SqlSnapshots", "snapshots"),
+        ("SqliteJournal", "sqlite"),
+    ],
+)
+def test_the_journal_module_s_sql_names_are_their_sources(name: str, module: str) -> None:
+    import agentcore.journal as journal
+
+    value = getattr(journal, name)
+    assert value.__module__ == f"agentcore._journal.sql.{module}"
+    assert getattr(sys.modules[value.__module__], name) is value
+    assert name in dir(journal)
+
+
+def test_the_journal_module_has_its_schema_version_and_no_unknown_name() -> None:
+    import agentcore.journal as journal
+
+    version = journal.SCHEMA_VERSION
+    assert version == sys.modules["agentcore._journal.sql.schema"].SCHEMA_VERSION
+    assert type(version) is int and version >= 1
+    with pytest.raises(AttributeError, match=r"'agentcore.journal' has no attribute 'Nope'"):
+        journal.Nope  # noqa: B018
