@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .database import Tx
-from .tally import Counted
+from .tally import CallRow, Counted
 
 __all__ = ["write_calls", "write_counted", "write_sessions"]
 
@@ -46,4 +46,12 @@ def write_sessions(tx: Tx, counted: Counted) -> None:
 def write_calls(tx: Tx, counted: Counted) -> None:
     """Upsert the model calls ``counted`` holds (every column of ``CallRow``)."""
     if counted.calls:
-        tx.many(_UPSERT_CALL, counted.calls)
+        tx.many(_UPSERT_CALL, [_storable(call) for call in counted.calls])
+
+
+def _storable(call: CallRow) -> CallRow:
+    """PostgreSQL's ``TEXT`` refuses NUL: a model name holding one is indexed with U+FFFD in
+    its place (the journal's entry keeps the name exact)."""
+    if "\x00" not in call.model:
+        return call
+    return call._replace(model=call.model.replace("\x00", "\ufffd"))
