@@ -1,7 +1,8 @@
 """What ``from agentcore import Agent`` and a plain run leave out of the interpreter: the
 journal's JSON codec (``orjson``, with ``datetime``), ``tempfile`` (with ``shutil`` and
 ``random``), ``pickle`` and ``hashlib`` are imported when a JSONL journal is written or
-read, a snapshot saved or loaded, a blob or a lane named, and those still work then.
+read, a snapshot saved or loaded, a blob or a lane named, and those still work then;
+pyrsistent's package (its C ``pvector`` is imported straight) only for a price table.
 Structural, not timed: the figures are in docs/performance.md."""
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import sys
 
 import pytest
 
-LAZY = ("orjson", "tempfile", "shutil", "random", "pickle", "hashlib")
+LAZY = ("orjson", "tempfile", "shutil", "random", "pickle", "hashlib", "pyrsistent")
 """Imported on first use, never by importing the runtime or by a run without files."""
 
 

@@ -32,9 +32,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from typing import Any, Final, NamedTuple, TypeAlias
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, TypeAlias
 
-from pyrsistent import PVector, pvector
+from .vectors import pvector
+
+if TYPE_CHECKING:
+    from pyrsistent import PVector
 
 from .checks import check_again, json_problem
 from .content import ZERO_USAGE, Part, TextPart, ThinkingPart, ToolCallPart, Usage

@@ -34,9 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from math import isfinite
-from typing import Any, NamedTuple, TypeAlias
-
-from pyrsistent import PMap, pmap
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias
 
 from . import pricing as _pricing
 from .checks import check_again
@@ -55,6 +53,9 @@ from .events import (
 )
 from .pricing import ModelPrice
 from .records import builder, tuple_of
+
+if TYPE_CHECKING:
+    from pyrsistent import PMap
 
 __all__ = [
     "HANDLERS",
@@ -92,9 +93,9 @@ class _Turn(NamedTuple):
 _request = builder(TurnRequest)
 _response = builder(TurnResponse)
 
-Pricing: TypeAlias = tuple[ModelPrice | None, PMap[str, ModelPrice] | None]
+Pricing: TypeAlias = "tuple[ModelPrice | None, PMap[str, ModelPrice] | None]"
 Closed: TypeAlias = tuple[float | None]
-TurnTrackerState: TypeAlias = tuple[int, _Turn | None, Pricing | None, Closed | None]
+TurnTrackerState: TypeAlias = "tuple[int, _Turn | None, Pricing | None, Closed | None]"
 Result: TypeAlias = tuple[TurnTrackerState, tuple[Any, ...]]
 
 
@@ -108,7 +109,11 @@ def create_initial_turn_tracker_state(
     cost is ``None``."""
     if prices is None and price is None:
         return (0, None, None, None)
-    return (0, None, (price, None if prices is None else pmap(prices)), None)
+    if prices is None:
+        return (0, None, (price, None), None)
+    from pyrsistent import pmap  # only a price table needs it (import time, vectors.py)
+
+    return (0, None, (price, pmap(prices)), None)
 
 
 def repriced(

@@ -27,13 +27,14 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 import jiter
-from pyrsistent import PVector, pvector
 
 from .._core.content import JSONValue
+from .._core.vectors import pvector
 from .tool_json import NotJSONError, to_json_value
 
 if TYPE_CHECKING:  # the attrs plugin types the classes
     from attrs import frozen
+    from pyrsistent import PVector
 else:  # the same classes, built at a fifth of attrs' cost (see _core/records.py)
     from .._core.records import frozen
 

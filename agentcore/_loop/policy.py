@@ -47,8 +47,6 @@ from functools import partial
 from types import MappingProxyType
 from typing import Any, TypeAlias, get_args
 
-from pyrsistent import pvector
-
 from .._core.errors import ErrorCode
 from .._core.events import (
     AssistantMessage,
@@ -65,6 +63,7 @@ from .._core.events import (
     ToolUseStart,
     ToolUseStop,
 )
+from .._core.vectors import pvector
 from . import elicitations
 from .ending import PAUSES, on_abort, on_guardrail, on_interrupt_call, on_tick
 from .events import (

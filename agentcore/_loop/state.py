@@ -19,7 +19,6 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypeVar
 
 import attrs
-from pyrsistent import PVector, pvector
 
 from .._core.caching import Cache, as_cache, cache_wire
 from .._core.content import ZERO_USAGE, JSONValue, Usage
@@ -28,11 +27,13 @@ from .._core.errors import ConfigurationError
 from .._core.events import AssistantMessage, ToolResultMessage, UserMessage
 from .._core.pricing import ModelPrice
 from .._core.provider_tools import ProviderTool, as_provider_tool, provider_tool_wire
+from .._core.vectors import pvector
 from .compaction import Compaction, ContextView, Summarise, as_compaction
 from .tools import Tool
 
 if TYPE_CHECKING:  # the attrs plugin types the classes
     from attrs import frozen
+    from pyrsistent import PVector
 else:  # the same classes, built at a fifth of attrs' cost (see _core/records.py)
     from .._core.records import frozen
 
