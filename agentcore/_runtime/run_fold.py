@@ -130,6 +130,8 @@ class RunFold:
             shell.stop_collecting,
             feed_stream=shell.feed_stream,
             barrier=self._journal_barrier,
+            after=shell.after,
+            feed_all=shell.feed_all,
         )
         shell.perform = performer.perform
         performer.hooks, performer.guards, performer.middleware = (

@@ -5,7 +5,7 @@ was set on it."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from ..._core.errors import ErrorCode
@@ -29,8 +29,12 @@ class Shared:
         tools: Mapping[str, Tool],
         outlet: Outlet,
         clock: Callable[[], int],
+        feed_all: Callable[[Sequence[Any]], None] | None = None,
     ) -> None:
         self.feed = feed
+        self.feed_all = feed_all or (lambda events: _each(feed, events))
+        """Feed inputs that belong together (a tool's result and its trip): all are
+        folded before what they ask for is answered at once."""
         self.clock = clock
         self.outlet = outlet
         self.tools = dict(tools)
@@ -59,3 +63,8 @@ class Shared:
 def code(error: ErrorCode) -> dict[str, str]:
     """A result's ``details`` naming its error code."""
     return {"error_code": error.value}
+
+
+def _each(feed: Callable[[Any], None], events: Sequence[Any]) -> None:
+    for event in events:
+        feed(event)
