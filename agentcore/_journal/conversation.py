@@ -47,7 +47,13 @@ from collections.abc import Callable, Iterable, Sequence
 from operator import attrgetter
 from typing import Any, Protocol, TypeAlias
 
-from .._core.agent_processor import agent_processor, appended_chunk, appending, with_appended
+from .._core.agent_processor import (
+    agent_processor,
+    appended_chunk,
+    appending,
+    chunk_reader,
+    with_appended,
+)
 from .._core.events import (
     LAYERS,
     ErrorReceived,
@@ -331,6 +337,17 @@ class Conversation:
                                 answer.append(event)
                             if not getattr(outlet, "quiet", False):
                                 outlet.send(event)
+                        if (
+                            index < end
+                            and seq == 0
+                            and answer is None
+                            and not backlog
+                            and not self._collectors
+                            and not outlet.congested
+                            and hot is not None
+                            and self._hot is hot
+                        ):
+                            index = self._appended(events, index, end, hot, echoes)
                     else:
                         if chunks:
                             self._flush()
@@ -391,6 +408,36 @@ class Conversation:
                 after.popleft()()
         finally:
             self._draining = False
+
+    def _appended(
+        self, events: Sequence[Any], index: int, end: int, hot: tuple[type[Any], int], echo: bool
+    ) -> int:
+        """The run of deltas from ``events[index]`` that, like the one just fed, only
+        append to the block being streamed (stamped, holding no secret), each delivered
+        as ``feed_stream`` would (a conversation with no journal, collector or backlog);
+        return the index after the run. It ends at any other input, or after a delta
+        whose delivery left the outlet congested, fed an input or set the state."""
+        cls, block = hot
+        read = chunk_reader(cls)
+        scan_all = cls is InputJsonDelta  # a text's secret is SHORTEST_SECRET long at least
+        chunks, outlet, backlog = self._chunks, self.outlet, self._backlog
+        send = outlet.send if echo and not getattr(outlet, "quiet", False) else None
+        while index < end:
+            event = events[index]
+            if type(event) is not cls or event.index != block or event.timestamp == 0:
+                break
+            chunk = read(event)
+            if type(chunk) is not str:
+                break
+            if (scan_all or len(chunk) >= SHORTEST_SECRET) and holds_secret(chunk):
+                break  # scrubbed first, by feed_stream
+            chunks.append(chunk)
+            index += 1
+            if send is not None:
+                send(event)
+                if outlet.congested or backlog or self._hot is not hot or self._collectors:
+                    break
+        return index
 
     def _collect(self, outputs: tuple[Any, ...]) -> None:
         for collector in self._collectors:
