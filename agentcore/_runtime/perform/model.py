@@ -89,11 +89,16 @@ class ModelCalls:
         self.task = asyncio.get_running_loop().create_task(work)
 
     def _at_once(self) -> Callable[[ModelRequest], Any] | None:
-        """The driver's ``receive_at_once``, when a call may take it: nothing must run
-        between the call and its answer (middleware, a blocking or an input guardrail
-        started after the prompt)."""
+        """The driver's ``receive_at_once``, when a call may take it: a caller waits on
+        the run (``awaited``), and nothing must run between the call and its answer
+        (middleware, a blocking or an input guardrail started after the prompt)."""
         shared = self._shared
-        if shared.middleware or shared.guards.blocking is not None or shared.guards.input:
+        if (
+            shared.middleware
+            or shared.guards.blocking is not None
+            or shared.guards.input
+            or not shared.awaited()
+        ):
             return None
         try:
             driver = self._driver()

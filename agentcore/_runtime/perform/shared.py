@@ -44,6 +44,10 @@ class Shared:
         self.deps: Any = None
         self.build_output: Callable[[Any], Any] | None = None
         """The current run's builder of its typed answer (a structured-output run)."""
+        self.awaited: Callable[[], bool] = lambda: True
+        """Whether a caller waits on the run now (``Agent.run``, ``prompt``...): a model
+        call is answered at once only then, never while an agent is being built or
+        resumed (its caller subscribes after)."""
         self.settle: Callable[[], Awaitable[None]] | None = None
         """Awaited before a tool's result is fed (an agent with toolsets: a list change
         the call caused reaches the next model call)."""
