@@ -13,6 +13,8 @@ Events whose ``timestamp`` is 0 are stamped with the driver's clock (millisecond
 inject ``clock=`` for deterministic tests); events that carry a timestamp keep it.
 ``interrupt()`` ends the current stream at the next event boundary, and cuts short any
 delay or pause in progress. Every ``ModelRequest`` received is kept in ``requests``.
+With no ``delay``, a call whose items are all stream events is answered whole
+(``receive_at_once``): the runtime feeds it with no task, as one batch.
 Both are ``agentcore.BaseDriver`` subclasses: ``aclose`` has nothing to release, and
 ``async with`` works.
 
@@ -156,6 +158,27 @@ class _Player(BaseDriver):
         with no delay, pause or exception between them is one batch."""
         raise NotImplementedError
 
+    def receive_at_once(
+        self, request: ModelRequest
+    ) -> list[StreamEvent] | AsyncIterator[list[StreamEvent]]:
+        """The call's events in one list when they are all at hand now (no delay, no
+        pause, no exception, a function that answers without awaiting), else its batches
+        as ``receive_batches`` gives them: the call is made once either way. The runtime
+        feeds the list as one batch, with no task."""
+        raise NotImplementedError
+
+    def _whole(self, items: object) -> list[StreamEvent] | None:
+        """``items`` stamped, when they are a list or tuple of stream events only and
+        nothing waits between them (no ``delay``); ``None`` otherwise."""
+        if self._delay > 0 or type(items) not in (list, tuple):
+            return None
+        events = typing.cast(Sequence[Any], items)
+        for item in events:
+            if type(item) not in _EVENT_TYPES:
+                return None
+        clock = self._clock
+        return [_stamped(e, clock()) if e.timestamp == 0 else e for e in events]
+
     async def _events(
         self, batches: AsyncIterator[list[StreamEvent]]
     ) -> AsyncIterator[StreamEvent]:
@@ -240,6 +263,15 @@ class ScriptedDriver(_Player):
         self._begin(request)
         return self._play(self._turns[call])
 
+    def receive_at_once(
+        self, request: ModelRequest
+    ) -> list[StreamEvent] | AsyncIterator[list[StreamEvent]]:
+        whole = self._whole(self._turns[len(self.requests)]) if self.remaining > 0 else None
+        if whole is None:
+            return self.receive_batches(request)
+        self._begin(request)
+        return whole
+
 
 class FunctionDriver(_Player):
     """A model played by ``fn(request)``, called once per model call.
@@ -269,14 +301,29 @@ class FunctionDriver(_Player):
             raise TypeError(f"FunctionDriver needs a function of the request, got {fn!r}")
         super().__init__(name=name, delay=delay, clock=clock, provider_tools=provider_tools)
         self._fn = fn
+        self._awaits = inspect.iscoroutinefunction(fn)
 
     def receive_batches(self, request: ModelRequest) -> AsyncIterator[list[StreamEvent]]:
         self._begin(request)
         return self._call(request)
 
-    async def _call(self, request: ModelRequest) -> AsyncIterator[list[StreamEvent]]:
-        where = f"what {_name_of(self._fn)} returned for model call {len(self.requests)}"
+    def receive_at_once(
+        self, request: ModelRequest
+    ) -> list[StreamEvent] | AsyncIterator[list[StreamEvent]]:
+        if self._awaits or self._delay > 0:
+            return self.receive_batches(request)
+        self._begin(request)
         reply: object = self._fn(request)
+        whole = self._whole(text_turn(reply) if isinstance(reply, str) else reply)
+        return self._reply(reply) if whole is None else whole
+
+    async def _call(self, request: ModelRequest) -> AsyncIterator[list[StreamEvent]]:
+        async for batch in self._reply(self._fn(request)):
+            yield batch
+
+    async def _reply(self, reply: object) -> AsyncIterator[list[StreamEvent]]:
+        """The batches of what ``fn`` returned for the call just begun."""
+        where = f"what {_name_of(self._fn)} returned for model call {len(self.requests)}"
         if inspect.isawaitable(reply):
             reply = await reply
         if isinstance(reply, str):

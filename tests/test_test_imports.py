@@ -284,6 +284,10 @@ ABOUT: dict[str, tuple[tuple[str, ...], str]] = {
         "its quiet-sink path and command",
     ),
     "runtime/test_quiet_outlet.py": (("agentcore._runtime.outlet",), "the outlet's quiet flag"),
+    "journal/test_conversation_delta_runs.py": (
+        ("agentcore._journal.conversation",),
+        "its runs of deltas",
+    ),
 }
 
 TOP_LEVEL = {

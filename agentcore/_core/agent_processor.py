@@ -43,6 +43,7 @@ __all__ = [
     "agent_processor_with",
     "appended_chunk",
     "appending",
+    "chunk_reader",
     "create_initial_agent_engine_state",
     "layers_of",
     "repriced",
@@ -320,6 +321,12 @@ def appended_chunk(event: object, hot: tuple[type[Any], int]) -> str | None:
         return None
     chunk = _CHUNK_OF[cls](event)
     return chunk if type(chunk) is str else None
+
+
+def chunk_reader(cls: type[Any]) -> Callable[[Any], Any]:
+    """The reader of a delta of class ``cls`` (an ``appending`` class): its chunk, a
+    ``str`` only when the delta carries nothing more."""
+    return _CHUNK_OF[cls]
 
 
 def delta_run(state: AgentEngineState) -> tuple[type[Any], int, Callable[[Any], Any]] | None:

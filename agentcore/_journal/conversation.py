@@ -17,11 +17,13 @@ rule for one input:
 ``feed``/``feed_stream`` are ``receive`` with delivery, for a running agent: each output
 goes to ``outlet.send`` except effect requests, which go to ``perform``. Feeding is
 synchronous and not re-entrant: an event fed while outputs are being delivered (a
-subscriber calling ``steer``, a performer answering at once) waits in a backlog and is
-folded right after, in order. ``feed_stream`` is the per-delta hot path, so it inlines
-``receive``'s steps (one flat loop per driver batch), and a delta that only appends to
-the block being streamed is journaled and delivered while its chunk waits to be applied
-with the next ones (see below), before anything else is folded or the state is read.
+subscriber calling ``steer``) waits in a backlog and is folded right after, in order; a
+performer that answers an effect at once (a scripted model) puts that work ``after`` the
+feed, so what it feeds is folded as inputs of their own, read as a driver's are.
+``feed_stream`` is the per-delta hot path, so it inlines ``receive``'s steps (one flat
+loop per driver batch), and a delta that only appends to the block being streamed is
+journaled and delivered while its chunk waits to be applied with the next ones (see
+below), before anything else is folded or the state is read.
 
 A journal that fails to append is reported (``report("journal", name, error, event)``)
 and the input is folded anyway, so an agent never gets stuck on its log; with no
@@ -45,7 +47,13 @@ from collections.abc import Callable, Iterable, Sequence
 from operator import attrgetter
 from typing import Any, Protocol, TypeAlias
 
-from .._core.agent_processor import agent_processor, appended_chunk, appending, with_appended
+from .._core.agent_processor import (
+    agent_processor,
+    appended_chunk,
+    appending,
+    chunk_reader,
+    with_appended,
+)
 from .._core.events import (
     LAYERS,
     ErrorReceived,
@@ -129,10 +137,12 @@ class Conversation:
     """
 
     __slots__ = (
+        "_after",
         "_backlog",
         "_change_handlers",
         "_chunks",
         "_collectors",
+        "_draining",
         "_feeding",
         "_hot",
         "_lens",
@@ -186,6 +196,8 @@ class Conversation:
         self.seq = seq
         self._backlog: deque[Any] = deque()
         self._feeding = False
+        self._after: deque[Callable[[], object]] = deque()
+        self._draining = False
         self._collectors: tuple[list[Any], ...] = ()
         self._change_handlers: tuple[Callable[[StateChange], object], ...] = ()
 
@@ -242,9 +254,15 @@ class Conversation:
         return answer
 
     def feed_all(self, events: Iterable[Any]) -> None:
-        """``feed`` each of ``events``, in order."""
-        for event in events:
-            self.feed_stream((event,), 0)
+        """``feed`` each of ``events``, in order: all of them before the work they put
+        ``after`` the feed (a tool's result and the guardrail trip that follows it reach
+        the loop before a model answers at once)."""
+        batch = tuple(events)
+        done = 0
+        while done < len(batch):
+            done = self._fold_stream(batch, done, None)
+        if self._after and not (self._feeding or self._draining):
+            self._drain()
 
     def feed_stream(
         self, events: Sequence[Any], start: int, answer: list[Any] | None = None
@@ -266,7 +284,14 @@ class Conversation:
         Outputs go to ``outlet.send`` unless the outlet is ``quiet`` (nothing would see
         them: no presenter, subscriber or interceptor) and nothing collects them.
         ``answer``, when given, receives the outputs of ``events[start]``'s own fold
-        (``command``)."""
+        (``command``). Work put ``after`` the feed runs before this returns."""
+        index = self._fold_stream(events, start, answer)
+        if self._after and not (self._feeding or self._draining):
+            self._drain()
+        return index
+
+    def _fold_stream(self, events: Sequence[Any], start: int, answer: list[Any] | None) -> int:
+        """``feed_stream`` but for the work put ``after`` it."""
         if self._feeding:
             clock = self.clock
             self._backlog.extend(
@@ -312,6 +337,17 @@ class Conversation:
                                 answer.append(event)
                             if not getattr(outlet, "quiet", False):
                                 outlet.send(event)
+                        if (
+                            index < end
+                            and seq == 0
+                            and answer is None
+                            and not backlog
+                            and not self._collectors
+                            and not outlet.congested
+                            and hot is not None
+                            and self._hot is hot
+                        ):
+                            index = self._appended(events, index, end, hot, echoes)
                     else:
                         if chunks:
                             self._flush()
@@ -353,6 +389,55 @@ class Conversation:
             return index
         finally:
             self._feeding = False
+
+    def after(self, work: Callable[[], object]) -> None:
+        """Call ``work()`` once the input being folded and the backlog are done (at once
+        when nothing is being fed), before the feed that folds them returns; in order,
+        each after the inputs the one before fed. Where a performer answers an effect at once:
+        what ``work`` feeds is then a new input, not one in the backlog of the input
+        that asked for it."""
+        self._after.append(work)
+        if not self._feeding and not self._draining:
+            self._drain()
+
+    def _drain(self) -> None:
+        self._draining = True
+        try:
+            after = self._after
+            while after:
+                after.popleft()()
+        finally:
+            self._draining = False
+
+    def _appended(
+        self, events: Sequence[Any], index: int, end: int, hot: tuple[type[Any], int], echo: bool
+    ) -> int:
+        """The run of deltas from ``events[index]`` that, like the one just fed, only
+        append to the block being streamed (stamped, holding no secret), each delivered
+        as ``feed_stream`` would (a conversation with no journal, collector or backlog);
+        return the index after the run. It ends at any other input, or after a delta
+        whose delivery left the outlet congested, fed an input or set the state."""
+        cls, block = hot
+        read = chunk_reader(cls)
+        scan_all = cls is InputJsonDelta  # a text's secret is SHORTEST_SECRET long at least
+        chunks, outlet, backlog = self._chunks, self.outlet, self._backlog
+        send = outlet.send if echo and not getattr(outlet, "quiet", False) else None
+        while index < end:
+            event = events[index]
+            if type(event) is not cls or event.index != block or event.timestamp == 0:
+                break
+            chunk = read(event)
+            if type(chunk) is not str:
+                break
+            if (scan_all or len(chunk) >= SHORTEST_SECRET) and holds_secret(chunk):
+                break  # scrubbed first, by feed_stream
+            chunks.append(chunk)
+            index += 1
+            if send is not None:
+                send(event)
+                if outlet.congested or backlog or self._hot is not hot or self._collectors:
+                    break
+        return index
 
     def _collect(self, outputs: tuple[Any, ...]) -> None:
         for collector in self._collectors:

@@ -75,6 +75,7 @@ class RunFold:
     _performer: LocalPerformer
     _toolsets: AgentToolsets | None
     _waiters: list[asyncio.Future[None]]
+    _awaiting: int
     _last_pause: Finish | AwaitApproval | AwaitElicitation | None
     _forget: int | None  # a skip_memory_save run's history length before it
     _clock: Callable[[], int]
@@ -130,8 +131,12 @@ class RunFold:
             shell.stop_collecting,
             feed_stream=shell.feed_stream,
             barrier=self._journal_barrier,
+            after=shell.after,
+            feed_all=shell.feed_all,
         )
         shell.perform = performer.perform
+        self._awaiting = 0  # the runs a caller waits on (_run)
+        performer.awaited = lambda: self._awaiting > 0
         performer.hooks, performer.guards, performer.middleware = (
             self._hooks,
             c.guards(),
@@ -174,6 +179,15 @@ class RunFold:
         the input guardrails; an ended run goes through the ``loop_end`` middleware.
         ``unsaved``: the run is forgotten once it ends (``skip_memory_save``;
         ``_end_unsaved``)."""
+        self._awaiting += 1
+        try:
+            return await self._awaited_run(event, deps, unsaved)
+        finally:
+            self._awaiting -= 1
+
+    async def _awaited_run(
+        self, event: Any, deps: Any, unsaved: bool
+    ) -> tuple[Finish | AwaitApproval | AwaitElicitation | None, AgentResult[Any]]:
         if self._stopping():
             await self.wait()
         performer = self._performer

@@ -261,10 +261,11 @@ def test_a_key_a_driver_echoes_reaches_no_presenter_log_or_error(
 
 def test_an_abort_before_the_model_call_started_ends_the_run() -> None:
     """The model task is cancelled before its first step (an abort right after the
-    prompt): the run still ends, aborted, instead of waiting for the call forever."""
+    prompt): the run still ends, aborted, instead of waiting for the call forever. (The
+    delay makes the driver stream in a task: with none, its answer is fed at once.)"""
 
     async def main() -> tuple[bool, str]:
-        agent = Agent(ScriptedDriver([text_turn("hello")]))
+        agent = Agent(ScriptedDriver([text_turn("hello")], delay=0.01))
         run = asyncio.create_task(agent.prompt("hi"))
         await asyncio.sleep(0)  # the call is asked for; its task has not run yet
         agent.abort()

@@ -54,7 +54,10 @@ class LocalPerformer(Shared, BasePerformer):
     ``start`` and returns where it stopped (``Conversation.feed_stream``); without it, the
     batch is fed one event at a time through ``feed``. ``barrier()`` is called before
     a batch of tool calls holding one that is not idempotent runs (the journal writes what
-    it holds back).
+    it holds back). ``after(work)`` runs ``work`` once the input being folded is
+    (``Conversation.after``): with it, a driver that has its whole answer at hand gives
+    it with no task (``model``); ``feed_all(inputs)`` folds inputs that belong together
+    before such work (``Conversation.feed_all``).
     """
 
     def __init__(
@@ -71,11 +74,13 @@ class LocalPerformer(Shared, BasePerformer):
         *,
         feed_stream: Callable[[Sequence[Any], int], int] | None = None,
         barrier: Callable[[], None] = lambda: None,
+        after: Callable[[Callable[[], object]], None] | None = None,
+        feed_all: Callable[[Sequence[Any]], None] | None = None,
     ) -> None:
-        super().__init__(feed, tools, outlet, clock)
+        super().__init__(feed, tools, outlet, clock, feed_all)
         self._on_pause = on_pause
         self._model = ModelCalls(
-            self, driver, collect, stop_collecting, feed_stream or one_at_a_time(feed)
+            self, driver, collect, stop_collecting, feed_stream or one_at_a_time(feed), after
         )
         self._tools = ToolCalls(self, messages, barrier)
         self._checks = Checks(self)
@@ -84,7 +89,8 @@ class LocalPerformer(Shared, BasePerformer):
     @property
     def in_flight(self) -> bool:
         """Whether a model call or a tool call is running."""
-        return self._model.task is not None or bool(self._tools.calls)
+        model = self._model
+        return model.task is not None or model.inline or bool(self._tools.calls)
 
     def perform(self, effect: Any) -> None:
         cls = type(effect)

@@ -5,7 +5,10 @@
   ``cut_short`` error); a driver that raises is answered with an ``error_received``
   (the exception's own ``code`` and ``retryable``). Feeding pauses while an async presenter is
   over its backpressure mark. The call goes through the middleware onion when there is
-  one (docs/middleware.md).
+  one (docs/middleware.md). A driver that may have the whole answer at hand
+  (``receive_at_once``: a scripted model with no delay) is asked for it once the input
+  that asked is folded (``after``), with no task: its events are fed as they would have
+  been streamed, in one batch.
 - ``SummariseContext``: the driver is called the same way, but its reply is read here
   by the message assembler (``collect_reply``) and never fed (it would enter the
   conversation): one ``context_summary`` is fed with the text, usage and model, or with
@@ -25,7 +28,15 @@ from ..._core.content import Usage
 from ..._core.driver import ModelRequest
 from ..._core.errors import AgentError, ErrorCode
 from ..._core.events import AssistantMessage, ErrorMessage, ErrorReceived, Interrupt
-from ..._edges.driver import Driver, close_stream, collect_reply, cut_short, ended_batches
+from ..._edges.driver import (
+    Driver,
+    close_stream,
+    collect_reply,
+    cut_short,
+    ended,
+    ended_batches,
+    is_terminal,
+)
 from ..._loop.events import CallModel, ContextSummary, SummariseContext
 from ..actions import ErrorAction, ModelCallAction, ModelResponseAction, events_of, through
 from .shared import Shared
@@ -46,24 +57,128 @@ class ModelCalls:
         collect: Callable[[], list[Any]],
         stop_collecting: Callable[[list[Any]], None],
         feed_stream: Callable[[Sequence[Any], int], int],
+        after: Callable[[Callable[[], object]], None] | None = None,
     ) -> None:
         self._shared = shared
         self._driver = driver
         self._collect = collect
         self._stop_collecting = stop_collecting
         self._feed_stream = feed_stream
+        self._after = after
         self.task: asyncio.Task[None] | None = None
         self._cancelling = False
         self._streaming = False
+        self._waiting: CallModel | None = None
+        """A call put ``after`` the feed, not begun yet."""
+        self._current: CallModel | None = None
+        """The call asked for last."""
+        self.inline = False
+        """Whether a call's whole answer is being fed now (no task)."""
 
     def call(self, effect: CallModel) -> None:
         self._cancelling = self._streaming = False
-        work = self._summary(effect) if type(effect) is SummariseContext else self._stream(effect)
+        self._current = effect
+        if type(effect) is SummariseContext:
+            work = self._summary(effect)
+        elif self._after is not None and (at_once := self._at_once()) is not None:
+            self._waiting = effect
+            self._after(lambda: self._answer(effect, at_once))
+            return
+        else:
+            work = self._stream(effect)
         self.task = asyncio.get_running_loop().create_task(work)
+
+    def _at_once(self) -> Callable[[ModelRequest], Any] | None:
+        """The driver's ``receive_at_once``, when a call may take it: a caller waits on
+        the run (``awaited``), and nothing must run between the call and its answer
+        (middleware, a blocking or an input guardrail started after the prompt)."""
+        shared = self._shared
+        if (
+            shared.middleware
+            or shared.guards.blocking is not None
+            or shared.guards.input
+            or not shared.awaited()
+        ):
+            return None
+        try:
+            driver = self._driver()
+        except Exception:  # the call fails in its task, where it is reported
+            return None
+        at_once: Callable[[ModelRequest], Any] | None = getattr(driver, "receive_at_once", None)
+        return at_once
+
+    def _answer(self, effect: CallModel, at_once: Callable[[ModelRequest], Any]) -> None:
+        """A call put ``after`` the feed that asked for it: the driver's whole answer
+        fed as ``_from_driver`` would feed its batch; a driver that streams after all is
+        read in a task."""
+        if self._waiting is not effect:  # cancelled before it began
+            return
+        self._waiting = None
+        shared = self._shared
+        try:
+            request = effect.request
+        except Exception as exc:
+            shared.feed(_hook_failure(exc, shared.clock()))
+            return
+        try:
+            answer = at_once(request)
+        except Exception as exc:  # a failing driver never takes the agent down
+            shared.feed(driver_failure(exc, shared.clock()))
+            return
+        if isinstance(answer, Sequence):
+            self._feed_whole(effect, answer, 0)
+        else:  # its batches, to stream
+            self.task = asyncio.get_running_loop().create_task(self._stream(effect, answer))
+
+    def _feed_whole(self, effect: CallModel, events: Sequence[Any], done: int) -> None:
+        """Feed ``effect``'s whole answer from ``events[done]`` until it ends, an
+        ``error_received`` or a cancellation stops it; one the driver cut short ends with
+        ``cut_short``. An outlet over its backpressure mark is waited for in a task."""
+        shared, feed_stream, end = self._shared, self._feed_stream, len(events)
+        last = events[done - 1] if done else None
+        self.inline = True
+        try:
+            while done < end:
+                done = feed_stream(events, done)
+                last = events[done - 1]
+                if type(last) is ErrorReceived or self._cancelling:
+                    break
+                if self._current is not effect:  # its end asked for the next call
+                    return
+                if shared.outlet.congested and done < end:
+                    rest = self._relieved(effect, events, done)
+                    self.task = asyncio.get_running_loop().create_task(rest)
+                    return
+            else:
+                if not is_terminal(last):
+                    shared.feed(cut_short(shared.clock()))
+        finally:
+            self.inline = False
+        if self._cancelling and self._current is effect:
+            shared.feed(Interrupt("abort", timestamp=shared.clock()))
+
+    async def _relieved(self, effect: CallModel, events: Sequence[Any], done: int) -> None:
+        """The rest of a whole answer, once the presenters are below their mark."""
+        self._streaming = True
+        try:
+            await self._shared.outlet.relieve()
+        except asyncio.CancelledError:
+            if self._release() and self._cancelling:
+                self._shared.feed(Interrupt("abort", timestamp=self._shared.clock()))
+            return
+        self._release()
+        self._feed_whole(effect, events, done)
 
     def cancel_call(self) -> None:
         """``CancelModel``: stop the call; its end is fed as an ``interrupt``."""
         self._cancelling = True
+        if self._waiting is not None:  # put after the feed, not begun: it never will
+            self._waiting = None
+            self._shared.feed(Interrupt("abort", timestamp=self._shared.clock()))
+            return
+        if self.inline:  # its answer is being fed: it stops after the input being folded
+            self._driver().interrupt()
+            return
         task = self.task
         if task is not None and not self._streaming:  # cancelled before it ever ran
             task.cancel()
@@ -76,13 +191,17 @@ class ModelCalls:
 
     def cancel(self) -> None:
         """Stop the call in flight, if any (the performer's ``cancel``)."""
+        self._waiting = None
+        if self.inline:
+            self._cancelling = True
         task = self.task
         if task is not None:
             self._cancelling = True
             self._driver().interrupt()
             task.cancel()
 
-    async def _stream(self, effect: CallModel) -> None:
+    async def _stream(self, effect: CallModel, batches: Any = None) -> None:
+        """The call in its task; ``batches``: the driver's, asked for already."""
         self._streaming = True
         shared = self._shared
         try:
@@ -97,25 +216,37 @@ class ModelCalls:
             if shared.middleware:
                 await self._through_middleware(request)
             else:
-                await self._from_driver(request)
+                await self._from_driver(request, batches)
         except asyncio.CancelledError:
             pass
         finally:
-            self.task = None
-        if self._cancelling:
+            ours = self._release()
+        if self._cancelling and ours:
             shared.feed(Interrupt("abort", timestamp=shared.clock()))
 
-    async def _from_driver(self, request: ModelRequest) -> Any:
+    def _release(self) -> bool:
+        """Forget the task of the call that ends now; whether it still was the call's
+        (a call the loop asked for while this one's last inputs were fed has its own)."""
+        ours = self.task is asyncio.current_task()
+        if ours:
+            self.task = None
+        return ours
+
+    async def _from_driver(self, request: ModelRequest, batches: Any = None) -> Any:
         """Feed the driver's answer to ``request`` (``ended_batches``: it ends with
-        ``message_stop`` or ``error_received``); return the last event fed (``None`` when
-        the call was cancelled). A raise is answered with an ``error_received``.
-        Cancellation propagates."""
+        ``message_stop`` or ``error_received``), or its ``batches`` asked for already;
+        return the last event fed (``None`` when the call was cancelled). A raise is
+        answered with an ``error_received``. Cancellation propagates."""
         shared = self._shared
         outlet, feed, feed_stream = shared.outlet, shared.feed, self._feed_stream
         stream: AsyncIterator[Sequence[Any]] | None = None
         last: Any = None
         try:
-            stream = ended_batches(self._driver(), request, shared.clock)
+            stream = (
+                ended_batches(self._driver(), request, shared.clock)
+                if batches is None
+                else ended(batches, shared.clock)
+            )
             async for batch in stream:
                 if self._cancelling:  # the driver stopped as it was told: nothing is cut
                     break
@@ -162,7 +293,7 @@ class ModelCalls:
         except Exception as exc:  # a failing driver never takes the agent down
             failure = driver_failure(exc, shared.clock())
         finally:
-            self.task = None
+            self._release()
         now = shared.clock()
         usage, model = (Usage(), "") if message is None else (message.usage, message.model)
         if self._cancelling:

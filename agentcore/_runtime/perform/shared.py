@@ -5,7 +5,7 @@ was set on it."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from ..._core.errors import ErrorCode
@@ -29,8 +29,12 @@ class Shared:
         tools: Mapping[str, Tool],
         outlet: Outlet,
         clock: Callable[[], int],
+        feed_all: Callable[[Sequence[Any]], None] | None = None,
     ) -> None:
         self.feed = feed
+        self.feed_all = feed_all or (lambda events: _each(feed, events))
+        """Feed inputs that belong together (a tool's result and its trip): all are
+        folded before what they ask for is answered at once."""
         self.clock = clock
         self.outlet = outlet
         self.tools = dict(tools)
@@ -40,6 +44,10 @@ class Shared:
         self.deps: Any = None
         self.build_output: Callable[[Any], Any] | None = None
         """The current run's builder of its typed answer (a structured-output run)."""
+        self.awaited: Callable[[], bool] = lambda: True
+        """Whether a caller waits on the run now (``Agent.run``, ``prompt``...): a model
+        call is answered at once only then, never while an agent is being built or
+        resumed (its caller subscribes after)."""
         self.settle: Callable[[], Awaitable[None]] | None = None
         """Awaited before a tool's result is fed (an agent with toolsets: a list change
         the call caused reaches the next model call)."""
@@ -59,3 +67,8 @@ class Shared:
 def code(error: ErrorCode) -> dict[str, str]:
     """A result's ``details`` naming its error code."""
     return {"error_code": error.value}
+
+
+def _each(feed: Callable[[Any], None], events: Sequence[Any]) -> None:
+    for event in events:
+        feed(event)

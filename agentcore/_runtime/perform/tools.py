@@ -106,10 +106,12 @@ class ToolCalls:
                 result = await self._execute(call, signal)
         except asyncio.CancelledError:
             return  # cancelled by CancelTools (the loop answered the call) or aclose
-        if self.calls.pop(call_id, None) is not None:  # not answered by a cancel already
-            shared.feed(result)
-        if trip is not None:  # after the call's own answer: the history stays well-formed
-            shared.feed(trip)
+        answered = self.calls.pop(call_id, None) is not None  # not by a cancel already
+        if trip is None:
+            if answered:
+                shared.feed(result)
+        else:  # after the call's own answer: the history stays well-formed
+            shared.feed_all((result, trip) if answered else (trip,))
 
     async def _bent(
         self, call: ToolCallPart, signal: AbortSignal
