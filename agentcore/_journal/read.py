@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import groupby, repeat
 from operator import itemgetter
 from types import MemberDescriptorType
@@ -463,6 +463,13 @@ check: what a fold builds a delta's record with (its values are the class's by
 construction)."""
 
 
+def _json_strings(bodies: Sequence[bytes]) -> list[str]:
+    """The texts of a run's JSON string bodies: a plain decode each unless one escapes."""
+    if b"\\" in b"".join(bodies):
+        return list(map(_json_string, bodies))
+    return list(map(bytes.decode, bodies))
+
+
 def _json_string(body: bytes) -> str:
     """The text of a JSON string's ``body``; ``ValueError`` for a bad escape or UTF-8."""
     if b"\\" not in body:
@@ -481,10 +488,7 @@ def _delta_records(run: list[tuple[bytes, ...]], agent_id: str | None) -> list[R
     try:
         agents = {raw: _json_string(raw) for raw in set(raw_agents)}
         kinds = [DELTA_KINDS[pair] for pair in set(zip(raw_kinds, names, strict=True))]
-        if b"\\" in b"".join(chunks):
-            texts = list(map(_json_string, chunks))
-        else:
-            texts = list(map(bytes.decode, chunks))
+        texts = _json_strings(chunks)
     except (ValueError, KeyError):
         return None
     if agent_id is not None and agent_id not in agents.values():
@@ -550,10 +554,7 @@ def _run_record(columns: tuple[tuple[bytes, ...], ...], agent_id: str | None) ->
         kind = RUN_OF[DELTA_KINDS[kinds[0], names[0]]]
         if agent_id is not None and agent != agent_id:
             return ()
-        if b"\\" in b"".join(chunks):
-            texts = list(map(_json_string, chunks))
-        else:
-            texts = list(map(bytes.decode, chunks))
+        texts = _json_strings(chunks)
     except (ValueError, KeyError):
         return None
     first = int(seqs[0])
