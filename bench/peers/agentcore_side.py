@@ -1,5 +1,10 @@
 """agentcore's scenarios, its model mocked at its own boundary (``FunctionDriver``), the
-same texts, tool and deltas as the peers'."""
+same texts, tool and deltas as the peers'.
+
+The model functions are ``async``, so each model call takes the path a provider's driver
+takes (a task streaming the call's batches). A sync function whose whole answer is at hand
+would be answered with no task (``receive_at_once``), a path only scripted models take:
+about a quarter cheaper per single-turn run, and not what a user's run costs."""
 
 from __future__ import annotations
 
@@ -35,15 +40,15 @@ _STREAM: list[StreamEvent] = [
 ]
 
 
-def _answer(request: ModelRequest) -> list[StreamEvent]:
+async def _answer(request: ModelRequest) -> list[StreamEvent]:
     return _ANSWER
 
 
-def _tool_then_answer(request: ModelRequest) -> list[StreamEvent]:
+async def _tool_then_answer(request: ModelRequest) -> list[StreamEvent]:
     return _ANSWER if isinstance(request.messages[-1], ToolResultMessage) else _CALL
 
 
-def _stream(request: ModelRequest) -> list[StreamEvent]:
+async def _stream(request: ModelRequest) -> list[StreamEvent]:
     return _STREAM
 
 
