@@ -131,7 +131,9 @@ class RunFold:
             shell.stop_collecting,
             feed_stream=shell.feed_stream,
             barrier=self._journal_barrier,
-            after=shell.after,
+            # a journaled run is a recording its eval rerun (a replay driver, in a task)
+            # must reproduce: its model calls stream in a task too (no answer at once)
+            after=shell.after if journal is None else None,
             feed_all=shell.feed_all,
         )
         shell.perform = performer.perform

@@ -4,9 +4,10 @@ shows it but the time.
 ``ScriptedDriver``/``FunctionDriver`` with no delay answer ``receive_at_once`` with the
 call's events in one list; the runtime feeds them once the input that asked for the call
 is folded (``Conversation.after``), as it feeds a streamed batch. These tests hold the
-two paths equal: the same outputs delivered, inputs journaled and history, for any
-model turns, with the run aborted by a subscriber at any output or not at all; and the
-inputs a tool's call feeds together (its result and a guardrail's trip) are folded
+two paths equal: the same outputs delivered, history and error, for any model turns,
+with the run aborted by a subscriber at any output or not at all; an agent with a
+journal streams every call in a task (its eval rerun must reproduce the recording); and
+the inputs a tool's call feeds together (its result and a guardrail's trip) are folded
 before the next model call answers.
 """
 
@@ -52,11 +53,10 @@ def _run(calls: list[list[Any]], at_once: bool, abort_at: int | None) -> tuple[A
     """Run a prompt against ``calls``; abort when the ``abort_at``-th output is seen."""
     scripted = ScriptedDriver(calls, clock=lambda: 5)
     driver: Any = scripted if at_once else Streaming(scripted)
-    journal, rec = MemoryJournal(), RecordingPresenter()
+    rec = RecordingPresenter()
     agent = Agent(
         driver,
         presenters=[rec],
-        journal=journal,
         agent_id="a",
         clock=lambda: 5,
         id_factory=lambda: "i",
@@ -79,7 +79,6 @@ def _run(calls: list[list[Any]], at_once: bool, abort_at: int | None) -> tuple[A
     asyncio.run(main())
     return (
         tuple(rec.outputs()),
-        tuple(e.event for e in journal.entries("a")),
         agent.state.messages,
         repr(agent.state.error),  # an error is equal to itself only
     )
@@ -106,12 +105,16 @@ def test_a_function_that_answers_at_once_needs_no_task() -> None:
     assert asyncio.run(main()) == (True, "hello")
 
 
-def test_an_async_function_or_a_delay_streams_in_a_task() -> None:
+def test_an_async_function_a_delay_or_a_journal_streams_in_a_task() -> None:
     async def answer(request: ModelRequest) -> str:
         return "later"
 
-    for driver in (FunctionDriver(answer), ScriptedDriver([text_turn("later")], delay=0.001)):
-        agent = Agent(driver)
+    for driver, journal in (
+        (FunctionDriver(answer), None),
+        (ScriptedDriver([text_turn("later")], delay=0.001), None),
+        (FunctionDriver(lambda request: "later"), MemoryJournal()),
+    ):
+        agent = Agent(driver, journal=journal, agent_id="a")
 
         async def main(agent: Agent = agent) -> bool:
             run = asyncio.get_running_loop().create_task(agent.prompt("hi"))
