@@ -503,6 +503,8 @@ def _on_message_stop(state: AssemblerState, event: MessageStop) -> Result:
 
 
 def _on_tool_result(state: AssemblerState, event: ToolResult) -> Result:
+    if type(event.tool_call_id) is not str:  # a forged one: its repr may not be safe
+        return reject(state, event, "tool_call_id must be a string")
     base = state[5]
     pending, name = answered(base.pending, event.tool_call_id)
     if name is None:
