@@ -11,10 +11,10 @@ from .._core.driver import OutputSpec
 from .._core.errors import ErrorCode
 from .._core.events import AssistantMessage, ToolResult, ToolResultMessage, UserMessage
 from . import elicitations, output, tool_calls
+from .emitted import agent_message_end, agent_message_start
+from .emitted import turn_end as make_turn_end
 from .ending import Spent, close, end, finish
 from .events import (
-    AgentMessageEnd,
-    AgentMessageStart,
     AgentOutput,
     CheckOutput,
     ElicitationAnswer,
@@ -23,7 +23,6 @@ from .events import (
     ToolApproval,
     ToolExecutionStart,
     ToolProgress,
-    TurnEnd,
 )
 from .model_calls import call_model, charged, discard, enter, kept
 from .state import LIMIT_HINT, LoopState
@@ -42,12 +41,12 @@ def on_assistant(
     if run.awaiting_error:
         return stray_reply(s, e, ts, out)
     if run.resuming and e.incomplete:  # flushed after a process stop; the call is issued again
-        out.append(AgentMessageEnd("assistant", e, timestamp=ts))
+        out.append(agent_message_end("assistant", e, ts))
         why = "the process stopped while the reply was streamed; the model call is issued again"
         return s.with_run(discard(run.replace(resuming=False), e, why, ts, out))
     if not run.streaming:
-        out.append(AgentMessageStart("assistant", None, timestamp=ts))
-    out.append(AgentMessageEnd("assistant", e, timestamp=ts))
+        out.append(agent_message_start("assistant", None, ts))
+    out.append(agent_message_end("assistant", e, ts))
     # the new run and state are built once, from the changes each step decides
     run_changes, changes = charged(s, e.usage, e.model, "reply", ts, out, cost)
     run_changes["streaming"] = False
@@ -68,7 +67,7 @@ def on_assistant(
     completes = ends_turn and run.output is None and not s.config.check_output
     if completes and not (s.steering or s.follow_ups):  # one new state, no new run
         step_cost = spent(s, run_changes["step_cost"])
-        out.append(TurnEnd(run.turn, (), run_changes["step_usage"], step_cost, timestamp=ts))
+        out.append(make_turn_end(run.turn, (), run_changes["step_usage"], step_cost, ts))
         ended = Spent(run_changes["usage"], run_changes["cost"], run_changes["inflight"])
         return close(s, "completed", None, None, ended, ts, out, changes=changes)
     run = run.replace(**run_changes)

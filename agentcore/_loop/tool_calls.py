@@ -24,16 +24,20 @@ from typing import Any, TypeAlias
 from .._core.content import ToolCallPart
 from .._core.errors import ErrorCode
 from .._core.events import ErrorMessage, ToolResult, ToolResultMessage
+from .emitted import (
+    agent_message_end,
+    agent_message_start,
+    tool_execution_end,
+    tool_execution_start,
+)
+from .emitted import turn_end as make_turn_end
 from .events import (
-    AgentMessageEnd,
-    AgentMessageStart,
     AwaitApproval,
     ExecuteTools,
     InputRejected,
     SetTimer,
     ToolApproval,
     ToolApprovalRequired,
-    ToolExecutionEnd,
     ToolExecutionStart,
     ToolExecutionUpdate,
     ToolProgress,
@@ -94,7 +98,7 @@ def spent(s: LoopState, cost: float) -> float | None:
 
 def turn_end(s: LoopState, run: Run, results: tuple[Any, ...], ts: int) -> TurnEnd:
     """The ``turn_end`` of ``run``'s current turn, with what its model calls spent."""
-    return TurnEnd(run.turn, results, run.step_usage, spent(s, run.step_cost), timestamp=ts)
+    return make_turn_end(run.turn, results, run.step_usage, spent(s, run.step_cost), ts)
 
 
 # -- planning and running -------------------------------------------------------------------
@@ -186,7 +190,7 @@ def advance(
         group, rest = batch.groups[0], batch.groups[1:]
         for call in group:
             args = dict(call.input)
-            out.append(ToolExecutionStart(call.tool_call_id, call.tool_name, args, timestamp=ts))
+            out.append(tool_execution_start(call.tool_call_id, call.tool_name, args, ts))
         out.append(ExecuteTools(group, parallel=len(group) > 1))
         running = frozenset(c.tool_call_id for c in group)
         return s.replace(batch=batch.replace(groups=rest, running=running), **changes)
@@ -202,8 +206,8 @@ def close(s: LoopState, ts: int, out: Out, batch: Batch | None = None, **changes
     assert batch is not None and run is not None
     ordered = tuple(_must(batch.result_of(c.tool_call_id)) for c in batch.calls)
     for r in ordered:
-        out.append(AgentMessageStart("tool", r, timestamp=ts))
-        out.append(AgentMessageEnd("tool", r, timestamp=ts))
+        out.append(agent_message_start("tool", r, ts))
+        out.append(agent_message_end("tool", r, ts))
     out.append(turn_end(s, run, ordered, ts))
     changes.update(
         messages=s.messages.extend(ordered), batch=None, run=run.replace(turn_open=False)
@@ -228,7 +232,7 @@ def on_tool_result(s: LoopState, e: ToolResultMessage, ts: int, out: Out) -> Loo
     if batch is None or call_id not in batch.running:
         out.extend(rejected(f"no running tool call has id {call_id!r}", e))
         return s
-    out.append(ToolExecutionEnd(call_id, e.tool_name, e, e.is_error, timestamp=ts))
+    out.append(tool_execution_end(call_id, e.tool_name, e, e.is_error, ts))
     batch = batch.answer(call_id, e)
     if batch.running or s.phase != "tools" or (s.run is not None and s.run.stopping is not None):
         return s.with_batch(batch)
