@@ -59,9 +59,9 @@ def on_assistant(
     limits, used, cost = run.limits, run_changes["usage"].total_tokens, run_changes["cost"]
     over_tokens = limits.max_tokens is not None and used > limits.max_tokens
     over_cost = limits.max_cost is not None and cost > limits.max_cost
-    ends_turn = not (
-        run.stopping or e.incomplete or over_tokens or over_cost or kept_state["batch"]
-    )
+    stops = run.stopping is not None or e.incomplete or over_tokens or over_cost
+    batch = kept_state["batch"]
+    ends_turn = not stops and batch is None
     if ends_turn:  # the turn ends here (its turn_end below)
         run_changes["turn_open"] = False
     completes = ends_turn and run.output is None and not s.config.check_output
@@ -71,6 +71,9 @@ def on_assistant(
         ended = Spent(run_changes["usage"], run_changes["cost"], run_changes["inflight"])
         return close(s, "completed", None, None, ended, ts, out, changes=changes)
     run = run.replace(**run_changes)
+    if batch is not None and not stops and (run.output is None or run.output.mode != "tool"):
+        del changes["batch"]  # planned, then made with the run's changes in one new state
+        return _after_tools(tool_calls.plan(s, batch, ts, out, run=run, **changes), ts, out)
     s = s.replace(run=run, **changes)
     if run.stopping is not None:
         return end(s, ts, out)
@@ -82,13 +85,12 @@ def on_assistant(
     if over_cost:
         message = f"spent ${cost:.6f} (max_cost=${limits.max_cost}); {LIMIT_HINT}"
         return finish(s, "error", ErrorCode.MAX_COST_EXCEEDED, message, ts, out)
-    if s.batch is not None:
-        if run.output is not None and run.output.mode == "tool":
-            answered = _final_answer_call(s, run.output, ts, out)
-            if answered is not None:
-                return answered
-        s = tool_calls.plan(s, s.batch.calls, ts, out)
-        return _after_tools(s, ts, out)
+    if s.batch is not None:  # a structured-output run's reply, in its ``tool`` mode
+        assert run.output is not None
+        answered = _final_answer_call(s, run.output, ts, out)
+        if answered is not None:
+            return answered
+        return _after_tools(tool_calls.plan(s, s.batch, ts, out), ts, out)
     out.append(turn_end(s, run, (), ts))
     if run.output is not None and not s.steering and not s.follow_ups:
         return _final_answer_text(s, run.output, e, ts, out)
