@@ -156,6 +156,10 @@ ABOUT: dict[str, tuple[tuple[str, ...], str]] = {
         ("agentcore._core", "agentcore._journal.sql.tally"),
         "every layer's own record of pending calls and usage agrees",
     ),
+    "loop/test_loop_emitted.py": (
+        ("agentcore._loop.emitted",),
+        "the loop's outputs built without their checks, against their classes",
+    ),
     "loop/test_loop_fastpaths.py": (
         ("agentcore._loop.state", "agentcore._runtime.outlet", "agentcore.drivers.scripted"),
         "the hot-path shortcuts against the slow paths",

@@ -10,15 +10,15 @@ from typing import Any, NamedTuple, TypeAlias
 
 from .._core.content import Usage
 from .._core.errors import ErrorCode
-from .._core.events import ConversationClose, EndReason, Interrupt
+from .._core.events import EndReason, Interrupt
 from . import elicitations, tool_calls
+from .emitted import agent_end, conversation_close
+from .emitted import finish as finish_effect
 from .events import (
     AgentAbort,
-    AgentEnd,
     CancelModel,
     CancelTools,
     ClockTick,
-    Finish,
     GuardrailTripped,
     RunEndReason,
     SetTimer,
@@ -171,9 +171,9 @@ def close(
             "follow_ups", s.follow_ups
         )
     cost = spent(s, run.cost)
-    out.append(ConversationClose(_CLOSING[reason], timestamp=ts))
-    out.append(AgentEnd(reason, code, message, run.usage, cost, timestamp=ts))
-    out.append(Finish(reason, code, message, run.usage, cost))
+    out.append(conversation_close(_CLOSING[reason], ts))
+    out.append(agent_end(reason, code, message, run.usage, cost, ts))
+    out.append(finish_effect(reason, code, message, run.usage, cost))
     error = None if code is None else (code, message or "", retryable)
     pending.update(phase="idle", run=None, batch=None, error=error)
     return s.replace(**pending)

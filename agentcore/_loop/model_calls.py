@@ -24,15 +24,12 @@ from . import output
 from .caching import issue_call
 from .compacting import adopt_summary, compact
 from .compaction import render_view
+from .emitted import agent_message_end, agent_message_start, model_usage, turn_start
 from .ending import arm, end, finish, on_tick, stop
 from .events import (
-    AgentMessageEnd,
-    AgentMessageStart,
     ClockTick,
     ContextSummary,
     ModelCallRetry,
-    ModelUsage,
-    TurnStart,
 )
 from .state import LIMIT_HINT, Batch, LoopState, Run
 from .tool_calls import spent
@@ -60,8 +57,8 @@ def _role(message: Any) -> str:
 def enter(message: Any, ts: int, out: Out) -> None:
     """A message enters the conversation: its lifecycle, and a user message for the core."""
     role = _role(message)
-    out.append(AgentMessageStart(role, message, timestamp=ts))
-    out.append(AgentMessageEnd(role, message, timestamp=ts))
+    out.append(agent_message_start(role, message, ts))
+    out.append(agent_message_end(role, message, ts))
     if role == "user":
         out.append(message)
 
@@ -101,7 +98,7 @@ def call_model(
     queued = pending.get(field, getattr(s, field))
     mode = s.config.steering_mode if steering else s.config.follow_up_mode
     taken = queued if mode == "all" else queued[:1]
-    out.append(TurnStart(turn, timestamp=ts))
+    out.append(turn_start(turn, ts))
     for m in taken:
         enter(m, ts, out)
     if taken:
@@ -171,7 +168,7 @@ def on_message_start(s: LoopState, e: MessageStart, ts: int, out: Out) -> LoopSt
     assert run is not None
     if run.streaming:
         return s
-    out.append(AgentMessageStart("assistant", None, timestamp=ts))
+    out.append(agent_message_start("assistant", None, ts))
     return s.with_run(run.replace(streaming=True))
 
 
@@ -206,7 +203,7 @@ def charged(
     assert run is not None
     if cost is None:
         cost = pricing.call_cost(usage, model, s.config.price, s.config.prices) or 0.0
-    out.append(ModelUsage(run.turn, model, usage, spent(s, cost), purpose, timestamp=ts))
+    out.append(model_usage(run.turn, model, usage, spent(s, cost), purpose, ts))
     return {
         "usage": _plus(run.usage, usage),
         "cost": run.cost + cost,

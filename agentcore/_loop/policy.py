@@ -65,6 +65,7 @@ from .._core.events import (
 )
 from .._core.vectors import pvector
 from . import elicitations
+from .emitted import agent_start
 from .ending import PAUSES, on_abort, on_guardrail, on_interrupt_call, on_tick
 from .events import (
     AgentAbort,
@@ -74,7 +75,6 @@ from .events import (
     AgentPrompt,
     AgentReset,
     AgentResume,
-    AgentStart,
     AgentSteer,
     ClockTick,
     ContextSummary,
@@ -251,7 +251,7 @@ def _new_run(s: LoopState, e: AgentPrompt | AgentContinue, ts: int, out: Out) ->
         timeout_ms=e.timeout_ms,
     )
     deadline = None if limits.timeout_ms is None else ts + limits.timeout_ms
-    out.append(AgentStart(timestamp=ts))
+    out.append(agent_start(ts))
     if deadline is not None:
         out.append(SetTimer(deadline))
     spec = e.output if type(e) is AgentPrompt else None

@@ -11,10 +11,10 @@ from .._core.driver import OutputSpec
 from .._core.errors import ErrorCode
 from .._core.events import AssistantMessage, ToolResult, ToolResultMessage, UserMessage
 from . import elicitations, output, tool_calls
+from .emitted import agent_message_end, agent_message_start
+from .emitted import turn_end as make_turn_end
 from .ending import Spent, close, end, finish
 from .events import (
-    AgentMessageEnd,
-    AgentMessageStart,
     AgentOutput,
     CheckOutput,
     ElicitationAnswer,
@@ -23,7 +23,6 @@ from .events import (
     ToolApproval,
     ToolExecutionStart,
     ToolProgress,
-    TurnEnd,
 )
 from .model_calls import call_model, charged, discard, enter, kept
 from .state import LIMIT_HINT, LoopState
@@ -42,12 +41,12 @@ def on_assistant(
     if run.awaiting_error:
         return stray_reply(s, e, ts, out)
     if run.resuming and e.incomplete:  # flushed after a process stop; the call is issued again
-        out.append(AgentMessageEnd("assistant", e, timestamp=ts))
+        out.append(agent_message_end("assistant", e, ts))
         why = "the process stopped while the reply was streamed; the model call is issued again"
         return s.with_run(discard(run.replace(resuming=False), e, why, ts, out))
     if not run.streaming:
-        out.append(AgentMessageStart("assistant", None, timestamp=ts))
-    out.append(AgentMessageEnd("assistant", e, timestamp=ts))
+        out.append(agent_message_start("assistant", None, ts))
+    out.append(agent_message_end("assistant", e, ts))
     # the new run and state are built once, from the changes each step decides
     run_changes, changes = charged(s, e.usage, e.model, "reply", ts, out, cost)
     run_changes["streaming"] = False
@@ -60,18 +59,21 @@ def on_assistant(
     limits, used, cost = run.limits, run_changes["usage"].total_tokens, run_changes["cost"]
     over_tokens = limits.max_tokens is not None and used > limits.max_tokens
     over_cost = limits.max_cost is not None and cost > limits.max_cost
-    ends_turn = not (
-        run.stopping or e.incomplete or over_tokens or over_cost or kept_state["batch"]
-    )
+    stops = run.stopping is not None or e.incomplete or over_tokens or over_cost
+    batch = kept_state["batch"]
+    ends_turn = not stops and batch is None
     if ends_turn:  # the turn ends here (its turn_end below)
         run_changes["turn_open"] = False
     completes = ends_turn and run.output is None and not s.config.check_output
     if completes and not (s.steering or s.follow_ups):  # one new state, no new run
         step_cost = spent(s, run_changes["step_cost"])
-        out.append(TurnEnd(run.turn, (), run_changes["step_usage"], step_cost, timestamp=ts))
+        out.append(make_turn_end(run.turn, (), run_changes["step_usage"], step_cost, ts))
         ended = Spent(run_changes["usage"], run_changes["cost"], run_changes["inflight"])
         return close(s, "completed", None, None, ended, ts, out, changes=changes)
     run = run.replace(**run_changes)
+    if batch is not None and not stops and (run.output is None or run.output.mode != "tool"):
+        del changes["batch"]  # planned, then made with the run's changes in one new state
+        return _after_tools(tool_calls.plan(s, batch, ts, out, run=run, **changes), ts, out)
     s = s.replace(run=run, **changes)
     if run.stopping is not None:
         return end(s, ts, out)
@@ -83,13 +85,12 @@ def on_assistant(
     if over_cost:
         message = f"spent ${cost:.6f} (max_cost=${limits.max_cost}); {LIMIT_HINT}"
         return finish(s, "error", ErrorCode.MAX_COST_EXCEEDED, message, ts, out)
-    if s.batch is not None:
-        if run.output is not None and run.output.mode == "tool":
-            answered = _final_answer_call(s, run.output, ts, out)
-            if answered is not None:
-                return answered
-        s = tool_calls.plan(s, s.batch.calls, ts, out)
-        return _after_tools(s, ts, out)
+    if s.batch is not None:  # a structured-output run's reply, in its ``tool`` mode
+        assert run.output is not None
+        answered = _final_answer_call(s, run.output, ts, out)
+        if answered is not None:
+            return answered
+        return _after_tools(tool_calls.plan(s, s.batch, ts, out), ts, out)
     out.append(turn_end(s, run, (), ts))
     if run.output is not None and not s.steering and not s.follow_ups:
         return _final_answer_text(s, run.output, e, ts, out)

@@ -24,16 +24,20 @@ from typing import Any, TypeAlias
 from .._core.content import ToolCallPart
 from .._core.errors import ErrorCode
 from .._core.events import ErrorMessage, ToolResult, ToolResultMessage
+from .emitted import (
+    agent_message_end,
+    agent_message_start,
+    tool_execution_end,
+    tool_execution_start,
+)
+from .emitted import turn_end as make_turn_end
 from .events import (
-    AgentMessageEnd,
-    AgentMessageStart,
     AwaitApproval,
     ExecuteTools,
     InputRejected,
     SetTimer,
     ToolApproval,
     ToolApprovalRequired,
-    ToolExecutionEnd,
     ToolExecutionStart,
     ToolExecutionUpdate,
     ToolProgress,
@@ -94,17 +98,18 @@ def spent(s: LoopState, cost: float) -> float | None:
 
 def turn_end(s: LoopState, run: Run, results: tuple[Any, ...], ts: int) -> TurnEnd:
     """The ``turn_end`` of ``run``'s current turn, with what its model calls spent."""
-    return TurnEnd(run.turn, results, run.step_usage, spent(s, run.step_cost), timestamp=ts)
+    return make_turn_end(run.turn, results, run.step_usage, spent(s, run.step_cost), ts)
 
 
 # -- planning and running -------------------------------------------------------------------
 
 
-def plan(s: LoopState, calls: tuple[ToolCallPart, ...], ts: int, out: Out) -> LoopState:
-    """Answer what can be answered now; pause for approvals; otherwise start running."""
+def plan(s: LoopState, batch: Batch, ts: int, out: Out, **changes: Any) -> LoopState:
+    """Answer what can be answered now; pause for approvals; otherwise start running.
+    ``batch``: the reply's new batch (nothing planned yet), and ``changes`` the state's
+    other changes not made yet (its ``run``...): all are made in one new state."""
     tools = s.config.tools_by_name
-    batch = s.batch
-    assert batch is not None and batch.calls == calls
+    calls = batch.calls
     answered: list[str] = []
     runnable: list[ToolCallPart] = []
     pending: list[ToolCallPart] = []
@@ -130,16 +135,17 @@ def plan(s: LoopState, calls: tuple[ToolCallPart, ...], ts: int, out: Out) -> Lo
     running = frozenset(answered)
     if pending:
         out.append(ToolApprovalRequired(tuple(pending), timestamp=ts))
-        run = s.run
+        run = changes.pop("run", s.run)
         assert run is not None
         out.append(AwaitApproval(tuple(pending), run.usage, spent(s, run.cost)))
         pending_ids = tuple(c.tool_call_id for c in pending)
         batch = batch.replace(runnable=tuple(runnable), pending=pending_ids, running=running)
-        return s.replace(phase="approval", batch=batch, run=run.replace(paused_at=ts))
-    batch = batch.replace(groups=_groups(s, runnable), runnable=(), pending=(), running=running)
+        return s.replace(phase="approval", batch=batch, run=run.replace(paused_at=ts), **changes)
+    groups = _groups(s, runnable)
     if answered:
-        return s.replace(phase="tools", batch=batch)
-    return advance(s, ts, out, batch, phase="tools")
+        batch = batch.replace(groups=groups, runnable=(), pending=(), running=running)
+        return s.replace(phase="tools", batch=batch, **changes)
+    return advance(s, ts, out, batch, groups, phase="tools", **changes)
 
 
 def _groups(s: LoopState, runnable: list[ToolCallPart]) -> tuple[tuple[ToolCallPart, ...], ...]:
@@ -163,18 +169,26 @@ def _groups(s: LoopState, runnable: list[ToolCallPart]) -> tuple[tuple[ToolCallP
 
 
 def advance(
-    s: LoopState, ts: int, out: Out, batch: Batch | None = None, **changes: Any
+    s: LoopState,
+    ts: int,
+    out: Out,
+    batch: Batch | None = None,
+    groups: tuple[tuple[ToolCallPart, ...], ...] | None = None,
+    **changes: Any,
 ) -> LoopState:
     """Start the next group, skip the rest when steering arrived (policy ``skip``), or
     close the batch when nothing is left. ``batch``: the batch to advance when it is not
-    ``s.batch`` yet, and ``changes`` the state's other changes: both are made with the
-    step's, in one new state."""
+    ``s.batch`` yet; ``groups``: its groups when they are not its own yet (a batch just
+    planned), and ``changes`` the state's other changes: all are made with the step's,
+    in one new state."""
     if batch is None:
         batch = s.batch
         assert batch is not None
-    if batch.groups and s.steering and s.config.steering_policy == "skip":
+    if groups is None:
+        groups = batch.groups
+    if groups and s.steering and s.config.steering_policy == "skip":
         skipped: list[str] = []
-        for group in batch.groups:
+        for group in groups:
             for call in group:
                 text = (
                     f"Skipped: the user sent a new message before this call to "
@@ -182,11 +196,11 @@ def advance(
                 )
                 skipped.append(_answer(call, text, ErrorCode.TOOL_SKIPPED, ts, out))
         return s.replace(batch=batch.replace(groups=(), running=frozenset(skipped)), **changes)
-    if batch.groups:
-        group, rest = batch.groups[0], batch.groups[1:]
+    if groups:
+        group, rest = groups[0], groups[1:]
         for call in group:
             args = dict(call.input)
-            out.append(ToolExecutionStart(call.tool_call_id, call.tool_name, args, timestamp=ts))
+            out.append(tool_execution_start(call.tool_call_id, call.tool_name, args, ts))
         out.append(ExecuteTools(group, parallel=len(group) > 1))
         running = frozenset(c.tool_call_id for c in group)
         return s.replace(batch=batch.replace(groups=rest, running=running), **changes)
@@ -202,12 +216,11 @@ def close(s: LoopState, ts: int, out: Out, batch: Batch | None = None, **changes
     assert batch is not None and run is not None
     ordered = tuple(_must(batch.result_of(c.tool_call_id)) for c in batch.calls)
     for r in ordered:
-        out.append(AgentMessageStart("tool", r, timestamp=ts))
-        out.append(AgentMessageEnd("tool", r, timestamp=ts))
+        out.append(agent_message_start("tool", r, ts))
+        out.append(agent_message_end("tool", r, ts))
     out.append(turn_end(s, run, ordered, ts))
-    changes.update(
-        messages=s.messages.extend(ordered), batch=None, run=run.replace(turn_open=False)
-    )
+    messages = changes.get("messages", s.messages)
+    changes.update(messages=messages.extend(ordered), batch=None, run=run.replace(turn_open=False))
     return s.replace(**changes)
 
 
@@ -228,7 +241,7 @@ def on_tool_result(s: LoopState, e: ToolResultMessage, ts: int, out: Out) -> Loo
     if batch is None or call_id not in batch.running:
         out.extend(rejected(f"no running tool call has id {call_id!r}", e))
         return s
-    out.append(ToolExecutionEnd(call_id, e.tool_name, e, e.is_error, timestamp=ts))
+    out.append(tool_execution_end(call_id, e.tool_name, e, e.is_error, ts))
     batch = batch.answer(call_id, e)
     if batch.running or s.phase != "tools" or (s.run is not None and s.run.stopping is not None):
         return s.with_batch(batch)

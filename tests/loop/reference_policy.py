@@ -5,7 +5,8 @@ that ``tool_calls.on_approval`` and ``elicitations.on_request`` made are made he
 table owns them now), and ``rejected`` gives the ``error_message`` alone, as it did.
 Since then, one change of behaviour is made here too: the loop answers the running calls
 it cancels (``_stop``), takes a ``tool_result`` input first (``_admit``) and records the
-core's ``tool_result_message``.
+core's ``tool_result_message``; and ``tool_calls.plan`` is given the reply's batch, as it
+takes it now.
 
 It imports the private modules ``agentcore._loop`` and ``agentcore._core``, as the policy
 did: a test's oracle, kept verbatim."""
@@ -352,7 +353,7 @@ def _on_assistant(s: LoopState, e: AssistantMessage, ts: int, out: Out) -> LoopS
             answered = _final_answer_call(s, run.output, ts, out)
             if answered is not None:
                 return answered
-        s = tool_calls.plan(s, s.batch.calls, ts, out)
+        s = tool_calls.plan(s, s.batch, ts, out)
         return _after_tools(s, ts, out)
     out.append(turn_end(s, run, (), ts))
     s = s.with_run(run.replace(turn_open=False))

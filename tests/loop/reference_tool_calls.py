@@ -1,7 +1,8 @@
 """``agentcore/_loop/tool_calls.py`` as it was before the batch moved on in one new state
 (commit cf3c115), kept verbatim as the oracle of tests/loop/test_tool_calls_oracle.py:
 the tool calls' steps must make the same states and outputs as these did. Not used by
-the library. The code is verbatim; its relative imports are made absolute.
+the library. The code is verbatim; its relative imports are made absolute, and ``plan``
+takes the reply's batch instead of its calls, as the module's does since.
 
 It imports the private modules ``agentcore._loop`` and ``agentcore._core``, as the
 module did: a test's oracle, kept verbatim."""
@@ -92,8 +93,9 @@ def turn_end(s: LoopState, run: Run, results: tuple[Any, ...], ts: int) -> TurnE
 # -- planning and running -------------------------------------------------------------------
 
 
-def plan(s: LoopState, calls: tuple[ToolCallPart, ...], ts: int, out: Out) -> LoopState:
+def plan(s: LoopState, planned: Batch, ts: int, out: Out) -> LoopState:
     """Answer what can be answered now; pause for approvals; otherwise start running."""
+    calls = planned.calls
     tools = s.config.tools_by_name
     batch = s.batch
     assert batch is not None and batch.calls == calls
