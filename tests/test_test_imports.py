@@ -255,7 +255,12 @@ ABOUT: dict[str, tuple[tuple[str, ...], str]] = {
         "the reader's fast path for delta lines",
     ),
     "journal/test_delta_runs.py": (
-        ("agentcore._journal.journal", "agentcore._journal.read", "agentcore._journal.resume"),
+        (
+            "agentcore._journal.journal",
+            "agentcore._journal.read",
+            "agentcore._journal.resume",
+            "agentcore._journal.tail",
+        ),
         "the run records and the folds that read them",
     ),
     "journal/test_fold_steps.py": (

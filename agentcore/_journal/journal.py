@@ -270,14 +270,15 @@ class JsonlJournal:
     dies loses its lock with its process.
     """
 
-    __slots__ = ("_blobs", "_fd", "_fsync", "_lanes", "_lock", "_path", "_seq")
+    __slots__ = ("_blobs", "_fd", "_fsync", "_lanes", "_lock", "_path", "_seen", "_seq")
 
     def __init__(self, path: str | os.PathLike[str], *, fsync: FsyncPolicy = "never") -> None:
         if fsync not in _FSYNC_POLICIES:
             raise ConfigurationError(f"fsync must be one of {_FSYNC_POLICIES}, got {fsync!r}")
         self._path = Path(path)
         self._fsync = fsync
-        self._seq = _Sequencer(LastSeqs(self._path, repair_tail(self._path)))
+        self._seen = repair_tail(self._path)  # the size _seq knows: read, then written here
+        self._seq = _Sequencer(LastSeqs(self._path, self._seen))
         self._fd: int | None = os.open(self._path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         self._lock = FileLock(self._path.with_name(self._path.name + ".lock"), str(self._path))
         self._lanes = Lanes(lambda _agent: str(self._path), self._take, self._give_back)
@@ -299,8 +300,12 @@ class JsonlJournal:
     def _take(self, _agent_id: str) -> None:
         if not self._lock.held:
             self._lock.acquire()
-            # another writer may have written since this object last looked
-            self._seq = _Sequencer(LastSeqs(self._path, repair_tail(self._path)))
+            # another writer may have written since this object last looked: then the
+            # file's size is another (writers only append; a cut tail is one unfinished)
+            size = repair_tail(self._path)
+            if size != self._seen:
+                self._seen = size
+                self._seq = _Sequencer(LastSeqs(self._path, size))
 
     def _give_back(self, _agent_id: str) -> None:
         if not self._lanes.held:
@@ -331,7 +336,7 @@ class JsonlJournal:
             raise _unwritable(agent_id, event, exc) from exc
         except OSError as exc:
             raise JournalError(f"{self._path}: cannot store a blob of {agent_id!r}: {exc}") from exc
-        os.write(self._fd, line + b"\n")
+        self._seen += os.write(self._fd, line + b"\n")
         self._seq.advance(agent_id, seq)
         if self._fsync == "always":
             os.fsync(self._fd)
@@ -380,12 +385,14 @@ def record_blocks(
     yielded. ``runs``: consecutive deltas as run records (``read.RUN_OF``), read in this
     process (the forked reader gives a record per line)."""
     _check_after(after)
-    start = entries_start(Path(path), agent_id, after) if after and agent_id is not None else 0
+    start, exact = 0, False
+    if after and agent_id is not None:
+        start, exact = entries_start(Path(path), agent_id, after)
     if parallel and not start and can_fork():
         blocks, runs = forked_records(path, agent_id, decode_events), False
     else:
         blocks = in_process_records(path, agent_id, decode_events, start=start, runs=runs)
-    check = SeqCheck(path, None if start else 0)
+    check = SeqCheck(path, after if exact else None if start else 0)
     checked = _numbered(blocks, check.check_runs if runs else check.check_records)
     if not after:
         return checked

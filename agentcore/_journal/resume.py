@@ -24,6 +24,7 @@ import gc
 import io
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from types import FunctionType
 from typing import Any
 
 import attrs
@@ -45,8 +46,10 @@ __all__ = [
     "load_state",
 ]
 
-_FORMAT = 6
-"""6: attrs instances rebuilt by ``_restore`` (5: through ``__setstate__``); 5: attrs
+_FORMAT = 7
+"""7: attrs instances rebuilt by their class's maker, written once per class with its
+fields (6: through ``_restore``, with a table of the classes' fields at the end); 6:
+attrs instances rebuilt by ``_restore`` (5: through ``__setstate__``); 5: attrs
 instances as a tuple of field values, and the layout of their classes (4: the loop state
 holds the last cached request; 3: the context view, usage)."""
 
@@ -80,7 +83,7 @@ _FIELDS: dict[type[Any], tuple[str, ...]] = {}
 
 def _fields_of(cls: type[Any]) -> tuple[str, ...]:
     """The field names of an attrs class whose slots are exactly its fields (attrs' own
-    slotted classes, ``records.frozen``'s), which ``_restore`` fills; ``()`` for any
+    slotted classes, ``records.frozen``'s), which a maker (``_maker``) fills; ``()`` for any
     other class (an extra slot, such as attrs' cached hash, would be left unset)."""
     fields = _FIELDS.get(cls)
     if fields is None:
@@ -118,20 +121,23 @@ def _maker(cls: type[Any]) -> Callable[..., Any]:
     return make
 
 
-def _restore(cls: type[Any], *values: Any) -> Any:
-    """A ``cls`` of ``values`` (what ``_Pickler`` wrote for it); ``ValueError`` when
-    ``cls`` has another number of fields now."""
+_CLASS_OF: dict[Callable[..., Any], type[Any]] = {}
+"""A maker (``_MAKERS``) -> its class: how ``_Pickler`` writes a maker."""
+
+
+def _maker_of(cls: type[Any], fields: tuple[str, ...]) -> Callable[..., Any]:
+    """The maker of ``cls``, for a snapshot written when its fields were ``fields``:
+    what a snapshot calls to rebuild each ``cls`` (one call per object); ``ValueError``
+    when ``cls`` has other fields now."""
+    if _fields_of(cls) != fields:
+        raise ValueError(
+            f"a snapshot of {cls.__qualname__} with fields {fields}; it has {_fields_of(cls)} now"
+        )
     make = _MAKERS.get(cls)
     if make is None:
         make = _MAKERS[cls] = _maker(cls)
-    try:
-        return make(*values)
-    except TypeError:
-        fields = tuple(f.name for f in attrs.fields(cls))
-        raise ValueError(
-            f"a snapshot of {cls.__qualname__} with {len(values)} field values; it has "
-            f"fields {fields} now"
-        ) from None
+        _CLASS_OF[make] = cls
+    return make
 
 
 @functools.cache
@@ -142,24 +148,26 @@ def _picklers() -> tuple[Any, Any]:
     import pickle
 
     class _Pickler(pickle.Pickler):
-        """Writes an attrs instance whose slots are its fields as ``_restore``, its class and
-        its values: about half the work of attrs' ``__setstate__`` (a Python loop per
-        object) to load, and far less than the dict pickle writes otherwise; ``layout``
-        notes the fields of each such class, so that a snapshot is refused by a process whose
-        classes have other fields."""
+        """Writes an attrs instance whose slots are its fields as a call of its class's
+        maker with its values: one Python call per object to load (attrs'
+        ``__setstate__`` loops over a dict), and far less than the dict pickle writes
+        otherwise. The maker itself is written once, as ``_maker_of`` its class and the
+        fields it has, so that a process whose class has other fields refuses the
+        snapshot."""
 
         def __init__(self, file: io.BytesIO) -> None:
             super().__init__(file, protocol=5)
             self.memo = {id(obj): (i, obj) for i, obj in enumerate(_SHARED)}
-            self.layout: dict[type[Any], tuple[str, ...]] = {}
 
         def reducer_override(self, obj: Any) -> Any:
             cls = type(obj)
             fields = _fields_of(cls)
-            if not fields:
+            if fields:
+                return _maker_of(cls, fields), tuple(map(obj.__getattribute__, fields))
+            made = _CLASS_OF.get(obj) if cls is FunctionType else None
+            if made is None:
                 return NotImplemented
-            self.layout[cls] = fields
-            return _restore, (cls, *map(obj.__getattribute__, fields))
+            return _maker_of, (made, _fields_of(made))
 
     class _Unpickler(pickle.Unpickler):
         def persistent_load(self, pid: Any) -> Any:
@@ -195,8 +203,7 @@ def dump_state(state: Any) -> bytes:
     parts["loop"] = loop.replace(config=None)
     buffer = io.BytesIO()
     pickler = _picklers()[0](buffer)
-    # the layout is written last: the parts filled it as they were written
-    pickler.dump((_FORMAT, loop.config.to_wire(), parts, pickler.layout))
+    pickler.dump((_FORMAT, loop.config.to_wire(), parts))
     return buffer.getvalue()
 
 
@@ -210,23 +217,19 @@ def load_state(data: bytes, template: Any) -> Any:
     gc.disable()  # every object loaded is kept: collections meanwhile would find nothing
     try:
         loaded = _picklers()[1](io.BytesIO(_PREFIX + data[2:])).load()
+    except (AttributeError, ImportError, TypeError) as exc:  # names of another version
+        raise ValueError(f"a snapshot this version cannot read ({exc})") from None
     finally:
         if collecting:
             gc.enable()
     if loaded[0] != _FORMAT:
         raise ValueError(f"a snapshot of format {loaded[0]}; this version reads format {_FORMAT}")
-    _version, config, parts, layout = loaded
+    _version, config, parts = loaded
     if set(parts) != set(template._fields):
         raise ValueError(
             f"a snapshot with parts {sorted(parts)} does not fit a state of parts "
             f"{sorted(template._fields)}"
         )
-    for cls, fields in layout.items():
-        if _fields_of(cls) != fields:
-            raise ValueError(
-                f"a snapshot of {cls.__qualname__} with fields {fields}; it has "
-                f"{_fields_of(cls)} now"
-            )
     parts["loop"] = parts["loop"].replace(config=template.loop.config.from_wire(config))
     return template._replace(**parts)
 
@@ -262,13 +265,15 @@ def _fold_file(
 ) -> Any:
     """``fold_state`` of a JSONL file's entries after ``after``, from their records: a
     run of deltas that only append is applied at once, with no event built for them
-    (``fold_blocks``), the other events folded by a ``Conversation``."""
+    (``fold_blocks``), the other events folded by a ``Conversation``, their outputs
+    dropped as they come (none is delivered: the state is all a resume needs)."""
     lens = delta_lens(processor)
     assert lens is not None
     conversation = Conversation(processor, state, agent_id=agent_id)
 
     def fold(_agent: str, event: Any) -> tuple[Any, ...]:
-        return conversation.replayed(event)
+        conversation.replayed(event)
+        return ()
 
     def get(_agent: str) -> Any:
         return conversation.state

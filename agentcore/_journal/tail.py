@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 from typing import BinaryIO
 
-from .read import JournalError, entry_problem, lines_before, load_line
+from .read import JournalError, dumps, entry_problem, lines_before, load_line
 
 __all__ = ["SCAN_BYTES", "LastSeqs", "entries_start", "repair_tail"]
 
@@ -97,21 +97,28 @@ def _canonical_pairs(data: bytes) -> list[tuple[bytes, bytes]] | None:
     return pairs if len(pairs) == data.count(b"\n") + 1 else None
 
 
-def entries_start(path: Path, agent_id: str, after: int) -> int:
+def entries_start(path: Path, agent_id: str, after: int) -> tuple[int, bool]:
     """A byte position (the start of a line) from which reading the file forward meets
-    every entry of ``agent_id`` with a ``seq`` above ``after``: the start of the block
-    that holds the agent's last line with a ``seq`` of at most ``after``, found reading
-    backwards from the end (0 when there is none). Seqs grow along the file, as
-    ``JsonlJournal`` writes them. Lines that do not parse are passed over: reading
-    forward reports them."""
+    every entry of ``agent_id`` with a ``seq`` above ``after``, found reading backwards
+    from the end, and whether it is *exact*: just after the agent's line of ``seq``
+    ``after`` (met written as ``JsonlJournal`` writes it), so that the agent's next entry
+    must be ``after + 1``. Otherwise it is the start of the block that holds the agent's
+    last line with a ``seq`` of at most ``after`` (0 when there is none). Seqs grow along
+    the file, as ``JsonlJournal`` writes them. Lines that do not parse are passed over:
+    reading forward reports them."""
     raw = agent_id.encode("utf-8", "surrogatepass")
+    line = b'\n{"agent_id":' + dumps(agent_id) + b',"seq":%d,' % after
     with path.open("rb") as f:
         pos, head = f.seek(0, os.SEEK_END), b""
         while pos > 0:
             pos, start, data, head = _block_before(f, pos, head)
+            found = (b"\n" + data).find(line)
+            end = data.find(b"\n", found) if found >= 0 else -1
+            if end >= 0:
+                return start + end + 1, True
             if data and _holds_at_most(data, raw, agent_id, after):
-                return start
-    return 0
+                return start, False
+    return 0, False
 
 
 def _holds_at_most(data: bytes, raw: bytes, agent_id: str, after: int) -> bool:

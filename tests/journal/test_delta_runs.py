@@ -3,10 +3,12 @@ as one record, which the folds over a file take in one step where the deltas onl
 (``replay`` of a file, ``load_conversation`` of a JSONL journal). Expanded, the runs are
 exactly the records read a line at a time, for any interleaving of agents, block size,
 agent filter and ``after``; folds over them give the outputs and states of folding every
-entry; a seq out of order inside a run is reported as the line-at-a-time reader reports it.
+entry; a seq out of order inside a run is reported as the line-at-a-time reader reports it,
+and so is the seq right after where a read after a seq starts.
 
 Tests the private modules ``agentcore._journal.journal``, ``agentcore._journal.read``,
-``agentcore._journal.resume``: the run records and the folds that read them.
+``agentcore._journal.resume``, ``agentcore._journal.tail``: the run records and the folds
+that read them.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentcore._journal import read
+from agentcore._journal import tail as _tail
 from agentcore._journal.journal import record_blocks
 from agentcore._journal.resume import load_conversation
 from agentcore.events import InputJsonDelta, MessageStart, TextDelta
@@ -175,3 +178,36 @@ def test_a_seq_out_of_order_in_a_run_is_reported_as_the_lines_reader_reports_it(
     for runs_read in (False, True):
         with pytest.raises(JournalError, match=problem):
             list(record_blocks(path, runs=runs_read))
+
+
+@pytest.mark.parametrize(
+    ("seqs", "problem"),
+    [
+        ([1, 2, 3, 5], "seq 5 after seq 3: seq 4 missing"),
+        ([1, 2, 3, 3, 4], "seq 3 after seq 3: a duplicate"),
+        ([1, 2, 3, 2, 4], "seq 2 after seq 3: a duplicate or decreasing"),
+    ],
+)
+def test_a_read_after_a_seq_checks_the_seq_right_after_it(
+    tmp_path: pathlib.Path, seqs: list[int], problem: str
+) -> None:
+    """Lines as ``JsonlJournal`` writes them: a read after seq 3 starts just after that
+    line (``tail.entries_start``), and still checks the seq that follows it."""
+    path = tmp_path / "j.jsonl"
+    path.write_text("".join(_delta_line(seq, f"t{seq}") for seq in seqs))
+    for runs_read in (False, True):
+        with pytest.raises(JournalError, match=problem):
+            list(record_blocks(path, agent_id="a", after=3, runs=runs_read))
+    path.write_text("".join(_delta_line(seq, f"t{seq}") for seq in [1, 2, 3, 4, 5]))
+    read_after = list(record_blocks(path, agent_id="a", after=3))
+    assert [record[1] for records in read_after for record in records] == [4, 5]
+
+
+def test_a_read_after_a_seq_starts_just_after_its_line(tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "j.jsonl"
+    lines = [_delta_line(seq, f"t{seq}") for seq in range(1, 9)]
+    path.write_text("".join(lines))
+    start, exact = _tail.entries_start(path, "a", 5)
+    assert exact and start == len("".join(lines[:5]))
+    path.write_text("".join(lines).replace('"seq":5,', '"seq": 5,'))  # not as written
+    assert _tail.entries_start(path, "a", 5) == (0, False)

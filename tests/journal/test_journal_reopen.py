@@ -238,3 +238,34 @@ def test_a_corrupt_line_after_the_seq_is_named_with_its_line_in_the_file(
             list(read_jsonl(path, agent_id="a", after=bad))  # type: ignore[arg-type]
         with pytest.raises((TypeError, ValueError), match="after must be a seq"):
             list(MemoryJournal().entries("a", after=bad))  # type: ignore[arg-type]
+
+
+def test_taking_the_file_reads_its_end_again_only_when_another_wrote(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "j.jsonl"
+    first = JsonlJournal(path)
+    for _ in range(3):
+        first.append("a", TextDelta("x", 0, timestamp=1))
+    first.close()
+    steps: list[int] = []
+    step = _tail.LastSeqs._step
+    monkeypatch.setattr(_tail.LastSeqs, "_step", lambda self, f: (steps.append(1), step(self, f)))
+    journal = JsonlJournal(path)
+    assert journal.last_seq("a") == 3 and len(steps) == 1
+    journal.claim("a")  # what a resume does after looking
+    assert journal.last_seq("a") == 3 and len(steps) == 1, "nobody wrote since: no read"
+    assert journal.append("a", TextDelta("y", 0, timestamp=1)) == 4
+    journal.release("a")
+    journal.claim("a")
+    assert journal.last_seq("a") == 4 and len(steps) == 1, "only this object wrote"
+    journal.release("a")
+    other = JsonlJournal(path)
+    assert other.append("a", TextDelta("z", 0, timestamp=1)) == 5
+    other.close()
+    read = len(steps)
+    journal.claim("a")
+    assert journal.last_seq("a") == 5 and len(steps) > read, "another wrote: read again"
+    assert journal.append("a", TextDelta("w", 0, timestamp=1)) == 6
+    journal.close()
+    assert [e.seq for e in read_jsonl(path)] == [1, 2, 3, 4, 5, 6]

@@ -1,9 +1,9 @@
 """Snapshots (``dump_state``/``load_state``): a loaded state equals the one dumped and
 folds on exactly as it would have (the objects the processors compare by identity stay
-those very objects); attrs instances are written as tuples of their values, with their
-classes' fields noted, so a snapshot of another layout or format is refused (and a
-resume folds the journal instead); a snapshot at the journal's last seq reads nothing
-more.
+those very objects); attrs instances are written as calls of their class's maker with
+their values, the maker written once with the class's fields, so a snapshot of another
+layout or format is refused (and a resume folds the journal instead); a snapshot at the
+journal's last seq reads nothing more.
 
 Tests the private modules ``agentcore._core.assembler``, ``agentcore._core.content``,
 ``agentcore._journal.resume``: the snapshot format.
@@ -77,14 +77,16 @@ def _streamed_state() -> Any:
     return _fold(fresh, events)[0], fresh
 
 
-def test_attrs_instances_are_tuples_and_their_layout_is_kept() -> None:
+def test_attrs_instances_are_calls_of_a_maker_written_once_per_class() -> None:
     state, fresh = _streamed_state()
     data = dump_state(state)
-    version, _config, _parts, layout = _raw(data)
+    version, _config, _parts = _raw(data)
     assert version == resume._FORMAT
-    assert layout[AssistantMessage] == tuple(a.name for a in attrs.fields(AssistantMessage))
+    assert data.count(b"_maker_of") == 1, "the function is written once, then referred to"
+    assert data.count(b"AssistantMessage") == 1, "each class is written once, with its maker"
     assert b"message_id" not in data.split(b"AssistantMessage", 1)[1][:200], "no dict state"
     loaded = load_state(data, fresh)
+    assert loaded == state
     shared = {id(o) for o in _SHARED}
     assert ZERO_USAGE in _SHARED and assembler.DONE in _SHARED
     held = {id(o) for o in _walk(state)} & shared
@@ -117,18 +119,44 @@ def test_a_snapshot_of_another_layout_or_format_is_refused(
     monkeypatch.undo()
     old = io.BytesIO()
     pickle.Pickler(old, protocol=5).dump((4, {}, {}))
-    with pytest.raises(ValueError, match="format 4; this version reads format 6"):
+    with pytest.raises(ValueError, match="format 4; this version reads format 7"):
         load_state(old.getvalue(), fresh)
 
 
-def test_a_snapshot_of_a_class_with_another_number_of_fields_is_refused() -> None:
+def _restore() -> None:
+    """Stands for the function of format 6 that rebuilt objects (gone since)."""
+
+
+_restore.__module__ = resume.__name__
+
+
+class _Format6:
+    """Pickles as a call of ``resume._restore``, as a format 6 snapshot's objects did."""
+
+    def __reduce__(self) -> Any:
+        return _restore, ()
+
+
+def test_a_snapshot_that_names_what_this_version_lacks_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _state, fresh = _streamed_state()
+    with monkeypatch.context() as patched:
+        patched.setattr(resume, "_restore", _restore, raising=False)
+        data = pickle.dumps((6, {}, {"loop": _Format6()}), protocol=5)
+    with pytest.raises(ValueError, match="a snapshot this version cannot read"):
+        load_state(data, fresh)
+
+
+def test_a_snapshot_of_a_class_with_other_fields_is_refused() -> None:
     state, _fresh = _streamed_state()
     message = next(o for o in _walk(state) if type(o) is AssistantMessage)
-    values = tuple(getattr(message, a.name) for a in attrs.fields(AssistantMessage))
-    assert resume._restore(AssistantMessage, *values) == message
-    # the values of an older version of the class, with one field fewer
-    with pytest.raises(ValueError, match=r"AssistantMessage with 6 field values; it has fields"):
-        resume._restore(AssistantMessage, *values[:-1])
+    fields = tuple(a.name for a in attrs.fields(AssistantMessage))
+    values = tuple(getattr(message, name) for name in fields)
+    assert resume._maker_of(AssistantMessage, fields)(*values) == message
+    # the maker a snapshot of an older version of the class asks for, one field fewer
+    with pytest.raises(ValueError, match=r"AssistantMessage with fields \('message_id'"):
+        resume._maker_of(AssistantMessage, fields[:-1])
 
 
 def test_objects_are_rebuilt_without_their_checks_nor_setstate(
