@@ -146,7 +146,8 @@ def test_the_journal_module_has_its_schema_version_and_no_unknown_name() -> None
 def test_the_agent_import_writes_the_methods_of_no_class_it_does_not_make() -> None:
     """The classes ``records.frozen`` builds get their ``__init__``, ``__eq__``,
     ``__hash__``, ``__repr__`` and pickling pair on first use: the import writes those of
-    the one class it makes (``Usage``, for ``ZERO_USAGE``); a plain run writes those of the
+    the classes it makes (``Usage`` for ``ZERO_USAGE``, the guardrails' passing ``Verdict``);
+    a plain run writes those of the
     classes it makes, and they work as written."""
     code = """
 import asyncio, json, sys
@@ -175,5 +176,5 @@ print(json.dumps(seen))
     seen = _run(code)
     (built, at_import), (_, after_run) = seen["import"], seen["run"]
     assert built >= 100
-    assert at_import == ["Usage"]
+    assert at_import == ["Usage", "Verdict"]
     assert {"TextDelta", "TurnEnd", "UserMessage"} <= set(after_run) and len(after_run) < built / 2

@@ -5,8 +5,8 @@ Each is held to a twin that attrs itself builds from the same definition (the fi
 class attributes, and for any instance the same repr, pickled state and dict, with
 equality, hashing, immutability and pickling as attrs gives them.
 
-Tests the private modules ``agentcore._core``, ``agentcore._loop``: records.frozen
-against attrs-built twins.
+Tests the private modules ``agentcore._core``, ``agentcore._loop``, ``agentcore._runtime``:
+records.frozen against attrs-built twins.
 """
 
 from __future__ import annotations
@@ -35,13 +35,15 @@ from agentcore._core import (
 )
 from agentcore._core import events as core_events
 from agentcore._core.records import builder, frozen
-from agentcore._loop import compaction, lineage, partial_json, steps_record, tools
+from agentcore._loop import compaction, conversation, lineage, partial_json, steps_record, tools
+from agentcore._runtime import actions, delivery, extensions, guardrails, middleware, tool_runner
 from agentcore.errors import InvalidEventError
 from agentcore.events import EVENT_TYPES
 from agentcore.testing import instances
 
 MODULES = (core_events, loop_events, content, media, provider_tools, caching, driver, pricing)
 MODULES += (observers, state_machine, compaction, lineage, partial_json, steps_record, tools)
+MODULES += (conversation, actions, delivery, extensions, guardrails, middleware, tool_runner)
 BUILT = sorted(
     {
         value
