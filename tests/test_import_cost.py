@@ -141,3 +141,40 @@ def test_the_journal_module_has_its_schema_version_and_no_unknown_name() -> None
     assert type(version) is int and version >= 1
     with pytest.raises(AttributeError, match=r"'agentcore.journal' has no attribute 'Nope'"):
         journal.Nope  # noqa: B018
+
+
+def test_the_agent_import_writes_the_methods_of_no_class_it_does_not_make() -> None:
+    """The classes ``records.frozen`` builds get their ``__init__``, ``__eq__``,
+    ``__hash__``, ``__repr__`` and pickling pair on first use: the import writes those of
+    the classes it makes (``Usage`` for ``ZERO_USAGE``, the guardrails' passing ``Verdict``);
+    a plain run writes those of the
+    classes it makes, and they work as written."""
+    code = """
+import asyncio, json, sys
+from agentcore import Agent
+from agentcore._core.records import _Unwritten
+
+def written():
+    classes = {c for name, m in list(sys.modules.items()) if name.startswith("agentcore.")
+               for c in vars(m).values() if isinstance(c, type)}
+    unwritten = {c for c in classes if isinstance(vars(c).get("__signature__"), _Unwritten)}
+    done = {c for c in classes - unwritten if "<frozen generated init" in
+            getattr(getattr(c.__init__, "__code__", None), "co_filename", "")}
+    return len(unwritten | done), sorted(c.__name__ for c in done)
+
+seen = {"import": written()}
+from agentcore.drivers.scripted import ScriptedDriver, text_turn
+
+async def main():
+    agent = Agent(ScriptedDriver([text_turn("hi")]))
+    assert (await agent.run("x")).output == "hi"
+
+asyncio.run(main())
+seen["run"] = written()
+print(json.dumps(seen))
+"""
+    seen = _run(code)
+    (built, at_import), (_, after_run) = seen["import"], seen["run"]
+    assert built >= 100
+    assert at_import == ["Usage", "Verdict"]
+    assert {"TextDelta", "TurnEnd", "UserMessage"} <= set(after_run) and len(after_run) < built / 2

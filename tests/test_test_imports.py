@@ -247,7 +247,7 @@ ABOUT: dict[str, tuple[tuple[str, ...], str]] = {
         "the one table of calls awaiting their result",
     ),
     "core/test_records.py": (
-        ("agentcore._core", "agentcore._loop"),
+        ("agentcore._core", "agentcore._loop", "agentcore._runtime"),
         "records.frozen against attrs-built twins",
     ),
     "journal/test_delta_lines.py": (

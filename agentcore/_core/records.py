@@ -17,7 +17,11 @@ a hundred of them: attrs writes and compiles an ``__init__``, ``__repr__``, ``__
   ``__attrs_post_init__`` as attrs' does;
 - ``__repr__`` and the pickling pair are small closures over the field names;
   ``__setattr__``, ``__delattr__``, ``__ne__`` and ``__attrs_props__`` are attrs' very
-  objects, taken from a reference class.
+  objects, taken from a reference class;
+- all of it is written on the class's first use (``_Pending``): its first instance, call
+  of a method, ``inspect.signature`` or ``attrs.fields``; until then stubs stand in for
+  the methods. ``from agentcore import Agent`` makes one of these classes, and a run a few
+  dozen of them: writing all of them was a fifth of the import.
 
 Type checkers see ``attrs.frozen`` itself (the modules import ``frozen`` from ``attrs``
 under ``TYPE_CHECKING``), so the attrs plugin types every ``__init__``; the tests in
@@ -92,30 +96,95 @@ def frozen(cls: _C) -> _C:
     body.update(_SHARED)
     body["__slots__"] = (*names, "__weakref__")
     body["__qualname__"] = cls.__qualname__
-    body["__attrs_attrs__"] = type(
-        f"{cls.__name__}Attributes",
-        (tuple,),
-        {name: property(operator.itemgetter(i)) for i, name in enumerate(names)},
-    )(fields)
     if "__match_args__" not in body:
         body["__match_args__"] = tuple(a.name for a in fields if not a.kw_only)
-    salt = f"{cls.__module__}.{cls.__qualname__}"
-    methods = {
-        "__repr__": _repr(names),
-        "__eq__": _compared("__eq__", names, salt),
-        "__hash__": _compared("__hash__", names, salt),
-        "__getstate__": _getstate(names),
-        "__setstate__": _setstate(names),
-    }
-    for name, method in methods.items():
-        method.__module__ = cls.__module__
-        method.__qualname__ = f"{cls.__qualname__}.{name}"
-    body.update(methods)
+    pending = _Pending(fields)
+    body["__attrs_attrs__"], body["__signature__"] = pending, _Unwritten(pending)
+    body.update({name: _stub(pending, name) for name in _METHODS})
     built: Any = type(cls.__name__, (object,), body)
-    built.__init__ = _init(built, fields)  # it sets the slots by their descriptors
-    built.__init__.__module__ = cls.__module__
+    pending.cls = built
     _rebind_class_cells(cls, built)
     return built  # type: ignore[no-any-return]
+
+
+_METHODS = ("__init__", "__repr__", "__eq__", "__hash__", "__getstate__", "__setstate__")
+"""The methods written on a class's first use (see ``_Pending``)."""
+
+
+class _Pending:
+    """What ``frozen`` leaves for a class's first use: most classes of a program are never
+    made, compared or shown, and writing their methods was half the cost of importing them.
+
+    It stands as the class's ``__attrs_attrs__`` (a descriptor: the first read puts the
+    attributes' tuple in its place, for ``attrs.fields`` and its kin) and as
+    ``__signature__`` (``inspect.signature`` reads it first: the methods are written then,
+    and it is removed). The first call of a stub (``_stub``) writes the methods too."""
+
+    __slots__ = ("cls", "fields")
+
+    def __init__(self, fields: tuple[attrs.Attribute[Any], ...]) -> None:
+        self.fields = fields
+        self.cls: Any = None
+
+    def __get__(self, instance: Any, owner: type[Any] | None = None) -> Any:
+        """The class's ``__attrs_attrs__``: its attributes in a tuple with a property per
+        name, as attrs' own."""
+        names = tuple(a.name for a in self.fields)
+        attributes: Any = type(
+            f"{self.cls.__name__}Attributes",
+            (tuple,),
+            {name: property(operator.itemgetter(i)) for i, name in enumerate(names)},
+        )(self.fields)
+        self.cls.__attrs_attrs__ = attributes
+        return attributes
+
+    def write(self) -> None:
+        """Put the class's methods in place of the stubs (again, harmlessly, if two threads
+        come at once)."""
+        cls, fields = self.cls, self.fields
+        names = tuple(a.name for a in fields)
+        salt = f"{cls.__module__}.{cls.__qualname__}"
+        methods = {
+            "__init__": _init(cls, fields),  # it sets the slots by their descriptors
+            "__repr__": _repr(names),
+            "__eq__": _compared("__eq__", names, salt),
+            "__hash__": _compared("__hash__", names, salt),
+            "__getstate__": _getstate(names),
+            "__setstate__": _setstate(names),
+        }
+        for name, method in methods.items():
+            method.__module__ = cls.__module__
+            if name != "__init__":
+                method.__qualname__ = f"{cls.__qualname__}.{name}"
+            setattr(cls, name, method)
+        if isinstance(cls.__dict__.get("__signature__"), _Unwritten):
+            del cls.__signature__
+
+
+class _Unwritten:
+    """A class's ``__signature__`` until its methods are written: ``inspect.signature``
+    reads it first, which writes them and removes it (then ``None``: the signature is the
+    written ``__init__``'s)."""
+
+    __slots__ = ("pending",)
+
+    def __init__(self, pending: _Pending) -> None:
+        self.pending = pending
+
+    def __get__(self, instance: Any, owner: type[Any] | None = None) -> None:
+        self.pending.write()
+
+
+def _stub(pending: _Pending, name: str) -> Callable[..., Any]:
+    """The method ``name`` until the class's first use: writes the methods, then calls the
+    written one."""
+
+    def stub(self: Any, *args: Any, **kwargs: Any) -> Any:
+        pending.write()
+        return getattr(pending.cls, name)(self, *args, **kwargs)
+
+    stub.__name__ = stub.__qualname__ = name
+    return stub
 
 
 _MIRRORS_ATTRS = hasattr(attrs, "Converter") and "kw_only" in (

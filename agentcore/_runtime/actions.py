@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, ClassVar, Literal, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias, TypeVar
 
 import attrs
 
@@ -48,6 +48,11 @@ from .._core.events import (
     ToolUseStop,
 )
 from .._loop.events import RunEndReason
+
+if TYPE_CHECKING:  # the attrs plugin types the classes
+    from attrs import frozen
+else:  # the same classes, built at a fifth of attrs' cost (see records.py)
+    from .._core.records import frozen
 
 __all__ = [
     "Action",
@@ -73,7 +78,7 @@ LoopEndReason: TypeAlias = RunEndReason
 """The loop's own end reason (``Finish.reason``, ``agent_end``): one vocabulary."""
 
 
-@attrs.frozen(slots=True)
+@frozen
 class LoopStartAction:
     """A run is about to start with ``messages`` (a prompt's or a received message)."""
 
@@ -83,7 +88,7 @@ class LoopStartAction:
     metadata: Mapping[str, Any] = attrs.field(factory=dict)
 
 
-@attrs.frozen(slots=True)
+@frozen
 class LoopEndAction:
     """A run ended: ``result`` (an ``AgentResult``, or the ``Reply`` of ``receive``) and
     why, as the loop said it (``agent_end``): ``reason`` and the error ``code`` (``None``
@@ -96,7 +101,7 @@ class LoopEndAction:
     code: str | None = attrs.field(default=None, kw_only=True)
 
 
-@attrs.frozen(slots=True)
+@frozen
 class ModelCallAction:
     """The model is about to be called with ``request`` (the context already transformed)."""
 
@@ -105,7 +110,7 @@ class ModelCallAction:
     metadata: Mapping[str, Any] = attrs.field(factory=dict)
 
 
-@attrs.frozen(slots=True)
+@frozen
 class ModelResponseAction:
     """The model's reply (``message.usage`` is its usage)."""
 
@@ -114,7 +119,7 @@ class ModelResponseAction:
     metadata: Mapping[str, Any] = attrs.field(factory=dict)
 
 
-@attrs.frozen(slots=True)
+@frozen
 class ToolCallAction:
     """A tool call is about to run (after the extensions' ``before_tool_call`` hooks)."""
 
@@ -123,7 +128,7 @@ class ToolCallAction:
     metadata: Mapping[str, Any] = attrs.field(factory=dict)
 
 
-@attrs.frozen(slots=True)
+@frozen
 class ToolResultAction:
     """A tool call's result, about to enter the conversation; ``duration`` in seconds."""
 
@@ -134,7 +139,7 @@ class ToolResultAction:
     metadata: Mapping[str, Any] = attrs.field(factory=dict)
 
 
-@attrs.frozen(slots=True)
+@frozen
 class ErrorAction:
     """A model call failed: ``code`` and ``message`` as in ``error_received``."""
 

@@ -5,8 +5,8 @@ Each is held to a twin that attrs itself builds from the same definition (the fi
 class attributes, and for any instance the same repr, pickled state and dict, with
 equality, hashing, immutability and pickling as attrs gives them.
 
-Tests the private modules ``agentcore._core``, ``agentcore._loop``: records.frozen
-against attrs-built twins.
+Tests the private modules ``agentcore._core``, ``agentcore._loop``, ``agentcore._runtime``:
+records.frozen against attrs-built twins.
 """
 
 from __future__ import annotations
@@ -35,13 +35,15 @@ from agentcore._core import (
 )
 from agentcore._core import events as core_events
 from agentcore._core.records import builder, frozen
-from agentcore._loop import compaction, lineage, partial_json, steps_record, tools
+from agentcore._loop import compaction, conversation, lineage, partial_json, steps_record, tools
+from agentcore._runtime import actions, delivery, extensions, guardrails, middleware, tool_runner
 from agentcore.errors import InvalidEventError
 from agentcore.events import EVENT_TYPES
 from agentcore.testing import instances
 
 MODULES = (core_events, loop_events, content, media, provider_tools, caching, driver, pricing)
 MODULES += (observers, state_machine, compaction, lineage, partial_json, steps_record, tools)
+MODULES += (conversation, actions, delivery, extensions, guardrails, middleware, tool_runner)
 BUILT = sorted(
     {
         value
@@ -49,6 +51,7 @@ BUILT = sorted(
         for value in vars(module).values()
         if isinstance(value, type)
         and attrs.has(value)
+        and inspect.signature(value)  # the methods written: their first use (records._Pending)
         and value.__init__.__code__.co_filename.startswith("<frozen generated init")
     },
     key=lambda cls: cls.__qualname__,
@@ -264,3 +267,84 @@ def test_a_mandatory_field_after_a_default_is_refused_as_by_attrs() -> None:
         frozen(type("Odd", (), dict(body)))
     with pytest.raises(ValueError, match="No mandatory attributes allowed after"):
         attrs.frozen(type("Odd", (), dict(body)))
+
+
+def _sample_body() -> dict[str, Any]:
+    return {
+        "__annotations__": {"name": "str", "size": "int", "tags": "tuple[str, ...]"},
+        "size": attrs.field(default=1, validator=attrs.validators.gt(0)),
+        "tags": attrs.field(factory=list, converter=tuple, kw_only=True),
+        "__module__": __name__,
+        "__qualname__": "Lazy",
+    }
+
+
+FIRST_USES = {
+    "init": lambda cls: cls("a"),
+    "signature": inspect.signature,
+    "fields": attrs.fields,
+    "builder": lambda cls: builder(cls)("a", 2, ()),
+    "repr": lambda cls: repr(builder(cls)("a", 2, ())),
+    "eq": lambda cls: builder(cls)("a", 2, ()) == builder(cls)("a", 2, ()),
+    "hash": lambda cls: hash(builder(cls)("a", 2, ())),
+    "copy": lambda cls: copy.deepcopy(builder(cls)("a", 2, ())),  # the pickling pair
+    "setstate": lambda cls: object.__new__(cls).__setstate__({"name": "a"}),
+    "evolve": lambda cls: attrs.evolve(builder(cls)("a", 2, ()), size=3),
+}
+"""The ways a class built by ``frozen`` can be first used, each before its methods are
+written (``records._Pending``)."""
+
+
+@given(
+    st.permutations(sorted(FIRST_USES)),
+    st.text(max_size=3),
+    st.integers(1, 3),
+    st.lists(st.text(max_size=2), max_size=2),
+)
+def test_a_class_is_its_attrs_twin_whatever_its_first_use(
+    uses: list[str], name: str, size: int, tags: list[str]
+) -> None:
+    """The methods are written on first use: whichever comes first (the fast path of the
+    import), the class then behaves as the twin attrs builds eagerly (the plain path)."""
+    cls = frozen(type("Lazy", (), _sample_body()))
+    twin = attrs.frozen(type("Lazy", (), _sample_body()))
+    assert "__signature__" in vars(cls)  # nothing written yet
+    for use in uses[:3]:
+        FIRST_USES[use](cls)
+    assert inspect.signature(cls) == inspect.signature(twin)
+    assert cls.__init__.__annotations__ == twin.__init__.__annotations__
+    assert set(vars(cls)) == set(vars(twin))
+    assert attrs.fields(cls) == attrs.fields(twin)
+    mine, theirs = cls(name, size, tags=tags), twin(name, size, tags=tags)
+    assert repr(mine) == repr(theirs)
+    assert mine.__getstate__() == theirs.__getstate__()
+    assert attrs.asdict(mine) == attrs.asdict(theirs)
+    assert mine == cls(name, size, tags=tags) and hash(mine) == hash(cls(name, size, tags=tags))
+    assert copy.deepcopy(mine).__getstate__() == mine.__getstate__()
+    with pytest.raises(ValueError, match="'size' must be > 0"):
+        cls(name, 0)
+
+
+def test_a_subclass_reaches_the_methods_before_they_are_written() -> None:
+    """A subclass defined before its base is used: its own ``__init__`` reaches the base's
+    through ``super()``, which writes the base's methods."""
+    base = frozen(type("Lazy", (), _sample_body()))
+
+    class Sub(base):  # type: ignore[misc, valid-type]
+        def __init__(self, name: str) -> None:
+            super().__init__(name, 2)
+
+    made = Sub("a")
+    assert (made.name, made.size, made.tags) == ("a", 2, ())
+    assert repr(made) == "Sub(name='a', size=2, tags=())"
+    assert made == Sub("a") and hash(made) == hash(Sub("a"))
+
+
+def test_a_class_built_before_an_error_writes_nothing_twice() -> None:
+    """A failed first call (a validator refusing) leaves the written methods in place."""
+    cls = frozen(type("Lazy", (), _sample_body()))
+    with pytest.raises(ValueError, match="'size' must be > 0"):
+        cls("a", 0)
+    assert "__signature__" not in vars(cls)
+    written = cls.__init__
+    assert cls("a").size == 1 and cls.__init__ is written

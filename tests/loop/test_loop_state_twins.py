@@ -37,6 +37,7 @@ def _twin(cls: type[Any]) -> type[Any]:
     made = {"__init__", "__repr__", "__eq__", "__ne__", "__hash__", "__getstate__"}
     made |= {"__setstate__", "__setattr__", "__delattr__", "__slots__", "__attrs_attrs__"}
     made |= {"__attrs_props__", "__match_args__", "__weakref__", "__replace__"}
+    inspect.signature(cls)  # the methods written (on first use: records._Pending)
     fields = attrs.fields(cls)
     body = {k: v for k, v in vars(cls).items() if k not in made | {a.name for a in fields}}
     for a in fields:
