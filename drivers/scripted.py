@@ -83,6 +83,8 @@ FunctionReply: TypeAlias = str | Iterable[ScriptItem] | AsyncIterable[ScriptItem
 
 _EVENT_TYPES = frozenset(typing.get_args(StreamEvent))
 _ITEM_TYPES = (*_EVENT_TYPES, BaseException, Pause)
+_UNASKED = object()
+"""``FunctionDriver._call``'s ``reply`` when ``fn`` is yet to be asked."""
 
 
 class ScriptExhaustedError(RuntimeError):
@@ -129,13 +131,14 @@ class _Player(BaseDriver):
             self._wake.set()
 
     def _begin(self, request: ModelRequest) -> None:
-        refuse_provider_tools(
-            [t for t in request.provider_tools if t.kind not in self._provider_tools],
-            f"{type(self).__name__} {self._name!r}",
-            request.model or "(the script)",
-            "the kinds given as provider_tools=, here "
-            + (", ".join(sorted(self._provider_tools)) or "none"),
-        )
+        if request.provider_tools:  # the refusal's text is built only for a request that has any
+            refuse_provider_tools(
+                [t for t in request.provider_tools if t.kind not in self._provider_tools],
+                f"{type(self).__name__} {self._name!r}",
+                request.model or "(the script)",
+                "the kinds given as provider_tools=, here "
+                + (", ".join(sorted(self._provider_tools)) or "none"),
+            )
         self.requests.append(request)
         self._interrupted = False
 
@@ -315,19 +318,30 @@ class FunctionDriver(_Player):
         self._begin(request)
         reply: object = self._fn(request)
         whole = self._whole(text_turn(reply) if isinstance(reply, str) else reply)
-        return self._reply(reply) if whole is None else whole
+        return self._call(request, reply) if whole is None else whole
 
-    async def _call(self, request: ModelRequest) -> AsyncIterator[list[StreamEvent]]:
-        async for batch in self._reply(self._fn(request)):
-            yield batch
-
-    async def _reply(self, reply: object) -> AsyncIterator[list[StreamEvent]]:
-        """The batches of what ``fn`` returned for the call just begun."""
-        where = f"what {_name_of(self._fn)} returned for model call {len(self.requests)}"
+    async def _call(
+        self, request: ModelRequest, reply: object = _UNASKED
+    ) -> AsyncIterator[list[StreamEvent]]:
+        """The batches of ``fn``'s answer to the call just begun (``reply``: asked for
+        already). A list of events with nothing to wait between them is one batch, played
+        by this generator alone (no generator per layer: this runs for every call)."""
+        if reply is _UNASKED:
+            reply = self._fn(request)
         if inspect.isawaitable(reply):
             reply = await reply
         if isinstance(reply, str):
             reply = text_turn(reply)
+        whole = self._whole(reply)
+        if whole is None:
+            async for batch in self._reply(reply):
+                yield batch
+        elif whole and not self._interrupted:
+            yield whole
+
+    async def _reply(self, reply: object) -> AsyncIterator[list[StreamEvent]]:
+        """The batches of what ``fn`` returned, when it is not one list of events."""
+        where = f"what {_name_of(self._fn)} returned for model call {len(self.requests)}"
         if isinstance(reply, AsyncIterable):
             async for batch in self._play_async(reply, where):
                 yield batch

@@ -8,6 +8,8 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from agentcore import Agent, ModelRequest, tool
 from agentcore.drivers.scripted import FunctionDriver, Pause, ScriptedDriver, text_turn, tool_turn
@@ -216,3 +218,42 @@ def test_the_reply_assembles_like_any_model_reply() -> None:
     events = asyncio.run(collect(FunctionDriver(lambda r: tool_turn([("c1", "f", {"a": 1})]))))
     message = assemble(events)
     assert message.stop_reason == "tool_use" and message.tool_calls[0].input == {"a": 1}
+
+
+_EVENTS = st.lists(
+    st.one_of(
+        st.builds(TextDelta, st.text(max_size=5), st.integers(0, 2), timestamp=st.integers(0, 3)),
+        st.builds(MessageStart, st.just("m1"), st.just("model"), timestamp=st.integers(0, 3)),
+        st.builds(MessageStop, st.just("end_turn"), timestamp=st.integers(0, 3)),
+    ),
+    max_size=8,
+)
+
+
+@given(_EVENTS, st.booleans())
+def test_a_whole_list_is_played_as_its_items_one_by_one_would_be(
+    events: list[StreamEvent], awaits: bool
+) -> None:
+    """The fast path (a list of events with nothing to wait between them: one batch, no
+    generator per layer) hands the same stamped events as the path that plays items as
+    they come (an async iterator of the same items), and as a sync function's answer."""
+
+    def listed(request: ModelRequest) -> list[StreamEvent]:
+        return list(events)
+
+    async def awaited(request: ModelRequest) -> list[StreamEvent]:
+        return list(events)
+
+    async def one_by_one(request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        for event in events:
+            yield event
+
+    async def batches(fn: Any) -> list[list[StreamEvent]]:
+        driver = FunctionDriver(fn, clock=lambda: 7)
+        return [list(b) async for b in driver.receive_batches(REQUEST)]
+
+    whole = asyncio.run(batches(awaited if awaits else listed))
+    plain = asyncio.run(batches(one_by_one))
+    assert [e for b in whole for e in b] == [e for b in plain for e in b]
+    assert len(whole) == (1 if events else 0)  # one batch: nothing waits between them
+    assert all(e.timestamp != 0 for b in whole for e in b)
