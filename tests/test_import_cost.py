@@ -3,6 +3,8 @@ journal's JSON codec (``orjson``, with ``datetime``), ``tempfile`` (with ``shuti
 ``random``), ``pickle`` and ``hashlib`` are imported when a JSONL journal is written or
 read, a snapshot saved or loaded, a blob or a lane named, and those still work then;
 pyrsistent's package (its C ``pvector`` is imported straight) only for a price table.
+The classes of the path are built by ``records.frozen`` but for those attrs must build,
+and their methods are written on first use.
 Structural, not timed: the figures are in docs/performance.md."""
 
 from __future__ import annotations
@@ -178,3 +180,40 @@ print(json.dumps(seen))
     assert built >= 100
     assert at_import == ["Usage", "Verdict"]
     assert {"TextDelta", "UserMessage"} <= set(after_run) and len(after_run) < built / 2
+
+
+ATTRS_BUILT = {
+    "AgentConfig", "AgentResult", "AudioContent", "Batch", "DocumentContent", "FolderBlobs",
+    "ImageContent", "LoopConfig", "Logged", "MemoryBlobs", "MessageQueueView", "Tool",
+    "ToolContext", "_Chain", "_ChainInitial", "_Combined", "_CombinedInitial", "_Filtered",
+    "_Mapped", "_Reference",
+}  # fmt: skip
+"""The classes of ``from agentcore import Agent`` that attrs itself builds (about 0.4 ms a
+class, its methods compiled when defined), each for an option ``records.frozen`` refuses
+(a base class, ``eq=False``, a private or ``init=False`` field, a mutable class), and
+``records._Reference``, the attrs class ``frozen`` takes its shared methods from."""
+
+
+def test_the_agent_import_leaves_to_attrs_only_the_classes_frozen_refuses() -> None:
+    """Every other class of the path is built by ``records.frozen`` (methods on first
+    use): a class moved back to ``attrs.frozen`` fails here."""
+    code = """
+import json, sys
+import attrs
+from agentcore import Agent
+from agentcore._core.records import _Unwritten
+
+def generated(c):
+    code = getattr(c.__init__, "__code__", None)
+    return code is not None and code.co_filename.startswith("<frozen generated init")
+
+classes = {c for name, m in list(sys.modules.items()) if name.startswith("agentcore.")
+           for c in vars(m).values() if isinstance(c, type) and c.__module__ == name}
+frozen = {c for c in classes if isinstance(vars(c).get("__signature__"), _Unwritten)
+          or generated(c)}
+print(json.dumps({"attrs": sorted(c.__name__ for c in classes - frozen if attrs.has(c)),
+                  "frozen": len(frozen)}))
+"""
+    seen = _run(code)
+    assert set(seen["attrs"]) == ATTRS_BUILT
+    assert seen["frozen"] >= 120

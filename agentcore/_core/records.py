@@ -89,22 +89,26 @@ def frozen(cls: _C) -> _C:
             f"frozen: {cls.__name__} defines {', '.join(own)}, which this builder does not "
             "mirror: use attrs.frozen(slots=True) for this class"
         )
-    fields = _fields(cls, body)
-    names = tuple(a.name for a in fields)
+    specs = _specs(cls, body)
+    names = tuple(name for name, _, _ in specs)
     for name in (*names, "__dict__", "__weakref__"):
         body.pop(name, None)
     body.update(_SHARED)
     body["__slots__"] = (*names, "__weakref__")
     body["__qualname__"] = cls.__qualname__
     if "__match_args__" not in body:
-        body["__match_args__"] = tuple(a.name for a in fields if not a.kw_only)
-    pending = _Pending(fields)
+        body["__match_args__"] = tuple(n for n, spec, _ in specs if not _kw_only(spec))
+    pending = _Pending(specs)
     body["__attrs_attrs__"], body["__signature__"] = pending, _Unwritten(pending)
     body.update({name: _stub(pending, name) for name in _METHODS})
     built: Any = type(cls.__name__, (object,), body)
     pending.cls = built
     _rebind_class_cells(cls, built)
     return built  # type: ignore[no-any-return]
+
+
+def _kw_only(spec: Any) -> bool:
+    return isinstance(spec, _FIELD) and bool(spec.kw_only)
 
 
 _METHODS = ("__init__", "__repr__", "__eq__", "__hash__", "__getstate__", "__setstate__")
@@ -120,11 +124,18 @@ class _Pending:
     ``__signature__`` (``inspect.signature`` reads it first: the methods are written then,
     and it is removed). The first call of a stub (``_stub``) writes the methods too."""
 
-    __slots__ = ("cls", "fields")
+    __slots__ = ("_fields", "cls", "specs")
 
-    def __init__(self, fields: tuple[attrs.Attribute[Any], ...]) -> None:
-        self.fields = fields
+    def __init__(self, specs: tuple[_Spec, ...]) -> None:
+        self.specs = specs
+        self._fields: tuple[attrs.Attribute[Any], ...] | None = None
         self.cls: Any = None
+
+    @property
+    def fields(self) -> tuple[attrs.Attribute[Any], ...]:
+        if self._fields is None:
+            self._fields = _attributes(self.specs)
+        return self._fields
 
     def __get__(self, instance: Any, owner: type[Any] | None = None) -> Any:
         """The class's ``__attrs_attrs__``: its attributes in a tuple with a property per
@@ -197,44 +208,67 @@ if not _MIRRORS_ATTRS:  # pragma: no cover - an older attrs builds the classes i
     frozen = attrs.frozen  # type: ignore[assignment]
 
 
-def _fields(cls: type[Any], body: dict[str, Any]) -> tuple[attrs.Attribute[Any], ...]:
-    """The attributes of ``cls``'s own annotated fields, in order, as attrs makes them."""
-    fields = []
+_Spec = tuple[str, Any, Any]
+"""A field as the class body gives it: its name, ``attrs.field(...)`` or plain default, and
+annotation."""
+
+
+def _specs(cls: type[Any], body: dict[str, Any]) -> tuple[_Spec, ...]:
+    """``cls``'s own annotated fields, in order, checked as attrs would check them; their
+    ``attrs.Attribute``s are made on first use (``_attributes``)."""
+    specs = []
     had_default = False
     for name, annotation in body.get("__annotations__", {}).items():
         if isinstance(annotation, str) and annotation.startswith(_CLASS_VAR_PREFIXES):
             continue
         spec = body.get(name, _NOTHING)
-        if not isinstance(spec, _FIELD):
-            spec = attrs.field(default=spec)
-        field = attrs.Attribute.from_counting_attr(name, spec, False, annotation)  # type: ignore[attr-defined]
-        object.__setattr__(field, "alias", name)
-        _refuse_unmirrored(cls, field)
-        if field.default is _NOTHING and had_default and not field.kw_only:
+        if isinstance(spec, _FIELD):
+            _refuse_unmirrored(cls, name, spec)
+            default, kw_only = spec._default, spec.kw_only
+        else:
+            if name.startswith("_"):
+                _refuse_unmirrored(cls, name, attrs.field())
+            default, kw_only = spec, False
+        if default is _NOTHING and had_default and not kw_only:
+            (field,) = _attributes(((name, spec, annotation),))
             raise ValueError(
                 f"No mandatory attributes allowed after an attribute with a default value "
                 f"or factory.  Attribute in question: {field!r}"
             )
-        had_default = had_default or (field.default is not _NOTHING and not field.kw_only)
+        had_default = had_default or (default is not _NOTHING and not kw_only)
+        specs.append((name, spec, annotation))
+    return tuple(specs)
+
+
+def _attributes(specs: tuple[_Spec, ...]) -> tuple[attrs.Attribute[Any], ...]:
+    """The ``attrs.Attribute`` of each field, as attrs makes them."""
+    fields = []
+    for name, spec, annotation in specs:
+        if not isinstance(spec, _FIELD):
+            spec = attrs.field(default=spec)
+        field = attrs.Attribute.from_counting_attr(name, spec, False, annotation)  # type: ignore[attr-defined]
+        object.__setattr__(field, "alias", name)
         fields.append(field)
     return tuple(fields)
 
 
-def _refuse_unmirrored(cls: type[Any], field: attrs.Attribute[Any]) -> None:
-    default: Any = field.default
+def _refuse_unmirrored(cls: type[Any], name: str, spec: Any) -> None:
+    """``TypeError`` for an ``attrs.field(...)`` option ``frozen`` does not mirror."""
+    default: Any = spec._default
     unmirrored = (
-        field.name.startswith("_")
-        or not field.init
-        or field.eq is not True
-        or field.repr is not True
-        or field.hash is not None
-        or field.on_setattr is not None
-        or isinstance(field.converter, attrs.Converter)
+        name.startswith("_")
+        or not spec.init
+        or spec.eq is not True
+        or spec.repr is not True
+        or spec.hash is not None
+        or spec.on_setattr is not None
+        or spec.type is not None
+        or isinstance(spec.converter, attrs.Converter)
         or (isinstance(default, _FACTORY) and default.takes_self)
     )
     if unmirrored:
         raise TypeError(
-            f"frozen: field {field.name!r} of {cls.__name__} uses an attrs option this "
+            f"frozen: field {name!r} of {cls.__name__} uses an attrs option this "
             "builder does not mirror: use attrs.frozen(slots=True) for this class"
         )
 

@@ -248,6 +248,7 @@ def test_an_instance_that_holds_itself_is_shown_with_dots() -> None:
         {"__annotations__": {"x": "int"}, "x": attrs.field(repr=False)},
         {"__annotations__": {"_x": "int"}},
         {"__annotations__": {"x": "int"}, "x": attrs.field(default=attrs.Factory(list, True))},
+        {"__annotations__": {"x": "int"}, "x": attrs.field(type=int)},
         {"__annotations__": {"x": "int"}, "__repr__": lambda self: "x"},
     ],
 )
