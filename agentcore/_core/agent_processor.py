@@ -43,7 +43,7 @@ from .events import (
     ToolUseStop,
 )
 from .pricing import ModelPrice
-from .state_machine import AgentState, next_state
+from .state_machine import ANSWERS, AgentState, next_state
 
 __all__ = [
     "AgentEngineState",
@@ -108,7 +108,12 @@ def _advanced(
     activity: AgentState, events: tuple[Any, ...], states: _state_events.StateEventState
 ) -> AgentState:
     """``activity`` after the state ``events`` one input produced (``states`` is the
-    state-event state after that input)."""
+    state-event state after that input); whether other calls are pending is asked only
+    where it is read (``ANSWERS``)."""
+    if len(events) == 1:  # most inputs: pending calls matter to a tool's answer alone
+        event = events[0]
+        pending = event.type in ANSWERS and _state_events.has_pending_tools(states)
+        return next_state(activity, event, pending)
     others_pending = _state_events.has_pending_tools(states)
     for event in events:
         activity = next_state(activity, event, others_pending)
@@ -135,35 +140,44 @@ def _step(cls: type[Any]) -> _Step:
         track_state = track_state or _unchanged
 
         def all_three(state: AgentEngineState, event: Any) -> Result:
-            before = state[:6]
+            before = state  # the assembler reads its six slots of it
             assembled, messages = assemble(before, event)
             if assembled is before and messages and can_reject:
                 return state, messages
             states, state_events = track_state(state[6], event)
             turns, turn_events = track_turn(state[7], event)
             activity = _advanced(state[8], state_events, states) if state_events else state[8]
-            return (*assembled, states, turns, activity), messages + state_events + turn_events
+            a = assembled  # its slots one by one: half the cost of unpacking it with *
+            return (
+                (a[0], a[1], a[2], a[3], a[4], a[5], states, turns, activity),
+                messages + state_events + turn_events,
+            )
 
         return all_three
     if track_state is not None:
 
         def without_turns(state: AgentEngineState, event: Any) -> Result:
-            before = state[:6]
+            before = state  # the assembler reads its six slots of it
             assembled, messages = assemble(before, event)
             if assembled is before and messages:
                 return state, messages
             states, state_events = track_state(state[6], event)
             activity = _advanced(state[8], state_events, states) if state_events else state[8]
-            return (*assembled, states, state[7], activity), messages + state_events
+            a = assembled
+            return (
+                (a[0], a[1], a[2], a[3], a[4], a[5], states, state[7], activity),
+                messages + state_events,
+            )
 
         return without_turns
 
     def messages_only(state: AgentEngineState, event: Any) -> Result:
-        before = state[:6]
+        before = state
         assembled, messages = assemble(before, event)
         if assembled is before:
             return state, messages
-        return (*assembled, *state[6:]), messages
+        a = assembled
+        return (a[0], a[1], a[2], a[3], a[4], a[5], state[6], state[7], state[8]), messages
 
     return messages_only
 
@@ -174,7 +188,8 @@ def _close(state: AgentEngineState, event: ConversationClose) -> Result:
     ``agent_end``, which must be its last)."""
     states, _ = _state_events.HANDLERS[ConversationClose](state[6], event)
     turns, _ = _turns.HANDLERS[ConversationClose](state[7], event)
-    return (*state[:6], states, turns, next_state(state[8], event, False)), ()
+    activity = next_state(state[8], event, False)
+    return (state[0], state[1], state[2], state[3], state[4], state[5], states, turns, activity), ()
 
 
 _STEPS: Mapping[type[Any], _Step] = {
