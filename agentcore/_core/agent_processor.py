@@ -24,7 +24,7 @@ runs once per stream delta:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from operator import attrgetter
 from typing import Any, Final, TypeAlias
 
@@ -32,9 +32,18 @@ from . import assembler as _assembler
 from . import state_events as _state_events
 from . import turns as _turns
 from .errors import ProtocolError
-from .events import ConversationClose, ErrorReceived, InputJsonDelta, TextDelta, ThinkingDelta
+from .events import (
+    ConversationClose,
+    ErrorReceived,
+    InputJsonDelta,
+    MessageDelta,
+    TextDelta,
+    ThinkingDelta,
+    ToolUseStart,
+    ToolUseStop,
+)
 from .pricing import ModelPrice
-from .state_machine import AgentState, next_state
+from .state_machine import ANSWERS, AgentState, next_state
 
 __all__ = [
     "AgentEngineState",
@@ -43,8 +52,10 @@ __all__ = [
     "agent_processor_with",
     "appended_chunk",
     "appending",
+    "BLOCK_EVENTS",
     "chunk_reader",
     "create_initial_agent_engine_state",
+    "fold_blocks",
     "layers_of",
     "repriced",
     "summary",
@@ -97,7 +108,12 @@ def _advanced(
     activity: AgentState, events: tuple[Any, ...], states: _state_events.StateEventState
 ) -> AgentState:
     """``activity`` after the state ``events`` one input produced (``states`` is the
-    state-event state after that input)."""
+    state-event state after that input); whether other calls are pending is asked only
+    where it is read (``ANSWERS``)."""
+    if len(events) == 1:  # most inputs: pending calls matter to a tool's answer alone
+        event = events[0]
+        pending = event.type in ANSWERS and _state_events.has_pending_tools(states)
+        return next_state(activity, event, pending)
     others_pending = _state_events.has_pending_tools(states)
     for event in events:
         activity = next_state(activity, event, others_pending)
@@ -124,35 +140,44 @@ def _step(cls: type[Any]) -> _Step:
         track_state = track_state or _unchanged
 
         def all_three(state: AgentEngineState, event: Any) -> Result:
-            before = state[:6]
+            before = state  # the assembler reads its six slots of it
             assembled, messages = assemble(before, event)
             if assembled is before and messages and can_reject:
                 return state, messages
             states, state_events = track_state(state[6], event)
             turns, turn_events = track_turn(state[7], event)
             activity = _advanced(state[8], state_events, states) if state_events else state[8]
-            return (*assembled, states, turns, activity), messages + state_events + turn_events
+            a = assembled  # its slots one by one: half the cost of unpacking it with *
+            return (
+                (a[0], a[1], a[2], a[3], a[4], a[5], states, turns, activity),
+                messages + state_events + turn_events,
+            )
 
         return all_three
     if track_state is not None:
 
         def without_turns(state: AgentEngineState, event: Any) -> Result:
-            before = state[:6]
+            before = state  # the assembler reads its six slots of it
             assembled, messages = assemble(before, event)
             if assembled is before and messages:
                 return state, messages
             states, state_events = track_state(state[6], event)
             activity = _advanced(state[8], state_events, states) if state_events else state[8]
-            return (*assembled, states, state[7], activity), messages + state_events
+            a = assembled
+            return (
+                (a[0], a[1], a[2], a[3], a[4], a[5], states, state[7], activity),
+                messages + state_events,
+            )
 
         return without_turns
 
     def messages_only(state: AgentEngineState, event: Any) -> Result:
-        before = state[:6]
+        before = state
         assembled, messages = assemble(before, event)
         if assembled is before:
             return state, messages
-        return (*assembled, *state[6:]), messages
+        a = assembled
+        return (a[0], a[1], a[2], a[3], a[4], a[5], state[6], state[7], state[8]), messages
 
     return messages_only
 
@@ -163,7 +188,8 @@ def _close(state: AgentEngineState, event: ConversationClose) -> Result:
     ``agent_end``, which must be its last)."""
     states, _ = _state_events.HANDLERS[ConversationClose](state[6], event)
     turns, _ = _turns.HANDLERS[ConversationClose](state[7], event)
-    return (*state[:6], states, turns, next_state(state[8], event, False)), ()
+    activity = next_state(state[8], event, False)
+    return (state[0], state[1], state[2], state[3], state[4], state[5], states, turns, activity), ()
 
 
 _STEPS: Mapping[type[Any], _Step] = {
@@ -334,6 +360,63 @@ def delta_run(state: AgentEngineState) -> tuple[type[Any], int, Callable[[Any], 
     only for a delta that only appends it): what ``MealyMachine`` collects runs with."""
     hot = appending(state)
     return None if hot is None else (hot[0], hot[1], _CHUNK_OF[hot[0]])
+
+
+BLOCK_EVENTS: frozenset[type[Any]] = frozenset(
+    {TextDelta, ThinkingDelta, ToolUseStart, InputJsonDelta, ToolUseStop, MessageDelta}
+)
+"""The inputs between a ``message_start`` and its ``message_stop`` (``fold_blocks``): the
+message's blocks and its usage, none of which makes an output a layer above feeds back."""
+
+_DELTAS: frozenset[type[Any]] = frozenset(_CHUNK_OF)
+
+
+def fold_blocks(
+    state: AgentEngineState,
+    events: Sequence[Any],
+    start: int,
+    outputs: list[Any],
+    echo: bool,
+) -> tuple[AgentEngineState, int]:
+    """Fold ``events[start:]`` up to the first one that is not in ``BLOCK_EVENTS``, adding
+    to ``outputs`` what folding each gives (the event itself first when ``echo``: the
+    conversation processor's step for it); return the state and the index of the event
+    it stopped at. Equal to ``agent_processor`` on each in turn, at one call for a
+    message's blocks: a run of two deltas or more that only append (``appending``) is
+    applied at once (``with_appended``), without a step per delta."""
+    end = len(events)
+    index = start
+    while index < end:
+        event = events[index]
+        cls = type(event)
+        if cls not in BLOCK_EVENTS:
+            break
+        index += 1
+        if echo:
+            outputs.append(event)
+        state, outs = agent_processor(state, event)
+        if outs:
+            outputs.extend(outs)
+        if index + 1 < end and type(events[index + 1]) in _DELTAS:
+            hot = appending(state)
+            if hot is None:
+                continue
+            delta, block = hot
+            read, chunks = _CHUNK_OF[delta], []
+            while index < end:
+                event = events[index]
+                if type(event) is not delta or event.index != block:
+                    break
+                chunk = read(event)
+                if type(chunk) is not str:
+                    break
+                chunks.append(chunk)
+                index += 1
+                if echo:
+                    outputs.append(event)
+            if chunks:
+                state = with_appended(state, chunks)
+    return state, index
 
 
 def with_appended(state: AgentEngineState, chunks: list[str]) -> AgentEngineState:

@@ -120,6 +120,9 @@ class _Base(NamedTuple):
 
 
 AssemblerState: TypeAlias = tuple[_Message | None, Any, Any, Any, Any, _Base]
+"""The handlers read the first six slots of the tuple they are given, by position, and
+return a six-slot state (or the tuple itself, for a rejection): ``agent_processor``
+hands them its whole nine-slot state, with no slice."""
 
 # Named slots of the state tuple (read by position in this module, and by the inline text
 # step of agent_processor).
@@ -178,18 +181,20 @@ def _bad_index(state: AssemblerState, index: object) -> str | None:
 
 def _all_blocks(state: AssemblerState) -> PVector[Block | None]:
     """Every block of the open message, the hot one included."""
-    message, index, kind, chunks, extra, _ = state
+    message, kind = state[0], state[2]
     assert message is not None
-    return message.blocks if kind is None else message.blocks.set(index, (kind, chunks, extra))
+    return (
+        message.blocks if kind is None else message.blocks.set(state[1], (kind, state[3], state[4]))
+    )
 
 
 def _focus(state: AssemblerState, index: int) -> tuple[_Message, Block | None]:
     """The open message with the hot block stored in it and room for a block at ``index``,
     and the block already at ``index`` (None for a new one)."""
-    message, hot_index, kind, chunks, extra, _ = state
+    message, kind = state[0], state[2]
     assert message is not None
-    if kind is not None and hot_index == index:
-        return message, (kind, chunks, extra)
+    if kind is not None and state[1] == index:
+        return message, (kind, state[3], state[4])
     blocks = _all_blocks(state)
     if index < len(blocks):
         found = blocks[index]
@@ -433,7 +438,7 @@ def _on_message_delta(state: AssemblerState, event: MessageDelta) -> Result:
     message = tuple_of(
         _Message, (message[0], message[1], message[2], event.usage, stop_reason, message[5])
     )
-    return (message, *state[1:]), ()
+    return (message, state[1], state[2], state[3], state[4], state[5]), ()
 
 
 def _close(

@@ -54,6 +54,7 @@ __all__ = [
     "StateChange",
     "StateChangeHandler",
     "TRANSITIONS",
+    "ANSWERS",
     "WHILE_TOOLS_PENDING",
     "next_state",
 ]
@@ -117,6 +118,9 @@ WHILE_TOOLS_PENDING: dict[tuple[AgentState, str], AgentState] = {
 
 _ADDS_TOOL = frozenset({_PLANNED, _EXECUTING})
 _REMOVES_TOOL = frozenset({_COMPLETED, _FAILED})
+ANSWERS = _REMOVES_TOOL
+"""The state events (by ``type``) whose next state reads ``next_state``'s
+``others_pending``: for any other, it is not read."""
 _STATE_EVENTS = (
     ConversationClose,
     ConversationStart,
