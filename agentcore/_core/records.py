@@ -27,7 +27,7 @@ Type checkers see ``attrs.frozen`` itself (the modules import ``frozen`` from ``
 under ``TYPE_CHECKING``), so the attrs plugin types every ``__init__``; the tests in
 tests/core/test_records.py hold each class to an attrs-built twin of the same fields.
 What attrs offers beyond what these classes use (base classes, private names, methods
-written in the class, ``init``/``eq``/``repr``/``hash`` switches on a field, converters
+written in the class, ``init``/``eq``/``repr``/``hash``/``type`` on a field, converters
 or factories that take ``self``) is refused with a ``TypeError`` when the class is
 defined: such a class keeps ``attrs.frozen``.
 """
