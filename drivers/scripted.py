@@ -13,8 +13,7 @@ Events whose ``timestamp`` is 0 are stamped with the driver's clock (millisecond
 inject ``clock=`` for deterministic tests); events that carry a timestamp keep it.
 ``interrupt()`` ends the current stream at the next event boundary, and cuts short any
 delay or pause in progress. Every ``ModelRequest`` received is kept in ``requests``.
-With no ``delay``, a call whose items are all stream events is answered whole
-(``receive_at_once``): the runtime feeds it with no task, as one batch.
+With no ``delay``, a call whose items are all stream events is one batch.
 Both are ``agentcore.BaseDriver`` subclasses: ``aclose`` has nothing to release, and
 ``async with`` works.
 
@@ -83,8 +82,6 @@ FunctionReply: TypeAlias = str | Iterable[ScriptItem] | AsyncIterable[ScriptItem
 
 _EVENT_TYPES = frozenset(typing.get_args(StreamEvent))
 _ITEM_TYPES = (*_EVENT_TYPES, BaseException, Pause)
-_UNASKED = object()
-"""``FunctionDriver._call``'s ``reply`` when ``fn`` is yet to be asked."""
 
 
 class ScriptExhaustedError(RuntimeError):
@@ -159,15 +156,6 @@ class _Player(BaseDriver):
     def receive_batches(self, request: ModelRequest) -> AsyncIterator[list[StreamEvent]]:
         """The call's events in batches (see ``agentcore.Driver``): each run of events
         with no delay, pause or exception between them is one batch."""
-        raise NotImplementedError
-
-    def receive_at_once(
-        self, request: ModelRequest
-    ) -> list[StreamEvent] | AsyncIterator[list[StreamEvent]]:
-        """The call's events in one list when they are all at hand now (no delay, no
-        pause, no exception, a function that answers without awaiting), else its batches
-        as ``receive_batches`` gives them: the call is made once either way. The runtime
-        feeds the list as one batch, with no task."""
         raise NotImplementedError
 
     def _whole(self, items: object) -> list[StreamEvent] | None:
@@ -266,15 +254,6 @@ class ScriptedDriver(_Player):
         self._begin(request)
         return self._play(self._turns[call])
 
-    def receive_at_once(
-        self, request: ModelRequest
-    ) -> list[StreamEvent] | AsyncIterator[list[StreamEvent]]:
-        whole = self._whole(self._turns[len(self.requests)]) if self.remaining > 0 else None
-        if whole is None:
-            return self.receive_batches(request)
-        self._begin(request)
-        return whole
-
 
 class FunctionDriver(_Player):
     """A model played by ``fn(request)``, called once per model call.
@@ -304,30 +283,16 @@ class FunctionDriver(_Player):
             raise TypeError(f"FunctionDriver needs a function of the request, got {fn!r}")
         super().__init__(name=name, delay=delay, clock=clock, provider_tools=provider_tools)
         self._fn = fn
-        self._awaits = inspect.iscoroutinefunction(fn)
 
     def receive_batches(self, request: ModelRequest) -> AsyncIterator[list[StreamEvent]]:
         self._begin(request)
         return self._call(request)
 
-    def receive_at_once(
-        self, request: ModelRequest
-    ) -> list[StreamEvent] | AsyncIterator[list[StreamEvent]]:
-        if self._awaits or self._delay > 0:
-            return self.receive_batches(request)
-        self._begin(request)
-        reply: object = self._fn(request)
-        whole = self._whole(text_turn(reply) if isinstance(reply, str) else reply)
-        return self._call(request, reply) if whole is None else whole
-
-    async def _call(
-        self, request: ModelRequest, reply: object = _UNASKED
-    ) -> AsyncIterator[list[StreamEvent]]:
-        """The batches of ``fn``'s answer to the call just begun (``reply``: asked for
-        already). A list of events with nothing to wait between them is one batch, played
-        by this generator alone (no generator per layer: this runs for every call)."""
-        if reply is _UNASKED:
-            reply = self._fn(request)
+    async def _call(self, request: ModelRequest) -> AsyncIterator[list[StreamEvent]]:
+        """The batches of ``fn``'s answer to the call just begun. A list of events with
+        nothing to wait between them is one batch, played by this generator alone (no
+        generator per layer: this runs for every call)."""
+        reply = self._fn(request)
         if inspect.isawaitable(reply):
             reply = await reply
         if isinstance(reply, str):

@@ -39,9 +39,7 @@ __all__ = [
     "close_stream",
     "collect_reply",
     "cut_short",
-    "ended",
     "ended_batches",
-    "is_terminal",
 ]
 
 
@@ -203,7 +201,7 @@ def cut_short(timestamp: int) -> ErrorReceived:
     )
 
 
-def ended_batches(
+async def ended_batches(
     driver: Driver, request: ModelRequest, clock: Callable[[], int]
 ) -> AsyncIterator[Sequence[StreamEvent]]:
     """``driver.receive_batches(request)``, ending with ``message_stop`` or
@@ -212,19 +210,7 @@ def ended_batches(
     ``cut_short`` batch, stamped by ``clock``. What the runtime reads a model call
     through, so no reader of a stream decides what a cut means. A driver that raises
     propagates; closing this stream closes the driver's."""
-    return ended(driver.receive_batches(request), clock)
-
-
-def is_terminal(event: Any) -> bool:
-    """Whether ``event`` ends a model call's stream (``message_stop``, ``error_received``):
-    after any other last event, the stream was cut short."""
-    return type(event) in _TERMINAL
-
-
-async def ended(
-    stream: AsyncIterator[Sequence[StreamEvent]], clock: Callable[[], int]
-) -> AsyncIterator[Sequence[StreamEvent]]:
-    """``ended_batches`` over a call's batches already asked for (``stream``)."""
+    stream = driver.receive_batches(request)
     last: Any = None
     try:
         async for batch in stream:

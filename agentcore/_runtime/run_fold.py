@@ -75,7 +75,6 @@ class RunFold:
     _performer: LocalPerformer
     _toolsets: AgentToolsets | None
     _waiters: list[asyncio.Future[None]]
-    _awaiting: int
     _last_pause: Finish | AwaitApproval | AwaitElicitation | None
     _forget: int | None  # a skip_memory_save run's history length before it
     _clock: Callable[[], int]
@@ -131,14 +130,12 @@ class RunFold:
             shell.stop_collecting,
             feed_stream=shell.feed_stream,
             barrier=self._journal_barrier,
-            # a journaled run is a recording its eval rerun (a replay driver, in a task)
-            # must reproduce: its model calls stream in a task too (no answer at once)
-            after=shell.after if journal is None else None,
             feed_all=shell.feed_all,
+            # a journaled run is a recording its eval rerun (a replay driver, in a task)
+            # must reproduce: its model calls stream in a task too
+            holds=journal is None,
         )
         shell.perform = performer.perform
-        self._awaiting = 0  # the runs a caller waits on (_run)
-        performer.awaited = lambda: self._awaiting > 0
         performer.hooks, performer.guards, performer.middleware = (
             self._hooks,
             c.guards(),
@@ -180,16 +177,8 @@ class RunFold:
         the agent is idle. A prompt goes through the ``loop_start`` middleware and starts
         the input guardrails; an ended run goes through the ``loop_end`` middleware.
         ``unsaved``: the run is forgotten once it ends (``skip_memory_save``;
-        ``_end_unsaved``)."""
-        self._awaiting += 1
-        try:
-            return await self._awaited_run(event, deps, unsaved)
-        finally:
-            self._awaiting -= 1
-
-    async def _awaited_run(
-        self, event: Any, deps: Any, unsaved: bool
-    ) -> tuple[Finish | AwaitApproval | AwaitElicitation | None, AgentResult[Any]]:
+        ``_end_unsaved``). The model calls the command asks for are streamed in this
+        task (``hold_calls``)."""
         if self._stopping():
             await self.wait()
         performer = self._performer
@@ -201,12 +190,18 @@ class RunFold:
             if self._toolsets is not None:
                 await self._toolsets.refresh()
         start, began = len(self._shell.state.loop.messages), time.perf_counter()
-        self._command(event)
+        performer.hold_calls()  # the model calls this command asks for stream in this task
+        try:
+            self._command(event)
+        except BaseException:
+            await performer.stream_held()  # none, or one the rejection cancelled
+            raise
         if unsaved and self._forget is None:
             self._forget = start
         if type(event) is AgentPrompt and performer.guards.input:
             performer.check_input(event.messages)  # after the prompt: a trip ends its run
         try:
+            await performer.stream_held()
             while self._running():
                 await self._wait_stretch()
         except asyncio.CancelledError:

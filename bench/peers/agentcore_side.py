@@ -2,9 +2,8 @@
 same texts, tool and deltas as the peers'.
 
 The model functions are ``async``, so each model call takes the path a provider's driver
-takes (a task streaming the call's batches). A sync function whose whole answer is at hand
-would be answered with no task (``receive_at_once``), a path only scripted models take:
-about a quarter cheaper per single-turn run, and not what a user's run costs."""
+takes: the run's caller streams the call its prompt asks for, and a call asked for after a
+tool's result streams in a task (docs/drivers.md); a sync function takes the same path."""
 
 from __future__ import annotations
 

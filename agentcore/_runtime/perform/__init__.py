@@ -54,10 +54,9 @@ class LocalPerformer(Shared, BasePerformer):
     ``start`` and returns where it stopped (``Conversation.feed_stream``); without it, the
     batch is fed one event at a time through ``feed``. ``barrier()`` is called before
     a batch of tool calls holding one that is not idempotent runs (the journal writes what
-    it holds back). ``after(work)`` runs ``work`` once the input being folded is
-    (``Conversation.after``): with it, a driver that has its whole answer at hand gives
-    it with no task (``model``); ``feed_all(inputs)`` folds inputs that belong together
-    before such work (``Conversation.feed_all``).
+    it holds back). ``feed_all(inputs)`` folds inputs that belong together (a tool's
+    result and its trip: ``Conversation.feed_all``). ``holds``: whether a run's caller
+    may stream the model calls its command asks for (``hold_calls``).
     """
 
     def __init__(
@@ -74,14 +73,15 @@ class LocalPerformer(Shared, BasePerformer):
         *,
         feed_stream: Callable[[Sequence[Any], int], int] | None = None,
         barrier: Callable[[], None] = lambda: None,
-        after: Callable[[Callable[[], object]], None] | None = None,
         feed_all: Callable[[Sequence[Any]], None] | None = None,
+        holds: bool = True,
     ) -> None:
         super().__init__(feed, tools, outlet, clock, feed_all)
         self._on_pause = on_pause
         self._model = ModelCalls(
-            self, driver, collect, stop_collecting, feed_stream or one_at_a_time(feed), after
+            self, driver, collect, stop_collecting, feed_stream or one_at_a_time(feed)
         )
+        self._holds = holds
         self._tools = ToolCalls(self, messages, barrier)
         self._checks = Checks(self)
         self._timer = Timer(feed, clock)
@@ -90,7 +90,7 @@ class LocalPerformer(Shared, BasePerformer):
     def in_flight(self) -> bool:
         """Whether a model call or a tool call is running."""
         model = self._model
-        return model.task is not None or model.inline or bool(self._tools.calls)
+        return model.task is not None or bool(self._tools.calls)
 
     def perform(self, effect: Any) -> None:
         cls = type(effect)
@@ -117,6 +117,16 @@ class LocalPerformer(Shared, BasePerformer):
         else:
             raise TypeError(f"not an effect request: {effect!r}")
 
+    def hold_calls(self) -> None:
+        """Let the running task (a run's caller, about to feed its command) stream the
+        model calls its feed asks for itself (``stream_held``), with no task per call."""
+        if self._holds:
+            self._model.caller = asyncio.current_task()
+
+    async def stream_held(self) -> None:
+        """Stream the calls held for this task (``hold_calls``); let go of it after."""
+        await self._model.drive()
+
     def check_input(self, messages: tuple[Any, ...]) -> None:
         """Start the input guardrails on a run's prompt (a trip is fed when it happens)."""
         self._checks.check_input(messages)
@@ -131,6 +141,4 @@ class LocalPerformer(Shared, BasePerformer):
     async def aclose(self) -> None:
         """``cancel``, then wait for the model task to end; idempotent."""
         self.cancel()
-        model = self._model.task
-        if model is not None:
-            await asyncio.wait([model])
+        await self._model.wait_ended()

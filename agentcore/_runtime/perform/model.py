@@ -5,10 +5,8 @@
   ``cut_short`` error); a driver that raises is answered with an ``error_received``
   (the exception's own ``code`` and ``retryable``). Feeding pauses while an async presenter is
   over its backpressure mark. The call goes through the middleware onion when there is
-  one (docs/middleware.md). A driver that may have the whole answer at hand
-  (``receive_at_once``: a scripted model with no delay) is asked for it once the input
-  that asked is folded (``after``), with no task: its events are fed as they would have
-  been streamed, in one batch.
+  one (docs/middleware.md). A call the feed of a run's caller asks for is streamed by
+  that caller (``drive``), with no task of its own; any other in a task.
 - ``SummariseContext``: the driver is called the same way, but its reply is read here
   by the message assembler (``collect_reply``) and never fed (it would enter the
   conversation): one ``context_summary`` is fed with the text, usage and model, or with
@@ -33,9 +31,7 @@ from ..._edges.driver import (
     close_stream,
     collect_reply,
     cut_short,
-    ended,
     ended_batches,
-    is_terminal,
 )
 from ..._loop.events import CallModel, ContextSummary, SummariseContext
 from ..actions import ErrorAction, ModelCallAction, ModelResponseAction, events_of, through
@@ -57,127 +53,94 @@ class ModelCalls:
         collect: Callable[[], list[Any]],
         stop_collecting: Callable[[list[Any]], None],
         feed_stream: Callable[[Sequence[Any], int], int],
-        after: Callable[[Callable[[], object]], None] | None = None,
     ) -> None:
         self._shared = shared
         self._driver = driver
         self._collect = collect
         self._stop_collecting = stop_collecting
         self._feed_stream = feed_stream
-        self._after = after
         self.task: asyncio.Task[None] | None = None
         self._cancelling = False
         self._streaming = False
         self._waiting: CallModel | None = None
-        """A call put ``after`` the feed, not begun yet."""
-        self._current: CallModel | None = None
-        """The call asked for last."""
-        self.inline = False
-        """Whether a call's whole answer is being fed now (no task)."""
+        """A call held for ``caller``, not begun yet."""
+        self.caller: asyncio.Task[Any] | None = None
+        """The task of a run's caller that streams the calls its own feed asks for
+        (``drive``), instead of a task per call."""
+        self._stops = 0
+        """The cancellations sent to ``caller`` while it streamed a call."""
+        self._driven: asyncio.Future[None] | None = None
+        """Set once ``caller`` has stopped streaming (``wait_ended``)."""
 
     def call(self, effect: CallModel) -> None:
         self._cancelling = self._streaming = False
-        self._current = effect
         if type(effect) is SummariseContext:
             work = self._summary(effect)
-        elif self._after is not None and (at_once := self._at_once()) is not None:
-            self._waiting = effect
-            self._after(lambda: self._answer(effect, at_once))
+        elif self.caller is not None and self._drivable():
+            self._waiting = effect  # not begun: the caller streams it (drive)
+            self.task = None  # a call that asked for it while ending is no longer the call
             return
         else:
             work = self._stream(effect)
         self.task = asyncio.get_running_loop().create_task(work)
 
-    def _at_once(self) -> Callable[[ModelRequest], Any] | None:
-        """The driver's ``receive_at_once``, when a call may take it: a caller waits on
-        the run (``awaited``), and nothing must run between the call and its answer
-        (middleware, a blocking or an input guardrail started after the prompt)."""
+    def _drivable(self) -> bool:
+        """Whether the run's caller may stream a call now: the call was asked for by the
+        caller's own feed, and nothing must run beside it (middleware, a blocking or an
+        input guardrail started after the prompt)."""
         shared = self._shared
-        if (
-            shared.middleware
-            or shared.guards.blocking is not None
-            or shared.guards.input
-            or not shared.awaited()
-        ):
-            return None
-        try:
-            driver = self._driver()
-        except Exception:  # the call fails in its task, where it is reported
-            return None
-        at_once: Callable[[ModelRequest], Any] | None = getattr(driver, "receive_at_once", None)
-        return at_once
+        return (
+            not shared.middleware
+            and shared.guards.blocking is None
+            and not shared.guards.input
+            and asyncio.current_task() is self.caller
+        )
 
-    def _answer(self, effect: CallModel, at_once: Callable[[ModelRequest], Any]) -> None:
-        """A call put ``after`` the feed that asked for it: the driver's whole answer
-        fed as ``_from_driver`` would feed its batch; a driver that streams after all is
-        read in a task."""
-        if self._waiting is not effect:  # cancelled before it began
-            return
-        self._waiting = None
-        shared = self._shared
+    async def drive(self) -> None:
+        """Stream in this task (``caller``) the calls its feed asked for, one after the
+        other (a retry asked for while one ends is the next), until none is held: no task,
+        no future and no event-loop iteration of their own. Cancelling the caller stops
+        the call and propagates; a call the loop cancels (an abort, a timeout) is
+        stopped by cancelling the caller, which then goes on (``_stream``)."""
+        task = self.caller
         try:
-            request = effect.request
-        except Exception as exc:
-            shared.feed(_hook_failure(exc, shared.clock()))
-            return
-        try:
-            answer = at_once(request)
-        except Exception as exc:  # a failing driver never takes the agent down
-            shared.feed(driver_failure(exc, shared.clock()))
-            return
-        if isinstance(answer, Sequence):
-            self._feed_whole(effect, answer, 0)
-        else:  # its batches, to stream
-            self.task = asyncio.get_running_loop().create_task(self._stream(effect, answer))
-
-    def _feed_whole(self, effect: CallModel, events: Sequence[Any], done: int) -> None:
-        """Feed ``effect``'s whole answer from ``events[done]`` until it ends, an
-        ``error_received`` or a cancellation stops it; one the driver cut short ends with
-        ``cut_short``. An outlet over its backpressure mark is waited for in a task."""
-        shared, feed_stream, end = self._shared, self._feed_stream, len(events)
-        last = events[done - 1] if done else None
-        self.inline = True
-        try:
-            while done < end:
-                done = feed_stream(events, done)
-                last = events[done - 1]
-                if type(last) is ErrorReceived or self._cancelling:
-                    break
-                if self._current is not effect:  # its end asked for the next call
-                    return
-                if shared.outlet.congested and done < end:
-                    rest = self._relieved(effect, events, done)
-                    self.task = asyncio.get_running_loop().create_task(rest)
-                    return
-            else:
-                if not is_terminal(last):
-                    shared.feed(cut_short(shared.clock()))
+            while (effect := self._waiting) is not None:
+                self._waiting = None
+                self.task = task
+                await self._stream(effect)
         finally:
-            self.inline = False
-        if self._cancelling and self._current is effect:
-            shared.feed(Interrupt("abort", timestamp=shared.clock()))
+            self.caller = None
+            driven, self._driven = self._driven, None
+            if driven is not None and not driven.done():
+                driven.set_result(None)
 
-    async def _relieved(self, effect: CallModel, events: Sequence[Any], done: int) -> None:
-        """The rest of a whole answer, once the presenters are below their mark."""
-        self._streaming = True
-        try:
-            await self._shared.outlet.relieve()
-        except asyncio.CancelledError:
-            if self._release() and self._cancelling:
-                self._shared.feed(Interrupt("abort", timestamp=self._shared.clock()))
+    async def wait_ended(self) -> None:
+        """Wait until the call in flight has ended (its task, or its caller's stream)."""
+        task = self.task
+        if task is None or task is asyncio.current_task():
             return
-        self._release()
-        self._feed_whole(effect, events, done)
+        if task is self.caller:
+            if self._driven is None:
+                self._driven = asyncio.get_running_loop().create_future()
+            await asyncio.wait([self._driven])
+        else:
+            await asyncio.wait([task])
+
+    def _stop(self, task: asyncio.Task[Any]) -> None:
+        """Cancel ``task``, running the call; the caller streaming it is cancelled only
+        while it waits (while it feeds, ``_from_driver`` stops after the input)."""
+        if task is self.caller:
+            if task is asyncio.current_task():
+                return
+            self._stops += 1
+        task.cancel()
 
     def cancel_call(self) -> None:
         """``CancelModel``: stop the call; its end is fed as an ``interrupt``."""
         self._cancelling = True
-        if self._waiting is not None:  # put after the feed, not begun: it never will
+        if self._waiting is not None:  # held for its caller, not begun: it never will
             self._waiting = None
             self._shared.feed(Interrupt("abort", timestamp=self._shared.clock()))
-            return
-        if self.inline:  # its answer is being fed: it stops after the input being folded
-            self._driver().interrupt()
             return
         task = self.task
         if task is not None and not self._streaming:  # cancelled before it ever ran
@@ -187,21 +150,19 @@ class ModelCalls:
             self._shared.feed(Interrupt("abort", timestamp=self._shared.clock()))
             return
         self._driver().interrupt()
-        task.cancel()
+        self._stop(task)
 
     def cancel(self) -> None:
         """Stop the call in flight, if any (the performer's ``cancel``)."""
         self._waiting = None
-        if self.inline:
-            self._cancelling = True
         task = self.task
         if task is not None:
             self._cancelling = True
             self._driver().interrupt()
-            task.cancel()
+            self._stop(task)
 
-    async def _stream(self, effect: CallModel, batches: Any = None) -> None:
-        """The call in its task; ``batches``: the driver's, asked for already."""
+    async def _stream(self, effect: CallModel) -> None:
+        """The call, in its task or its caller's."""
         self._streaming = True
         shared = self._shared
         try:
@@ -216,13 +177,26 @@ class ModelCalls:
             if shared.middleware:
                 await self._through_middleware(request)
             else:
-                await self._from_driver(request, batches)
+                await self._from_driver(request)
         except asyncio.CancelledError:
-            pass
+            if not self._stopped():
+                raise  # its caller was cancelled: the run is aborted there
         finally:
             ours = self._release()
         if self._cancelling and ours:
             shared.feed(Interrupt("abort", timestamp=shared.clock()))
+
+    def _stopped(self) -> bool:
+        """Whether the cancellation that reached ``_stream`` was this call's stop (a
+        call's own task, or ``caller`` after ``_stop``, which is uncancelled here), not
+        its caller's."""
+        task = self.caller
+        if task is None or task is not asyncio.current_task():
+            return True
+        stops, self._stops = self._stops, 0
+        for _ in range(stops):
+            task.uncancel()
+        return stops > 0 and task.cancelling() == 0
 
     def _release(self) -> bool:
         """Forget the task of the call that ends now; whether it still was the call's
@@ -232,21 +206,17 @@ class ModelCalls:
             self.task = None
         return ours
 
-    async def _from_driver(self, request: ModelRequest, batches: Any = None) -> Any:
+    async def _from_driver(self, request: ModelRequest) -> Any:
         """Feed the driver's answer to ``request`` (``ended_batches``: it ends with
-        ``message_stop`` or ``error_received``), or its ``batches`` asked for already;
-        return the last event fed (``None`` when the call was cancelled). A raise is
-        answered with an ``error_received``. Cancellation propagates."""
+        ``message_stop`` or ``error_received``); return the last event fed (``None`` when
+        the call was cancelled). A raise is answered with an ``error_received``.
+        Cancellation propagates."""
         shared = self._shared
         outlet, feed, feed_stream = shared.outlet, shared.feed, self._feed_stream
         stream: AsyncIterator[Sequence[Any]] | None = None
         last: Any = None
         try:
-            stream = (
-                ended_batches(self._driver(), request, shared.clock)
-                if batches is None
-                else ended(batches, shared.clock)
-            )
+            stream = ended_batches(self._driver(), request, shared.clock)
             async for batch in stream:
                 if self._cancelling:  # the driver stopped as it was told: nothing is cut
                     break

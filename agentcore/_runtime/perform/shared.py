@@ -34,7 +34,7 @@ class Shared:
         self.feed = feed
         self.feed_all = feed_all or (lambda events: _each(feed, events))
         """Feed inputs that belong together (a tool's result and its trip): all are
-        folded before what they ask for is answered at once."""
+        folded before what they ask for runs."""
         self.clock = clock
         self.outlet = outlet
         self.tools = dict(tools)
@@ -44,10 +44,6 @@ class Shared:
         self.deps: Any = None
         self.build_output: Callable[[Any], Any] | None = None
         """The current run's builder of its typed answer (a structured-output run)."""
-        self.awaited: Callable[[], bool] = lambda: True
-        """Whether a caller waits on the run now (``Agent.run``, ``prompt``...): a model
-        call is answered at once only then, never while an agent is being built or
-        resumed (its caller subscribes after)."""
         self.settle: Callable[[], Awaitable[None]] | None = None
         """Awaited before a tool's result is fed (an agent with toolsets: a list change
         the call caused reaches the next model call)."""
