@@ -332,6 +332,15 @@ def test_questions_of_calls_side_by_side_reach_the_calls_that_caused_them(
             ScriptedDriver([tool_turn(calls), text_turn("ok")]), toolsets=[server]
         ) as a:
             result = await a.run("go")
+            if legacy_stdio:  # each answer returns once the run ends or pauses again
+                asked: list[ElicitationRequest] = []
+                while a.state.pending_elicitations:
+                    question = a.state.pending_elicitations[0]
+                    asked.append(question)
+                    await a.answer_elicitation(
+                        question.elicitation_id, "accept", {"name": question.message}
+                    )
+                return a, asked
             while result.status == "awaiting_elicitation" and len(a.state.pending_elicitations) < 2:
                 await asyncio.sleep(0.05)  # the second question is on its way
             asked = list(a.state.pending_elicitations)
@@ -341,11 +350,17 @@ def test_questions_of_calls_side_by_side_reach_the_calls_that_caused_them(
                 )
             return a, asked
 
+    legacy_stdio = (transport, protocol) == ("stdio", "legacy")
     agent, asked = asyncio.run(main())
     results = _results(agent)
-    if (transport, protocol) == ("stdio", "legacy"):
-        assert asked == [] and all(r.is_error for r in results)
-        assert "nobody can answer" in str(results[0].result)
+    if legacy_stdio:
+        # A question that comes while both calls are in flight is refused; under load the
+        # first may come before the second call is sent, and then reaches its call.
+        by_call = {r.tool_call_id: r for r in results}
+        assert len(by_call) == 2 and len(asked) <= 1
+        for question in asked:
+            assert by_call.pop(question.tool_call_id).result == f"hello {question.message}"
+        assert all(r.is_error and "nobody can answer" in str(r.result) for r in by_call.values())
         return
     assert sorted((q.tool_call_id, q.message) for q in asked) == [("t0", "Q0?"), ("t1", "Q1?")]
     assert [r.result for r in results] == ["hello Q0?", "hello Q1?"]
