@@ -288,7 +288,12 @@ class Conversation:
         Outputs go to ``outlet.send`` unless the outlet is ``quiet`` (nothing would see
         them: no presenter, subscriber or interceptor) and nothing collects them.
         ``answer``, when given, receives the outputs of ``events[start]``'s own fold
-        (``command``). Work put ``after`` the feed runs before this returns."""
+        (``command``). Work put ``after`` the feed runs before this returns.
+
+        A batch that begins with a whole message (a scripted or function driver's
+        answer: ``message_end``) is folded in one step (``whole_message``) when nothing
+        could tell: a quiet outlet, no snapshot store, state-change handler, backlog or
+        ``answer``, and a journal only with a ``report``."""
         index = self._fold_stream(events, start, answer)
         if self._after and not (self._feeding or self._draining):
             self._drain()
@@ -308,47 +313,44 @@ class Conversation:
         chunks, lens = self._chunks, self._lens
         echoes = lens is not None and lens[2]
         index = start
-        whole = (
-            lens is not None
-            and self.snapshots is None
-            and (self.journal is None or self.report is not None)
-        )
         try:
+            if (
+                end - start > 1  # a message_start and its message_stop at least
+                and type(events[start]) is MessageStart
+                and lens is not None
+                and self.snapshots is None
+                and (self.journal is None or self.report is not None)
+                and answer is None
+                and not backlog
+                and not self._change_handlers
+                and getattr(outlet, "quiet", False)
+                and (stop := message_end(events, start))
+            ):
+                message = [
+                    _scrubbed(stamped(e, self.clock()) if e.timestamp == 0 else e)
+                    for e in events[start:stop]
+                ]
+                folded = self._fold_whole(message)
+                if folded is None:  # the per-event fold takes them as they are now
+                    events = (*events[:start], *message, *events[stop:])
+                else:
+                    index, performed, ends = stop, False, False
+                    for output in folded:
+                        if type(output) in EFFECTS:
+                            self.perform(output)
+                            performed = True
+                    if backlog:  # fed by an effect performed: folded as the loop below would
+                        self._feeding = False
+                        self._fold_stream((backlog.popleft(),), 0, None)  # and the rest
+                        return index
+                    if performed or outlet.congested:
+                        return index
             while index < end:
-                event, backlogged = events[index], False
-                if (
-                    whole
-                    and type(event) is MessageStart
-                    and answer is None
-                    and not backlog
-                    and not self._change_handlers
-                    and getattr(outlet, "quiet", False)
-                    and (stop := message_end(events, index))
-                ):
-                    message = [
-                        _scrubbed(stamped(e, self.clock()) if e.timestamp == 0 else e)
-                        for e in events[index:stop]
-                    ]
-                    folded = self._fold_whole(message)
-                    if folded is None:  # the per-event fold takes them as they are now
-                        events = (*events[:index], *message, *events[stop:])
-                        event = message[0]
-                    else:
-                        index, performed, ends = stop, False, False
-                        for output in folded:
-                            if type(output) in EFFECTS:
-                                self.perform(output)
-                                performed = True
-                        if not backlog:
-                            if performed or outlet.congested:
-                                return index
-                            continue
-                        event, backlogged = backlog.popleft(), True
-                if not backlogged:
-                    index += 1
-                    if getattr(event, "timestamp", 1) == 0:
-                        event = stamped(event, self.clock())
-                    performed, ends = False, type(event) is ErrorReceived
+                event = events[index]
+                index += 1
+                if getattr(event, "timestamp", 1) == 0:
+                    event = stamped(event, self.clock())
+                performed, ends = False, type(event) is ErrorReceived
                 while True:
                     cls = type(event)
                     if cls in _TEXT_DELTAS:
