@@ -297,10 +297,6 @@ ABOUT: dict[str, tuple[tuple[str, ...], str]] = {
         ("agentcore._journal.conversation",),
         "its runs of deltas",
     ),
-    "journal/test_whole_message.py": (
-        ("agentcore._journal.conversation", "agentcore._core.agent_processor"),
-        "the whole-message fold and fold_blocks",
-    ),
 }
 
 TOP_LEVEL = {

@@ -24,7 +24,7 @@ runs once per stream delta:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from operator import attrgetter
 from typing import Any, Final, TypeAlias
 
@@ -32,16 +32,7 @@ from . import assembler as _assembler
 from . import state_events as _state_events
 from . import turns as _turns
 from .errors import ProtocolError
-from .events import (
-    ConversationClose,
-    ErrorReceived,
-    InputJsonDelta,
-    MessageDelta,
-    TextDelta,
-    ThinkingDelta,
-    ToolUseStart,
-    ToolUseStop,
-)
+from .events import ConversationClose, ErrorReceived, InputJsonDelta, TextDelta, ThinkingDelta
 from .pricing import ModelPrice
 from .state_machine import ANSWERS, AgentState, next_state
 
@@ -52,10 +43,8 @@ __all__ = [
     "agent_processor_with",
     "appended_chunk",
     "appending",
-    "BLOCK_EVENTS",
     "chunk_reader",
     "create_initial_agent_engine_state",
-    "fold_blocks",
     "layers_of",
     "repriced",
     "summary",
@@ -360,63 +349,6 @@ def delta_run(state: AgentEngineState) -> tuple[type[Any], int, Callable[[Any], 
     only for a delta that only appends it): what ``MealyMachine`` collects runs with."""
     hot = appending(state)
     return None if hot is None else (hot[0], hot[1], _CHUNK_OF[hot[0]])
-
-
-BLOCK_EVENTS: frozenset[type[Any]] = frozenset(
-    {TextDelta, ThinkingDelta, ToolUseStart, InputJsonDelta, ToolUseStop, MessageDelta}
-)
-"""The inputs between a ``message_start`` and its ``message_stop`` (``fold_blocks``): the
-message's blocks and its usage, none of which makes an output a layer above feeds back."""
-
-_DELTAS: frozenset[type[Any]] = frozenset(_CHUNK_OF)
-
-
-def fold_blocks(
-    state: AgentEngineState,
-    events: Sequence[Any],
-    start: int,
-    outputs: list[Any],
-    echo: bool,
-) -> tuple[AgentEngineState, int]:
-    """Fold ``events[start:]`` up to the first one that is not in ``BLOCK_EVENTS``, adding
-    to ``outputs`` what folding each gives (the event itself first when ``echo``: the
-    conversation processor's step for it); return the state and the index of the event
-    it stopped at. Equal to ``agent_processor`` on each in turn, at one call for a
-    message's blocks: a run of two deltas or more that only append (``appending``) is
-    applied at once (``with_appended``), without a step per delta."""
-    end = len(events)
-    index = start
-    while index < end:
-        event = events[index]
-        cls = type(event)
-        if cls not in BLOCK_EVENTS:
-            break
-        index += 1
-        if echo:
-            outputs.append(event)
-        state, outs = agent_processor(state, event)
-        if outs:
-            outputs.extend(outs)
-        if index + 1 < end and type(events[index + 1]) in _DELTAS:
-            hot = appending(state)
-            if hot is None:
-                continue
-            delta, block = hot
-            read, chunks = _CHUNK_OF[delta], []
-            while index < end:
-                event = events[index]
-                if type(event) is not delta or event.index != block:
-                    break
-                chunk = read(event)
-                if type(chunk) is not str:
-                    break
-                chunks.append(chunk)
-                index += 1
-                if echo:
-                    outputs.append(event)
-            if chunks:
-                state = with_appended(state, chunks)
-    return state, index
 
 
 def with_appended(state: AgentEngineState, chunks: list[str]) -> AgentEngineState:

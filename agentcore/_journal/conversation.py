@@ -48,20 +48,16 @@ from operator import itemgetter
 from typing import Any, Protocol, TypeAlias
 
 from .._core.agent_processor import (
-    BLOCK_EVENTS,
     agent_processor,
     appended_chunk,
     appending,
     chunk_reader,
-    fold_blocks,
     with_appended,
 )
 from .._core.events import (
     LAYERS,
     ErrorReceived,
     InputJsonDelta,
-    MessageStart,
-    MessageStop,
     TextDelta,
     ThinkingDelta,
     ToolUseStart,
@@ -73,7 +69,7 @@ from .._edges.clock import stamped
 from .._loop.conversation import conversation_processor
 from .._loop.events import EFFECTS
 
-__all__ = ["Conversation", "Lens", "Sink", "delta_lens", "message_end", "whole_message"]
+__all__ = ["Conversation", "Lens", "Sink", "delta_lens"]
 
 Report: TypeAlias = Callable[[str, str, BaseException, Any], None]
 """``report(source, name, error, subject)``: a journal, snapshot or handler failed."""
@@ -308,47 +304,13 @@ class Conversation:
         chunks, lens = self._chunks, self._lens
         echoes = lens is not None and lens[2]
         index = start
-        whole = (
-            lens is not None
-            and self.snapshots is None
-            and (self.journal is None or self.report is not None)
-        )
         try:
             while index < end:
-                event, backlogged = events[index], False
-                if (
-                    whole
-                    and type(event) is MessageStart
-                    and answer is None
-                    and not backlog
-                    and not self._change_handlers
-                    and getattr(outlet, "quiet", False)
-                    and (stop := message_end(events, index))
-                ):
-                    message = [
-                        _scrubbed(stamped(e, self.clock()) if e.timestamp == 0 else e)
-                        for e in events[index:stop]
-                    ]
-                    folded = self._fold_whole(message)
-                    if folded is None:  # the per-event fold takes them as they are now
-                        events = (*events[:index], *message, *events[stop:])
-                        event = message[0]
-                    else:
-                        index, performed, ends = stop, False, False
-                        for output in folded:
-                            if type(output) in EFFECTS:
-                                self.perform(output)
-                                performed = True
-                        if not backlog:
-                            if performed or outlet.congested:
-                                return index
-                            continue
-                        event, backlogged = backlog.popleft(), True
-                if not backlogged:
-                    index += 1
-                    if getattr(event, "timestamp", 1) == 0:
-                        event = stamped(event, self.clock())
-                    performed, ends = False, type(event) is ErrorReceived
+                event = events[index]
+                index += 1
+                if getattr(event, "timestamp", 1) == 0:
+                    event = stamped(event, self.clock())
+                performed, ends = False, type(event) is ErrorReceived
                 while True:
                     cls = type(event)
                     if cls in _TEXT_DELTAS:
@@ -428,29 +390,6 @@ class Conversation:
         finally:
             self._feeding = False
 
-    def _fold_whole(self, message: list[Any]) -> list[Any] | None:
-        """Fold ``message`` (a complete one, stamped and scrubbed) at once
-        (``whole_message``), journal it and collect its outputs; the outputs, or None when
-        only the per-event fold gives what feeding each would (nothing is done then)."""
-        if self._chunks:
-            self._flush()
-        assert self._lens is not None
-        try:
-            folded = whole_message(self.processor, self._lens, self._state, message)
-        except Exception:  # strict mode: raised where the per-event fold raises it
-            return None
-        if folded is None:
-            return None
-        if self.journal is not None:
-            for event in message:
-                seq = self._journal(event)
-                self.seq = seq or self.seq + 1
-        self._state, outputs = folded
-        self._hot = None
-        if self._collectors:
-            self._collect(outputs)
-        return outputs
-
     def after(self, work: Callable[[], object]) -> None:
         """Call ``work()`` once the input being folded and the backlog are done (at once
         when nothing is being fed), before the feed that folds them returns; in order,
@@ -500,7 +439,7 @@ class Conversation:
                     break
         return index
 
-    def _collect(self, outputs: Sequence[Any]) -> None:
+    def _collect(self, outputs: tuple[Any, ...]) -> None:
         for collector in self._collectors:
             collector.extend(o for o in outputs if type(o) not in EFFECTS)
 
@@ -622,42 +561,6 @@ def _with_core(state: Any, core: Any) -> Any:
 _WHOLE: Lens = (lambda state: state, lambda _state, core: core, False)
 # the conversation echoes its stream inputs as outputs (ECHO)
 _CORE: Lens = (itemgetter(0), _with_core, True)
-
-
-def message_end(events: Sequence[Any], start: int) -> int:
-    """The index after the ``message_stop`` that closes the message ``events[start]``
-    starts, when only ``BLOCK_EVENTS`` come between; 0 when ``events`` does not hold
-    that whole message."""
-    end = len(events)
-    index = start + 1
-    while index < end:
-        cls = type(events[index])
-        if cls is MessageStop:
-            return index + 1
-        if cls not in BLOCK_EVENTS:
-            return 0
-        index += 1
-    return 0
-
-
-def whole_message(
-    processor: AnyProcessor, lens: Lens, state: Any, message: Sequence[Any]
-) -> tuple[Any, list[Any]] | None:
-    """``processor``'s state and outputs after ``message`` (``message_start``, blocks,
-    ``message_stop``: ``message_end``), folded at once: the two ends by ``processor``,
-    the blocks between by the core alone (``fold_blocks``: what the conversation
-    processor routes them to, echoed). Equal to folding each in turn; None when that
-    fold would stop a feed inside the message (an effect before its ``message_stop``)."""
-    state, outs = processor(state, message[0])
-    for output in outs:
-        if type(output) in EFFECTS:
-            return None
-    outputs = list(outs)
-    core_of, with_core, echo = lens
-    core, stop = fold_blocks(core_of(state), message, 1, outputs, echo)
-    state, outs = processor(with_core(state, core), message[stop])
-    outputs.extend(outs)
-    return state, outputs
 
 
 def delta_lens(processor: AnyProcessor) -> Lens | None:
