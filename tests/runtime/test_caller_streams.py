@@ -1,6 +1,6 @@
 """The model calls a run's command asks for are streamed by the run's caller (the task
-awaiting ``prompt``/``run``), with no task, future or event-loop iteration of their own;
-nothing shows it but the time.
+awaiting ``prompt``/``run``), and the call a tool's result asks for by that tool's task,
+with no task, future or event-loop iteration of their own; nothing shows it but the time.
 
 These tests hold that path equal to a task per call (the agent's ``hold_calls`` turned
 off): the same outputs delivered, history and error, for any model turns of a driver

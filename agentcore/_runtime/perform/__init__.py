@@ -74,7 +74,7 @@ class LocalPerformer(Shared, BasePerformer):
         feed_stream: Callable[[Sequence[Any], int], int] | None = None,
         barrier: Callable[[], None] = lambda: None,
         feed_all: Callable[[Sequence[Any]], None] | None = None,
-        holds: bool = True,
+        holds: bool = False,
     ) -> None:
         super().__init__(feed, tools, outlet, clock, feed_all)
         self._on_pause = on_pause
@@ -118,14 +118,17 @@ class LocalPerformer(Shared, BasePerformer):
             raise TypeError(f"not an effect request: {effect!r}")
 
     def hold_calls(self) -> None:
-        """Let the running task (a run's caller, about to feed its command) stream the
-        model calls its feed asks for itself (``stream_held``), with no task per call."""
-        if self._holds:
-            self._model.caller = asyncio.current_task()
+        """Let the running task (a run's caller about to feed its command, a tool's task
+        about to feed its result) stream the model calls its feed asks for itself
+        (``stream_held``), with no task per call."""
+        model = self._model
+        if self._holds and model.caller is None:  # one task streams at a time
+            model.caller = asyncio.current_task()
 
     async def stream_held(self) -> None:
         """Stream the calls held for this task (``hold_calls``); let go of it after."""
-        await self._model.drive()
+        if self._model.caller is asyncio.current_task():
+            await self._model.drive()
 
     def check_input(self, messages: tuple[Any, ...]) -> None:
         """Start the input guardrails on a run's prompt (a trip is fed when it happens)."""

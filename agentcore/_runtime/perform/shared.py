@@ -48,6 +48,13 @@ class Shared:
         """Awaited before a tool's result is fed (an agent with toolsets: a list change
         the call caused reaches the next model call)."""
 
+    def hold_calls(self) -> None:
+        """Let the running task stream the model calls its next feed asks for
+        (``stream_held``); nothing here (``LocalPerformer`` streams them)."""
+
+    async def stream_held(self) -> None:
+        """Stream the calls held for this task (``hold_calls``)."""
+
     def report_plugin(self, source: FailureSource, exc: Exception, subject: Any) -> None:
         """Tell the outlet a plugin failed (the call it bent goes on or fails alone)."""
         self.outlet.report(EngineFailure(source, type(exc).__name__, exc, subject))

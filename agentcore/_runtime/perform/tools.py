@@ -107,11 +107,15 @@ class ToolCalls:
         except asyncio.CancelledError:
             return  # cancelled by CancelTools (the loop answered the call) or aclose
         answered = self.calls.pop(call_id, None) is not None  # not by a cancel already
+        if answered:  # the model call its result asks for streams in this task
+            shared.hold_calls()
         if trip is None:
             if answered:
                 shared.feed(result)
         else:  # after the call's own answer: the history stays well-formed
             shared.feed_all((result, trip) if answered else (trip,))
+        if answered:
+            await shared.stream_held()
 
     async def _bent(
         self, call: ToolCallPart, signal: AbortSignal
