@@ -184,8 +184,8 @@ print(json.dumps(seen))
 
 
 ATTRS_BUILT = {
-    "AgentConfig", "AgentResult", "AudioContent", "Batch", "DocumentContent", "FolderBlobs",
-    "ImageContent", "LoopConfig", "Logged", "MemoryBlobs", "MessageQueueView", "Tool",
+    "AgentConfig", "AgentResult", "AudioContent", "Batch", "DocumentContent",
+    "ImageContent", "LoopConfig", "Logged", "MessageQueueView", "Tool",
     "ToolContext", "_Chain", "_ChainInitial", "_Combined", "_CombinedInitial", "_Filtered",
     "_Mapped", "_Reference",
 }  # fmt: skip
@@ -256,3 +256,29 @@ print(json.dumps(seen))
     seen = _run(code)
     assert (seen["hints"], seen["plans"]) == ([], [])
     assert seen["planned by a run"] != []
+
+
+def test_the_agent_import_leaves_out_the_blobs_jiter_dataclasses_and_numbers() -> None:
+    """The journals' media store (``_journal.blobs``) comes with the first journal, the
+    partial-JSON parser (``jiter``) with the first structured answer, ``dataclasses`` and
+    ``numbers`` when a tool's schema reads a dataclass or a rarer number; each works then
+    (tests/loop/test_tool_schema.py holds ``_is_number`` to ``numbers.Number``)."""
+    code = """
+import json, sys
+WATCHED = ("agentcore._journal.blobs", "jiter", "dataclasses", "numbers")
+seen = {}
+from agentcore import Agent, MemoryJournal
+seen["import"] = [m for m in WATCHED if m in sys.modules]
+journal = MemoryJournal()
+assert journal.blobs is not None
+seen["a journal"] = [m for m in WATCHED if m in sys.modules]
+from agentcore.loop import parse_partial
+assert parse_partial('{"a": "b') == {"a": "b"}
+seen["a partial answer"] = [m for m in WATCHED if m in sys.modules]
+print(json.dumps(seen))
+"""
+    assert _run(code) == {
+        "import": [],
+        "a journal": ["agentcore._journal.blobs"],
+        "a partial answer": ["agentcore._journal.blobs", "jiter"],
+    }
