@@ -545,10 +545,11 @@ def _plan(cls: type[Any]) -> _Plan:
     )
 
 
-def _holder(cls: type[Any], name: str, value: object) -> type[Any]:
+def _holder(cls: type[Any], name: str, value: object) -> type[Any] | None:
     """The class of ``cls.__mro__`` whose own ``name`` is ``value`` (a subclass that
-    ``checked`` did not decorate inherits its base's)."""
-    return next(k for k in cls.__mro__ if vars(k).get(name) is value)
+    ``checked`` did not decorate inherits its base's); None once another thread has put
+    the made value in its place."""
+    return next((k for k in cls.__mro__ if vars(k).get(name) is value), None)
 
 
 class _PlanLater:
@@ -560,6 +561,9 @@ class _PlanLater:
 
     def __get__(self, instance: object, owner: type[Any]) -> _Plan:
         holder = _holder(owner, "__checked_plan__", self)
+        if holder is None:
+            plan: _Plan = owner.__checked_plan__
+            return plan
         plan = _plan(holder)
         holder.__checked_plan__ = plan
         return plan
@@ -572,9 +576,9 @@ def _first_check(self: Any) -> None:
     """The generic ``__attrs_post_init__`` of a class planned on first use: makes the plan,
     puts the generic check in its own place, and runs it."""
     holder = _holder(type(self), "__attrs_post_init__", _first_check)
-    check = _generic_check(holder.__checked_plan__)
-    holder.__attrs_post_init__ = check
-    check(self)
+    if holder is not None:
+        holder.__attrs_post_init__ = _generic_check(holder.__checked_plan__)
+    type(self).__attrs_post_init__(self)
 
 
 _C = TypeVar("_C", bound=type[Any])

@@ -28,9 +28,11 @@ from hypothesis import strategies as st
 
 import agentcore
 from agentcore._core.checks import (
+    _PLAN_LATER,
     MAX_JSON_DEPTH,
     JSONValue,
     NonNegativeInt,
+    _first_check,
     _Plan,
     check_fields,
     checked,
@@ -394,6 +396,17 @@ def test_a_package_class_s_bad_annotation_fails_its_first_check() -> None:
     assert is_checked(Odd)
     with pytest.raises(TypeError, match="Odd has a field of unsupported type"):
         Odd({"a"})
+
+
+def test_a_check_that_read_the_first_check_before_another_thread_made_the_plan() -> None:
+    """Two threads may read a class's first check (or its plan to be made) before either
+    puts the made one in place: the later one checks and answers with that one."""
+    later = _progress(LATER)
+    assert later(1).done == 1  # the plan made, the generic check in place
+    with pytest.raises(InvalidEventError, match=r"Progress \(progress\): field 'done'"):
+        _first_check(unchecked(later, done=-1))
+    _first_check(unchecked(later, done=2))
+    assert _PLAN_LATER.__get__(None, later) is vars(later)["__checked_plan__"]
 
 
 def _package_checked_classes() -> list[type[Any]]:
