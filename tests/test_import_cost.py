@@ -4,7 +4,8 @@ journal's JSON codec (``orjson``, with ``datetime``), ``tempfile`` (with ``shuti
 read, a snapshot saved or loaded, a blob or a lane named, and those still work then;
 pyrsistent's package (its C ``pvector`` is imported straight) only for a price table.
 The classes of the path are built by ``records.frozen`` but for those attrs must build,
-and their methods are written on first use.
+and their methods are written on first use; ``checks.checked`` plans them on their first
+check.
 Structural, not timed: the figures are in docs/performance.md."""
 
 from __future__ import annotations
@@ -183,8 +184,8 @@ print(json.dumps(seen))
 
 
 ATTRS_BUILT = {
-    "AgentConfig", "AgentResult", "AudioContent", "Batch", "DocumentContent", "FolderBlobs",
-    "ImageContent", "LoopConfig", "Logged", "MemoryBlobs", "MessageQueueView", "Tool",
+    "AgentConfig", "AgentResult", "AudioContent", "Batch", "DocumentContent",
+    "ImageContent", "LoopConfig", "Logged", "MessageQueueView", "Tool",
     "ToolContext", "_Chain", "_ChainInitial", "_Combined", "_CombinedInitial", "_Filtered",
     "_Mapped", "_Reference",
 }  # fmt: skip
@@ -217,3 +218,67 @@ print(json.dumps({"attrs": sorted(c.__name__ for c in classes - frozen if attrs.
     seen = _run(code)
     assert set(seen["attrs"]) == ATTRS_BUILT
     assert seen["frozen"] >= 120
+
+
+def test_the_agent_import_resolves_no_annotation_and_makes_no_checked_plan() -> None:
+    """``checks.checked`` plans the package's classes on their first check: the import
+    calls no ``typing.get_type_hints`` and leaves every ``__checked_plan__`` to be made; a
+    plain run makes the plans of the classes it checks with the generic check."""
+    code = """
+import asyncio, json, sys, typing
+calls = []
+real = typing.get_type_hints
+
+def counted(obj, *args, **kwargs):
+    calls.append(obj.__qualname__)
+    return real(obj, *args, **kwargs)
+
+typing.get_type_hints = counted
+from agentcore import Agent
+from agentcore._core.checks import _Plan
+
+def planned():
+    return sorted({c.__qualname__ for name, m in list(sys.modules.items())
+                   if name.startswith("agentcore.") for c in vars(m).values()
+                   if isinstance(c, type) and isinstance(vars(c).get("__checked_plan__"), _Plan)})
+
+seen = {"hints": list(calls), "plans": planned()}
+from agentcore.drivers.scripted import ScriptedDriver, text_turn
+
+async def main():
+    agent = Agent(ScriptedDriver([text_turn("hi")]))
+    assert (await agent.run("x")).output == "hi"
+
+asyncio.run(main())
+seen["planned by a run"] = planned()
+print(json.dumps(seen))
+"""
+    seen = _run(code)
+    assert (seen["hints"], seen["plans"]) == ([], [])
+    assert seen["planned by a run"] != []
+
+
+def test_the_agent_import_leaves_out_the_blobs_jiter_dataclasses_and_numbers() -> None:
+    """The journals' media store (``_journal.blobs``) comes with the first journal, the
+    partial-JSON parser (``jiter``) with the first structured answer, ``dataclasses`` and
+    ``numbers`` when a tool's schema reads a dataclass or a rarer number; each works then
+    (tests/loop/test_tool_schema.py holds ``_is_number`` to ``numbers.Number``)."""
+    code = """
+import json, sys
+WATCHED = ("agentcore._journal.blobs", "jiter", "dataclasses", "numbers")
+seen = {}
+from agentcore import Agent, MemoryJournal
+seen["import"] = [m for m in WATCHED if m in sys.modules]
+journal = MemoryJournal()
+assert journal.blobs is not None
+seen["a journal"] = [m for m in WATCHED if m in sys.modules]
+from agentcore.loop import parse_partial
+assert parse_partial('{"a": "b') == {"a": "b"}
+seen["a partial answer"] = [m for m in WATCHED if m in sys.modules]
+print(json.dumps(seen))
+"""
+    assert _run(code) == {
+        "import": [],
+        "a journal": ["agentcore._journal.blobs"],
+        "a partial answer": ["agentcore._journal.blobs", "jiter"],
+    }

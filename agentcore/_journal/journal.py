@@ -36,12 +36,11 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from .._core.errors import ConfigurationError
 from .._core.secrets import has_secret, scrub, scrub_event, scrub_wire
 from .._core.wire import to_dict
-from .blobs import FolderBlobs, MemoryBlobs, blob_folder, extract_blobs, intern_blobs
 from .fork import can_fork, forked_records
 from .lanes import FileLock, LaneBusyError, Lanes
 from .read import (
@@ -59,6 +58,9 @@ from .read import (
 )
 from .read import dumps as _dumps
 from .tail import LastSeqs, entries_start, repair_tail
+
+if TYPE_CHECKING:  # the blobs are imported when a journal is made
+    from .blobs import FolderBlobs, MemoryBlobs
 
 __all__ = [
     "FsyncPolicy",
@@ -171,11 +173,14 @@ class MemoryJournal:
     come from a journal). Raises ``JournalError`` for an entry whose ``agent_id`` or
     ``seq`` is wrong, and as ``Journal`` says."""
 
-    __slots__ = ("_blobs", "_closed", "_entries", "_lanes", "_seq")
+    __slots__ = ("_blobs", "_closed", "_entries", "_intern", "_lanes", "_seq")
 
     def __init__(self, entries: Iterable[JournalEntry] = ()) -> None:
+        from .blobs import MemoryBlobs, intern_blobs
+
         self._entries: list[JournalEntry] = []
         self._blobs = MemoryBlobs()
+        self._intern = intern_blobs
         self._seq = _Sequencer()
         self._closed = False
         self._lanes = Lanes(lambda agent: f"agent {agent!r} of {self!r}", _nothing, _nothing)
@@ -201,7 +206,7 @@ class MemoryJournal:
         return self._blobs
 
     def _interned(self, event: Any) -> Any:
-        return intern_blobs(event, self._blobs) if hasattr(event, "type") else event
+        return self._intern(event, self._blobs) if hasattr(event, "type") else event
 
     def append(self, agent_id: str, event: Any) -> int:
         if self._closed:
@@ -270,9 +275,11 @@ class JsonlJournal:
     dies loses its lock with its process.
     """
 
-    __slots__ = ("_blobs", "_fd", "_fsync", "_lanes", "_lock", "_path", "_seen", "_seq")
+    __slots__ = ("_blobs", "_extract", "_fd", "_fsync", "_lanes", "_lock", "_path", "_seen", "_seq")
 
     def __init__(self, path: str | os.PathLike[str], *, fsync: FsyncPolicy = "never") -> None:
+        from .blobs import FolderBlobs, blob_folder, extract_blobs
+
         if fsync not in _FSYNC_POLICIES:
             raise ConfigurationError(f"fsync must be one of {_FSYNC_POLICIES}, got {fsync!r}")
         self._path = Path(path)
@@ -283,6 +290,7 @@ class JsonlJournal:
         self._lock = FileLock(self._path.with_name(self._path.name + ".lock"), str(self._path))
         self._lanes = Lanes(lambda _agent: str(self._path), self._take, self._give_back)
         self._blobs = FolderBlobs(blob_folder(self._path), fsync=fsync != "never")
+        self._extract = extract_blobs
 
     def __repr__(self) -> str:
         return f"JsonlJournal({str(self._path)!r})"
@@ -327,7 +335,7 @@ class JsonlJournal:
         self._lanes.hold(agent_id)
         seq = self._seq.last(agent_id) + 1
         try:
-            wire = extract_blobs(to_dict(event), self._blobs.put)
+            wire = self._extract(to_dict(event), self._blobs.put)
             record = {"agent_id": agent_id, "seq": seq, "event": wire}
             line = _dumps(record)
             if has_secret(line):  # rare: scrub the strings, never the media's bytes

@@ -29,7 +29,6 @@ import attrs
 
 from .._core.events import EVENT_TYPES
 from .._core.wire import from_dict
-from .blobs import BLOB_MARKER_BYTES, FolderBlobs, blob_folder, resolve_blobs
 from .errors import JournalError, MissingBlobError
 
 __all__ = [
@@ -586,6 +585,9 @@ def parse_lines(
     ``portable`` records hold JSON types only (no ``BUILT`` record). With ``runs``,
     consecutive delta lines are run records (``RUN_OF``), not a record each.
     """
+    # imported here, not by ``from agentcore import Agent`` (tests/test_import_cost.py)
+    from .blobs import BLOB_MARKER_BYTES, FolderBlobs, blob_folder, resolve_blobs
+
     getters, records = VALUES, list[Record]()
     append = records.append
     last = len(lines) if final else 0

@@ -26,7 +26,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import attrs
-import jiter
 
 from .._core.content import JSONValue
 from .._core.vectors import pvector
@@ -54,6 +53,8 @@ def parse_partial(text: str) -> JSONValue:
     start = _start(text)
     if start < 0:
         return None
+    import jiter  # a C parser: imported by a structured answer, not by the Agent import
+
     end = len(text)
     while end > start and text[end - 1] in _NUMBER_CHARS:
         end -= 1  # a number (or a word in a string) that may go on
@@ -85,6 +86,8 @@ def json_in_text(text: str) -> JSONValue:
     start, end = text.find("{"), text.rfind("}")
     if start < 0 or end < start:
         raise ValueError("the answer holds no JSON object")
+    import jiter
+
     try:
         value = jiter.from_json(text[start : end + 1].encode("utf-8", "surrogatepass"))
     except ValueError as exc:

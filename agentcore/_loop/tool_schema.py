@@ -25,12 +25,10 @@ Pure: no I/O.
 
 from __future__ import annotations
 
-import dataclasses
 import enum
 import functools
 import inspect
 import json
-import numbers
 import types
 import typing
 from collections import abc
@@ -50,6 +48,9 @@ import attrs
 
 from .._core.errors import ConfigurationError
 from .tool_json import NotJSONError, json_path, to_json_value
+
+if TYPE_CHECKING:  # imported where a dataclass is read
+    import dataclasses
 
 __all__ = [
     "ArgumentError",
@@ -151,6 +152,10 @@ def _cached_validator(schema_text: str) -> Any:
 
 
 def _is_number(value: object) -> bool:
+    if type(value) is int or type(value) is float:
+        return True
+    import numbers  # for the rarer numbers, not imported by ``from agentcore import Agent``
+
     return isinstance(value, numbers.Number) and not isinstance(value, bool)
 
 
@@ -421,6 +426,8 @@ class _Deriver:
         )
 
     def is_class(self, cls: Any) -> bool:
+        import dataclasses  # not imported by ``from agentcore import Agent``
+
         return isinstance(cls, type) and (
             dataclasses.is_dataclass(cls)
             or attrs.has(cls)
@@ -431,6 +438,8 @@ class _Deriver:
     def is_documented(self, cls: type[Any]) -> bool:
         """Dataclasses and attrs classes; a TypedDict's and pydantic's docs are their own,
         and a dataclass without a docstring has a generated one (its signature)."""
+        import dataclasses
+
         if dataclasses.is_dataclass(cls):
             return not (cls.__doc__ or "").startswith(f"{cls.__name__}(")
         return attrs.has(cls)
@@ -568,6 +577,8 @@ class _Deriver:
             raise ConfigurationError(
                 f"cannot read the annotations of {cls.__qualname__}: {type(exc).__name__}: {exc}"
             ) from None
+        import dataclasses
+
         fields: list[tuple[str, Any, Any]]
         if dataclasses.is_dataclass(cls):
             fields = [
@@ -646,6 +657,8 @@ def _required_keys(cls: Any) -> set[str]:
 
 
 def _dataclass_default(f: dataclasses.Field[Any]) -> Any:
+    import dataclasses
+
     if f.default is not dataclasses.MISSING:
         return f.default
     return EMPTY if f.default_factory is dataclasses.MISSING else None

@@ -10,8 +10,12 @@ the field checks, against values the strategies' annotation reader builds.
 
 from __future__ import annotations
 
+import importlib
 import json
 import math
+import pathlib
+import re
+import sys
 import types
 import typing
 from collections.abc import Mapping
@@ -22,10 +26,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import agentcore
 from agentcore._core.checks import (
+    _PLAN_LATER,
     MAX_JSON_DEPTH,
     JSONValue,
     NonNegativeInt,
+    _first_check,
+    _Plan,
     check_fields,
     checked,
     is_checked,
@@ -314,6 +322,119 @@ def test_checked_works_for_any_attrs_class_and_refuses_what_it_cannot_check() ->
         @checked
         class Odd:
             tags: set[str]
+
+
+# -- the package's classes are planned on their first check -----------------------------------
+
+LATER = "agentcore._core.checks"
+"""A module of the package: ``checked`` plans a class of it on its first check, in the
+module's namespace (where ``NonNegativeInt`` and ``JSONValue`` are names)."""
+
+
+def _progress(module: str) -> type[Any]:
+    """A checked class of ``module``: planned when defined, or on its first check when
+    ``module`` is the package's."""
+
+    @attrs.frozen(slots=True)
+    @checked
+    class Progress:
+        __module__ = module
+        type: ClassVar[str] = "progress"
+        done: NonNegativeInt
+        label: str | None = None
+        tags: tuple[str, ...] = ()
+        payload: JSONValue = None
+
+    return Progress
+
+
+def _outcome(cls: type[Any], fields: dict[str, Any]) -> tuple[str, Any]:
+    try:
+        built = cls(**fields)
+    except InvalidEventError as exc:
+        return "refused", str(exc)
+    return "built", tuple(getattr(built, name) for name in fields)
+
+
+@SETTINGS
+@given(
+    st.fixed_dictionaries(
+        {
+            "done": st.integers(-2, 5) | st.sampled_from(WRONG),
+            "label": st.none() | st.text(max_size=3) | st.sampled_from(WRONG),
+            "tags": st.tuples(st.text(max_size=2)) | st.sampled_from(WRONG),
+            "payload": st.none()
+            | st.dictionaries(st.text(max_size=2), st.integers())
+            | st.sampled_from(WRONG),
+        }
+    )
+)
+def test_a_class_planned_on_its_first_check_checks_as_one_planned_when_defined(
+    fields: dict[str, Any],
+) -> None:
+    """The first construction (the plan made, the generic check put in place) and the
+    next ones accept and refuse what the class planned when defined does, in the same
+    words."""
+    now, later = _progress(__name__), _progress(LATER)
+    assert not isinstance(vars(later)["__checked_plan__"], _Plan)
+    assert isinstance(vars(now)["__checked_plan__"], _Plan)
+    first, again = _outcome(later, fields), _outcome(later, fields)
+    assert isinstance(vars(later)["__checked_plan__"], _Plan)
+    assert first == again == _outcome(now, fields)
+
+
+def test_a_package_class_s_bad_annotation_fails_its_first_check() -> None:
+    """Defining it plans nothing (asking whether it is checked neither); its first
+    construction raises the ``TypeError`` a class of another module raises when defined."""
+
+    @attrs.frozen(slots=True)
+    @checked
+    class Odd:
+        __module__ = LATER
+        tags: set[str]
+
+    assert is_checked(Odd)
+    with pytest.raises(TypeError, match="Odd has a field of unsupported type"):
+        Odd({"a"})
+
+
+def test_a_check_that_read_the_first_check_before_another_thread_made_the_plan() -> None:
+    """Two threads may read a class's first check (or its plan to be made) before either
+    puts the made one in place: the later one checks and answers with that one."""
+    later = _progress(LATER)
+    assert later(1).done == 1  # the plan made, the generic check in place
+    with pytest.raises(InvalidEventError, match=r"Progress \(progress\): field 'done'"):
+        _first_check(unchecked(later, done=-1))
+    _first_check(unchecked(later, done=2))
+    assert _PLAN_LATER.__get__(None, later) is vars(later)["__checked_plan__"]
+
+
+def _package_checked_classes() -> list[type[Any]]:
+    """Every class of the package ``checked`` decorates: the modules whose source applies
+    it, imported."""
+    root = pathlib.Path(agentcore.__file__).parent
+    for path in sorted(root.rglob("*.py")):
+        if re.search(r"^\s*@checked\b", path.read_text(encoding="utf-8"), re.MULTILINE):
+            parts = path.relative_to(root.parent).with_suffix("").parts
+            importlib.import_module(".".join(parts))
+    found = {
+        c
+        for name, module in list(sys.modules.items())
+        if name.startswith("agentcore.")
+        for c in vars(module).values()
+        if isinstance(c, type) and c.__module__ == name and "__checked_plan__" in vars(c)
+    }
+    return sorted(found, key=lambda c: (c.__module__, c.__qualname__))
+
+
+@pytest.mark.parametrize("cls", _package_checked_classes(), ids=lambda c: c.__qualname__)
+def test_every_checked_class_of_the_package_plans_each_of_its_fields(cls: type[Any]) -> None:
+    """What a class of the package defers to its first check, made now: an annotation
+    ``checked`` cannot check fails here rather than in a user's run."""
+    plan = cls.__checked_plan__
+    assert isinstance(plan, _Plan)
+    assert is_checked(cls)
+    assert sorted(name for name, _ in plan.fields) == sorted(a.name for a in attrs.fields(cls))
 
 
 # -- the registry ----------------------------------------------------------------------------

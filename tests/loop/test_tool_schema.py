@@ -507,3 +507,23 @@ def test_pydantic_stays_optional() -> None:
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.stdout.strip() == "False", result.stderr
+
+
+@given(
+    st.integers()
+    | st.floats()
+    | st.booleans()
+    | st.decimals()
+    | st.fractions()
+    | st.complex_numbers()
+    | st.text(max_size=2)
+    | st.none()
+)
+def test_a_number_is_a_numbers_number_and_not_a_bool(value: Any) -> None:
+    """The ``"number"`` check answers ints and floats without importing ``numbers``; the
+    answer is ``numbers.Number``'s either way."""
+    import numbers
+
+    from agentcore._loop.tool_schema import _is_number
+
+    assert _is_number(value) == (isinstance(value, numbers.Number) and not isinstance(value, bool))
