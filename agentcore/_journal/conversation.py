@@ -17,9 +17,7 @@ rule for one input:
 ``feed``/``feed_stream`` are ``receive`` with delivery, for a running agent: each output
 goes to ``outlet.send`` except effect requests, which go to ``perform``. Feeding is
 synchronous and not re-entrant: an event fed while outputs are being delivered (a
-subscriber calling ``steer``) waits in a backlog and is folded right after, in order; a
-performer that answers an effect at once (a scripted model) puts that work ``after`` the
-feed, so what it feeds is folded as inputs of their own, read as a driver's are.
+subscriber calling ``steer``) waits in a backlog and is folded right after, in order.
 ``feed_stream`` is the per-delta hot path, so it inlines ``receive``'s steps (one flat
 loop per driver batch), and a delta that only appends to the block being streamed is
 journaled and delivered while its chunk waits to be applied with the next ones (see
@@ -137,12 +135,10 @@ class Conversation:
     """
 
     __slots__ = (
-        "_after",
         "_backlog",
         "_change_handlers",
         "_chunks",
         "_collectors",
-        "_draining",
         "_feeding",
         "_hot",
         "_lens",
@@ -196,8 +192,6 @@ class Conversation:
         self.seq = seq
         self._backlog: deque[Any] = deque()
         self._feeding = False
-        self._after: deque[Callable[[], object]] = deque()
-        self._draining = False
         self._collectors: tuple[list[Any], ...] = ()
         self._change_handlers: tuple[Callable[[StateChange], object], ...] = ()
 
@@ -254,15 +248,13 @@ class Conversation:
         return answer
 
     def feed_all(self, events: Iterable[Any]) -> None:
-        """``feed`` each of ``events``, in order: all of them before the work they put
-        ``after`` the feed (a tool's result and the guardrail trip that follows it reach
-        the loop before a model answers at once)."""
+        """``feed`` each of ``events``, in order, as one feed (a tool's result and the
+        guardrail trip that follows it reach the loop before the call the result asks
+        for is streamed)."""
         batch = tuple(events)
         done = 0
         while done < len(batch):
-            done = self._fold_stream(batch, done, None)
-        if self._after and not (self._feeding or self._draining):
-            self._drain()
+            done = self.feed_stream(batch, done, None)
 
     def feed_stream(
         self, events: Sequence[Any], start: int, answer: list[Any] | None = None
@@ -284,14 +276,7 @@ class Conversation:
         Outputs go to ``outlet.send`` unless the outlet is ``quiet`` (nothing would see
         them: no presenter, subscriber or interceptor) and nothing collects them.
         ``answer``, when given, receives the outputs of ``events[start]``'s own fold
-        (``command``). Work put ``after`` the feed runs before this returns."""
-        index = self._fold_stream(events, start, answer)
-        if self._after and not (self._feeding or self._draining):
-            self._drain()
-        return index
-
-    def _fold_stream(self, events: Sequence[Any], start: int, answer: list[Any] | None) -> int:
-        """``feed_stream`` but for the work put ``after`` it."""
+        (``command``)."""
         if self._feeding:
             clock = self.clock
             self._backlog.extend(
@@ -389,25 +374,6 @@ class Conversation:
             return index
         finally:
             self._feeding = False
-
-    def after(self, work: Callable[[], object]) -> None:
-        """Call ``work()`` once the input being folded and the backlog are done (at once
-        when nothing is being fed), before the feed that folds them returns; in order,
-        each after the inputs the one before fed. Where a performer answers an effect at once:
-        what ``work`` feeds is then a new input, not one in the backlog of the input
-        that asked for it."""
-        self._after.append(work)
-        if not self._feeding and not self._draining:
-            self._drain()
-
-    def _drain(self) -> None:
-        self._draining = True
-        try:
-            after = self._after
-            while after:
-                after.popleft()()
-        finally:
-            self._draining = False
 
     def _appended(
         self, events: Sequence[Any], index: int, end: int, hot: tuple[type[Any], int], echo: bool
