@@ -281,3 +281,46 @@ print(json.dumps(seen))
         "a journal": ["agentcore._journal.blobs"],
         "a partial answer": ["agentcore._journal.blobs", "jiter"],
     }
+
+
+def test_the_agent_import_leaves_out_the_snapshot_store_resume_and_replay() -> None:
+    """``_journal.snapshots``, ``_journal.resume`` and ``_journal.replay`` come with the
+    first snapshot or resume, not with the runtime: a plain run and a journaled one
+    without snapshots leave them out; an agent saving snapshots brings them, and its
+    snapshot loads back."""
+    code = """
+import asyncio, json, sys
+WATCHED = ("agentcore._journal.snapshots", "agentcore._journal.resume",
+           "agentcore._journal.replay")
+def loaded():
+    return [m for m in WATCHED if m in sys.modules]
+seen = {}
+from agentcore import Agent, MemoryJournal
+seen["import"] = loaded()
+from agentcore.drivers.scripted import ScriptedDriver, text_turn
+
+async def main():
+    agent = Agent(ScriptedDriver([text_turn("hi")]), journal=MemoryJournal(), agent_id="a")
+    assert (await agent.run("x")).output == "hi"
+    seen["journaled run"] = loaded()
+    from agentcore.journal import MemorySnapshots, load_state
+    store = MemorySnapshots()
+    agent = Agent(ScriptedDriver([text_turn("hi")]), journal=MemoryJournal(), agent_id="b",
+                  snapshots=store, snapshot_every=1)
+    assert (await agent.run("x")).output == "hi"
+    _, data = store.latest("b")
+    assert type(load_state(data, agent.initial_state())) is type(agent.initial_state())
+
+asyncio.run(main())
+seen["snapshots"] = loaded()
+print(json.dumps(seen))
+"""
+    assert _run(code) == {
+        "import": [],
+        "journaled run": [],
+        "snapshots": [
+            "agentcore._journal.snapshots",
+            "agentcore._journal.resume",
+            "agentcore._journal.replay",
+        ],
+    }
