@@ -185,7 +185,7 @@ print(json.dumps(seen))
 
 ATTRS_BUILT = {
     "AgentConfig", "AgentResult", "AudioContent", "Batch", "DocumentContent",
-    "ImageContent", "LoopConfig", "Logged", "MessageQueueView", "Tool",
+    "ImageContent", "LoopConfig", "MessageQueueView", "Tool",
     "ToolContext", "_Reference",
 }  # fmt: skip
 """The classes of ``from agentcore import Agent`` that attrs itself builds (about 0.4 ms a
@@ -324,3 +324,27 @@ print(json.dumps(seen))
             "agentcore._journal.replay",
         ],
     }
+
+
+def test_the_secret_pattern_is_compiled_on_the_first_text_that_may_hold_a_key() -> None:
+    """``SECRET_PATTERN`` and its bytes twin are compiled when a text or a line first
+    holds one of the pattern's fixed parts, not by the import nor by a plain run's text;
+    then they scrub as before."""
+    code = """
+import asyncio, json
+from agentcore import Agent
+from agentcore._core import secrets
+def compiled():
+    return [secrets._secret.cache_info().currsize, secrets._secret_bytes.cache_info().currsize]
+seen = {"import": compiled()}
+from agentcore.drivers.scripted import ScriptedDriver, text_turn
+agent = Agent(ScriptedDriver([text_turn("hi")]))
+assert asyncio.run(agent.run("x")).output == "hi"
+seen["plain run"] = compiled()
+key = "sk-" + "a1" * 12
+assert secrets.scrub(f"key {key}.") == "key [REDACTED]."
+assert secrets.scrub_bytes(f"key {key}.".encode()) == b"key [REDACTED]."
+seen["scrubbed"] = compiled()
+print(json.dumps(seen))
+"""
+    assert _run(code) == {"import": [0, 0], "plain run": [0, 0], "scrubbed": [1, 1]}
