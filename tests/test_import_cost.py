@@ -348,3 +348,22 @@ seen["scrubbed"] = compiled()
 print(json.dumps(seen))
 """
     assert _run(code) == {"import": [0, 0], "plain run": [0, 0], "scrubbed": [1, 1]}
+
+
+def test_the_fallback_chain_comes_with_the_first_list_of_models() -> None:
+    """``_runtime.fallback`` is imported by a list of models (or by its public name), not
+    by the runtime: a plain run leaves it out, a chain answers through it."""
+    code = """
+import asyncio, json, sys
+FALLBACK = "agentcore._runtime.fallback"
+from agentcore import Agent
+seen = {"import": FALLBACK in sys.modules}
+from agentcore.drivers.scripted import ScriptedDriver, text_turn
+assert asyncio.run(Agent(ScriptedDriver([text_turn("hi")])).run("x")).output == "hi"
+seen["plain run"] = FALLBACK in sys.modules
+agent = Agent([ScriptedDriver([text_turn("chained")])])
+assert asyncio.run(agent.run("x")).output == "chained"
+seen["chain"] = FALLBACK in sys.modules
+print(json.dumps(seen))
+"""
+    assert _run(code) == {"import": False, "plain run": False, "chain": True}
