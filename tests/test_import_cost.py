@@ -184,8 +184,7 @@ print(json.dumps(seen))
 
 
 ATTRS_BUILT = {
-    "AgentConfig", "AgentResult", "AudioContent", "Batch", "DocumentContent",
-    "ImageContent", "LoopConfig", "MessageQueueView", "Tool",
+    "AgentConfig", "AgentResult", "Batch", "LoopConfig", "MessageQueueView", "Tool",
     "ToolContext", "_Reference",
 }  # fmt: skip
 """The classes of ``from agentcore import Agent`` that attrs itself builds (about 0.4 ms a
