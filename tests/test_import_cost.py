@@ -184,10 +184,8 @@ print(json.dumps(seen))
 
 
 ATTRS_BUILT = {
-    "AgentConfig", "AgentResult", "AudioContent", "Batch", "DocumentContent",
-    "ImageContent", "LoopConfig", "Logged", "MessageQueueView", "Tool",
-    "ToolContext", "_Chain", "_ChainInitial", "_Combined", "_CombinedInitial", "_Filtered",
-    "_Mapped", "_Reference",
+    "AgentConfig", "AgentResult", "Batch", "LoopConfig", "MessageQueueView", "Tool",
+    "ToolContext", "_Reference",
 }  # fmt: skip
 """The classes of ``from agentcore import Agent`` that attrs itself builds (about 0.4 ms a
 class, its methods compiled when defined), each for an option ``records.frozen`` refuses
@@ -282,3 +280,89 @@ print(json.dumps(seen))
         "a journal": ["agentcore._journal.blobs"],
         "a partial answer": ["agentcore._journal.blobs", "jiter"],
     }
+
+
+def test_the_agent_import_leaves_out_the_snapshot_store_resume_and_replay() -> None:
+    """``_journal.snapshots``, ``_journal.resume`` and ``_journal.replay`` come with the
+    first snapshot or resume, not with the runtime: a plain run and a journaled one
+    without snapshots leave them out; an agent saving snapshots brings them, and its
+    snapshot loads back."""
+    code = """
+import asyncio, json, sys
+WATCHED = ("agentcore._journal.snapshots", "agentcore._journal.resume",
+           "agentcore._journal.replay")
+def loaded():
+    return [m for m in WATCHED if m in sys.modules]
+seen = {}
+from agentcore import Agent, MemoryJournal
+seen["import"] = loaded()
+from agentcore.drivers.scripted import ScriptedDriver, text_turn
+
+async def main():
+    agent = Agent(ScriptedDriver([text_turn("hi")]), journal=MemoryJournal(), agent_id="a")
+    assert (await agent.run("x")).output == "hi"
+    seen["journaled run"] = loaded()
+    from agentcore.journal import MemorySnapshots, load_state
+    store = MemorySnapshots()
+    agent = Agent(ScriptedDriver([text_turn("hi")]), journal=MemoryJournal(), agent_id="b",
+                  snapshots=store, snapshot_every=1)
+    assert (await agent.run("x")).output == "hi"
+    _, data = store.latest("b")
+    assert type(load_state(data, agent.initial_state())) is type(agent.initial_state())
+
+asyncio.run(main())
+seen["snapshots"] = loaded()
+print(json.dumps(seen))
+"""
+    assert _run(code) == {
+        "import": [],
+        "journaled run": [],
+        "snapshots": [
+            "agentcore._journal.snapshots",
+            "agentcore._journal.resume",
+            "agentcore._journal.replay",
+        ],
+    }
+
+
+def test_the_secret_pattern_is_compiled_on_the_first_text_that_may_hold_a_key() -> None:
+    """``SECRET_PATTERN`` and its bytes twin are compiled when a text or a line first
+    holds one of the pattern's fixed parts, not by the import nor by a plain run's text;
+    then they scrub as before."""
+    code = """
+import asyncio, json
+from agentcore import Agent
+from agentcore._core import secrets
+def compiled():
+    return [secrets._secret.cache_info().currsize, secrets._secret_bytes.cache_info().currsize]
+seen = {"import": compiled()}
+from agentcore.drivers.scripted import ScriptedDriver, text_turn
+agent = Agent(ScriptedDriver([text_turn("hi")]))
+assert asyncio.run(agent.run("x")).output == "hi"
+seen["plain run"] = compiled()
+key = "sk-" + "a1" * 12
+assert secrets.scrub(f"key {key}.") == "key [REDACTED]."
+assert secrets.scrub_bytes(f"key {key}.".encode()) == b"key [REDACTED]."
+seen["scrubbed"] = compiled()
+print(json.dumps(seen))
+"""
+    assert _run(code) == {"import": [0, 0], "plain run": [0, 0], "scrubbed": [1, 1]}
+
+
+def test_the_fallback_chain_comes_with_the_first_list_of_models() -> None:
+    """``_runtime.fallback`` is imported by a list of models (or by its public name), not
+    by the runtime: a plain run leaves it out, a chain answers through it."""
+    code = """
+import asyncio, json, sys
+FALLBACK = "agentcore._runtime.fallback"
+from agentcore import Agent
+seen = {"import": FALLBACK in sys.modules}
+from agentcore.drivers.scripted import ScriptedDriver, text_turn
+assert asyncio.run(Agent(ScriptedDriver([text_turn("hi")])).run("x")).output == "hi"
+seen["plain run"] = FALLBACK in sys.modules
+agent = Agent([ScriptedDriver([text_turn("chained")])])
+assert asyncio.run(agent.run("x")).output == "chained"
+seen["chain"] = FALLBACK in sys.modules
+print(json.dumps(seen))
+"""
+    assert _run(code) == {"import": False, "plain run": False, "chain": True}

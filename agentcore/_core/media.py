@@ -136,7 +136,7 @@ class _Inline:
             ) from None
 
 
-@attrs.frozen(slots=True)
+@frozen
 @checked
 class ImageContent(_Inline):
     """An inline image, base64-encoded; ``media_type`` is one of png, jpeg, gif, webp."""
@@ -152,7 +152,7 @@ class ImageContent(_Inline):
         return cls(kind, _encoded(data))  # type: ignore[arg-type]
 
 
-@attrs.frozen(slots=True)
+@frozen
 @checked
 class DocumentContent(_Inline):
     """An inline document, base64-encoded: a PDF or plain text (UTF-8).
@@ -197,7 +197,7 @@ class DocumentContent(_Inline):
         return self.to_bytes().decode("utf-8", errors="replace")
 
 
-@attrs.frozen(slots=True)
+@frozen
 @checked
 class AudioContent(_Inline):
     """An inline audio clip, base64-encoded (wav, mp3, aac, ogg, flac or aiff)."""

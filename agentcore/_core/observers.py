@@ -12,8 +12,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-import attrs
-
 from .processor import AnyProcessor
 
 if TYPE_CHECKING:  # the attrs plugin types the classes
@@ -65,12 +63,18 @@ def _name(obj: object) -> str:
     return getattr(obj, "__qualname__", None) or repr(obj)
 
 
-@attrs.frozen(slots=True, repr=False, eq=False)
 class Logged:
-    """A processor marked by ``with_logging``: called, it just runs ``processor``."""
+    """A processor marked by ``with_logging``: called, it just runs ``processor``. A plain
+    slotted class, as the combinators are (identity equality, its own repr)."""
+
+    __slots__ = ("loggers", "processor")
 
     processor: AnyProcessor
     loggers: tuple[StepObserver, ...]
+
+    def __init__(self, processor: AnyProcessor, loggers: tuple[StepObserver, ...]) -> None:
+        self.processor = processor
+        self.loggers = loggers
 
     def __call__(self, state: Any, event: Any) -> tuple[Any, tuple[Any, ...]]:
         return self.processor(state, event)

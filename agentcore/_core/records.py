@@ -26,9 +26,10 @@ a hundred of them: attrs writes and compiles an ``__init__``, ``__repr__``, ``__
 Type checkers see ``attrs.frozen`` itself (the modules import ``frozen`` from ``attrs``
 under ``TYPE_CHECKING``), so the attrs plugin types every ``__init__``; the tests in
 tests/core/test_records.py hold each class to an attrs-built twin of the same fields.
-What attrs offers beyond what these classes use (base classes, private names, methods
-written in the class, ``init``/``eq``/``repr``/``hash``/``type`` on a field, converters
-or factories that take ``self``) is refused with a ``TypeError`` when the class is
+What attrs offers beyond what these classes use (base classes other than one of methods
+with empty ``__slots__``, private names, methods written in the class,
+``init``/``eq``/``repr``/``hash``/``type`` on a field, converters or factories that take
+``self``) is refused with a ``TypeError`` when the class is
 defined: such a class keeps ``attrs.frozen``.
 """
 
@@ -80,8 +81,11 @@ _FACTORY: Any = attrs.Factory  # typed as a function by attrs' stubs
 def frozen(cls: _C) -> _C:
     """The class ``attrs.frozen(slots=True)`` would make of ``cls`` (see the module
     docstring); ``TypeError`` for an option it does not mirror."""
-    if cls.__bases__ != (object,):
-        raise TypeError(f"frozen: {cls.__name__} must not have a base class")
+    if cls.__bases__ != (object,) and not _plain_base(cls.__bases__):
+        raise TypeError(
+            f"frozen: {cls.__name__} must not have a base class but one plain class of "
+            "methods (empty __slots__, no attrs fields)"
+        )
     body = dict(vars(cls))
     own = sorted(_WRITTEN & body.keys())
     if own:  # attrs would keep them (auto_detect) and write the others to agree
@@ -101,10 +105,22 @@ def frozen(cls: _C) -> _C:
     pending = _Pending(specs)
     body["__attrs_attrs__"], body["__signature__"] = pending, _Unwritten(pending)
     body.update({name: _stub(pending, name) for name in _METHODS})
-    built: Any = type(cls.__name__, (object,), body)
+    built: Any = type(cls.__name__, cls.__bases__, body)
     pending.cls = built
     _rebind_class_cells(cls, built)
     return built  # type: ignore[no-any-return]
+
+
+def _plain_base(bases: tuple[type, ...]) -> bool:
+    """Whether ``bases`` is one class of methods only (every class of its MRO with empty
+    ``__slots__``, no attrs fields, no metaclass): attrs takes nothing from such a base, so
+    the class ``frozen`` builds on it is the one attrs would."""
+    if len(bases) != 1 or type(bases[0]) is not type:
+        return False
+    return all(
+        vars(k).get("__slots__") == () and "__attrs_attrs__" not in vars(k)
+        for k in bases[0].__mro__[:-1]
+    )
 
 
 def _kw_only(spec: Any) -> bool:

@@ -35,7 +35,6 @@ from .._edges.clock import ms_clock, new_id
 from .._edges.driver import Driver
 from .._journal.journal import Journal
 from .._journal.lanes import claim_lane
-from .._journal.snapshots import SnapshotStore
 from .._loop.compaction import Compaction, Strategy
 from .._loop.conversation import (
     AgentSnapshot,
@@ -66,6 +65,9 @@ from .runs_api import RunsAPI
 from .seed_api import SeedAPI
 from .subscriptions import Handler, Unsubscribe
 from .toolsets import Toolset
+
+if TYPE_CHECKING:
+    from .._journal.snapshots import SnapshotStore
 
 __all__ = ["Agent", "AgentResult", "create_agent"]
 

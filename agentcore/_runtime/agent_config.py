@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -24,7 +24,6 @@ from .._core.processor import AnyProcessor
 from .._core.provider_tools import is_provider_tool
 from .._edges.driver import Driver
 from .._journal.journal import Journal
-from .._journal.snapshots import SnapshotStore
 from .._loop.state import LoopConfig
 from .._loop.tools import as_tool
 from .actions import Middleware
@@ -42,6 +41,9 @@ from .options import (
 )
 from .plugins import resolve_model
 from .toolsets import Toolset
+
+if TYPE_CHECKING:
+    from .._journal.snapshots import SnapshotStore
 
 __all__ = ["AgentConfig", "checked_middleware"]
 

@@ -15,8 +15,6 @@ from .._core.processor import AnyProcessor
 from .._journal.conversation import Conversation
 from .._journal.journal import Journal
 from .._journal.lanes import claim_lane, flush_journal, release_lane
-from .._journal.resume import load_conversation
-from .._journal.snapshots import SnapshotStore
 from .._loop.conversation import ConversationState
 from .._loop.events import AgentConfigured, AgentResume
 from .._loop.state import LoopConfig
@@ -25,6 +23,9 @@ from .continuing import resumes_at_once
 from .delivery import EngineFailure
 from .options import only_agent
 from .outlet import Outlet
+
+if TYPE_CHECKING:
+    from .._journal.snapshots import SnapshotStore
 
 __all__ = ["JournalLane"]
 
@@ -103,6 +104,8 @@ class JournalLane:
         """Continue the conversation ``journal`` holds for this agent: fold it (from the
         newest snapshot), journal from now on, and journal this agent's configuration
         when it differs from the journal's."""
+        from .._journal.resume import load_conversation  # with the snapshots, on first use
+
         shell = self._shell
         claim_lane(journal, self.agent_id)  # one writer per agent: refused here
         try:

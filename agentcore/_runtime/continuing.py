@@ -10,11 +10,13 @@ folder, which builds on the runtime (DESIGN.md, Layout). ``open_session`` turns 
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from .._core.errors import ConfigurationError
 from .._journal.journal import Journal
-from .._journal.snapshots import SnapshotStore
+
+if TYPE_CHECKING:
+    from .._journal.snapshots import SnapshotStore
 
 __all__ = ["SessionRef", "open_session", "resumes_at_once"]
 

@@ -33,8 +33,6 @@ from .._edges.clock import stamp_message
 from .._edges.driver import Driver
 from .._journal.conversation import Conversation
 from .._journal.journal import Journal
-from .._journal.resume import dump_state
-from .._journal.snapshots import SnapshotStore
 from .._loop.conversation import ConversationState
 from .._loop.events import (
     AgentContinue,
@@ -59,7 +57,18 @@ from .perform import LocalPerformer
 from .run_result import AgentResult, result_of
 from .toolsets import AgentToolsets
 
+if TYPE_CHECKING:
+    from .._journal.snapshots import SnapshotStore
+
 __all__ = ["RunFold"]
+
+
+def _dump_state(state: Any) -> bytes:
+    """``resume.dump_state``, its module (with the snapshot store and ``replay``) imported
+    with the first snapshot rather than with the runtime."""
+    from .._journal.resume import dump_state
+
+    return dump_state(state)
 
 
 class RunFold:
@@ -115,7 +124,7 @@ class RunFold:
             report=lambda *failure: outlet.report(EngineFailure(*failure)),
             activity=lambda state: activity_of(state.core),
             snapshots=snapshots,
-            snapshot=dump_state,
+            snapshot=_dump_state,
             snapshot_every=c.snapshot_every,
         )
         self._performer = performer = LocalPerformer(

@@ -74,7 +74,7 @@ def _twin(cls: type[Any]) -> type[Any]:
             default=a.default, validator=a.validator, converter=a.converter, kw_only=a.kw_only
         )
     body["__qualname__"] = cls.__qualname__
-    return attrs.frozen(type(cls.__name__, (), body))
+    return attrs.frozen(type(cls.__name__, cls.__bases__, body))
 
 
 TWINS = {cls: _twin(cls) for cls in BUILT}
@@ -257,9 +257,41 @@ def test_options_it_does_not_mirror_are_refused(body: dict[str, Any]) -> None:
         frozen(type("Odd", (), body))
 
 
-def test_a_base_class_is_refused() -> None:
+class _Methods:
+    __slots__ = ()
+
+    def twice(self) -> int:
+        return 2 * self.size  # type: ignore[attr-defined]
+
+
+class _Slotted:
+    __slots__ = ("extra",)
+
+
+@pytest.mark.parametrize(
+    "base",
+    [
+        _Sample,
+        _Slotted,
+        type("Plain", (), {}),
+        type("Sub", (_Methods, _Slotted), {"__slots__": ()}),
+    ],
+)
+def test_a_base_class_with_fields_or_slots_is_refused(base: type[Any]) -> None:
     with pytest.raises(TypeError, match="must not have a base class"):
-        frozen(type("Odd", (_Sample,), {"__annotations__": {}}))
+        frozen(type("Odd", (base,), {"__annotations__": {}}))
+
+
+def test_a_base_class_of_methods_is_kept_as_attrs_keeps_it() -> None:
+    """A base of methods with empty ``__slots__`` (as ``media._Inline``) adds no field:
+    the class is its attrs twin, with the base's methods."""
+    body = {"__annotations__": {"size": "int"}, "__qualname__": "Sized", "__module__": __name__}
+    built = frozen(type("Sized", (_Methods,), dict(body)))
+    twin = attrs.frozen(type("Sized", (_Methods,), dict(body)))
+    assert built.__mro__[1:] == twin.__mro__[1:] == (_Methods, object)
+    assert built(3).twice() == twin(3).twice() == 6
+    assert (attrs.fields(built), built.__slots__) == (attrs.fields(twin), twin.__slots__)
+    assert repr(built(3)) == repr(twin(3)) and built(3) == built(3) != built(4)
 
 
 def test_a_mandatory_field_after_a_default_is_refused_as_by_attrs() -> None:
