@@ -184,7 +184,7 @@ print(json.dumps(seen))
 
 
 ATTRS_BUILT = {
-    "AgentConfig", "AgentResult", "Batch", "LoopConfig", "MessageQueueView", "Tool",
+    "AgentConfig", "Batch", "LoopConfig", "MessageQueueView", "Tool",
     "ToolContext", "_Reference",
 }  # fmt: skip
 """The classes of ``from agentcore import Agent`` that attrs itself builds (about 0.4 ms a

@@ -4,7 +4,7 @@ the subscriber that calls ``run``'s callbacks."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import attrs
 
@@ -20,6 +20,11 @@ from .._loop.events import (
 )
 from .._loop.lineage import TreeUsage, subagent_details
 
+if TYPE_CHECKING:  # the attrs plugin types the class
+    from attrs import frozen
+else:  # the same class, its methods written on first use (see records.py)
+    from .._core.records import frozen
+
 __all__ = ["AgentResult", "result_of", "run_callbacks"]
 
 _STATUS: Mapping[type[Any], str] = {
@@ -32,7 +37,7 @@ _STATUS: Mapping[type[Any], str] = {
 OutputT = TypeVar("OutputT")
 
 
-@attrs.frozen(slots=True)
+@frozen
 class AgentResult(Generic[OutputT]):
     """What ``Agent.run`` returns: the answer (``output``: the final text, or with
     ``output_type`` the typed answer, ``None`` while paused for approval), the messages

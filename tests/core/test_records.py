@@ -36,7 +36,15 @@ from agentcore._core import (
 from agentcore._core import events as core_events
 from agentcore._core.records import builder, frozen
 from agentcore._loop import compaction, conversation, lineage, partial_json, steps_record, tools
-from agentcore._runtime import actions, delivery, extensions, guardrails, middleware, tool_runner
+from agentcore._runtime import (
+    actions,
+    delivery,
+    extensions,
+    guardrails,
+    middleware,
+    run_result,
+    tool_runner,
+)
 from agentcore.errors import InvalidEventError
 from agentcore.events import EVENT_TYPES
 from agentcore.testing import instances
@@ -44,6 +52,7 @@ from agentcore.testing import instances
 MODULES = (core_events, loop_events, content, media, provider_tools, caching, driver, pricing)
 MODULES += (observers, state_machine, compaction, lineage, partial_json, steps_record, tools)
 MODULES += (conversation, actions, delivery, extensions, guardrails, middleware, tool_runner)
+MODULES += (run_result,)
 BUILT = sorted(
     {
         value
