@@ -117,10 +117,9 @@ WHILE_TOOLS_PENDING: dict[tuple[AgentState, str], AgentState] = {
 """Overrides ``TRANSITIONS`` when other tool calls are still pending after this result."""
 
 _ADDS_TOOL = frozenset({_PLANNED, _EXECUTING})
-_REMOVES_TOOL = frozenset({_COMPLETED, _FAILED})
-ANSWERS = _REMOVES_TOOL
-"""The state events (by ``type``) whose next state reads ``next_state``'s
-``others_pending``: for any other, it is not read."""
+ANSWERS = frozenset({_COMPLETED, _FAILED})
+"""The state events (by ``type``) that answer a tool call: the only ones whose next state
+reads ``next_state``'s ``others_pending``."""
 _STATE_EVENTS = (
     ConversationClose,
     ConversationStart,
@@ -149,7 +148,7 @@ def next_state(current: AgentState, event: Any, others_pending: bool) -> AgentSt
     found = TRANSITIONS.get(key)  # type: ignore[arg-type]
     if found is None:
         return current
-    if kind in _REMOVES_TOOL and others_pending:
+    if kind in ANSWERS and others_pending:
         return WHILE_TOOLS_PENDING.get(key, found)  # type: ignore[arg-type]
     return found
 
@@ -223,7 +222,7 @@ class AgentStateMachine:
             return self._state
         previous = self._state
         kind = event.type
-        if kind in _REMOVES_TOOL:  # an answer is an answer, even one that moves nothing
+        if kind in ANSWERS:  # an answer is an answer, even one that moves nothing
             self._pending.discard(event.tool_call_id)  # type: ignore[union-attr]
         if (previous, kind) not in TRANSITIONS:
             return previous
