@@ -10,7 +10,8 @@ Items in a list may also be:
 - ``Pause(seconds)``: wait that long before the next event (an injected stall).
 
 Events whose ``timestamp`` is 0 are stamped with the driver's clock (milliseconds;
-inject ``clock=`` for deterministic tests); events that carry a timestamp keep it.
+inject ``clock=`` for deterministic tests), read once per batch: the events handed over
+at once share a stamp. Events that carry a timestamp keep it.
 ``interrupt()`` ends the current stream at the next event boundary, and cuts short any
 delay or pause in progress. Every ``ModelRequest`` received is kept in ``requests``.
 With no ``delay``, a call whose items are all stream events is one batch.
@@ -167,8 +168,8 @@ class _Player(BaseDriver):
         for item in events:
             if type(item) not in _EVENT_TYPES:
                 return None
-        clock = self._clock
-        return [_stamped(e, clock()) if e.timestamp == 0 else e for e in events]
+        now = self._clock()  # one read per batch: its events arrive at once
+        return [_stamped(e, now) if e.timestamp == 0 else e for e in events]
 
     async def _events(
         self, batches: AsyncIterator[list[StreamEvent]]
@@ -183,6 +184,7 @@ class _Player(BaseDriver):
     async def _play(self, items: Iterable[ScriptItem]) -> AsyncIterator[list[StreamEvent]]:
         delay = self._delay
         batch: list[StreamEvent] = []
+        now = 0  # the batch's stamp: one clock read per batch, at its first event
         for item in items:
             if delay > 0 or type(item) not in _EVENT_TYPES:  # a pause, a failure, a wait
                 if batch:
@@ -198,7 +200,9 @@ class _Player(BaseDriver):
                 if isinstance(item, BaseException):
                     raise item
             event = typing.cast(StreamEvent, item)
-            batch.append(_stamped(event, self._clock()) if event.timestamp == 0 else event)
+            if not batch:
+                now = self._clock()
+            batch.append(_stamped(event, now) if event.timestamp == 0 else event)
         if batch and not self._interrupted:
             yield batch
 
@@ -346,9 +350,10 @@ def _stamped(event: StreamEvent, timestamp: int) -> StreamEvent:
         layout = _LAYOUTS[cls] = (getter, len(positional), keywords)
     get_values, count, keywords = layout
     values = get_values(event) if count > 1 else (get_values(event),) if count else ()
-    extra = {alias: getattr(event, name) for name, alias in keywords}
-    stamped: StreamEvent = cls(*values, **extra, timestamp=timestamp)
-    return stamped
+    if keywords:
+        extra = {alias: getattr(event, name) for name, alias in keywords}
+        return typing.cast(StreamEvent, cls(*values, **extra, timestamp=timestamp))
+    return typing.cast(StreamEvent, cls(*values, timestamp=timestamp))
 
 
 def text_turn(

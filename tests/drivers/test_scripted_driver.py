@@ -43,6 +43,21 @@ def test_zero_timestamps_are_stamped_and_given_ones_kept() -> None:
     assert [e.timestamp for e in events] == [42, 7]  # type: ignore[attr-defined]
 
 
+def test_the_clock_is_read_once_per_batch() -> None:
+    """The events handed over at once share one stamp; with a delay, each event is its
+    own batch and is stamped after its wait."""
+    reads = iter(range(100, 200))
+    calls = [text_turn("abcdef", chunk=2), text_turn("ab", chunk=1)]
+    driver = ScriptedDriver(calls, clock=lambda: next(reads))
+
+    async def batches(d: ScriptedDriver) -> list[list[int]]:
+        return [[e.timestamp for e in b] async for b in d.receive_batches(REQUEST)]
+
+    assert asyncio.run(batches(driver)) == [[100] * 6]
+    slow = ScriptedDriver([text_turn("ab", chunk=1)], delay=0.001, clock=lambda: next(reads))
+    assert asyncio.run(batches(slow)) == [[101], [102], [103], [104], [105]]
+
+
 def test_an_exception_in_the_script_is_raised_at_that_point() -> None:
     boom = ConnectionError("reset")
     driver = ScriptedDriver([[MessageStart(message_id="m", model="x"), boom, MessageStop()]])
