@@ -1,18 +1,20 @@
-"""A lone tool call of an async tool with no deadline, asked for by the feed of the task
-that streams the run (the run's caller, or the task of the tool before it), runs in that
-task up to its first suspension: a tool that never waits costs no task and no event-loop
-iteration, and one that waits goes on in a task of its own from there.
+"""A lone tool call of a tool that cannot wait (an ``async`` function whose code holds no
+``await``), with no deadline, asked for by the feed of the task that streams the run
+(the run's caller, or the task of the tool before it), runs in that task: no task and
+no event-loop iteration of its own. A tool that may wait keeps a task per call.
 
 These tests hold that path equal to a task per call (the agent's ``hold_calls`` turned
-off, or only the tool's hold): the same outputs delivered, history and error, for any
-model turns asking for one or more calls of tools that answer at once, wait, fail,
-report progress or swallow their cancellation, the model streaming or not, with the run
-aborted by a subscriber at any output or not at all.
+off, or only the tool's hold): the same outputs delivered, history, error and what the
+tools did, for any model turns asking for one or more calls of tools that answer at
+once, wait, fail, report progress or swallow their cancellation, the model streaming or
+not, with the run aborted by a subscriber at any output or not at all. A tool that took
+``asyncio.current_task()`` before it waits (``asyncio.timeout``) finds its own task.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
@@ -48,6 +50,15 @@ async def fails(a: int) -> int:
     raise ValueError(f"no {a}")
 
 
+async def noted(a: int, ctx: ToolContext) -> int:
+    """Reports progress and answers, never waiting (an abort at the progress lands while
+    it runs)."""
+    RAN.append(f"noted {a}")
+    ctx.on_update({"step": a})
+    RAN.append(f"noted {a} aborted {ctx.signal.aborted}")
+    return a
+
+
 async def noisy(a: int, ctx: ToolContext) -> int:
     """Reports progress, then waits (an abort at the progress reaches it there)."""
     RAN.append(f"noisy {a}")
@@ -71,7 +82,7 @@ async def stubborn(a: int) -> str:
     return "waited"
 
 
-TOOLS = [tool(f) for f in (now, later, fails, noisy, stubborn)]
+TOOLS = [tool(f) for f in (now, later, fails, noted, noisy, stubborn)]
 NAMES = [t.name for t in TOOLS]
 
 
@@ -166,34 +177,68 @@ def test_a_lone_call_run_by_the_streaming_task_is_what_its_own_task_runs(
 
 
 def test_a_tool_that_never_waits_runs_in_the_runs_caller() -> None:
-    """The run's caller runs a lone call of a tool that answers at once (no task of its
-    own); a tool that waits goes on in a task of its own, and a batch of two calls has a
-    task per call."""
+    """The run's caller runs a lone call of a tool whose code holds no await (no task of
+    its own); a tool that may wait has a task of its own, and so has each call of a batch
+    of two."""
     tasks: list[tuple[str, bool]] = []
+    caller: asyncio.Task[Any] | None = None
 
-    async def where(name: str) -> str:
-        """Tells which task runs it."""
-        mine = asyncio.current_task()
-        if name != "now":
-            await asyncio.sleep(0)
-        tasks.append((name, asyncio.current_task() is mine is caller))
+    seen = contextvars.ContextVar("seen", default="nobody")
+
+    async def here(name: str) -> str:
+        """Tells which task runs it, never waiting; sets a context variable (in its own
+        copy of the context, as in a task of its own)."""
+        tasks.append((name, asyncio.current_task() is caller))
+        seen.set(name)
+        return name
+
+    async def there(name: str) -> str:
+        """Tells which task runs it, then waits."""
+        tasks.append((name, asyncio.current_task() is caller))
+        await asyncio.sleep(0)
         return name
 
     script = ScriptedDriver(
         [
-            tool_turn([("c1", "where", {"name": "now"})]),
-            tool_turn([("c2", "where", {"name": "later"})]),
-            tool_turn([("c3", "where", {"name": "now"}), ("c4", "where", {"name": "now"})]),
+            tool_turn([("c1", "here", {"name": "lone"})]),
+            tool_turn([("c2", "there", {"name": "waits"})]),
+            tool_turn([("c3", "here", {"name": "one"}), ("c4", "here", {"name": "two"})]),
+            tool_turn([("c5", "here", {"name": "after"})]),
             text_turn("done"),
         ]
     )
-    agent = Agent(script, tools=[tool(where)])
-    caller: asyncio.Task[Any] | None = None
+    agent = Agent(script, tools=[tool(here), tool(there)])
 
     async def main() -> str:
         nonlocal caller
         caller = asyncio.current_task()
-        return (await agent.run("go")).text
+        text = (await agent.run("go")).text
+        return f"{text}, seen by {seen.get()}"
 
-    assert asyncio.run(main()) == "done"
-    assert tasks == [("now", True), ("later", False), ("now", False), ("now", False)]
+    assert asyncio.run(main()) == "done, seen by nobody"
+    expected = [("lone", True), ("waits", False), ("one", False), ("two", False)]
+    assert tasks == [*expected, ("after", False)]  # streamed by the task of "two" or "one"
+
+
+def test_a_tool_that_takes_its_task_before_it_waits_finds_it_after() -> None:
+    """``asyncio.timeout`` inside a tool cancels the tool's own task at its deadline, not
+    the run's caller: the tool answers, the run goes on."""
+
+    async def slow(a: int) -> str:
+        """Waits longer than its own deadline."""
+        try:
+            async with asyncio.timeout(0.01):
+                await asyncio.sleep(5)
+        except TimeoutError:
+            return "timed out"
+        return "slept"
+
+    script = ScriptedDriver([tool_turn([("c1", "slow", {"a": 1})]), text_turn("done")])
+    agent = Agent(script, tools=[tool(slow)])
+
+    async def main() -> tuple[str, str]:
+        result = await agent.run("go")
+        assert asyncio.current_task().cancelling() == 0  # type: ignore[union-attr]
+        return result.text, result.messages[2].result
+
+    assert asyncio.run(asyncio.wait_for(main(), 5)) == ("done", "timed out")

@@ -4,12 +4,14 @@
   that swallows cancellation), through the middleware, the extensions' hooks and the
   tool guardrails; each result is fed as a ``tool_result``. A batch holding a call that
   is not idempotent waits for ``barrier()`` first (the journal writes what it holds back).
-  A lone call of an async tool with no deadline and nothing bending it, asked for by
-  the feed of the task that streams the run's model calls (``LocalPerformer.hold_calls``),
-  is held for that task instead (``run_held``): it runs the call up to its first
-  suspension and feeds the result itself, so a tool that never waits costs no task and no
-  event-loop iteration; a call that suspends goes on in a task of its own from there,
-  as if it had had one from the start.
+  A lone call of a tool that cannot wait (an ``async`` function whose code holds no
+  ``await``, ``async for`` or ``async with``), with no deadline and nothing bending it,
+  asked for by the feed of the task that streams the run's model calls
+  (``LocalPerformer.hold_calls``), is held for that task instead (``run_held``): the task
+  runs it to its end, in a copy of the context as its own task would, and feeds the
+  result itself: no task, no event-loop iteration. A call that may wait keeps its task:
+  code that took ``asyncio.current_task()`` (``asyncio.timeout``, a ``TaskGroup``) must
+  find the same task after each wait, and an abort must never wait for the tool.
 - ``CancelTools``: each call's task is cancelled and abandoned, so a tool that ignores
   cancellation never holds the run; the loop answered the call itself, so nothing more
   is fed for it.
@@ -23,9 +25,11 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import dis
+import inspect
 import time
-from collections.abc import Callable, Coroutine, Generator
-from typing import Any, cast
+from collections.abc import Callable
+from typing import Any
 
 import attrs
 
@@ -64,6 +68,8 @@ class ToolCalls:
         """Each call in flight: its task (``None`` while it is held), its signal."""
         self._held: tuple[ToolCallPart, tuple[None, AbortSignal]] | None = None
         """A lone call held for the task that streams the run (``run_held``)."""
+        self._never_waits: dict[Any, bool] = {}
+        """Each tool seen: whether its function cannot wait (``never_waits``)."""
         self._asked: dict[str, asyncio.Future[ElicitationAnswer]] = {}
 
     def execute(self, effect: ExecuteTools) -> None:
@@ -84,26 +90,30 @@ class ToolCalls:
             self.calls[call.tool_call_id] = (task, signal)
 
     def _holdable(self, call: ToolCallPart) -> bool:
-        """Whether ``call`` may run in the task that streams the run: an async tool with
-        no deadline (or none at all), nothing bending the call."""
+        """Whether ``call`` may run in the task that streams the run: its tool cannot
+        wait (``never_waits``), has no deadline, and nothing bends the call."""
         shared = self._shared
         tool = shared.tools.get(call.tool_name)
-        if tool is not None and (tool.timeout is not None or tool.runs_in_thread):
+        if tool is None or tool.timeout is not None or shared.settle is not None:
             return False
         guards, hooks = shared.guards, shared.hooks
-        return not (
+        if (
             shared.middleware
             or guards.tool
             or guards.parallel is not None
             or hooks.before_tool_call
             or hooks.after_tool_result
-        )
+        ):
+            return False
+        known = self._never_waits.get(tool)
+        if known is None:
+            known = self._never_waits[tool] = never_waits(tool.execute)
+        return known
 
     def run_held(self) -> bool:
-        """Run the call held for this task (``execute``) up to its first suspension, in a
-        copy of the context as its task would; a call that ends there is answered here
-        (the model call its result asks for is held for this task too), one that
-        suspends goes on in a task of its own. Whether a result was fed."""
+        """Run the call held for this task (``execute``) to its end, in a copy of the
+        context as its task would, and feed its result (the model call it asks for is
+        held for this task too). Whether a result was fed."""
         held, self._held = self._held, None
         if held is None:
             return False
@@ -111,22 +121,15 @@ class ToolCalls:
         call_id = call.tool_call_id
         if self.calls.get(call_id) is not entry:
             return False  # cancelled before it began, as its task would have been
-        signal = entry[1]
-        context = contextvars.copy_context()
-        work = self._execute(call, signal)
+        work = self._execute(call, entry[1])
         try:
-            step = context.run(work.send, None)
+            contextvars.copy_context().run(work.send, None)
         except StopIteration as done:
             return self._answered(call_id, done.value, None)
         except asyncio.CancelledError:
             return False  # the tool let an abort through: the loop answers the call
-        loop = asyncio.get_running_loop()
-        task = loop.create_task(self._resumed(call_id, _Begun(work, step)), context=context)
-        if self.calls.get(call_id) is entry:
-            self.calls[call_id] = (task, signal)
-        else:  # cancelled while it ran: the cancellation reaches it where it waits (once
-            loop.call_soon(task.cancel)  # the task has begun: before, it would never run)
-        return False
+        work.close()
+        raise RuntimeError(f"tool {call.tool_name!r} waited, though its code holds no await")
 
     def cancel_call(self, call_id: str) -> None:
         """``CancelTools``: abandon the call's task (the loop answered the call)."""
@@ -173,15 +176,6 @@ class ToolCalls:
             return  # cancelled by CancelTools (the loop answered the call) or aclose
         if self._answered(call_id, result, trip):
             await shared.stream_held()
-
-    async def _resumed(self, call_id: str, begun: _Begun) -> None:
-        """The rest of a held call that suspended (``run_held``), in its own task."""
-        try:
-            result = await begun
-        except asyncio.CancelledError:
-            return
-        if self._answered(call_id, result, None):
-            await self._shared.stream_held()
 
     def _answered(self, call_id: str, result: ToolResult, trip: GuardrailTripped | None) -> bool:
         """Feed the call's result (and its trip) unless it was cancelled meanwhile (the
@@ -309,34 +303,24 @@ class ToolCalls:
             self._shared.feed(ToolProgress(call_id, progress))
 
 
-class _Begun:
-    """A coroutine begun in another task and suspended at ``step`` (what it yielded),
-    awaited to its end: what a task awaiting it sends or throws goes on to it."""
+def never_waits(execute: Callable[..., Any]) -> bool:
+    """Whether a tool's ``execute`` runs to its end in one step: an ``async`` function
+    whose code holds no ``await``, ``async for`` or ``async with`` (seen through the
+    wrapper ``@tool`` puts around a function, ``_loop.tools._caller``)."""
+    fn: Any = execute
+    if getattr(fn, "__module__", None) == "agentcore._loop.tools" and getattr(
+        fn, "__qualname__", ""
+    ).startswith("_caller.<locals>.call_async"):
+        cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or (), strict=True))
+        fn = cells["f"].cell_contents  # what the wrapper awaits, its only wait
+    code = getattr(fn, "__code__", None)
+    if code is None or not code.co_flags & inspect.CO_COROUTINE:
+        return False
+    return not any(i.opname in _WAITS for i in dis.get_instructions(code))
 
-    __slots__ = ("_coro", "_step")
 
-    def __init__(self, coro: Coroutine[Any, Any, ToolResult], step: Any) -> None:
-        self._coro = coro
-        self._step = step
-
-    def __await__(self) -> Generator[Any, Any, ToolResult]:
-        coro, step = self._coro, self._step
-        while True:
-            try:
-                sent = yield step
-            except GeneratorExit:
-                coro.close()
-                raise
-            except BaseException as exc:
-                try:
-                    step = coro.throw(exc)
-                except StopIteration as done:
-                    return cast(ToolResult, done.value)
-            else:
-                try:
-                    step = coro.send(sent)
-                except StopIteration as done:
-                    return cast(ToolResult, done.value)
+_WAITS = frozenset({"YIELD_VALUE", "SEND", "GET_AWAITABLE", "GET_AITER", "GET_ANEXT"})
+"""The opcodes of a coroutine that may suspend it (``await``, ``async for``/``with``)."""
 
 
 def _plugin_result(call_id: str, exc: Exception, timestamp: int) -> ToolResult:
