@@ -382,6 +382,39 @@ def test_a_subclass_reaches_the_methods_before_they_are_written() -> None:
     assert made == Sub("a") and hash(made) == hash(Sub("a"))
 
 
+def test_one_stub_serves_every_class_and_finds_the_one_that_holds_it() -> None:
+    """The stubs are shared by all the classes ``frozen`` builds (no closure per class):
+    each writes the methods of the class of the MRO that holds it, not another's."""
+    first, second = (frozen(type("Lazy", (), _sample_body())) for _ in range(2))
+    assert vars(first)["__repr__"] is vars(second)["__repr__"]
+    assert repr(second("b")) == "Lazy(name='b', size=1, tags=())"
+    assert "__signature__" in vars(first) and "__signature__" not in vars(second)
+
+
+def test_a_stub_looked_up_before_another_thread_wrote_the_methods_calls_the_written_one() -> None:
+    """A thread that took the stub just before another wrote the methods calls the
+    written method; a stub called on an instance of no class built by ``frozen`` says so."""
+    cls = frozen(type("Lazy", (), _sample_body()))
+    stub = vars(cls)["__repr__"]
+    made = builder(cls)("a", 2, ())
+    inspect.signature(cls)  # the other thread: the methods written
+    assert vars(cls)["__repr__"] is not stub
+    assert stub(made) == "Lazy(name='a', size=2, tags=())"
+    with pytest.raises(TypeError, match="no class of object holds a written __repr__"):
+        stub(object())
+
+
+def test_a_builder_makes_no_attributes() -> None:
+    """``builder`` reads the field names off the definition: the ``attrs.Attribute``s (and
+    the class of their tuple) are made on the first ``attrs.fields``, not by the import's
+    builders."""
+    cls = frozen(type("Lazy", (), _sample_body()))
+    made = builder(cls)("a", 2, ("x",))
+    assert type(vars(cls)["__attrs_attrs__"]).__name__ == "_Pending"
+    assert (made.name, made.size, made.tags) == ("a", 2, ("x",))
+    assert [a.name for a in attrs.fields(cls)] == ["name", "size", "tags"]
+
+
 def test_a_class_built_before_an_error_writes_nothing_twice() -> None:
     """A failed first call (a validator refusing) leaves the written methods in place."""
     cls = frozen(type("Lazy", (), _sample_body()))
