@@ -26,8 +26,10 @@ a hundred of them: attrs writes and compiles an ``__init__``, ``__repr__``, ``__
 Type checkers see ``attrs.frozen`` itself (the modules import ``frozen`` from ``attrs``
 under ``TYPE_CHECKING``), so the attrs plugin types every ``__init__``; the tests in
 tests/core/test_records.py hold each class to an attrs-built twin of the same fields.
-What attrs offers beyond what these classes use (base classes other than one of methods
-with empty ``__slots__``, private names, methods written in the class,
+``frozen(kw_only=True)`` is ``attrs.frozen(kw_only=True)``; a private field's parameter
+drops its leading underscores, as attrs' does. What attrs offers beyond what these
+classes use (base classes other than one of methods with empty ``__slots__``, names with
+two leading underscores, methods written in the class,
 ``init``/``eq``/``repr``/``hash``/``type`` on a field, converters or factories that take
 ``self``) is refused with a ``TypeError`` when the class is
 defined: such a class keeps ``attrs.frozen``.
@@ -39,7 +41,7 @@ import operator
 import reprlib
 from collections.abc import Callable, Iterable
 from types import CodeType, FunctionType
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 import attrs
 
@@ -78,9 +80,19 @@ _WRAPPERS = {property: "fget", classmethod: "__func__", staticmethod: "__func__"
 _FACTORY: Any = attrs.Factory  # typed as a function by attrs' stubs
 
 
-def frozen(cls: _C) -> _C:
-    """The class ``attrs.frozen(slots=True)`` would make of ``cls`` (see the module
-    docstring); ``TypeError`` for an option it does not mirror."""
+@overload
+def frozen(cls: _C, /) -> _C: ...
+@overload
+def frozen(*, kw_only: bool = False) -> Callable[[_C], _C]: ...
+def frozen(cls: _C | None = None, /, *, kw_only: bool = False) -> Any:
+    """The class ``attrs.frozen(slots=True, kw_only=kw_only)`` would make of ``cls`` (see
+    the module docstring); ``TypeError`` for an option it does not mirror."""
+    if cls is None:
+        return lambda cls: _frozen(cls, kw_only)
+    return _frozen(cls, kw_only)
+
+
+def _frozen(cls: _C, kw_only: bool) -> _C:
     if cls.__bases__ != (object,) and not _plain_base(cls.__bases__):
         raise TypeError(
             f"frozen: {cls.__name__} must not have a base class but one plain class of "
@@ -93,22 +105,35 @@ def frozen(cls: _C) -> _C:
             f"frozen: {cls.__name__} defines {', '.join(own)}, which this builder does not "
             "mirror: use attrs.frozen(slots=True) for this class"
         )
-    specs = _specs(cls, body)
+    specs = _specs(cls, body, kw_only)
     names = tuple(name for name, _, _ in specs)
     for name in (*names, "__dict__", "__weakref__"):
         body.pop(name, None)
     body.update(_SHARED)
+    if kw_only:
+        body["__attrs_props__"] = _kw_only_props()
     body["__slots__"] = (*names, "__weakref__")
     body["__qualname__"] = cls.__qualname__
     if "__match_args__" not in body:
-        body["__match_args__"] = tuple(n for n, spec, _ in specs if not _kw_only(spec))
-    pending = _Pending(specs)
+        body["__match_args__"] = tuple(n for n, spec, _ in specs if not _kw_only(spec, kw_only))
+    pending = _Pending(specs, kw_only)
     body["__attrs_attrs__"], body["__signature__"] = pending, _Unwritten(pending)
     body.update(_STUBS)
     built: Any = type(cls.__name__, cls.__bases__, body)
     pending.cls = built
     _rebind_class_cells(cls, built)
     return built  # type: ignore[no-any-return]
+
+
+def _kw_only_props() -> Any:
+    """What attrs says of a class made with ``kw_only=True``: the shared properties
+    (``attrs.ClassProps``, a slotted class) with that one changed."""
+    shared = _SHARED["__attrs_props__"]
+    props = object.__new__(type(shared))
+    for slot in type(shared).__slots__:
+        setattr(props, slot, getattr(shared, slot))
+    props.kw_only = type(shared).KeywordOnly.YES
+    return props
 
 
 def _plain_base(bases: tuple[type, ...]) -> bool:
@@ -123,8 +148,10 @@ def _plain_base(bases: tuple[type, ...]) -> bool:
     )
 
 
-def _kw_only(spec: Any) -> bool:
-    return isinstance(spec, _FIELD) and bool(spec.kw_only)
+def _kw_only(spec: Any, kw_only: bool) -> bool:
+    """Whether a field is keyword-only: its own ``kw_only``, else the class's."""
+    own = spec.kw_only if isinstance(spec, _FIELD) else None
+    return kw_only if own is None else bool(own)
 
 
 _METHODS = ("__init__", "__repr__", "__eq__", "__hash__", "__getstate__", "__setstate__")
@@ -140,17 +167,17 @@ class _Pending:
     ``__signature__`` (``inspect.signature`` reads it first: the methods are written then,
     and it is removed). The first call of a stub (``_stub``) writes the methods too."""
 
-    __slots__ = ("_fields", "cls", "specs")
+    __slots__ = ("_fields", "cls", "kw_only", "specs")
 
-    def __init__(self, specs: tuple[_Spec, ...]) -> None:
-        self.specs = specs
+    def __init__(self, specs: tuple[_Spec, ...], kw_only: bool) -> None:
+        self.specs, self.kw_only = specs, kw_only
         self._fields: tuple[attrs.Attribute[Any], ...] | None = None
         self.cls: Any = None
 
     @property
     def fields(self) -> tuple[attrs.Attribute[Any], ...]:
         if self._fields is None:
-            self._fields = _attributes(self.specs)
+            self._fields = _attributes(self.specs, self.kw_only)
         return self._fields
 
     def __get__(self, instance: Any, owner: type[Any] | None = None) -> Any:
@@ -236,7 +263,7 @@ _MIRRORS_ATTRS = hasattr(attrs, "Converter") and "kw_only" in (
 with the class's ``kw_only``, ``Converter``: attrs 26); asked of the functions themselves,
 as ``attrs.__version_info__`` would import ``importlib.metadata``."""
 if not _MIRRORS_ATTRS:  # pragma: no cover - an older attrs builds the classes itself
-    frozen = attrs.frozen  # type: ignore[assignment]
+    frozen = attrs.frozen
 
 
 _Spec = tuple[str, Any, Any]
@@ -244,7 +271,7 @@ _Spec = tuple[str, Any, Any]
 annotation."""
 
 
-def _specs(cls: type[Any], body: dict[str, Any]) -> tuple[_Spec, ...]:
+def _specs(cls: type[Any], body: dict[str, Any], class_kw_only: bool) -> tuple[_Spec, ...]:
     """``cls``'s own annotated fields, in order, checked as attrs would check them; their
     ``attrs.Attribute``s are made on first use (``_attributes``)."""
     specs = []
@@ -253,15 +280,12 @@ def _specs(cls: type[Any], body: dict[str, Any]) -> tuple[_Spec, ...]:
         if isinstance(annotation, str) and annotation.startswith(_CLASS_VAR_PREFIXES):
             continue
         spec = body.get(name, _NOTHING)
-        if isinstance(spec, _FIELD):
-            _refuse_unmirrored(cls, name, spec)
-            default, kw_only = spec._default, spec.kw_only
-        else:
-            if name.startswith("_"):
-                _refuse_unmirrored(cls, name, attrs.field())
-            default, kw_only = spec, False
+        if isinstance(spec, _FIELD) or name.startswith("__"):
+            _refuse_unmirrored(cls, name, spec if isinstance(spec, _FIELD) else attrs.field())
+        default = spec._default if isinstance(spec, _FIELD) else spec
+        kw_only = _kw_only(spec, class_kw_only)
         if default is _NOTHING and had_default and not kw_only:
-            (field,) = _attributes(((name, spec, annotation),))
+            (field,) = _attributes(((name, spec, annotation),), class_kw_only)
             raise ValueError(
                 f"No mandatory attributes allowed after an attribute with a default value "
                 f"or factory.  Attribute in question: {field!r}"
@@ -271,14 +295,16 @@ def _specs(cls: type[Any], body: dict[str, Any]) -> tuple[_Spec, ...]:
     return tuple(specs)
 
 
-def _attributes(specs: tuple[_Spec, ...]) -> tuple[attrs.Attribute[Any], ...]:
-    """The ``attrs.Attribute`` of each field, as attrs makes them."""
+def _attributes(specs: tuple[_Spec, ...], kw_only: bool) -> tuple[attrs.Attribute[Any], ...]:
+    """The ``attrs.Attribute`` of each field, as attrs makes them (a private field's
+    parameter named without its leading underscores)."""
     fields = []
     for name, spec, annotation in specs:
         if not isinstance(spec, _FIELD):
             spec = attrs.field(default=spec)
-        field = attrs.Attribute.from_counting_attr(name, spec, False, annotation)  # type: ignore[attr-defined]
-        object.__setattr__(field, "alias", name)
+        field = attrs.Attribute.from_counting_attr(name, spec, kw_only, annotation)  # type: ignore[attr-defined]
+        if field.alias is None:
+            object.__setattr__(field, "alias", name.lstrip("_"))
         fields.append(field)
     return tuple(fields)
 
@@ -287,7 +313,7 @@ def _refuse_unmirrored(cls: type[Any], name: str, spec: Any) -> None:
     """``TypeError`` for an ``attrs.field(...)`` option ``frozen`` does not mirror."""
     default: Any = spec._default
     unmirrored = (
-        name.startswith("_")
+        name.startswith("__")  # a slot the class's name would mangle
         or not spec.init
         or spec.eq is not True
         or spec.repr is not True
@@ -327,7 +353,7 @@ def _init(cls: type[Any], fields: tuple[attrs.Attribute[Any], ...]) -> Callable[
         globs[f"_attribute{i}"] = a
         if isinstance(default, _FACTORY):
             globs[f"_factory{i}"] = default.factory
-    names = tuple(a.name for a in order)
+    names = tuple(_alias(a) for a in order)
     init: Any = FunctionType(
         code.replace(
             co_varnames=("self", *names, *code.co_varnames[1 + len(names) :]),
@@ -339,14 +365,14 @@ def _init(cls: type[Any], fields: tuple[attrs.Attribute[Any], ...]) -> Callable[
         tuple(_signature_default(a) for a in order if not a.kw_only and a.default is not _NOTHING),
     )
     init.__kwdefaults__ = {
-        a.name: _signature_default(a) for a in order if a.kw_only and a.default is not _NOTHING
+        _alias(a): _signature_default(a) for a in order if a.kw_only and a.default is not _NOTHING
     } or None
     init.__annotations__ = {"return": None}
     for a in fields:
         convert: Any = a.converter
         annotation = a.type if convert is None else _first_param_type(convert)
         if annotation is not None:
-            init.__annotations__[a.name] = annotation
+            init.__annotations__[_alias(a)] = annotation
     return init  # type: ignore[no-any-return]
 
 
@@ -354,6 +380,11 @@ _CODES: dict[tuple[Any, ...], CodeType] = {}
 """The ``__init__`` code of each shape: per field (in order) whether it is keyword-only,
 defaults to a factory's result, converts and validates; last, whether the class
 post-inits. Plain defaults are the function's, not its code's."""
+
+
+def _alias(field: attrs.Attribute[Any]) -> str:
+    """The parameter of ``field`` (``_attributes`` gives every field one)."""
+    return field.alias or field.name
 
 
 def _is_factory(field: attrs.Attribute[Any]) -> bool:

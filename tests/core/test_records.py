@@ -38,6 +38,7 @@ from agentcore._core.records import builder, frozen
 from agentcore._loop import compaction, conversation, lineage, partial_json, steps_record, tools
 from agentcore._runtime import (
     actions,
+    agent_config,
     delivery,
     extensions,
     guardrails,
@@ -52,7 +53,7 @@ from agentcore.testing import instances
 MODULES = (core_events, loop_events, content, media, provider_tools, caching, driver, pricing)
 MODULES += (observers, state_machine, compaction, lineage, partial_json, steps_record, tools)
 MODULES += (conversation, actions, delivery, extensions, guardrails, middleware, tool_runner)
-MODULES += (run_result,)
+MODULES += (run_result, agent_config)
 BUILT = sorted(
     {
         value
@@ -83,7 +84,8 @@ def _twin(cls: type[Any]) -> type[Any]:
             default=a.default, validator=a.validator, converter=a.converter, kw_only=a.kw_only
         )
     body["__qualname__"] = cls.__qualname__
-    return attrs.frozen(type(cls.__name__, cls.__bases__, body))
+    kw_only = cls.__attrs_props__.kw_only.value != "no"  # type: ignore[attr-defined]
+    return attrs.frozen(type(cls.__name__, cls.__bases__, body), kw_only=kw_only)
 
 
 TWINS = {cls: _twin(cls) for cls in BUILT}
@@ -255,7 +257,7 @@ def test_an_instance_that_holds_itself_is_shown_with_dots() -> None:
         {"__annotations__": {"x": "int"}, "x": attrs.field(init=False)},
         {"__annotations__": {"x": "int"}, "x": attrs.field(eq=False)},
         {"__annotations__": {"x": "int"}, "x": attrs.field(repr=False)},
-        {"__annotations__": {"_x": "int"}},
+        {"__annotations__": {"__x": "int"}},
         {"__annotations__": {"x": "int"}, "x": attrs.field(default=attrs.Factory(list, True))},
         {"__annotations__": {"x": "int"}, "x": attrs.field(type=int)},
         {"__annotations__": {"x": "int"}, "__repr__": lambda self: "x"},
@@ -264,6 +266,58 @@ def test_an_instance_that_holds_itself_is_shown_with_dots() -> None:
 def test_options_it_does_not_mirror_are_refused(body: dict[str, Any]) -> None:
     with pytest.raises(TypeError, match=r"use attrs\.frozen"):
         frozen(type("Odd", (), body))
+
+
+_FIELDS = st.lists(
+    st.tuples(
+        st.sampled_from(["a", "b", "_c", "_d_", "e_"]),
+        st.booleans(),  # has a default
+        st.sampled_from([None, True, False]),  # the field's own kw_only
+    ),
+    max_size=4,
+    unique_by=lambda f: f[0].lstrip("_"),
+)
+
+
+def _body(fields: list[tuple[str, bool, bool | None]]) -> dict[str, Any]:
+    body: dict[str, Any] = {"__annotations__": {n: "int" for n, _, _ in fields}}
+    for name, has_default, kw_only in fields:
+        if kw_only is not None or not has_default:
+            body[name] = attrs.field(kw_only=kw_only, **({"default": 0} if has_default else {}))
+        else:
+            body[name] = 0
+    return body
+
+
+@given(_FIELDS, st.booleans(), st.data())
+def test_private_fields_and_a_keyword_only_class_are_built_as_attrs_builds_them(
+    fields: list[tuple[str, bool, bool | None]], kw_only: bool, data: st.DataObject
+) -> None:
+    """A private field's parameter drops its leading underscores, and ``kw_only=True``
+    makes keyword-only every field that does not say otherwise, as in attrs: the same
+    signature, fields, class properties, match arguments, instances and evolve; a
+    mandatory positional field after a default is refused by both."""
+    try:
+        twin = attrs.frozen(type("Odd", (), _body(fields)), kw_only=kw_only)
+    except ValueError as error:
+        with pytest.raises(ValueError) as refused:
+            frozen(kw_only=kw_only)(type("Odd", (), _body(fields)))
+        assert str(refused.value) == str(error)
+        return
+    cls = frozen(kw_only=kw_only)(type("Odd", (), _body(fields)))
+    assert inspect.signature(cls) == inspect.signature(twin)
+    assert attrs.fields(cls) == attrs.fields(twin)
+    assert cls.__attrs_props__ == twin.__attrs_props__
+    assert cls.__match_args__ == twin.__match_args__
+    assert cls.__init__.__annotations__ == twin.__init__.__annotations__
+    values = {n.lstrip("_"): data.draw(st.integers(), label=n) for n, _, _ in fields}
+    mine, theirs = cls(**values), twin(**values)
+    assert repr(mine) == repr(theirs) and attrs.asdict(mine) == attrs.asdict(theirs)
+    assert mine == cls(**values) and hash(mine) == hash(cls(**values))
+    changed = {name: value + 1 for name, value in values.items()}
+    assert attrs.asdict(attrs.evolve(mine, **changed)) == attrs.asdict(
+        attrs.evolve(theirs, **changed)
+    )
 
 
 class _Methods:
