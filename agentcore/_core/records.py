@@ -28,11 +28,11 @@ under ``TYPE_CHECKING``), so the attrs plugin types every ``__init__``; the test
 tests/core/test_records.py hold each class to an attrs-built twin of the same fields.
 ``frozen(kw_only=True)`` is ``attrs.frozen(kw_only=True)``; a private field's parameter
 drops its leading underscores, as attrs' does. What attrs offers beyond what these
-classes use (base classes other than one of methods with empty ``__slots__``, names with
-two leading underscores, methods written in the class,
-``init``/``eq``/``repr``/``hash``/``type`` on a field, converters or factories that take
-``self``) is refused with a ``TypeError`` when the class is
-defined: such a class keeps ``attrs.frozen``.
+classes use (base classes other than classes of methods with empty ``__slots__``, names
+with two leading underscores, methods written in the class, ``init``/``eq``/``hash``/
+``type`` or a ``repr`` function on a field, converters or factories that take ``self``)
+is refused with a ``TypeError`` when the class is defined: such a class keeps
+``attrs.frozen``.
 """
 
 from __future__ import annotations
@@ -95,7 +95,7 @@ def frozen(cls: _C | None = None, /, *, kw_only: bool = False) -> Any:
 def _frozen(cls: _C, kw_only: bool) -> _C:
     if cls.__bases__ != (object,) and not _plain_base(cls.__bases__):
         raise TypeError(
-            f"frozen: {cls.__name__} must not have a base class but one plain class of "
+            f"frozen: {cls.__name__} must not have a base class but plain classes of "
             "methods (empty __slots__, no attrs fields)"
         )
     body = dict(vars(cls))
@@ -137,14 +137,17 @@ def _kw_only_props() -> Any:
 
 
 def _plain_base(bases: tuple[type, ...]) -> bool:
-    """Whether ``bases`` is one class of methods only (every class of its MRO with empty
-    ``__slots__``, no attrs fields, no metaclass): attrs takes nothing from such a base, so
-    the class ``frozen`` builds on it is the one attrs would."""
-    if len(bases) != 1 or type(bases[0]) is not type:
-        return False
+    """Whether ``bases`` are classes of methods only (every class of their MROs with empty
+    ``__slots__``, no attrs fields, no metaclass; ``typing.Generic`` is one): attrs takes
+    nothing from such bases, so the class ``frozen`` builds on them is the one attrs
+    would."""
     return all(
-        vars(k).get("__slots__") == () and "__attrs_attrs__" not in vars(k)
-        for k in bases[0].__mro__[:-1]
+        type(base) is type
+        and all(
+            vars(k).get("__slots__") == () and "__attrs_attrs__" not in vars(k)
+            for k in base.__mro__[:-1]
+        )
+        for base in bases
     )
 
 
@@ -200,7 +203,7 @@ class _Pending:
         salt = f"{cls.__module__}.{cls.__qualname__}"
         methods = {
             "__init__": _init(cls, fields),  # it sets the slots by their descriptors
-            "__repr__": _repr(names),
+            "__repr__": _repr(tuple(a.name for a in fields if a.repr)),
             "__eq__": _compared("__eq__", names, salt),
             "__hash__": _compared("__hash__", names, salt),
             "__getstate__": _getstate(names),
@@ -316,7 +319,7 @@ def _refuse_unmirrored(cls: type[Any], name: str, spec: Any) -> None:
         name.startswith("__")  # a slot the class's name would mangle
         or not spec.init
         or spec.eq is not True
-        or spec.repr is not True
+        or spec.repr not in (True, False)
         or spec.hash is not None
         or spec.on_setattr is not None
         or spec.type is not None

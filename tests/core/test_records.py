@@ -14,8 +14,9 @@ from __future__ import annotations
 import copy
 import inspect
 import pickle
+import types
 import weakref
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 import attrs
 import pytest
@@ -81,7 +82,11 @@ def _twin(cls: type[Any]) -> type[Any]:
     body = {k: v for k, v in vars(cls).items() if k not in MADE | {a.name for a in fields}}
     for a in fields:
         body[a.name] = attrs.field(
-            default=a.default, validator=a.validator, converter=a.converter, kw_only=a.kw_only
+            default=a.default,
+            validator=a.validator,
+            converter=a.converter,
+            kw_only=a.kw_only,
+            repr=a.repr,
         )
     body["__qualname__"] = cls.__qualname__
     kw_only = cls.__attrs_props__.kw_only.value != "no"  # type: ignore[attr-defined]
@@ -256,7 +261,7 @@ def test_an_instance_that_holds_itself_is_shown_with_dots() -> None:
     [
         {"__annotations__": {"x": "int"}, "x": attrs.field(init=False)},
         {"__annotations__": {"x": "int"}, "x": attrs.field(eq=False)},
-        {"__annotations__": {"x": "int"}, "x": attrs.field(repr=False)},
+        {"__annotations__": {"x": "int"}, "x": attrs.field(repr=lambda x: "?")},
         {"__annotations__": {"__x": "int"}},
         {"__annotations__": {"x": "int"}, "x": attrs.field(default=attrs.Factory(list, True))},
         {"__annotations__": {"x": "int"}, "x": attrs.field(type=int)},
@@ -355,6 +360,36 @@ def test_a_base_class_of_methods_is_kept_as_attrs_keeps_it() -> None:
     assert built(3).twice() == twin(3).twice() == 6
     assert (attrs.fields(built), built.__slots__) == (attrs.fields(twin), twin.__slots__)
     assert repr(built(3)) == repr(twin(3)) and built(3) == built(3) != built(4)
+
+
+_T = TypeVar("_T")
+
+
+def test_generic_bases_and_a_field_left_out_of_the_repr_are_kept_as_attrs_keeps_them() -> None:
+    """Several plain bases (``typing.Generic`` is one, as ``ToolContext``'s) and
+    ``repr=False``: the class is its attrs twin, subscriptable, the field out of its repr
+    but still compared."""
+
+    def body() -> dict[str, Any]:
+        return {
+            "__annotations__": {"size": "int", "hidden": "int"},
+            "hidden": attrs.field(default=0, repr=False),
+            "__qualname__": "Boxed",
+            "__module__": __name__,
+            "__orig_bases__": (_Methods, Generic[_T]),
+        }
+
+    def boxed() -> type[Any]:
+        return types.new_class("Boxed", (_Methods, Generic[_T]), {}, lambda ns: ns.update(body()))
+
+    built, twin = frozen(boxed()), attrs.frozen(boxed())
+    assert built.__mro__[1:] == twin.__mro__[1:] == (_Methods, Generic, object)
+    assert built.__parameters__ == twin.__parameters__ == (_T,)
+    assert built[int](3).twice() == 6  # type: ignore[index]
+    assert set(vars(built)) == set(vars(twin))
+    assert (attrs.fields(built), built.__slots__) == (attrs.fields(twin), twin.__slots__)
+    assert repr(built(3, 1)) == repr(twin(3, 1)) == "Boxed(size=3)"
+    assert built(3, 1) != built(3, 2) and built(3, 1) == built(3, 1)
 
 
 def test_a_mandatory_field_after_a_default_is_refused_as_by_attrs() -> None:
