@@ -83,23 +83,23 @@ _FACTORY: Any = attrs.Factory  # typed as a function by attrs' stubs
 @overload
 def frozen(cls: _C, /) -> _C: ...
 @overload
-def frozen(*, kw_only: bool = False) -> Callable[[_C], _C]: ...
-def frozen(cls: _C | None = None, /, *, kw_only: bool = False) -> Any:
-    """The class ``attrs.frozen(slots=True, kw_only=kw_only)`` would make of ``cls`` (see
-    the module docstring); ``TypeError`` for an option it does not mirror."""
+def frozen(*, kw_only: bool = False, eq: bool = True) -> Callable[[_C], _C]: ...
+def frozen(cls: _C | None = None, /, *, kw_only: bool = False, eq: bool = True) -> Any:
+    """The class ``attrs.frozen(slots=True, kw_only=kw_only, eq=eq)`` would make of ``cls``
+    (see the module docstring); ``TypeError`` for an option it does not mirror."""
     if cls is None:
-        return lambda cls: _frozen(cls, kw_only)
-    return _frozen(cls, kw_only)
+        return lambda cls: _frozen(cls, kw_only, eq)
+    return _frozen(cls, kw_only, eq)
 
 
-def _frozen(cls: _C, kw_only: bool) -> _C:
+def _frozen(cls: _C, kw_only: bool, eq: bool) -> _C:
     if cls.__bases__ != (object,) and not _plain_base(cls.__bases__):
         raise TypeError(
             f"frozen: {cls.__name__} must not have a base class but plain classes of "
             "methods (empty __slots__, no attrs fields)"
         )
     body = dict(vars(cls))
-    own = sorted(_WRITTEN & body.keys())
+    own = sorted((_WRITTEN if eq else _WRITTEN - _EQ) & body.keys())
     if own:  # attrs would keep them (auto_detect) and write the others to agree
         raise TypeError(
             f"frozen: {cls.__name__} defines {', '.join(own)}, which this builder does not "
@@ -109,30 +109,36 @@ def _frozen(cls: _C, kw_only: bool) -> _C:
     names = tuple(name for name, _, _ in specs)
     for name in (*names, "__dict__", "__weakref__"):
         body.pop(name, None)
-    body.update(_SHARED)
-    if kw_only:
-        body["__attrs_props__"] = _kw_only_props()
+    body.update(_SHARED if eq else {k: v for k, v in _SHARED.items() if k not in _EQ})
+    if kw_only or not eq:
+        body["__attrs_props__"] = _props(kw_only, eq)
     body["__slots__"] = (*names, "__weakref__")
     body["__qualname__"] = cls.__qualname__
     if "__match_args__" not in body:
-        body["__match_args__"] = tuple(n for n, spec, _ in specs if not _kw_only(spec, kw_only))
-    pending = _Pending(specs, kw_only)
+        body["__match_args__"] = tuple(
+            n for n, spec, _ in specs if _init(spec) and not _kw_only(spec, kw_only)
+        )
+    pending = _Pending(specs, kw_only, eq)
     body["__attrs_attrs__"], body["__signature__"] = pending, _Unwritten(pending)
-    body.update(_STUBS)
+    body.update(_STUBS if eq else {k: v for k, v in _STUBS.items() if k not in _EQ})
     built: Any = type(cls.__name__, cls.__bases__, body)
     pending.cls = built
     _rebind_class_cells(cls, built)
     return built  # type: ignore[no-any-return]
 
 
-def _kw_only_props() -> Any:
-    """What attrs says of a class made with ``kw_only=True``: the shared properties
-    (``attrs.ClassProps``, a slotted class) with that one changed."""
+def _props(kw_only: bool, eq: bool) -> Any:
+    """What attrs says of a class made with these options: the shared properties
+    (``attrs.ClassProps``, a slotted class) with theirs changed."""
     shared = _SHARED["__attrs_props__"]
-    props = object.__new__(type(shared))
-    for slot in type(shared).__slots__:
+    kind = type(shared)
+    props = object.__new__(kind)
+    for slot in kind.__slots__:
         setattr(props, slot, getattr(shared, slot))
-    props.kw_only = type(shared).KeywordOnly.YES
+    if kw_only:
+        props.kw_only = kind.KeywordOnly.YES
+    if not eq:
+        props.added_eq, props.hashability = False, kind.Hashability.LEAVE_ALONE
     return props
 
 
@@ -151,6 +157,11 @@ def _plain_base(bases: tuple[type, ...]) -> bool:
     )
 
 
+def _init(spec: Any) -> bool:
+    """Whether a field is a parameter of ``__init__``."""
+    return not isinstance(spec, _FIELD) or bool(spec.init)
+
+
 def _kw_only(spec: Any, kw_only: bool) -> bool:
     """Whether a field is keyword-only: its own ``kw_only``, else the class's."""
     own = spec.kw_only if isinstance(spec, _FIELD) else None
@@ -158,6 +169,8 @@ def _kw_only(spec: Any, kw_only: bool) -> bool:
 
 
 _METHODS = ("__init__", "__repr__", "__eq__", "__hash__", "__getstate__", "__setstate__")
+_EQ = frozenset({"__eq__", "__ne__", "__hash__"})
+"""What ``eq=False`` leaves to the class (or to ``object``)."""
 """The methods written on a class's first use (see ``_Pending``)."""
 
 
@@ -170,10 +183,10 @@ class _Pending:
     ``__signature__`` (``inspect.signature`` reads it first: the methods are written then,
     and it is removed). The first call of a stub (``_stub``) writes the methods too."""
 
-    __slots__ = ("_fields", "cls", "kw_only", "specs")
+    __slots__ = ("_fields", "cls", "eq", "kw_only", "specs")
 
-    def __init__(self, specs: tuple[_Spec, ...], kw_only: bool) -> None:
-        self.specs, self.kw_only = specs, kw_only
+    def __init__(self, specs: tuple[_Spec, ...], kw_only: bool, eq: bool) -> None:
+        self.specs, self.kw_only, self.eq = specs, kw_only, eq
         self._fields: tuple[attrs.Attribute[Any], ...] | None = None
         self.cls: Any = None
 
@@ -202,13 +215,15 @@ class _Pending:
         names = tuple(a.name for a in fields)
         salt = f"{cls.__module__}.{cls.__qualname__}"
         methods = {
-            "__init__": _init(cls, fields),  # it sets the slots by their descriptors
+            "__init__": _written_init(cls, fields),  # it sets the slots by their descriptors
             "__repr__": _repr(tuple(a.name for a in fields if a.repr)),
-            "__eq__": _compared("__eq__", names, salt),
-            "__hash__": _compared("__hash__", names, salt),
             "__getstate__": _getstate(names),
             "__setstate__": _setstate(names),
         }
+        if self.eq:
+            compared = tuple(a.name for a in fields if a.eq)
+            methods["__eq__"] = _compared("__eq__", compared, salt)
+            methods["__hash__"] = _compared("__hash__", compared, salt)
         for name, method in methods.items():
             method.__module__ = cls.__module__
             if name != "__init__":
@@ -286,14 +301,14 @@ def _specs(cls: type[Any], body: dict[str, Any], class_kw_only: bool) -> tuple[_
         if isinstance(spec, _FIELD) or name.startswith("__"):
             _refuse_unmirrored(cls, name, spec if isinstance(spec, _FIELD) else attrs.field())
         default = spec._default if isinstance(spec, _FIELD) else spec
-        kw_only = _kw_only(spec, class_kw_only)
-        if default is _NOTHING and had_default and not kw_only:
+        positional = _init(spec) and not _kw_only(spec, class_kw_only)
+        if default is _NOTHING and had_default and positional:
             (field,) = _attributes(((name, spec, annotation),), class_kw_only)
             raise ValueError(
                 f"No mandatory attributes allowed after an attribute with a default value "
                 f"or factory.  Attribute in question: {field!r}"
             )
-        had_default = had_default or (default is not _NOTHING and not kw_only)
+        had_default = had_default or (default is not _NOTHING and positional)
         specs.append((name, spec, annotation))
     return tuple(specs)
 
@@ -317,8 +332,9 @@ def _refuse_unmirrored(cls: type[Any], name: str, spec: Any) -> None:
     default: Any = spec._default
     unmirrored = (
         name.startswith("__")  # a slot the class's name would mangle
-        or not spec.init
-        or spec.eq is not True
+        or (not spec.init and (spec.converter is not None or spec._validator is not None))
+        or spec.eq not in (True, False)
+        or spec.eq_key is not None
         or spec.repr not in (True, False)
         or spec.hash is not None
         or spec.on_setattr is not None
@@ -333,13 +349,21 @@ def _refuse_unmirrored(cls: type[Any], name: str, spec: Any) -> None:
         )
 
 
-def _init(cls: type[Any], fields: tuple[attrs.Attribute[Any], ...]) -> Callable[..., None]:
+def _written_init(cls: type[Any], fields: tuple[attrs.Attribute[Any], ...]) -> Callable[..., None]:
     """The ``__init__`` attrs would write, setting each slot by its descriptor: the code of
     its shape (compiled once for all the classes of that shape), with the parameters named
-    after the fields and the class's defaults, setters, converters and validators."""
+    after the fields and the class's defaults, setters, converters and validators (a field
+    with ``init=False`` set to its default, or factory's result, or ``NOTHING``)."""
     shape = (
         *(
-            (a.kw_only, _is_factory(a), a.converter is not None, a.validator is not None)
+            (
+                a.init,
+                a.kw_only,
+                _is_factory(a),
+                a.converter is not None,
+                a.validator is not None,
+                a.init or a.default is not _NOTHING,
+            )
             for a in fields
         ),
         getattr(cls, "__attrs_post_init__", None) is not None,
@@ -347,13 +371,14 @@ def _init(cls: type[Any], fields: tuple[attrs.Attribute[Any], ...]) -> Callable[
     code = _CODES.get(shape)
     if code is None:
         code = _CODES[shape] = _compile(shape)
-    order = [a for a in fields if not a.kw_only] + [a for a in fields if a.kw_only]
+    params = [a for a in fields if a.init]
+    order = [a for a in params if not a.kw_only] + [a for a in params if a.kw_only]
     globs: dict[str, Any] = {"NOTHING": _NOTHING, "_disabled": attrs.validators.get_disabled}
     for i, a in enumerate(fields):
         default: Any = a.default
         globs[f"_set{i}"] = getattr(cls, a.name).__set__
         globs[f"_convert{i}"], globs[f"_validate{i}"] = a.converter, a.validator
-        globs[f"_attribute{i}"] = a
+        globs[f"_attribute{i}"], globs[f"_default{i}"] = a, default
         if isinstance(default, _FACTORY):
             globs[f"_factory{i}"] = default.factory
     names = tuple(_alias(a) for a in order)
@@ -371,7 +396,7 @@ def _init(cls: type[Any], fields: tuple[attrs.Attribute[Any], ...]) -> Callable[
         _alias(a): _signature_default(a) for a in order if a.kw_only and a.default is not _NOTHING
     } or None
     init.__annotations__ = {"return": None}
-    for a in fields:
+    for a in params:
         convert: Any = a.converter
         annotation = a.type if convert is None else _first_param_type(convert)
         if annotation is not None:
@@ -380,9 +405,10 @@ def _init(cls: type[Any], fields: tuple[attrs.Attribute[Any], ...]) -> Callable[
 
 
 _CODES: dict[tuple[Any, ...], CodeType] = {}
-"""The ``__init__`` code of each shape: per field (in order) whether it is keyword-only,
-defaults to a factory's result, converts and validates; last, whether the class
-post-inits. Plain defaults are the function's, not its code's."""
+"""The ``__init__`` code of each shape: per field (in order) whether it is a parameter, is
+keyword-only, defaults to a factory's result, converts, validates and is set (a field
+with ``init=False`` and no default is not); last, whether the class post-inits. Plain
+defaults are the function's, not its code's."""
 
 
 def _alias(field: attrs.Attribute[Any]) -> str:
@@ -403,10 +429,15 @@ def _compile(shape: tuple[Any, ...]) -> CodeType:
     """Compile the code of an ``__init__`` of ``shape``, its parameters named ``p0``...
     (keyword-only ones after the others) and the field ``i`` set by ``_set{i}``."""
     *flags, post_init = shape
-    order = [i for i, f in enumerate(flags) if not f[0]] + [i for i, f in enumerate(flags) if f[0]]
-    param = {i: f"p{order.index(i)}" for i in range(len(flags))}
+    order = [i for i, f in enumerate(flags) if f[0] and not f[1]]
+    order += [i for i, f in enumerate(flags) if f[0] and f[1]]
+    param = {i: f"p{n}" for n, i in enumerate(order)}
     body, checks = [], []
-    for i, (_, factory, converts, validates) in enumerate(flags):
+    for i, (init, _, factory, converts, validates, sets) in enumerate(flags):
+        if not init:  # no converter or validator: refused when the class is defined
+            if sets:
+                body.append(f"    _set{i}(self, {f'_factory{i}()' if factory else f'_default{i}'})")
+            continue
         name = param[i]
         if factory:
             body.append(f"    if {name} is NOTHING:\n        {name} = _factory{i}()")
@@ -419,8 +450,8 @@ def _compile(shape: tuple[Any, ...]) -> CodeType:
         body += ["    if not _disabled():", *checks]
     if post_init:
         body.append("    self.__attrs_post_init__()")
-    positional = [param[i] for i in order if not flags[i][0]]
-    keyword = [param[i] for i in order if flags[i][0]]
+    positional = [param[i] for i in order if not flags[i][1]]
+    keyword = [param[i] for i in order if flags[i][1]]
     params = ", ".join(["self", *positional, *(["*", *keyword] if keyword else [])])
     source = f"def __init__({params}):\n" + ("\n".join(body) or "    pass") + "\n"
     namespace: dict[str, Any] = {}
@@ -440,7 +471,7 @@ def _first_param_type(converter: Callable[..., Any]) -> Any:
 def _repr(names: tuple[str, ...]) -> Callable[[Any], str]:
     @reprlib.recursive_repr()  # an instance that holds itself shows as ``...``, as in attrs
     def __repr__(self: Any) -> str:
-        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in names)
+        shown = ", ".join(f"{name}={getattr(self, name, _NOTHING)!r}" for name in names)
         return f"{self.__class__.__qualname__.rsplit('>.', 1)[-1]}({shown})"
 
     return __repr__

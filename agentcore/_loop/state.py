@@ -184,7 +184,7 @@ def _check_modes(config: LoopConfig, attribute: attrs.Attribute[Any], value: Any
         )
 
 
-@attrs.frozen(slots=True, eq=False)
+@frozen(eq=False)
 class LoopConfig:
     """Everything the loop decides with that is not in the events.
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import inspect
+import operator
 import pickle
 import types
 import weakref
@@ -79,7 +80,10 @@ MADE = {
 def _twin(cls: type[Any]) -> type[Any]:
     """``attrs.frozen`` applied to ``cls``'s definition, rebuilt from what it holds."""
     fields = attrs.fields(cls)
-    body = {k: v for k, v in vars(cls).items() if k not in MADE | {a.name for a in fields}}
+    props: Any = cls.__attrs_props__  # type: ignore[attr-defined]
+    kw_only, eq = props.kw_only.value != "no", props.added_eq
+    made = MADE if eq else MADE - {"__eq__", "__ne__", "__hash__"}  # eq=False: the class's own
+    body = {k: v for k, v in vars(cls).items() if k not in made | {a.name for a in fields}}
     for a in fields:
         body[a.name] = attrs.field(
             default=a.default,
@@ -87,10 +91,11 @@ def _twin(cls: type[Any]) -> type[Any]:
             converter=a.converter,
             kw_only=a.kw_only,
             repr=a.repr,
+            init=a.init,
+            eq=a.eq,
         )
     body["__qualname__"] = cls.__qualname__
-    kw_only = cls.__attrs_props__.kw_only.value != "no"  # type: ignore[attr-defined]
-    return attrs.frozen(type(cls.__name__, cls.__bases__, body), kw_only=kw_only)
+    return attrs.frozen(type(cls.__name__, cls.__bases__, body), kw_only=kw_only, eq=eq)
 
 
 TWINS = {cls: _twin(cls) for cls in BUILT}
@@ -256,11 +261,17 @@ def test_an_instance_that_holds_itself_is_shown_with_dots() -> None:
     assert repr(sample) == "_Sample(name='a', size=1, tags=(...,), stamp=0)"
 
 
+def _positive(instance: Any, attribute: Any, value: Any) -> None:
+    if value <= 0:
+        raise ValueError("positive")
+
+
 @pytest.mark.parametrize(
     "body",
     [
-        {"__annotations__": {"x": "int"}, "x": attrs.field(init=False)},
-        {"__annotations__": {"x": "int"}, "x": attrs.field(eq=False)},
+        {"__annotations__": {"x": "int"}, "x": attrs.field(init=False, converter=int)},
+        {"__annotations__": {"x": "int"}, "x": attrs.field(init=False, validator=_positive)},
+        {"__annotations__": {"x": "int"}, "x": attrs.field(eq=str.lower)},
         {"__annotations__": {"x": "int"}, "x": attrs.field(repr=lambda x: "?")},
         {"__annotations__": {"__x": "int"}},
         {"__annotations__": {"x": "int"}, "x": attrs.field(default=attrs.Factory(list, True))},
@@ -276,53 +287,78 @@ def test_options_it_does_not_mirror_are_refused(body: dict[str, Any]) -> None:
 _FIELDS = st.lists(
     st.tuples(
         st.sampled_from(["a", "b", "_c", "_d_", "e_"]),
-        st.booleans(),  # has a default
+        st.sampled_from([None, 0, "factory"]),  # the default
         st.sampled_from([None, True, False]),  # the field's own kw_only
+        st.booleans(),  # init
+        st.booleans(),  # eq
+        st.booleans(),  # repr
     ),
     max_size=4,
     unique_by=lambda f: f[0].lstrip("_"),
 )
+_Field = tuple[str, Any, bool | None, bool, bool, bool]
 
 
-def _body(fields: list[tuple[str, bool, bool | None]]) -> dict[str, Any]:
-    body: dict[str, Any] = {"__annotations__": {n: "int" for n, _, _ in fields}}
-    for name, has_default, kw_only in fields:
-        if kw_only is not None or not has_default:
-            body[name] = attrs.field(kw_only=kw_only, **({"default": 0} if has_default else {}))
-        else:
-            body[name] = 0
+def _body(fields: list[_Field]) -> dict[str, Any]:
+    body: dict[str, Any] = {"__annotations__": {f[0]: "int" for f in fields}}
+    for name, default, kw_only, init, eq, shown in fields:
+        options: dict[str, Any] = {"kw_only": kw_only, "init": init, "eq": eq, "repr": shown}
+        if default == "factory":
+            options["factory"] = list
+        elif default is not None:
+            options["default"] = default
+        plain = default == 0 and (kw_only, init, eq, shown) == (None, True, True, True)
+        body[name] = 0 if plain else attrs.field(**options)
     return body
 
 
-@given(_FIELDS, st.booleans(), st.data())
-def test_private_fields_and_a_keyword_only_class_are_built_as_attrs_builds_them(
-    fields: list[tuple[str, bool, bool | None]], kw_only: bool, data: st.DataObject
+@given(_FIELDS, st.booleans(), st.booleans(), st.data())
+def test_fields_and_class_options_it_mirrors_are_built_as_attrs_builds_them(
+    fields: list[_Field], kw_only: bool, eq: bool, data: st.DataObject
 ) -> None:
-    """A private field's parameter drops its leading underscores, and ``kw_only=True``
-    makes keyword-only every field that does not say otherwise, as in attrs: the same
-    signature, fields, class properties, match arguments, instances and evolve; a
+    """Private fields (the parameter without leading underscores), ``kw_only=True``,
+    ``eq=False`` on the class (identity, no ``__eq__``/``__ne__``/``__hash__``) or a field
+    (left out of comparison and hash), ``init=False`` (set to its default, factory's
+    result or ``NOTHING``) and ``repr=False``, as attrs builds them: the same signature,
+    fields, class properties, match arguments, instances, comparison and evolve; a
     mandatory positional field after a default is refused by both."""
     try:
-        twin = attrs.frozen(type("Odd", (), _body(fields)), kw_only=kw_only)
+        twin = attrs.frozen(type("Odd", (), _body(fields)), kw_only=kw_only, eq=eq)
     except ValueError as error:
         with pytest.raises(ValueError) as refused:
-            frozen(kw_only=kw_only)(type("Odd", (), _body(fields)))
+            frozen(kw_only=kw_only, eq=eq)(type("Odd", (), _body(fields)))
         assert str(refused.value) == str(error)
         return
-    cls = frozen(kw_only=kw_only)(type("Odd", (), _body(fields)))
+    cls = frozen(kw_only=kw_only, eq=eq)(type("Odd", (), _body(fields)))
     assert inspect.signature(cls) == inspect.signature(twin)
     assert attrs.fields(cls) == attrs.fields(twin)
     assert cls.__attrs_props__ == twin.__attrs_props__
     assert cls.__match_args__ == twin.__match_args__
     assert cls.__init__.__annotations__ == twin.__init__.__annotations__
-    values = {n.lstrip("_"): data.draw(st.integers(), label=n) for n, _, _ in fields}
+    assert set(vars(cls)) == set(vars(twin))
+    values = {f[0].lstrip("_"): data.draw(st.integers(), label=f[0]) for f in fields if f[3]}
     mine, theirs = cls(**values), twin(**values)
-    assert repr(mine) == repr(theirs) and attrs.asdict(mine) == attrs.asdict(theirs)
-    assert mine == cls(**values) and hash(mine) == hash(cls(**values))
+    assert repr(mine) == repr(theirs) and _values(mine) == _values(theirs)
+    again, twin_again = cls(**values), twin(**values)
+    for compare in (operator.eq, operator.ne, lambda x, y: _hash(x) == _hash(y)):
+        assert _outcome(compare, mine, again) == _outcome(compare, theirs, twin_again)
     changed = {name: value + 1 for name, value in values.items()}
-    assert attrs.asdict(attrs.evolve(mine, **changed)) == attrs.asdict(
-        attrs.evolve(theirs, **changed)
-    )
+    assert _values(attrs.evolve(mine, **changed)) == _values(attrs.evolve(theirs, **changed))
+    if attrs.NOTHING not in _values(mine):  # the pickling pair
+        assert _values(copy.deepcopy(mine)) == _values(mine)
+
+
+def _outcome(compare: Any, first: Any, second: Any) -> Any:
+    """What ``compare`` gives, or the class of what it raises (a field never set)."""
+    try:
+        return compare(first, second)
+    except AttributeError as error:
+        return type(error)
+
+
+def _values(instance: Any) -> tuple[Any, ...]:
+    """Every field's value (``NOTHING`` for one never set: ``init=False``, no default)."""
+    return tuple(getattr(instance, a.name, attrs.NOTHING) for a in attrs.fields(type(instance)))
 
 
 class _Methods:
