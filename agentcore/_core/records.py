@@ -30,9 +30,9 @@ tests/core/test_records.py hold each class to an attrs-built twin of the same fi
 drops its leading underscores, as attrs' does. What attrs offers beyond what these
 classes use (base classes other than classes of methods with empty ``__slots__``, names
 with two leading underscores, methods written in the class, ``init``/``eq``/``hash``/
-``type`` or a ``repr`` function on a field, converters or factories that take ``self``)
-is refused with a ``TypeError`` when the class is defined: such a class keeps
-``attrs.frozen``.
+``type`` or a ``repr`` function on a field, ``attrs.Converter``s, a converter or
+validator on an ``init=False`` field) is refused with a ``TypeError`` when the class is
+defined: such a class keeps ``attrs.frozen``.
 """
 
 from __future__ import annotations
@@ -329,7 +329,6 @@ def _attributes(specs: tuple[_Spec, ...], kw_only: bool) -> tuple[attrs.Attribut
 
 def _refuse_unmirrored(cls: type[Any], name: str, spec: Any) -> None:
     """``TypeError`` for an ``attrs.field(...)`` option ``frozen`` does not mirror."""
-    default: Any = spec._default
     unmirrored = (
         name.startswith("__")  # a slot the class's name would mangle
         or (not spec.init and (spec.converter is not None or spec._validator is not None))
@@ -340,7 +339,6 @@ def _refuse_unmirrored(cls: type[Any], name: str, spec: Any) -> None:
         or spec.on_setattr is not None
         or spec.type is not None
         or isinstance(spec.converter, attrs.Converter)
-        or (isinstance(default, _FACTORY) and default.takes_self)
     )
     if unmirrored:
         raise TypeError(
@@ -353,13 +351,13 @@ def _written_init(cls: type[Any], fields: tuple[attrs.Attribute[Any], ...]) -> C
     """The ``__init__`` attrs would write, setting each slot by its descriptor: the code of
     its shape (compiled once for all the classes of that shape), with the parameters named
     after the fields and the class's defaults, setters, converters and validators (a field
-    with ``init=False`` set to its default, or factory's result, or ``NOTHING``)."""
+    with ``init=False`` set to its default or factory's result, or left unset)."""
     shape = (
         *(
             (
                 a.init,
                 a.kw_only,
-                _is_factory(a),
+                _factory_call(a),
                 a.converter is not None,
                 a.validator is not None,
                 a.init or a.default is not _NOTHING,
@@ -406,7 +404,8 @@ def _written_init(cls: type[Any], fields: tuple[attrs.Attribute[Any], ...]) -> C
 
 _CODES: dict[tuple[Any, ...], CodeType] = {}
 """The ``__init__`` code of each shape: per field (in order) whether it is a parameter, is
-keyword-only, defaults to a factory's result, converts, validates and is set (a field
+keyword-only, defaults to a factory's result (``"()"``, or ``"self"`` for one that takes
+the instance), converts, validates and is set (a field
 with ``init=False`` and no default is not); last, whether the class post-inits. Plain
 defaults are the function's, not its code's."""
 
@@ -414,6 +413,18 @@ defaults are the function's, not its code's."""
 def _alias(field: attrs.Attribute[Any]) -> str:
     """The parameter of ``field`` (``_attributes`` gives every field one)."""
     return field.alias or field.name
+
+
+_FACTORY_ARGUMENT = {"()": "", "self": "self"}
+"""What a factory of an ``__init__``'s shape is called with."""
+
+
+def _factory_call(field: attrs.Attribute[Any]) -> str | None:
+    """How the field's factory is called (``_FACTORY_ARGUMENT``), ``None`` if it has none."""
+    default: Any = field.default
+    if not isinstance(default, _FACTORY):
+        return None
+    return "self" if default.takes_self else "()"
 
 
 def _is_factory(field: attrs.Attribute[Any]) -> bool:
@@ -436,11 +447,13 @@ def _compile(shape: tuple[Any, ...]) -> CodeType:
     for i, (init, _, factory, converts, validates, sets) in enumerate(flags):
         if not init:  # no converter or validator: refused when the class is defined
             if sets:
-                body.append(f"    _set{i}(self, {f'_factory{i}()' if factory else f'_default{i}'})")
+                made = f"_factory{i}({_FACTORY_ARGUMENT[factory]})" if factory else f"_default{i}"
+                body.append(f"    _set{i}(self, {made})")
             continue
         name = param[i]
         if factory:
-            body.append(f"    if {name} is NOTHING:\n        {name} = _factory{i}()")
+            made = f"_factory{i}({_FACTORY_ARGUMENT[factory]})"
+            body.append(f"    if {name} is NOTHING:\n        {name} = {made}")
         if converts:
             body.append(f"    {name} = _convert{i}({name})")
         body.append(f"    _set{i}(self, {name})")

@@ -364,7 +364,7 @@ def _positions(calls: tuple[Any, ...]) -> Mapping[str, int]:
     return positions
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Batch:
     """The tool calls of one assistant message, in the order the model asked.
 

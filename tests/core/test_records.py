@@ -38,6 +38,7 @@ from agentcore._core import (
 from agentcore._core import events as core_events
 from agentcore._core.records import builder, frozen
 from agentcore._loop import compaction, conversation, lineage, partial_json, steps_record, tools
+from agentcore._loop import state as loop_state
 from agentcore._runtime import (
     actions,
     agent_config,
@@ -55,7 +56,7 @@ from agentcore.testing import instances
 MODULES = (core_events, loop_events, content, media, provider_tools, caching, driver, pricing)
 MODULES += (observers, state_machine, compaction, lineage, partial_json, steps_record, tools)
 MODULES += (conversation, actions, delivery, extensions, guardrails, middleware, tool_runner)
-MODULES += (run_result, agent_config)
+MODULES += (run_result, agent_config, loop_state)
 BUILT = sorted(
     {
         value
@@ -274,7 +275,6 @@ def _positive(instance: Any, attribute: Any, value: Any) -> None:
         {"__annotations__": {"x": "int"}, "x": attrs.field(eq=str.lower)},
         {"__annotations__": {"x": "int"}, "x": attrs.field(repr=lambda x: "?")},
         {"__annotations__": {"__x": "int"}},
-        {"__annotations__": {"x": "int"}, "x": attrs.field(default=attrs.Factory(list, True))},
         {"__annotations__": {"x": "int"}, "x": attrs.field(type=int)},
         {"__annotations__": {"x": "int"}, "__repr__": lambda self: "x"},
     ],
@@ -287,7 +287,7 @@ def test_options_it_does_not_mirror_are_refused(body: dict[str, Any]) -> None:
 _FIELDS = st.lists(
     st.tuples(
         st.sampled_from(["a", "b", "_c", "_d_", "e_"]),
-        st.sampled_from([None, 0, "factory"]),  # the default
+        st.sampled_from([None, 0, "factory", "self factory"]),  # the default
         st.sampled_from([None, True, False]),  # the field's own kw_only
         st.booleans(),  # init
         st.booleans(),  # eq
@@ -299,12 +299,18 @@ _FIELDS = st.lists(
 _Field = tuple[str, Any, bool | None, bool, bool, bool]
 
 
+def _fields_set(instance: Any) -> int:
+    return sum(hasattr(instance, a.name) for a in attrs.fields(type(instance)))
+
+
 def _body(fields: list[_Field]) -> dict[str, Any]:
     body: dict[str, Any] = {"__annotations__": {f[0]: "int" for f in fields}}
     for name, default, kw_only, init, eq, shown in fields:
         options: dict[str, Any] = {"kw_only": kw_only, "init": init, "eq": eq, "repr": shown}
         if default == "factory":
             options["factory"] = list
+        elif default == "self factory":  # the fields before it are set
+            options["default"] = attrs.Factory(_fields_set, takes_self=True)
         elif default is not None:
             options["default"] = default
         plain = default == 0 and (kw_only, init, eq, shown) == (None, True, True, True)
