@@ -185,9 +185,10 @@ print(json.dumps(seen))
 
 ATTRS_BUILT = {"_Reference"}
 """The classes of ``from agentcore import Agent`` that attrs itself builds (about 0.4 ms a
-class, its methods compiled when defined), each for an option ``records.frozen`` refuses
-(a base class with fields, ``eq=False``, an ``init=False`` field, a mutable class), and
-``records._Reference``, the attrs class ``frozen`` takes its shared methods from."""
+class, its methods compiled when defined): only ``records._Reference``, the attrs class
+``frozen`` takes its shared methods from. A class with an option ``frozen`` refuses (a
+base class with fields, a mutable class, a converter on an ``init=False`` field) would
+be one more."""
 
 
 def test_the_agent_import_leaves_to_attrs_only_the_classes_frozen_refuses() -> None:
