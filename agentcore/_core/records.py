@@ -45,7 +45,7 @@ from typing import Any, TypeVar, overload
 
 import attrs
 
-__all__ = ["builder", "frozen", "tuple_of"]
+__all__ = ["builder", "field_names", "frozen", "tuple_of"]
 
 _C = TypeVar("_C", bound=type[Any])
 _T = TypeVar("_T")
@@ -556,11 +556,7 @@ def builder(cls: type[_T]) -> Callable[..., _T]:
     or built itself (a sum of two ``Usage``s, the text it joined): what it saves is the
     check of what is already known good, two thirds of the cost of a small event. Values
     that come from a caller go through the class itself."""
-    pending = vars(cls).get("__attrs_attrs__")
-    if isinstance(pending, _Pending):  # the names, without making the attributes
-        names = tuple(name for name, _, _ in pending.specs)
-    else:
-        names = tuple(a.name for a in attrs.fields(cls))  # type: ignore[arg-type]
+    names = field_names(cls)
     code = _BUILDERS.get(len(names))
     if code is None:
         code = _BUILDERS[len(names)] = _compile_builder(len(names))
@@ -576,6 +572,16 @@ def builder(cls: type[_T]) -> Callable[..., _T]:
         f"build_{cls.__name__}",
     )
     return build  # type: ignore[no-any-return]
+
+
+def field_names(cls: type[Any]) -> tuple[str, ...]:
+    """The names of an attrs class's fields, in order (``attrs.fields``'), read off the
+    definition of a class ``frozen`` built: its ``attrs.Attribute``s are not made (about
+    60 µs a class, which the module constants that need only names need not pay)."""
+    pending = vars(cls).get("__attrs_attrs__")
+    if isinstance(pending, _Pending):
+        return tuple(name for name, _, _ in pending.specs)
+    return tuple(a.name for a in attrs.fields(cls))
 
 
 _BUILDERS: dict[int, CodeType] = {}

@@ -36,7 +36,7 @@ from agentcore._core import (
     state_machine,
 )
 from agentcore._core import events as core_events
-from agentcore._core.records import builder, frozen
+from agentcore._core.records import builder, field_names, frozen
 from agentcore._loop import compaction, conversation, lineage, partial_json, steps_record, tools
 from agentcore._loop import state as loop_state
 from agentcore._runtime import (
@@ -111,6 +111,7 @@ def test_every_event_class_is_built_by_frozen() -> None:
 @pytest.mark.parametrize("cls", BUILT, ids=lambda c: c.__qualname__)
 def test_the_class_is_attrs_twin(cls: type[Any]) -> None:
     twin = TWINS[cls]
+    assert field_names(cls) == field_names(twin) == tuple(a.name for a in attrs.fields(twin))
     assert inspect.signature(cls) == inspect.signature(twin)
     assert cls.__init__.__annotations__ == twin.__init__.__annotations__
     assert attrs.fields(cls) == attrs.fields(twin)
@@ -536,11 +537,12 @@ def test_a_stub_looked_up_before_another_thread_wrote_the_methods_calls_the_writ
 
 
 def test_a_builder_makes_no_attributes() -> None:
-    """``builder`` reads the field names off the definition: the ``attrs.Attribute``s (and
-    the class of their tuple) are made on the first ``attrs.fields``, not by the import's
-    builders."""
+    """``builder`` and ``field_names`` read the field names off the definition: the
+    ``attrs.Attribute``s (and the class of their tuple) are made on the first
+    ``attrs.fields``, not by the import's builders and constants."""
     cls = frozen(type("Lazy", (), _sample_body()))
     made = builder(cls)("a", 2, ("x",))
+    assert field_names(cls) == ("name", "size", "tags")
     assert type(vars(cls)["__attrs_attrs__"]).__name__ == "_Pending"
     assert (made.name, made.size, made.tags) == ("a", 2, ("x",))
     assert [a.name for a in attrs.fields(cls)] == ["name", "size", "tags"]
