@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import groupby, repeat
 from operator import itemgetter
@@ -431,13 +432,16 @@ DELTA_KINDS = {
 values their class accepts by construction (a ``str``, an ``int`` of at least 0)."""
 
 
-RUN_OF = {kind: f"{kind} run" for kind in DELTA_KINDS.values()}
+RUN_OF = {kind: sys.intern(f"{kind} run") for kind in DELTA_KINDS.values()}
 """A delta kind -> the kind of a *run* record of such deltas, which ``parse_lines(...,
 runs=True)`` makes of consecutive delta lines of one agent, kind and block index:
 ``(agent_id, first seq, run kind, 0, (chunks, index, timestamps))``, its seqs growing by
 one (checked), ``timestamps`` the lines' digits as a tuple of ``bytes`` (``int`` gives
 each; a fold that only appends the chunks never needs them). A fold takes a run in one
-step where its deltas only append (``replay.fold_blocks``); nothing else reads runs."""
+step where its deltas only append (``replay.fold_blocks``); nothing else reads runs. The
+run kinds are interned, as the delta kinds are (literals), so that records a forked
+reader sent through a pipe (``marshal`` interns them again) hold these very strings,
+which ``fold_blocks`` compares by identity."""
 
 DELTA_OF = {run: kind for kind, run in RUN_OF.items()}
 """A run record's kind -> the kind of its deltas."""
