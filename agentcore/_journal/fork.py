@@ -55,7 +55,8 @@ from .read import (
 
 __all__ = ["FORK_BYTES", "can_fork", "forked_records", "worth_forking"]
 
-_BLOCKS_PER_FRAME = 4
+_BLOCKS_PER_FRAME = 2
+"""256 lines a frame."""
 _HEADER = struct.Struct("<I")
 _SET_PIPE_SIZE = 1031  # fcntl.F_SETPIPE_SZ (Linux), named in the fcntl module from 3.10
 _LOW_WATER = 32_000

@@ -184,7 +184,7 @@ def test_a_forked_resume_names_a_corrupt_line(
     path = tmp_path / "j.jsonl"
     _deltas(path, read.BLOCK_LINES * 9 + 5)
     lines = path.read_bytes().split(b"\n")
-    bad = read.BLOCK_LINES * 5 + 3  # in the second frame
+    bad = read.BLOCK_LINES * 5 + 3  # in a later frame
     lines[bad - 1] = b'{"agent_id": "a", "seq": 9, "event": {"type": "text_delta", "data": 1}}'
     path.write_bytes(b"\n".join(lines))
     monkeypatch.setattr(fork, "FORK_BYTES", 0)
