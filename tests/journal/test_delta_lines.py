@@ -41,7 +41,7 @@ from agentcore.loop import (
 
 from .test_conversation_replay import runs
 
-NEVER = re.compile(rb"^(?:(x)(x)(x)(x)(x)(x)(x)\Z|.*)$", re.MULTILINE)
+NEVER = re.compile(rb"^(?:(x)(x)(x)(x)(x)(x)\Z|.*)$", re.MULTILINE)
 """Matches every line as "not a delta": the reader then reads each line the long way."""
 
 TEXTS = st.one_of(
@@ -137,6 +137,28 @@ def test_a_line_the_fast_path_refuses_is_read_the_long_way(
             with pytest.raises(JournalError, match=f"j.jsonl:2: .*{problem}"):
                 seen.extend(read_jsonl(path))
             assert [e.event for e in seen] == [TextDelta("ok", 0, timestamp=1)]
+
+
+@pytest.mark.parametrize(
+    ("kind", "field"), [("text_delta", "partial_json"), ("input_json_delta", "text")]
+)
+def test_a_delta_line_with_the_other_deltas_field_is_named_by_every_fold(
+    tmp_path: pathlib.Path, kind: str, field: str
+) -> None:
+    path = tmp_path / "j.jsonl"
+    bad = (
+        f'{{"agent_id":"a","seq":2,"event":{{"type":"{kind}","timestamp":1,'
+        f'"data":{{"{field}":"ab","index":0}}}}}}\n'
+    )
+    path.write_text(_delta_line("a", 1, '"text":"ok","index":0') + bad)
+    named = r"j\.jsonl:2: corrupt journal line"
+    with pytest.raises(JournalError, match=named):
+        list(read_jsonl(path))
+    with pytest.raises(JournalError, match=named):
+        list(replay(path))
+    fresh = create_initial_conversation_state(LoopConfig())
+    with pytest.raises(JournalError, match=named):
+        load_conversation(JsonlJournal(path), "a", conversation_processor, fresh)
 
 
 def test_a_torn_delta_line_at_the_end_is_passed_over(tmp_path: pathlib.Path) -> None:
