@@ -230,7 +230,7 @@ def kept(s: LoopState, e: AssistantMessage) -> tuple[Changes, Changes]:
     run = s.run
     assert run is not None
     messages, inflight = s.messages, run.inflight
-    if e.parts or not e.incomplete:
+    if inflight and (e.parts or not e.incomplete):
         messages, inflight = messages.extend(m for _, m in inflight), ()
     if e.parts:
         messages = messages.append(e)
