@@ -4,12 +4,6 @@
   that swallows cancellation), through the middleware, the extensions' hooks and the
   tool guardrails; each result is fed as a ``tool_result``. A batch holding a call that
   is not idempotent waits for ``barrier()`` first (the journal writes what it holds back).
-  A lone call of an async tool with no deadline and nothing bending it, asked for by
-  the feed of the task that streams the run's model calls (``LocalPerformer.hold_calls``),
-  is held for that task instead (``run_held``): it runs the call up to its first
-  suspension and feeds the result itself, so a tool that never waits costs no task and no
-  event-loop iteration; a call that suspends goes on in a task of its own from there,
-  as if it had had one from the start.
 - ``CancelTools``: each call's task is cancelled and abandoned, so a tool that ignores
   cancellation never holds the run; the loop answered the call itself, so nothing more
   is fed for it.
@@ -22,10 +16,9 @@
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import time
-from collections.abc import Callable, Coroutine, Generator
-from typing import Any, cast
+from collections.abc import Callable
+from typing import Any
 
 import attrs
 
@@ -60,73 +53,18 @@ class ToolCalls:
         self._shared = shared
         self._messages = messages
         self._barrier = barrier
-        self.calls: dict[str, tuple[asyncio.Task[None] | None, AbortSignal]] = {}
-        """Each call in flight: its task (``None`` while it is held), its signal."""
-        self._held: tuple[ToolCallPart, tuple[None, AbortSignal]] | None = None
-        """A lone call held for the task that streams the run (``run_held``)."""
+        self.calls: dict[str, tuple[asyncio.Task[None], AbortSignal]] = {}
         self._asked: dict[str, asyncio.Future[ElicitationAnswer]] = {}
 
     def execute(self, effect: ExecuteTools) -> None:
-        shared = self._shared
-        tools = shared.tools
-        calls = effect.tool_calls
-        if not all(getattr(tools.get(c.tool_name), "idempotent", False) for c in calls):
+        tools = self._shared.tools
+        if not all(getattr(tools.get(c.tool_name), "idempotent", False) for c in effect.tool_calls):
             self._barrier()  # the journal holds the request before the effect happens
-        if len(calls) == 1 and self._holdable(calls[0]) and shared.streams_here():
-            entry = (None, AbortSignal())
-            self.calls[calls[0].tool_call_id] = entry
-            self._held = (calls[0], entry)
-            return
         loop = asyncio.get_running_loop()
-        for call in calls:
+        for call in effect.tool_calls:
             signal = AbortSignal()
             task = loop.create_task(self._tool(call, signal))
             self.calls[call.tool_call_id] = (task, signal)
-
-    def _holdable(self, call: ToolCallPart) -> bool:
-        """Whether ``call`` may run in the task that streams the run: an async tool with
-        no deadline (or none at all), nothing bending the call."""
-        shared = self._shared
-        tool = shared.tools.get(call.tool_name)
-        if tool is not None and (tool.timeout is not None or tool.runs_in_thread):
-            return False
-        guards, hooks = shared.guards, shared.hooks
-        return not (
-            shared.middleware
-            or guards.tool
-            or guards.parallel is not None
-            or hooks.before_tool_call
-            or hooks.after_tool_result
-        )
-
-    def run_held(self) -> bool:
-        """Run the call held for this task (``execute``) up to its first suspension, in a
-        copy of the context as its task would; a call that ends there is answered here
-        (the model call its result asks for is held for this task too), one that
-        suspends goes on in a task of its own. Whether a result was fed."""
-        held, self._held = self._held, None
-        if held is None:
-            return False
-        call, entry = held
-        call_id = call.tool_call_id
-        if self.calls.get(call_id) is not entry:
-            return False  # cancelled before it began, as its task would have been
-        signal = entry[1]
-        context = contextvars.copy_context()
-        work = self._execute(call, signal)
-        try:
-            step = context.run(work.send, None)
-        except StopIteration as done:
-            return self._answered(call_id, done.value, None)
-        except asyncio.CancelledError:
-            return False  # the tool let an abort through: the loop answers the call
-        loop = asyncio.get_running_loop()
-        task = loop.create_task(self._resumed(call_id, _Begun(work, step)), context=context)
-        if self.calls.get(call_id) is entry:
-            self.calls[call_id] = (task, signal)
-        else:  # cancelled while it ran: the cancellation reaches it where it waits (once
-            loop.call_soon(task.cancel)  # the task has begun: before, it would never run)
-        return False
 
     def cancel_call(self, call_id: str) -> None:
         """``CancelTools``: abandon the call's task (the loop answered the call)."""
@@ -134,17 +72,14 @@ class ToolCalls:
         if entry is not None:  # else nothing runs here (a resumed run)
             task, signal = entry
             signal.abort()
-            if task is not None:  # else held, not begun or running in this task
-                task.cancel()
+            task.cancel()
 
     def cancel(self) -> None:
         """Abandon every call in flight, feeding nothing more for them."""
         for task, signal in list(self.calls.values()):
             signal.abort()
-            if task is not None:
-                task.cancel()
+            task.cancel()
         self.calls.clear()
-        self._held = None
 
     def answer_elicitation(self, effect: AnswerElicitation) -> None:
         waiting = self._asked.pop(effect.answer.elicitation_id, None)
@@ -171,23 +106,6 @@ class ToolCalls:
                 result = await self._execute(call, signal)
         except asyncio.CancelledError:
             return  # cancelled by CancelTools (the loop answered the call) or aclose
-        if self._answered(call_id, result, trip):
-            await shared.stream_held()
-
-    async def _resumed(self, call_id: str, begun: _Begun) -> None:
-        """The rest of a held call that suspended (``run_held``), in its own task."""
-        try:
-            result = await begun
-        except asyncio.CancelledError:
-            return
-        if self._answered(call_id, result, None):
-            await self._shared.stream_held()
-
-    def _answered(self, call_id: str, result: ToolResult, trip: GuardrailTripped | None) -> bool:
-        """Feed the call's result (and its trip) unless it was cancelled meanwhile (the
-        loop answered it); the model call the result asks for is held for this task.
-        Whether the result was fed."""
-        shared = self._shared
         answered = self.calls.pop(call_id, None) is not None  # not by a cancel already
         if answered:  # the model call its result asks for streams in this task
             shared.hold_calls()
@@ -196,7 +114,8 @@ class ToolCalls:
                 shared.feed(result)
         else:  # after the call's own answer: the history stays well-formed
             shared.feed_all((result, trip) if answered else (trip,))
-        return answered
+        if answered:
+            await shared.stream_held()
 
     async def _bent(
         self, call: ToolCallPart, signal: AbortSignal
@@ -307,36 +226,6 @@ class ToolCalls:
     def _progress(self, call_id: str, progress: Any) -> None:
         if call_id in self.calls:
             self._shared.feed(ToolProgress(call_id, progress))
-
-
-class _Begun:
-    """A coroutine begun in another task and suspended at ``step`` (what it yielded),
-    awaited to its end: what a task awaiting it sends or throws goes on to it."""
-
-    __slots__ = ("_coro", "_step")
-
-    def __init__(self, coro: Coroutine[Any, Any, ToolResult], step: Any) -> None:
-        self._coro = coro
-        self._step = step
-
-    def __await__(self) -> Generator[Any, Any, ToolResult]:
-        coro, step = self._coro, self._step
-        while True:
-            try:
-                sent = yield step
-            except GeneratorExit:
-                coro.close()
-                raise
-            except BaseException as exc:
-                try:
-                    step = coro.throw(exc)
-                except StopIteration as done:
-                    return cast(ToolResult, done.value)
-            else:
-                try:
-                    step = coro.send(sent)
-                except StopIteration as done:
-                    return cast(ToolResult, done.value)
 
 
 def _plugin_result(call_id: str, exc: Exception, timestamp: int) -> ToolResult:
