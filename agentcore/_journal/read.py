@@ -470,10 +470,18 @@ construction)."""
 
 
 def _json_strings(bodies: Sequence[bytes]) -> list[str]:
-    """The texts of a run's JSON string bodies: a plain decode each unless one escapes."""
-    if b"\\" in b"".join(bodies):
+    """The texts of a run's JSON string bodies: a plain decode each unless one escapes,
+    else one parse of them all as a JSON array (a body is a whole JSON string's inside,
+    by ``_STRING``: it cannot end a string early), each on its own where that fails (a
+    bad escape, which ``_json_string`` names, or one only ``load_line`` reads)."""
+    joined = b'","'.join(bodies)
+    if b"\\" not in joined:
+        return list(map(bytes.decode, bodies))
+    try:
+        texts: list[str] = _fast_loads(b'["' + joined + b'"]')
+    except ValueError:
         return list(map(_json_string, bodies))
-    return list(map(bytes.decode, bodies))
+    return texts
 
 
 def _json_string(body: bytes) -> str:
