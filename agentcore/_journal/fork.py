@@ -93,8 +93,11 @@ def worth_forking(path: str | os.PathLike[str]) -> bool:
         return False
     if size < FORK_BYTES or not hasattr(os, "sched_getaffinity"):
         return False
-    cpus = len(os.sched_getaffinity(0))
-    return cpus > 1 and os.getloadavg()[0] <= cpus - 1
+    try:
+        cpus, load = len(os.sched_getaffinity(0)), os.getloadavg()[0]
+    except OSError:  # no load average (no /proc/loadavg): no telling whether a CPU is idle
+        return False
+    return cpus > 1 and load <= cpus - 1
 
 
 def _write_all(fd: int, data: bytes) -> None:

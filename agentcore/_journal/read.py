@@ -410,8 +410,8 @@ deltas is made into records column by column (``_delta_records``), without a JSO
 or an event object per line. The parts: agent, seq, ``t`` for a text delta (``b""`` for a
 tool-input one, whose data field the pattern then requires to be ``partial_json``),
 timestamp, chunk, index; a part of one byte, as the type's and most agents' and indexes'
-are, costs no object (CPython shares them). Compiled by ``_delta_lines`` when a file is first read
-(half a millisecond an import that reads no file would pay)."""
+are, costs no object (CPython shares them). Compiled by ``_delta_lines`` when a file is
+first read (half a millisecond an import that reads no file would pay)."""
 
 
 def _delta_lines() -> re.Pattern[bytes]:
@@ -430,9 +430,9 @@ _SEQ = itemgetter(1)
 """A line's seq as ``_DELTA_LINES`` reads it: ``b""`` for a line that is not a delta's."""
 
 DELTA_KINDS = {b"t": "text_delta", b"": "input_json_delta"}
-"""A delta line's type, as ``_DELTA_LINES`` reads it -> its wire type: the kinds of the records
-``_delta_records`` makes, ``(agent_id, seq, kind, timestamp, (chunk, index))``, whose
-values their class accepts by construction (a ``str``, an ``int`` of at least 0)."""
+"""A delta line's type, as ``_DELTA_LINES`` reads it -> its wire type: the kinds of the
+records ``_delta_records`` makes, ``(agent_id, seq, kind, timestamp, (chunk, index))``,
+whose values their class accepts by construction (a ``str``, an ``int`` of at least 0)."""
 
 
 RUN_OF = {kind: sys.intern(f"{kind} run") for kind in DELTA_KINDS.values()}
@@ -470,10 +470,18 @@ construction)."""
 
 
 def _json_strings(bodies: Sequence[bytes]) -> list[str]:
-    """The texts of a run's JSON string bodies: a plain decode each unless one escapes."""
-    if b"\\" in b"".join(bodies):
+    """The texts of a run's JSON string bodies: a plain decode each unless one escapes,
+    else one parse of them all as a JSON array (a body is a whole JSON string's inside,
+    by ``_STRING``: it cannot end a string early), each on its own where that fails (a
+    bad escape, which ``_json_string`` names, or one only ``load_line`` reads)."""
+    joined = b'","'.join(bodies)
+    if b"\\" not in joined:
+        return list(map(bytes.decode, bodies))
+    try:
+        texts: list[str] = _fast_loads(b'["' + joined + b'"]')
+    except ValueError:
         return list(map(_json_string, bodies))
-    return list(map(bytes.decode, bodies))
+    return texts
 
 
 def _json_string(body: bytes) -> str:

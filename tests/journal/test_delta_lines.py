@@ -51,6 +51,38 @@ TEXTS = st.one_of(
 )
 
 
+def _body(text: str, ascii_only: bool) -> bytes | None:
+    """The inside of the JSON string of ``text``, as a journal line may hold it (None when
+    it cannot be UTF-8: a lone surrogate written raw)."""
+    try:
+        return json.dumps(text, ensure_ascii=ascii_only)[1:-1].encode()
+    except UnicodeEncodeError:
+        return None
+
+
+BODIES = st.one_of(
+    st.builds(_body, TEXTS, st.booleans()).filter(lambda body: body is not None),
+    st.sampled_from([b"a\\qb", b"\\ud800", b"\\udc00\\ud83d", b"\\u00e9", b"\xff", b"\xc3"]),
+)
+"""Bodies ``_STRING`` admits: written by ``json.dumps`` (escaped or raw UTF-8), a bad
+escape, lone surrogates, bytes that are not UTF-8."""
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(BODIES, min_size=1, max_size=8))
+def test_a_runs_texts_are_its_bodies_read_one_by_one(bodies: list[bytes]) -> None:
+    """``_json_strings`` (one parse of a run's escaped bodies) gives each body's text, or
+    ``ValueError`` where one body has none."""
+    assert all(re.fullmatch(read._STRING, b'"' + body + b'"') for body in bodies)
+    try:
+        each = [read._json_string(body) for body in bodies]
+    except ValueError:
+        with pytest.raises(ValueError):
+            read._json_strings(bodies)
+        return
+    assert read._json_strings(bodies) == each
+
+
 @st.composite
 def lines(draw: st.DrawFn) -> list[tuple[str, Any]]:
     """Agents' inputs: mostly text and tool-input deltas, some other events."""

@@ -148,6 +148,14 @@ def test_a_resume_forks_for_a_large_file_on_a_spare_cpu_only(
     monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))
     monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0})  # one CPU allowed
     assert not fork.worth_forking(path)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0, 1})
+    assert fork.worth_forking(path)
+
+    def no_load_average() -> tuple[float, float, float]:
+        raise OSError("Load averages are unobtainable")
+
+    monkeypatch.setattr(os, "getloadavg", no_load_average)  # a sandbox without /proc
+    assert not fork.worth_forking(path)
 
 
 def test_agent_resume_of_a_large_journal_forks_and_gets_the_same_state(
