@@ -166,7 +166,7 @@ def on_message_start(s: LoopState, e: MessageStart, ts: int, out: Out) -> LoopSt
     if s.streaming:
         return s
     out.append(agent_message_start("assistant", None, ts))
-    return s.with_streaming(True)
+    return s.replace(streaming=True)
 
 
 class PricedReply(NamedTuple):

@@ -88,8 +88,6 @@ def test_direct_state_constructors_equal_evolve() -> None:
     assert s.with_batch(None) == attrs.evolve(s, batch=None)
     assert s.with_run(run) == attrs.evolve(s, run=run)
     assert s.with_run(None) == attrs.evolve(s, run=None)
-    assert s.with_streaming(True) == attrs.evolve(s, streaming=True)
-    assert s.with_streaming(True).with_streaming(False) == s
 
 
 def test_batch_answer_equals_evolve() -> None:
