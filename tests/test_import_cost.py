@@ -183,14 +183,33 @@ print(json.dumps(seen))
     assert {"TextDelta", "UserMessage"} <= set(after_run) and len(after_run) < built / 2
 
 
-ATTRS_BUILT = {
-    "AgentConfig", "Batch", "LoopConfig", "MessageQueueView", "Tool",
-    "ToolContext", "_Reference",
-}  # fmt: skip
+ATTRIBUTES_MADE = {"Usage", "Batch", "Run", "LoopState", "_Reference"}
+"""The classes whose ``attrs.Attribute``s the import makes (about 60 µs a class): those it
+makes an instance of (``Usage``), reads the fields of (``_loop.state``'s replacers) or
+attrs built. Builders and the constants that need only the names (``records.builder``,
+``records.field_names``) read them off the definition."""
+
+
+def test_the_agent_import_makes_the_attributes_of_few_classes() -> None:
+    code = """
+import json, sys
+from agentcore import Agent
+from agentcore._core.records import _Pending
+
+made = {c.__name__ for name, m in list(sys.modules.items()) if name.startswith("agentcore.")
+        for c in vars(m).values() if isinstance(c, type) and c.__module__ == name
+        and "__attrs_attrs__" in vars(c) and not isinstance(vars(c)["__attrs_attrs__"], _Pending)}
+print(json.dumps({"made": sorted(made)}))
+"""
+    assert set(_run(code)["made"]) <= ATTRIBUTES_MADE
+
+
+ATTRS_BUILT = {"_Reference"}
 """The classes of ``from agentcore import Agent`` that attrs itself builds (about 0.4 ms a
-class, its methods compiled when defined), each for an option ``records.frozen`` refuses
-(a base class, ``eq=False``, a private or ``init=False`` field, a mutable class), and
-``records._Reference``, the attrs class ``frozen`` takes its shared methods from."""
+class, its methods compiled when defined): only ``records._Reference``, the attrs class
+``frozen`` takes its shared methods from. A class with an option ``frozen`` refuses (a
+base class with fields, a mutable class, a converter on an ``init=False`` field) would
+be one more."""
 
 
 def test_the_agent_import_leaves_to_attrs_only_the_classes_frozen_refuses() -> None:

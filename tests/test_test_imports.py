@@ -263,6 +263,15 @@ ABOUT: dict[str, tuple[tuple[str, ...], str]] = {
         ),
         "the run records and the folds that read them",
     ),
+    "journal/test_resume_forked.py": (
+        (
+            "agentcore._journal.fork",
+            "agentcore._journal.journal",
+            "agentcore._journal.read",
+            "agentcore._journal.resume",
+        ),
+        "the forked reader's run records and when a resume forks",
+    ),
     "journal/test_fold_steps.py": (
         ("agentcore._journal.replay",),
         "fold_steps, the journal's fold per entry",

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import attrs
-
 from .content import (
     CONTENT_CLASSES,
     AudioContent,
@@ -24,6 +22,7 @@ from .content import (
     TextContent,
     media_kind,
 )
+from .records import field_names
 
 __all__ = [
     "MEDIA_CLASSES",
@@ -35,7 +34,7 @@ __all__ = [
 ]
 
 MEDIA_CLASSES: frozenset[type[Any]] = frozenset(
-    cls for cls in CONTENT_CLASSES if "data" in {f.name for f in attrs.fields(cls)}
+    cls for cls in CONTENT_CLASSES if "data" in field_names(cls)
 )
 """Content-part classes whose ``data`` field holds base64 bytes."""
 

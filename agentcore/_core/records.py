@@ -26,10 +26,12 @@ a hundred of them: attrs writes and compiles an ``__init__``, ``__repr__``, ``__
 Type checkers see ``attrs.frozen`` itself (the modules import ``frozen`` from ``attrs``
 under ``TYPE_CHECKING``), so the attrs plugin types every ``__init__``; the tests in
 tests/core/test_records.py hold each class to an attrs-built twin of the same fields.
-What attrs offers beyond what these classes use (base classes other than one of methods
-with empty ``__slots__``, private names, methods written in the class,
-``init``/``eq``/``repr``/``hash``/``type`` on a field, converters or factories that take
-``self``) is refused with a ``TypeError`` when the class is
+``frozen(kw_only=True)`` is ``attrs.frozen(kw_only=True)``; a private field's parameter
+drops its leading underscores, as attrs' does. What attrs offers beyond what these
+classes use (base classes other than classes of methods with empty ``__slots__``, names
+with two leading underscores, methods written in the class, ``init``/``eq``/``hash``/
+``type`` or a ``repr`` function on a field, ``attrs.Converter``s, a converter or
+validator on an ``init=False`` field) is refused with a ``TypeError`` when the class is
 defined: such a class keeps ``attrs.frozen``.
 """
 
@@ -39,11 +41,11 @@ import operator
 import reprlib
 from collections.abc import Callable, Iterable
 from types import CodeType, FunctionType
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 import attrs
 
-__all__ = ["builder", "frozen", "tuple_of"]
+__all__ = ["builder", "field_names", "frozen", "tuple_of"]
 
 _C = TypeVar("_C", bound=type[Any])
 _T = TypeVar("_T")
@@ -78,56 +80,97 @@ _WRAPPERS = {property: "fget", classmethod: "__func__", staticmethod: "__func__"
 _FACTORY: Any = attrs.Factory  # typed as a function by attrs' stubs
 
 
-def frozen(cls: _C) -> _C:
-    """The class ``attrs.frozen(slots=True)`` would make of ``cls`` (see the module
-    docstring); ``TypeError`` for an option it does not mirror."""
+@overload
+def frozen(cls: _C, /) -> _C: ...
+@overload
+def frozen(*, kw_only: bool = False, eq: bool = True) -> Callable[[_C], _C]: ...
+def frozen(cls: _C | None = None, /, *, kw_only: bool = False, eq: bool = True) -> Any:
+    """The class ``attrs.frozen(slots=True, kw_only=kw_only, eq=eq)`` would make of ``cls``
+    (see the module docstring); ``TypeError`` for an option it does not mirror."""
+    if cls is None:
+        return lambda cls: _frozen(cls, kw_only, eq)
+    return _frozen(cls, kw_only, eq)
+
+
+def _frozen(cls: _C, kw_only: bool, eq: bool) -> _C:
     if cls.__bases__ != (object,) and not _plain_base(cls.__bases__):
         raise TypeError(
-            f"frozen: {cls.__name__} must not have a base class but one plain class of "
+            f"frozen: {cls.__name__} must not have a base class but plain classes of "
             "methods (empty __slots__, no attrs fields)"
         )
     body = dict(vars(cls))
-    own = sorted(_WRITTEN & body.keys())
+    own = sorted((_WRITTEN if eq else _WRITTEN - _EQ) & body.keys())
     if own:  # attrs would keep them (auto_detect) and write the others to agree
         raise TypeError(
             f"frozen: {cls.__name__} defines {', '.join(own)}, which this builder does not "
             "mirror: use attrs.frozen(slots=True) for this class"
         )
-    specs = _specs(cls, body)
+    specs = _specs(cls, body, kw_only)
     names = tuple(name for name, _, _ in specs)
     for name in (*names, "__dict__", "__weakref__"):
         body.pop(name, None)
-    body.update(_SHARED)
+    body.update(_SHARED if eq else {k: v for k, v in _SHARED.items() if k not in _EQ})
+    if kw_only or not eq:
+        body["__attrs_props__"] = _props(kw_only, eq)
     body["__slots__"] = (*names, "__weakref__")
     body["__qualname__"] = cls.__qualname__
     if "__match_args__" not in body:
-        body["__match_args__"] = tuple(n for n, spec, _ in specs if not _kw_only(spec))
-    pending = _Pending(specs)
+        body["__match_args__"] = tuple(
+            n for n, spec, _ in specs if _init(spec) and not _kw_only(spec, kw_only)
+        )
+    pending = _Pending(specs, kw_only, eq)
     body["__attrs_attrs__"], body["__signature__"] = pending, _Unwritten(pending)
-    body.update({name: _stub(pending, name) for name in _METHODS})
+    body.update(_STUBS if eq else {k: v for k, v in _STUBS.items() if k not in _EQ})
     built: Any = type(cls.__name__, cls.__bases__, body)
     pending.cls = built
     _rebind_class_cells(cls, built)
     return built  # type: ignore[no-any-return]
 
 
+def _props(kw_only: bool, eq: bool) -> Any:
+    """What attrs says of a class made with these options: the shared properties
+    (``attrs.ClassProps``, a slotted class) with theirs changed."""
+    shared = _SHARED["__attrs_props__"]
+    kind = type(shared)
+    props = object.__new__(kind)
+    for slot in kind.__slots__:
+        setattr(props, slot, getattr(shared, slot))
+    if kw_only:
+        props.kw_only = kind.KeywordOnly.YES
+    if not eq:
+        props.added_eq, props.hashability = False, kind.Hashability.LEAVE_ALONE
+    return props
+
+
 def _plain_base(bases: tuple[type, ...]) -> bool:
-    """Whether ``bases`` is one class of methods only (every class of its MRO with empty
-    ``__slots__``, no attrs fields, no metaclass): attrs takes nothing from such a base, so
-    the class ``frozen`` builds on it is the one attrs would."""
-    if len(bases) != 1 or type(bases[0]) is not type:
-        return False
+    """Whether ``bases`` are classes of methods only (every class of their MROs with empty
+    ``__slots__``, no attrs fields, no metaclass; ``typing.Generic`` is one): attrs takes
+    nothing from such bases, so the class ``frozen`` builds on them is the one attrs
+    would."""
     return all(
-        vars(k).get("__slots__") == () and "__attrs_attrs__" not in vars(k)
-        for k in bases[0].__mro__[:-1]
+        type(base) is type
+        and all(
+            vars(k).get("__slots__") == () and "__attrs_attrs__" not in vars(k)
+            for k in base.__mro__[:-1]
+        )
+        for base in bases
     )
 
 
-def _kw_only(spec: Any) -> bool:
-    return isinstance(spec, _FIELD) and bool(spec.kw_only)
+def _init(spec: Any) -> bool:
+    """Whether a field is a parameter of ``__init__``."""
+    return not isinstance(spec, _FIELD) or bool(spec.init)
+
+
+def _kw_only(spec: Any, kw_only: bool) -> bool:
+    """Whether a field is keyword-only: its own ``kw_only``, else the class's."""
+    own = spec.kw_only if isinstance(spec, _FIELD) else None
+    return kw_only if own is None else bool(own)
 
 
 _METHODS = ("__init__", "__repr__", "__eq__", "__hash__", "__getstate__", "__setstate__")
+_EQ = frozenset({"__eq__", "__ne__", "__hash__"})
+"""What ``eq=False`` leaves to the class (or to ``object``)."""
 """The methods written on a class's first use (see ``_Pending``)."""
 
 
@@ -140,17 +183,17 @@ class _Pending:
     ``__signature__`` (``inspect.signature`` reads it first: the methods are written then,
     and it is removed). The first call of a stub (``_stub``) writes the methods too."""
 
-    __slots__ = ("_fields", "cls", "specs")
+    __slots__ = ("_fields", "cls", "eq", "kw_only", "specs")
 
-    def __init__(self, specs: tuple[_Spec, ...]) -> None:
-        self.specs = specs
+    def __init__(self, specs: tuple[_Spec, ...], kw_only: bool, eq: bool) -> None:
+        self.specs, self.kw_only, self.eq = specs, kw_only, eq
         self._fields: tuple[attrs.Attribute[Any], ...] | None = None
         self.cls: Any = None
 
     @property
     def fields(self) -> tuple[attrs.Attribute[Any], ...]:
         if self._fields is None:
-            self._fields = _attributes(self.specs)
+            self._fields = _attributes(self.specs, self.kw_only)
         return self._fields
 
     def __get__(self, instance: Any, owner: type[Any] | None = None) -> Any:
@@ -172,13 +215,15 @@ class _Pending:
         names = tuple(a.name for a in fields)
         salt = f"{cls.__module__}.{cls.__qualname__}"
         methods = {
-            "__init__": _init(cls, fields),  # it sets the slots by their descriptors
-            "__repr__": _repr(names),
-            "__eq__": _compared("__eq__", names, salt),
-            "__hash__": _compared("__hash__", names, salt),
+            "__init__": _written_init(cls, fields),  # it sets the slots by their descriptors
+            "__repr__": _repr(tuple(a.name for a in fields if a.repr)),
             "__getstate__": _getstate(names),
             "__setstate__": _setstate(names),
         }
+        if self.eq:
+            compared = tuple(a.name for a in fields if a.eq)
+            methods["__eq__"] = _compared("__eq__", compared, salt)
+            methods["__hash__"] = _compared("__hash__", compared, salt)
         for name, method in methods.items():
             method.__module__ = cls.__module__
             if name != "__init__":
@@ -202,16 +247,31 @@ class _Unwritten:
         self.pending.write()
 
 
-def _stub(pending: _Pending, name: str) -> Callable[..., Any]:
-    """The method ``name`` until the class's first use: writes the methods, then calls the
-    written one."""
+def _stub(name: str) -> Callable[..., Any]:
+    """The method ``name`` of every class until its first use: writes the methods of the
+    class that holds it (the first of the instance's MRO with this stub: a subclass's
+    ``super()`` reaches its base's), then calls the written one. One for all the classes,
+    not a closure per class: the import makes some 3,000 fewer objects."""
 
     def stub(self: Any, *args: Any, **kwargs: Any) -> Any:
-        pending.write()
-        return getattr(pending.cls, name)(self, *args, **kwargs)
+        mro = type(self).__mro__
+        for cls in mro:
+            if vars(cls).get(name) is stub:
+                unwritten = vars(cls).get("__signature__")
+                if isinstance(unwritten, _Unwritten):
+                    unwritten.pending.write()
+                return getattr(cls, name)(self, *args, **kwargs)
+        for cls in mro:  # another thread wrote the methods since this stub was looked up
+            method = vars(cls).get(name)
+            if method is not None and vars(cls).get("__ne__") is _SHARED["__ne__"]:
+                return method(self, *args, **kwargs)
+        raise TypeError(f"no class of {type(self).__name__} holds a written {name}")
 
     stub.__name__ = stub.__qualname__ = name
     return stub
+
+
+_STUBS = {name: _stub(name) for name in _METHODS}
 
 
 _MIRRORS_ATTRS = hasattr(attrs, "Converter") and "kw_only" in (
@@ -221,7 +281,7 @@ _MIRRORS_ATTRS = hasattr(attrs, "Converter") and "kw_only" in (
 with the class's ``kw_only``, ``Converter``: attrs 26); asked of the functions themselves,
 as ``attrs.__version_info__`` would import ``importlib.metadata``."""
 if not _MIRRORS_ATTRS:  # pragma: no cover - an older attrs builds the classes itself
-    frozen = attrs.frozen  # type: ignore[assignment]
+    frozen = attrs.frozen
 
 
 _Spec = tuple[str, Any, Any]
@@ -229,7 +289,7 @@ _Spec = tuple[str, Any, Any]
 annotation."""
 
 
-def _specs(cls: type[Any], body: dict[str, Any]) -> tuple[_Spec, ...]:
+def _specs(cls: type[Any], body: dict[str, Any], class_kw_only: bool) -> tuple[_Spec, ...]:
     """``cls``'s own annotated fields, in order, checked as attrs would check them; their
     ``attrs.Attribute``s are made on first use (``_attributes``)."""
     specs = []
@@ -238,49 +298,47 @@ def _specs(cls: type[Any], body: dict[str, Any]) -> tuple[_Spec, ...]:
         if isinstance(annotation, str) and annotation.startswith(_CLASS_VAR_PREFIXES):
             continue
         spec = body.get(name, _NOTHING)
-        if isinstance(spec, _FIELD):
-            _refuse_unmirrored(cls, name, spec)
-            default, kw_only = spec._default, spec.kw_only
-        else:
-            if name.startswith("_"):
-                _refuse_unmirrored(cls, name, attrs.field())
-            default, kw_only = spec, False
-        if default is _NOTHING and had_default and not kw_only:
-            (field,) = _attributes(((name, spec, annotation),))
+        if isinstance(spec, _FIELD) or name.startswith("__"):
+            _refuse_unmirrored(cls, name, spec if isinstance(spec, _FIELD) else attrs.field())
+        default = spec._default if isinstance(spec, _FIELD) else spec
+        positional = _init(spec) and not _kw_only(spec, class_kw_only)
+        if default is _NOTHING and had_default and positional:
+            (field,) = _attributes(((name, spec, annotation),), class_kw_only)
             raise ValueError(
                 f"No mandatory attributes allowed after an attribute with a default value "
                 f"or factory.  Attribute in question: {field!r}"
             )
-        had_default = had_default or (default is not _NOTHING and not kw_only)
+        had_default = had_default or (default is not _NOTHING and positional)
         specs.append((name, spec, annotation))
     return tuple(specs)
 
 
-def _attributes(specs: tuple[_Spec, ...]) -> tuple[attrs.Attribute[Any], ...]:
-    """The ``attrs.Attribute`` of each field, as attrs makes them."""
+def _attributes(specs: tuple[_Spec, ...], kw_only: bool) -> tuple[attrs.Attribute[Any], ...]:
+    """The ``attrs.Attribute`` of each field, as attrs makes them (a private field's
+    parameter named without its leading underscores)."""
     fields = []
     for name, spec, annotation in specs:
         if not isinstance(spec, _FIELD):
             spec = attrs.field(default=spec)
-        field = attrs.Attribute.from_counting_attr(name, spec, False, annotation)  # type: ignore[attr-defined]
-        object.__setattr__(field, "alias", name)
+        field = attrs.Attribute.from_counting_attr(name, spec, kw_only, annotation)  # type: ignore[attr-defined]
+        if field.alias is None:
+            object.__setattr__(field, "alias", name.lstrip("_"))
         fields.append(field)
     return tuple(fields)
 
 
 def _refuse_unmirrored(cls: type[Any], name: str, spec: Any) -> None:
     """``TypeError`` for an ``attrs.field(...)`` option ``frozen`` does not mirror."""
-    default: Any = spec._default
     unmirrored = (
-        name.startswith("_")
-        or not spec.init
-        or spec.eq is not True
-        or spec.repr is not True
+        name.startswith("__")  # a slot the class's name would mangle
+        or (not spec.init and (spec.converter is not None or spec._validator is not None))
+        or spec.eq not in (True, False)
+        or spec.eq_key is not None
+        or spec.repr not in (True, False)
         or spec.hash is not None
         or spec.on_setattr is not None
         or spec.type is not None
         or isinstance(spec.converter, attrs.Converter)
-        or (isinstance(default, _FACTORY) and default.takes_self)
     )
     if unmirrored:
         raise TypeError(
@@ -289,13 +347,21 @@ def _refuse_unmirrored(cls: type[Any], name: str, spec: Any) -> None:
         )
 
 
-def _init(cls: type[Any], fields: tuple[attrs.Attribute[Any], ...]) -> Callable[..., None]:
+def _written_init(cls: type[Any], fields: tuple[attrs.Attribute[Any], ...]) -> Callable[..., None]:
     """The ``__init__`` attrs would write, setting each slot by its descriptor: the code of
     its shape (compiled once for all the classes of that shape), with the parameters named
-    after the fields and the class's defaults, setters, converters and validators."""
+    after the fields and the class's defaults, setters, converters and validators (a field
+    with ``init=False`` set to its default or factory's result, or left unset)."""
     shape = (
         *(
-            (a.kw_only, _is_factory(a), a.converter is not None, a.validator is not None)
+            (
+                a.init,
+                a.kw_only,
+                _factory_call(a),
+                a.converter is not None,
+                a.validator is not None,
+                a.init or a.default is not _NOTHING,
+            )
             for a in fields
         ),
         getattr(cls, "__attrs_post_init__", None) is not None,
@@ -303,16 +369,17 @@ def _init(cls: type[Any], fields: tuple[attrs.Attribute[Any], ...]) -> Callable[
     code = _CODES.get(shape)
     if code is None:
         code = _CODES[shape] = _compile(shape)
-    order = [a for a in fields if not a.kw_only] + [a for a in fields if a.kw_only]
+    params = [a for a in fields if a.init]
+    order = [a for a in params if not a.kw_only] + [a for a in params if a.kw_only]
     globs: dict[str, Any] = {"NOTHING": _NOTHING, "_disabled": attrs.validators.get_disabled}
     for i, a in enumerate(fields):
         default: Any = a.default
         globs[f"_set{i}"] = getattr(cls, a.name).__set__
         globs[f"_convert{i}"], globs[f"_validate{i}"] = a.converter, a.validator
-        globs[f"_attribute{i}"] = a
+        globs[f"_attribute{i}"], globs[f"_default{i}"] = a, default
         if isinstance(default, _FACTORY):
             globs[f"_factory{i}"] = default.factory
-    names = tuple(a.name for a in order)
+    names = tuple(_alias(a) for a in order)
     init: Any = FunctionType(
         code.replace(
             co_varnames=("self", *names, *code.co_varnames[1 + len(names) :]),
@@ -324,21 +391,40 @@ def _init(cls: type[Any], fields: tuple[attrs.Attribute[Any], ...]) -> Callable[
         tuple(_signature_default(a) for a in order if not a.kw_only and a.default is not _NOTHING),
     )
     init.__kwdefaults__ = {
-        a.name: _signature_default(a) for a in order if a.kw_only and a.default is not _NOTHING
+        _alias(a): _signature_default(a) for a in order if a.kw_only and a.default is not _NOTHING
     } or None
     init.__annotations__ = {"return": None}
-    for a in fields:
+    for a in params:
         convert: Any = a.converter
         annotation = a.type if convert is None else _first_param_type(convert)
         if annotation is not None:
-            init.__annotations__[a.name] = annotation
+            init.__annotations__[_alias(a)] = annotation
     return init  # type: ignore[no-any-return]
 
 
 _CODES: dict[tuple[Any, ...], CodeType] = {}
-"""The ``__init__`` code of each shape: per field (in order) whether it is keyword-only,
-defaults to a factory's result, converts and validates; last, whether the class
-post-inits. Plain defaults are the function's, not its code's."""
+"""The ``__init__`` code of each shape: per field (in order) whether it is a parameter, is
+keyword-only, defaults to a factory's result (``"()"``, or ``"self"`` for one that takes
+the instance), converts, validates and is set (a field
+with ``init=False`` and no default is not); last, whether the class post-inits. Plain
+defaults are the function's, not its code's."""
+
+
+def _alias(field: attrs.Attribute[Any]) -> str:
+    """The parameter of ``field`` (``_attributes`` gives every field one)."""
+    return field.alias or field.name
+
+
+_FACTORY_ARGUMENT = {"()": "", "self": "self"}
+"""What a factory of an ``__init__``'s shape is called with."""
+
+
+def _factory_call(field: attrs.Attribute[Any]) -> str | None:
+    """How the field's factory is called (``_FACTORY_ARGUMENT``), ``None`` if it has none."""
+    default: Any = field.default
+    if not isinstance(default, _FACTORY):
+        return None
+    return "self" if default.takes_self else "()"
 
 
 def _is_factory(field: attrs.Attribute[Any]) -> bool:
@@ -354,13 +440,20 @@ def _compile(shape: tuple[Any, ...]) -> CodeType:
     """Compile the code of an ``__init__`` of ``shape``, its parameters named ``p0``...
     (keyword-only ones after the others) and the field ``i`` set by ``_set{i}``."""
     *flags, post_init = shape
-    order = [i for i, f in enumerate(flags) if not f[0]] + [i for i, f in enumerate(flags) if f[0]]
-    param = {i: f"p{order.index(i)}" for i in range(len(flags))}
+    order = [i for i, f in enumerate(flags) if f[0] and not f[1]]
+    order += [i for i, f in enumerate(flags) if f[0] and f[1]]
+    param = {i: f"p{n}" for n, i in enumerate(order)}
     body, checks = [], []
-    for i, (_, factory, converts, validates) in enumerate(flags):
+    for i, (init, _, factory, converts, validates, sets) in enumerate(flags):
+        if not init:  # no converter or validator: refused when the class is defined
+            if sets:
+                made = f"_factory{i}({_FACTORY_ARGUMENT[factory]})" if factory else f"_default{i}"
+                body.append(f"    _set{i}(self, {made})")
+            continue
         name = param[i]
         if factory:
-            body.append(f"    if {name} is NOTHING:\n        {name} = _factory{i}()")
+            made = f"_factory{i}({_FACTORY_ARGUMENT[factory]})"
+            body.append(f"    if {name} is NOTHING:\n        {name} = {made}")
         if converts:
             body.append(f"    {name} = _convert{i}({name})")
         body.append(f"    _set{i}(self, {name})")
@@ -370,8 +463,8 @@ def _compile(shape: tuple[Any, ...]) -> CodeType:
         body += ["    if not _disabled():", *checks]
     if post_init:
         body.append("    self.__attrs_post_init__()")
-    positional = [param[i] for i in order if not flags[i][0]]
-    keyword = [param[i] for i in order if flags[i][0]]
+    positional = [param[i] for i in order if not flags[i][1]]
+    keyword = [param[i] for i in order if flags[i][1]]
     params = ", ".join(["self", *positional, *(["*", *keyword] if keyword else [])])
     source = f"def __init__({params}):\n" + ("\n".join(body) or "    pass") + "\n"
     namespace: dict[str, Any] = {}
@@ -391,7 +484,7 @@ def _first_param_type(converter: Callable[..., Any]) -> Any:
 def _repr(names: tuple[str, ...]) -> Callable[[Any], str]:
     @reprlib.recursive_repr()  # an instance that holds itself shows as ``...``, as in attrs
     def __repr__(self: Any) -> str:
-        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in names)
+        shown = ", ".join(f"{name}={getattr(self, name, _NOTHING)!r}" for name in names)
         return f"{self.__class__.__qualname__.rsplit('>.', 1)[-1]}({shown})"
 
     return __repr__
@@ -463,7 +556,7 @@ def builder(cls: type[_T]) -> Callable[..., _T]:
     or built itself (a sum of two ``Usage``s, the text it joined): what it saves is the
     check of what is already known good, two thirds of the cost of a small event. Values
     that come from a caller go through the class itself."""
-    names = tuple(a.name for a in attrs.fields(cls))  # type: ignore[arg-type]
+    names = field_names(cls)
     code = _BUILDERS.get(len(names))
     if code is None:
         code = _BUILDERS[len(names)] = _compile_builder(len(names))
@@ -479,6 +572,16 @@ def builder(cls: type[_T]) -> Callable[..., _T]:
         f"build_{cls.__name__}",
     )
     return build  # type: ignore[no-any-return]
+
+
+def field_names(cls: type[Any]) -> tuple[str, ...]:
+    """The names of an attrs class's fields, in order (``attrs.fields``'), read off the
+    definition of a class ``frozen`` built: its ``attrs.Attribute``s are not made (about
+    60 µs a class, which the module constants that need only names need not pay)."""
+    pending = vars(cls).get("__attrs_attrs__")
+    if isinstance(pending, _Pending):
+        return tuple(name for name, _, _ in pending.specs)
+    return tuple(a.name for a in attrs.fields(cls))
 
 
 _BUILDERS: dict[int, CodeType] = {}

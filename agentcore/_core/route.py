@@ -77,7 +77,7 @@ class _Routed(_Combinator):
     __slots__ = (
         "_default",
         "_echo",
-        "_feed_as",
+        "_fed",
         "_feedback",
         "_max_depth",
         "_routes",
@@ -112,7 +112,8 @@ class _Routed(_Combinator):
         self._watchers = watchers
         self._watch = watch
         self._max_depth = max_depth
-        self._feed_as = feed_as
+        self._fed = {cls: (targets, feed_as.get(cls)) for cls, targets in feedback.items()}
+        """``feedback`` and ``feed_as`` read with one lookup per output: ``(targets, build)``."""
         self._steps: dict[type[Any], _Step] = {}
 
     def processor(self) -> AnyProcessor:
@@ -273,9 +274,13 @@ class _Routed(_Combinator):
         depth: int,
     ) -> None:
         """Run ``targets`` on ``event`` in order, each child's outputs fed back in turn."""
+        processors = self.processors
         for index in targets:
-            processor = self.processors[index]
-            states[index], outs = _outputs(processor(states[index], event), processor)
+            processor = processors[index]
+            result = processor(states[index], event)
+            if type(result) is not tuple or len(result) != 2 or type(result[1]) is not tuple:
+                result = _outputs(result, processor)
+            states[index], outs = result
             if outs:
                 self._feed(states, outs, collected, depth)
 
@@ -283,12 +288,13 @@ class _Routed(_Combinator):
         self, states: list[Any], outs: tuple[Any, ...], collected: list[Any], depth: int
     ) -> None:
         """Emit ``outs``, then feed those with a feedback route back, in order."""
-        feedback = self._feedback
+        fed = self._fed
         collected.extend(outs)
         for output in outs:
-            targets = feedback.get(type(output))
-            if targets is None:
+            route = fed.get(type(output))
+            if route is None:
                 continue
+            targets, build = route
             if depth > self._max_depth:
                 raise LimitExceededError(
                     f"{self!r}: feeding outputs back went deeper than max_depth="
@@ -296,9 +302,9 @@ class _Routed(_Combinator):
                     "each other forever. The step was discarded.",
                     code=ErrorCode.MAX_ITERATIONS_EXCEEDED,
                 )
-            build = self._feed_as.get(type(output))
-            fed = output if build is None else build(states, output)
-            self._run(states, fed, targets, collected, depth + 1)
+            if build is not None:
+                output = build(states, output)
+            self._run(states, output, targets, collected, depth + 1)
 
     def _bad_state(self, state: Any) -> TypeError:
         return TypeError(

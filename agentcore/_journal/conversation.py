@@ -349,10 +349,11 @@ class Conversation:
                             if self._collectors:
                                 self._collect(outputs)
                             if getattr(outlet, "quiet", False):
-                                for output in outputs:
-                                    if type(output) in EFFECTS:
-                                        self.perform(output)
-                                        performed = True
+                                if not EFFECTS.isdisjoint(map(type, outputs)):
+                                    for output in outputs:
+                                        if type(output) in EFFECTS:
+                                            self.perform(output)
+                                            performed = True
                             else:
                                 deliver = outlet.send
                                 for output in outputs:
@@ -467,7 +468,10 @@ class Conversation:
         """Fold one journaled ``event`` (stamped and scrubbed already, not journaled
         again); its outputs, effect requests included."""
         self.seq += 1
-        self.state, outputs = self.processor(self.state, event)
+        if self._chunks:
+            self._flush()
+        self._hot = None
+        self._state, outputs = self.processor(self._state, event)
         return outputs
 
     # -- watching ------------------------------------------------------------------------

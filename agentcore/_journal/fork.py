@@ -14,12 +14,16 @@ that is slower than parsing keeps the pipe full and never gets a raw frame; a fa
 (``replay``'s bulk fold) takes on part of the parsing. The last frame (the file's
 unterminated tail, often empty) is always parsed by the child.
 
-Forking is opt-in because it can hurt: it is safe only in a process that runs a single
-thread (a fork copies one thread, and a lock another thread held stays locked in the
-child), and ``threading`` cannot see the threads a native library starts. So
-``can_fork`` also counts the process's threads in ``/proc/self/task`` (Linux only; where
-that cannot be read, no fork). Both processes read the file in chunks; the child leaves
-with ``os._exit``.
+A replay forks only when its caller asks; a resume (``resume.load_conversation``) forks
+on its own for a file of ``FORK_BYTES`` or more in a process with a spare CPU
+(``worth_forking``): its fold drops every output, so reading and folding take about as
+long, and on two cores they overlap. Either way forking is safe only in a process that
+runs a single thread (a fork copies one thread, and a lock another thread held stays
+locked in the child), and ``threading`` cannot see the threads a native library starts.
+So ``can_fork`` also counts the process's threads in ``/proc/self/task`` (Linux only;
+where that cannot be read, no fork). Both processes read the file in chunks; the child
+runs with the garbage collector off (a finaliser of the parent's garbage, such as a
+buffered file's flush, never runs there) and leaves with ``os._exit``.
 
 A child that dies early is not an error: the parent reads the rest itself, from the line
 after the last frame it received. A consumer that stops iterating early closes the pipe
@@ -29,6 +33,7 @@ and the child is killed and reaped.
 from __future__ import annotations
 
 import contextlib
+import gc
 import marshal
 import os
 import struct
@@ -48,9 +53,10 @@ from .read import (
     parse_lines,
 )
 
-__all__ = ["can_fork", "forked_records"]
+__all__ = ["FORK_BYTES", "can_fork", "forked_records", "worth_forking"]
 
-_BLOCKS_PER_FRAME = 4
+_BLOCKS_PER_FRAME = 2
+"""256 lines a frame."""
 _HEADER = struct.Struct("<I")
 _SET_PIPE_SIZE = 1031  # fcntl.F_SETPIPE_SZ (Linux), named in the fcntl module from 3.10
 _LOW_WATER = 32_000
@@ -70,13 +76,39 @@ def can_fork() -> bool:
         return False
 
 
+FORK_BYTES = 4 << 20
+"""From this size on, a resume reads a JSONL journal with a forked child (``worth_forking``):
+below it, the fold of the whole file takes a few tens of milliseconds at most."""
+
+
+def worth_forking(path: str | os.PathLike[str]) -> bool:
+    """Whether a fold that drops its outputs (a resume) should read the file at ``path``
+    with a forked child, where that is safe (``can_fork``, checked when reading): a file
+    of ``FORK_BYTES`` or more, in a process allowed to run on two CPUs or more, one of
+    them idle as the last minute's load average tells. The child's work is added to the
+    parent's (about a fifth more CPU in all), so on busy CPUs it only slows the resume."""
+    try:
+        size = os.stat(path).st_size
+    except OSError:  # no file yet: nothing to read
+        return False
+    if size < FORK_BYTES or not hasattr(os, "sched_getaffinity"):
+        return False
+    try:
+        cpus, load = len(os.sched_getaffinity(0)), os.getloadavg()[0]
+    except OSError:  # no load average (no /proc/loadavg): no telling whether a CPU is idle
+        return False
+    return cpus > 1 and load <= cpus - 1
+
+
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view) :]
 
 
-def _child(fd: int, path: str | os.PathLike[str], agent_id: str | None, decode: bool) -> None:
+def _child(
+    fd: int, path: str | os.PathLike[str], agent_id: str | None, decode: bool, runs: bool
+) -> None:
     """Send frames ``(next line, records or raw lines, error message or None, whether this
     is the last frame)`` until the file is parsed or a line is corrupt."""
     frame_lines = BLOCK_LINES * _BLOCKS_PER_FRAME
@@ -91,7 +123,7 @@ def _child(fd: int, path: str | os.PathLike[str], agent_id: str | None, decode: 
                 body = []
                 for block in range(start, stop, BLOCK_LINES):
                     more, failure = parse_lines(
-                        path, lines, block, agent_id, decode, offset, final, portable=True
+                        path, lines, block, agent_id, decode, offset, final, True, runs
                     )
                     body += more
                     if failure is not None:
@@ -112,17 +144,19 @@ def _waiting(fd: int) -> int:
 
 
 def forked_records(
-    path: str | os.PathLike[str], agent_id: str | None, decode_events: bool
+    path: str | os.PathLike[str], agent_id: str | None, decode_events: bool, runs: bool = False
 ) -> Iterator[list[Record]]:
-    """The records of the file in blocks, parsed by a forked child (see the module doc)."""
+    """The records of the file in blocks, parsed by a forked child (see the module doc);
+    ``runs`` as for ``parse_lines``."""
     read_fd, write_fd = os.pipe()
     _widen(write_fd)
     pid = os.fork()
     if pid == 0:  # pragma: no cover - runs in the child, which never returns
         code = 1
         try:
+            gc.disable()  # the parent's garbage is the parent's to finalise
             os.close(read_fd)
-            _child(write_fd, path, agent_id, decode_events)
+            _child(write_fd, path, agent_id, decode_events, runs)
             code = 0
         finally:
             os._exit(code)
@@ -138,7 +172,9 @@ def forked_records(
                     break  # a frame cut short: the child died while writing it
                 if type(body) is bytes:  # lines left for this process to parse
                     lines = body.split(b"\n")
-                    yield from lines_records(path, lines, next_line, False, agent_id, decode_events)
+                    yield from lines_records(
+                        path, lines, next_line, False, agent_id, decode_events, runs=runs
+                    )
                 elif body:
                     yield body
                 next_line = stop
@@ -147,7 +183,7 @@ def forked_records(
     finally:
         _reap(pid)
     if not done:  # the child stopped early (killed, out of memory): read the rest here
-        yield from in_process_records(path, agent_id, decode_events, skip=next_line)
+        yield from in_process_records(path, agent_id, decode_events, skip=next_line, runs=runs)
 
 
 def _widen(fd: int) -> None:

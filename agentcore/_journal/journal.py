@@ -390,14 +390,13 @@ def record_blocks(
     """The records of a JSONL journal file (see ``read``) in blocks of up to a few hundred,
     as ``read_jsonl`` reads them. A corrupt line, or an agent's ``seq`` that does not
     grow by one (``SeqCheck``), raises ``JournalError`` after the records before it were
-    yielded. ``runs``: consecutive deltas as run records (``read.RUN_OF``), read in this
-    process (the forked reader gives a record per line)."""
+    yielded. ``runs``: consecutive deltas as run records (``read.RUN_OF``)."""
     _check_after(after)
     start, exact = 0, False
     if after and agent_id is not None:
         start, exact = entries_start(Path(path), agent_id, after)
     if parallel and not start and can_fork():
-        blocks, runs = forked_records(path, agent_id, decode_events), False
+        blocks = forked_records(path, agent_id, decode_events, runs)
     else:
         blocks = in_process_records(path, agent_id, decode_events, start=start, runs=runs)
     check = SeqCheck(path, after if exact else None if start else 0)

@@ -33,6 +33,7 @@ from .._core import assembler, state_events
 from .._core.content import ZERO_USAGE
 from .._core.processor import AnyProcessor
 from .conversation import Conversation, delta_lens
+from .fork import worth_forking
 from .journal import Journal, JsonlJournal, record_blocks
 from .read import BUILDERS
 from .replay import fold_blocks
@@ -266,7 +267,8 @@ def _fold_file(
     """``fold_state`` of a JSONL file's entries after ``after``, from their records: a
     run of deltas that only append is applied at once, with no event built for them
     (``fold_blocks``), the other events folded by a ``Conversation``, their outputs
-    dropped as they come (none is delivered: the state is all a resume needs)."""
+    dropped as they come (none is delivered: the state is all a resume needs). A large
+    file is read by a forked child meanwhile, where that is safe (``fork.worth_forking``)."""
     lens = delta_lens(processor)
     assert lens is not None
     conversation = Conversation(processor, state, agent_id=agent_id)
@@ -281,6 +283,8 @@ def _fold_file(
     def set_(_agent: str, folded: Any) -> None:
         conversation.state = folded
 
-    blocks = record_blocks(journal.path, agent_id=agent_id, after=after, runs=True)
+    path = journal.path
+    parallel = worth_forking(path)
+    blocks = record_blocks(path, agent_id=agent_id, after=after, runs=True, parallel=parallel)
     deque(fold_blocks(blocks, fold, get, set_, lens, echo=False), maxlen=0)
     return conversation.state

@@ -175,7 +175,7 @@ def close(
     out.append(agent_end(reason, code, message, run.usage, cost, ts))
     out.append(finish_effect(reason, code, message, run.usage, cost))
     error = None if code is None else (code, message or "", retryable)
-    pending.update(phase="idle", run=None, batch=None, error=error)
+    pending.update(phase="idle", run=None, batch=None, error=error, streaming=False)
     return s.replace(**pending)
 
 

@@ -112,14 +112,13 @@ def call_model(
             turn=turn,
             turn_open=True,
             inflight=inflight,
-            streaming=False,
             awaiting_error=False,
             retries=0,
             step_usage=ZERO_USAGE,
             step_cost=0.0,
             overflowed=False,
         )
-    pending.update(phase="model", run=run)
+    pending.update(phase="model", run=run, streaming=False)
     pending[field] = queued[len(taken) :]
     s = s.replace(**pending)
     if s.config.compaction is not None:
@@ -158,18 +157,16 @@ def call_again(s: LoopState, ts: int, out: Out) -> LoopState:
     """Issue the current model call again, with the same context (not a new iteration)."""
     run = s.run
     assert run is not None
-    run = run.replace(streaming=False, awaiting_error=False, partial=None, retry_at=None)
-    s = s.replace(phase="model", run=run)
+    run = run.replace(awaiting_error=False, partial=None, retry_at=None)
+    s = s.replace(phase="model", run=run, streaming=False)
     return issue_call(s, ts, out, _request)
 
 
 def on_message_start(s: LoopState, e: MessageStart, ts: int, out: Out) -> LoopState:
-    run = s.run
-    assert run is not None
-    if run.streaming:
+    if s.streaming:
         return s
     out.append(agent_message_start("assistant", None, ts))
-    return s.with_run(run.replace(streaming=True))
+    return s.replace(streaming=True)
 
 
 class PricedReply(NamedTuple):
@@ -230,7 +227,7 @@ def kept(s: LoopState, e: AssistantMessage) -> tuple[Changes, Changes]:
     run = s.run
     assert run is not None
     messages, inflight = s.messages, run.inflight
-    if e.parts or not e.incomplete:
+    if inflight and (e.parts or not e.incomplete):
         messages, inflight = messages.extend(m for _, m in inflight), ()
     if e.parts:
         messages = messages.append(e)
@@ -333,10 +330,10 @@ def _retry_later(
     attempt = run.retries + 1
     delay = s.config.retry_delay_ms * 2 ** (attempt - 1)
     out.append(ModelCallRetry(attempt, delay, e.code, e.message, timestamp=ts))
-    run = run.replace(retries=attempt, retry_at=ts + delay, streaming=False)
+    run = run.replace(retries=attempt, retry_at=ts + delay)
     if partial is not None:
         run = discard(run, partial, f"the model call failed ({e.code}) and is retried", ts, out)
-    s = s.replace(phase="waiting", run=run)
+    s = s.replace(phase="waiting", run=run, streaming=False)
     arm(s, out)
     return s
 

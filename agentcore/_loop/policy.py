@@ -241,15 +241,21 @@ def _ignore(s: LoopState, e: Any, ts: int, out: Out) -> LoopState:
     return s
 
 
+_NO_LIMITS = (None, None, None, None)
+"""A prompt's limits when it sets none: the config's hold (no ``override`` to make)."""
+
+
 def _new_run(s: LoopState, e: AgentPrompt | AgentContinue, ts: int, out: Out) -> Callable[..., Run]:
     """The constructor of the run ``e`` starts, which its first model call completes
     (``call_model``): its ``agent_start``, and its deadline's timer."""
-    limits = s.config.limits.override(
-        max_iterations=e.max_iterations,
-        max_tokens=e.max_tokens,
-        max_cost=e.max_cost,
-        timeout_ms=e.timeout_ms,
-    )
+    limits = s.config.limits
+    if (e.max_iterations, e.max_tokens, e.max_cost, e.timeout_ms) != _NO_LIMITS:
+        limits = limits.override(
+            max_iterations=e.max_iterations,
+            max_tokens=e.max_tokens,
+            max_cost=e.max_cost,
+            timeout_ms=e.timeout_ms,
+        )
     deadline = None if limits.timeout_ms is None else ts + limits.timeout_ms
     out.append(agent_start(ts))
     if deadline is not None:

@@ -44,12 +44,12 @@ def on_assistant(
         out.append(agent_message_end("assistant", e, ts))
         why = "the process stopped while the reply was streamed; the model call is issued again"
         return s.with_run(discard(run.replace(resuming=False), e, why, ts, out))
-    if not run.streaming:
+    if not s.streaming:
         out.append(agent_message_start("assistant", None, ts))
     out.append(agent_message_end("assistant", e, ts))
     # the new run and state are built once, from the changes each step decides
     run_changes, changes = charged(s, e.usage, e.model, "reply", ts, out, cost)
-    run_changes["streaming"] = False
+    changes["streaming"] = False
     if e.incomplete and e.stop_reason == "error" and run.stopping is None:
         run_changes.update(awaiting_error=True, partial=e)  # the error follows
         return s.replace(run=run.replace(**run_changes), **changes)

@@ -31,7 +31,7 @@ def resume_model(s: LoopState, e: AgentResume, ts: int, out: Out) -> LoopState:
     first)."""
     run = s.run
     assert run is not None
-    if run.streaming:  # the core holds the open reply: flush it
+    if s.streaming:  # the core holds the open reply: flush it
         out.append(Interrupt(e.reason, timestamp=ts))
         s = s.with_run(run.replace(resuming=run.stopping is None))
         if run.stopping is not None:

@@ -184,7 +184,7 @@ def _check_modes(config: LoopConfig, attribute: attrs.Attribute[Any], value: Any
         )
 
 
-@attrs.frozen(slots=True, eq=False)
+@frozen(eq=False)
 class LoopConfig:
     """Everything the loop decides with that is not in the events.
 
@@ -364,7 +364,7 @@ def _positions(calls: tuple[Any, ...]) -> Mapping[str, int]:
     return positions
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Batch:
     """The tool calls of one assistant message, in the order the model asked.
 
@@ -453,8 +453,8 @@ class Run:
 
     ``inflight`` holds queued messages delivered for the current model call but not yet
     answered (``(queue, message)``): they join the history when the reply arrives, and go
-    back to the front of their queue if the run ends first, so none is ever lost.
-    ``streaming`` is true from the reply's ``message_start`` to its assembled message;
+    back to the front of their queue if the run ends first, so none is ever lost
+    (whether the open call's reply is streaming is the state's ``streaming``);
     ``partial`` holds a reply cut off by an error until that error arrives
     (``awaiting_error``); ``retries`` counts the retries of the current model call and
     ``retry_at`` is when the next one is due; ``resuming`` is true while a reply
@@ -483,7 +483,6 @@ class Run:
     usage: Usage = ZERO_USAGE
     cost: float = 0.0
     inflight: tuple[tuple[str, Any], ...] = ()
-    streaming: bool = False
     awaiting_error: bool = False
     partial: Any = None
     retries: int = 0
@@ -539,6 +538,10 @@ class LoopState:
     one answer. Ids whose result never comes (an in-process tool's task is abandoned, so
     it never does) stay: a few per aborted batch."""
     cached: tuple[ModelRequest, ContextView | None] | None = None
+    streaming: bool = False
+    """Whether the open model call's reply is streaming: true from its ``message_start``
+    to its assembled message (a run's, kept here rather than in its ``Run``: a
+    ``message_start`` then makes one new state, not a new ``Run`` too)."""
 
     def replace(self, **changes: Any) -> LoopState:
         """This state with ``changes`` (same as ``attrs.evolve``, cheaper)."""
@@ -560,6 +563,7 @@ class LoopState:
             self.cost,
             self.cancelled,
             self.cached,
+            self.streaming,
         )
 
     def with_run(self, run: Run | None) -> LoopState:
@@ -578,6 +582,7 @@ class LoopState:
             self.cost,
             self.cancelled,
             self.cached,
+            self.streaming,
         )
 
 

@@ -83,7 +83,7 @@ def _is_async(fn: object) -> bool:
     )
 
 
-@attrs.frozen(slots=True, eq=False)
+@frozen(eq=False)
 class Tool:
     """A tool the model may call. Build one with ``define_tool``, ``@tool`` or ``as_tool``.
 

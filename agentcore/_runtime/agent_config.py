@@ -16,8 +16,6 @@ import inspect
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-import attrs
-
 from .._core.errors import ConfigurationError
 from .._core.pricing import ModelPrice
 from .._core.processor import AnyProcessor
@@ -42,13 +40,17 @@ from .options import (
 from .plugins import resolve_model
 from .toolsets import Toolset
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the attrs plugin types the class
+    from attrs import frozen
+
     from .._journal.snapshots import SnapshotStore
+else:
+    from .._core.records import frozen
 
 __all__ = ["AgentConfig", "checked_middleware"]
 
 
-@attrs.frozen(kw_only=True)
+@frozen(kw_only=True)
 class AgentConfig:
     """An agent's options, validated (see the module docstring). ``model`` is the
     ``"provider/model"`` name still to resolve, or the driver (a list of them already

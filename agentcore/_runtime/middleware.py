@@ -8,8 +8,6 @@ from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-import attrs
-
 from .._core.events import AssistantMessage, UserMessage
 from .delivery import EngineFailure, Reporter
 from .subscriptions import Unsubscribe
@@ -61,7 +59,7 @@ Interceptor: TypeAlias = Callable[[Any, Callable[[Any], None]], object]
 deliver it; not calling ``next`` blocks it from agentcore.presenters and subscribers."""
 
 
-@attrs.frozen(slots=True)
+@frozen
 class MessageQueueView:
     """A read-only view of messages waiting behind the one being processed."""
 

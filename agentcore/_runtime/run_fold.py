@@ -17,8 +17,6 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-import attrs
-
 from .._core.agent_processor import activity_of
 from .._core.driver import OutputSpec
 from .._core.errors import (
@@ -29,6 +27,7 @@ from .._core.errors import (
 )
 from .._core.pricing import ModelPrice
 from .._core.processor import AnyProcessor
+from .._core.records import field_names
 from .._edges.clock import stamp_message
 from .._edges.driver import Driver
 from .._journal.conversation import Conversation
@@ -335,7 +334,7 @@ class RunFold:
 
 
 _PROMPT_OPTIONS = tuple(
-    f.name for f in attrs.fields(AgentPrompt) if f.name not in ("messages", "timestamp")
+    name for name in field_names(AgentPrompt) if name not in ("messages", "timestamp")
 )
 """The fields of a prompt a ``loop_start`` middleware sees as its ``options``."""
 

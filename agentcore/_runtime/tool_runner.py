@@ -81,7 +81,7 @@ class AbortSignal:
         await self._event.wait()
 
 
-@attrs.frozen(slots=True)
+@frozen
 class ToolContext(ContextParameter, Generic[Deps]):
     """What a running tool may know and do besides its arguments.
 

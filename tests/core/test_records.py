@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import copy
 import inspect
+import operator
 import pickle
+import types
 import weakref
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 import attrs
 import pytest
@@ -34,10 +36,12 @@ from agentcore._core import (
     state_machine,
 )
 from agentcore._core import events as core_events
-from agentcore._core.records import builder, frozen
+from agentcore._core.records import builder, field_names, frozen
 from agentcore._loop import compaction, conversation, lineage, partial_json, steps_record, tools
+from agentcore._loop import state as loop_state
 from agentcore._runtime import (
     actions,
+    agent_config,
     delivery,
     extensions,
     guardrails,
@@ -52,7 +56,7 @@ from agentcore.testing import instances
 MODULES = (core_events, loop_events, content, media, provider_tools, caching, driver, pricing)
 MODULES += (observers, state_machine, compaction, lineage, partial_json, steps_record, tools)
 MODULES += (conversation, actions, delivery, extensions, guardrails, middleware, tool_runner)
-MODULES += (run_result,)
+MODULES += (run_result, agent_config, loop_state)
 BUILT = sorted(
     {
         value
@@ -77,13 +81,22 @@ MADE = {
 def _twin(cls: type[Any]) -> type[Any]:
     """``attrs.frozen`` applied to ``cls``'s definition, rebuilt from what it holds."""
     fields = attrs.fields(cls)
-    body = {k: v for k, v in vars(cls).items() if k not in MADE | {a.name for a in fields}}
+    props: Any = cls.__attrs_props__  # type: ignore[attr-defined]
+    kw_only, eq = props.kw_only.value != "no", props.added_eq
+    made = MADE if eq else MADE - {"__eq__", "__ne__", "__hash__"}  # eq=False: the class's own
+    body = {k: v for k, v in vars(cls).items() if k not in made | {a.name for a in fields}}
     for a in fields:
         body[a.name] = attrs.field(
-            default=a.default, validator=a.validator, converter=a.converter, kw_only=a.kw_only
+            default=a.default,
+            validator=a.validator,
+            converter=a.converter,
+            kw_only=a.kw_only,
+            repr=a.repr,
+            init=a.init,
+            eq=a.eq,
         )
     body["__qualname__"] = cls.__qualname__
-    return attrs.frozen(type(cls.__name__, cls.__bases__, body))
+    return attrs.frozen(type(cls.__name__, cls.__bases__, body), kw_only=kw_only, eq=eq)
 
 
 TWINS = {cls: _twin(cls) for cls in BUILT}
@@ -98,6 +111,7 @@ def test_every_event_class_is_built_by_frozen() -> None:
 @pytest.mark.parametrize("cls", BUILT, ids=lambda c: c.__qualname__)
 def test_the_class_is_attrs_twin(cls: type[Any]) -> None:
     twin = TWINS[cls]
+    assert field_names(cls) == field_names(twin) == tuple(a.name for a in attrs.fields(twin))
     assert inspect.signature(cls) == inspect.signature(twin)
     assert cls.__init__.__annotations__ == twin.__init__.__annotations__
     assert attrs.fields(cls) == attrs.fields(twin)
@@ -249,14 +263,19 @@ def test_an_instance_that_holds_itself_is_shown_with_dots() -> None:
     assert repr(sample) == "_Sample(name='a', size=1, tags=(...,), stamp=0)"
 
 
+def _positive(instance: Any, attribute: Any, value: Any) -> None:
+    if value <= 0:
+        raise ValueError("positive")
+
+
 @pytest.mark.parametrize(
     "body",
     [
-        {"__annotations__": {"x": "int"}, "x": attrs.field(init=False)},
-        {"__annotations__": {"x": "int"}, "x": attrs.field(eq=False)},
-        {"__annotations__": {"x": "int"}, "x": attrs.field(repr=False)},
-        {"__annotations__": {"_x": "int"}},
-        {"__annotations__": {"x": "int"}, "x": attrs.field(default=attrs.Factory(list, True))},
+        {"__annotations__": {"x": "int"}, "x": attrs.field(init=False, converter=int)},
+        {"__annotations__": {"x": "int"}, "x": attrs.field(init=False, validator=_positive)},
+        {"__annotations__": {"x": "int"}, "x": attrs.field(eq=str.lower)},
+        {"__annotations__": {"x": "int"}, "x": attrs.field(repr=lambda x: "?")},
+        {"__annotations__": {"__x": "int"}},
         {"__annotations__": {"x": "int"}, "x": attrs.field(type=int)},
         {"__annotations__": {"x": "int"}, "__repr__": lambda self: "x"},
     ],
@@ -264,6 +283,89 @@ def test_an_instance_that_holds_itself_is_shown_with_dots() -> None:
 def test_options_it_does_not_mirror_are_refused(body: dict[str, Any]) -> None:
     with pytest.raises(TypeError, match=r"use attrs\.frozen"):
         frozen(type("Odd", (), body))
+
+
+_FIELDS = st.lists(
+    st.tuples(
+        st.sampled_from(["a", "b", "_c", "_d_", "e_"]),
+        st.sampled_from([None, 0, "factory", "self factory"]),  # the default
+        st.sampled_from([None, True, False]),  # the field's own kw_only
+        st.booleans(),  # init
+        st.booleans(),  # eq
+        st.booleans(),  # repr
+    ),
+    max_size=4,
+    unique_by=lambda f: f[0].lstrip("_"),
+)
+_Field = tuple[str, Any, bool | None, bool, bool, bool]
+
+
+def _fields_set(instance: Any) -> int:
+    return sum(hasattr(instance, a.name) for a in attrs.fields(type(instance)))
+
+
+def _body(fields: list[_Field]) -> dict[str, Any]:
+    body: dict[str, Any] = {"__annotations__": {f[0]: "int" for f in fields}}
+    for name, default, kw_only, init, eq, shown in fields:
+        options: dict[str, Any] = {"kw_only": kw_only, "init": init, "eq": eq, "repr": shown}
+        if default == "factory":
+            options["factory"] = list
+        elif default == "self factory":  # the fields before it are set
+            options["default"] = attrs.Factory(_fields_set, takes_self=True)
+        elif default is not None:
+            options["default"] = default
+        plain = default == 0 and (kw_only, init, eq, shown) == (None, True, True, True)
+        body[name] = 0 if plain else attrs.field(**options)
+    return body
+
+
+@given(_FIELDS, st.booleans(), st.booleans(), st.data())
+def test_fields_and_class_options_it_mirrors_are_built_as_attrs_builds_them(
+    fields: list[_Field], kw_only: bool, eq: bool, data: st.DataObject
+) -> None:
+    """Private fields (the parameter without leading underscores), ``kw_only=True``,
+    ``eq=False`` on the class (identity, no ``__eq__``/``__ne__``/``__hash__``) or a field
+    (left out of comparison and hash), ``init=False`` (set to its default, factory's
+    result or ``NOTHING``) and ``repr=False``, as attrs builds them: the same signature,
+    fields, class properties, match arguments, instances, comparison and evolve; a
+    mandatory positional field after a default is refused by both."""
+    try:
+        twin = attrs.frozen(type("Odd", (), _body(fields)), kw_only=kw_only, eq=eq)
+    except ValueError as error:
+        with pytest.raises(ValueError) as refused:
+            frozen(kw_only=kw_only, eq=eq)(type("Odd", (), _body(fields)))
+        assert str(refused.value) == str(error)
+        return
+    cls = frozen(kw_only=kw_only, eq=eq)(type("Odd", (), _body(fields)))
+    assert inspect.signature(cls) == inspect.signature(twin)
+    assert attrs.fields(cls) == attrs.fields(twin)
+    assert cls.__attrs_props__ == twin.__attrs_props__
+    assert cls.__match_args__ == twin.__match_args__
+    assert cls.__init__.__annotations__ == twin.__init__.__annotations__
+    assert set(vars(cls)) == set(vars(twin))
+    values = {f[0].lstrip("_"): data.draw(st.integers(), label=f[0]) for f in fields if f[3]}
+    mine, theirs = cls(**values), twin(**values)
+    assert repr(mine) == repr(theirs) and _values(mine) == _values(theirs)
+    again, twin_again = cls(**values), twin(**values)
+    for compare in (operator.eq, operator.ne, lambda x, y: _hash(x) == _hash(y)):
+        assert _outcome(compare, mine, again) == _outcome(compare, theirs, twin_again)
+    changed = {name: value + 1 for name, value in values.items()}
+    assert _values(attrs.evolve(mine, **changed)) == _values(attrs.evolve(theirs, **changed))
+    if attrs.NOTHING not in _values(mine):  # the pickling pair
+        assert _values(copy.deepcopy(mine)) == _values(mine)
+
+
+def _outcome(compare: Any, first: Any, second: Any) -> Any:
+    """What ``compare`` gives, or the class of what it raises (a field never set)."""
+    try:
+        return compare(first, second)
+    except AttributeError as error:
+        return type(error)
+
+
+def _values(instance: Any) -> tuple[Any, ...]:
+    """Every field's value (``NOTHING`` for one never set: ``init=False``, no default)."""
+    return tuple(getattr(instance, a.name, attrs.NOTHING) for a in attrs.fields(type(instance)))
 
 
 class _Methods:
@@ -301,6 +403,36 @@ def test_a_base_class_of_methods_is_kept_as_attrs_keeps_it() -> None:
     assert built(3).twice() == twin(3).twice() == 6
     assert (attrs.fields(built), built.__slots__) == (attrs.fields(twin), twin.__slots__)
     assert repr(built(3)) == repr(twin(3)) and built(3) == built(3) != built(4)
+
+
+_T = TypeVar("_T")
+
+
+def test_generic_bases_and_a_field_left_out_of_the_repr_are_kept_as_attrs_keeps_them() -> None:
+    """Several plain bases (``typing.Generic`` is one, as ``ToolContext``'s) and
+    ``repr=False``: the class is its attrs twin, subscriptable, the field out of its repr
+    but still compared."""
+
+    def body() -> dict[str, Any]:
+        return {
+            "__annotations__": {"size": "int", "hidden": "int"},
+            "hidden": attrs.field(default=0, repr=False),
+            "__qualname__": "Boxed",
+            "__module__": __name__,
+            "__orig_bases__": (_Methods, Generic[_T]),
+        }
+
+    def boxed() -> type[Any]:
+        return types.new_class("Boxed", (_Methods, Generic[_T]), {}, lambda ns: ns.update(body()))
+
+    built, twin = frozen(boxed()), attrs.frozen(boxed())
+    assert built.__mro__[1:] == twin.__mro__[1:] == (_Methods, Generic, object)
+    assert built.__parameters__ == twin.__parameters__ == (_T,)
+    assert built[int](3).twice() == 6  # type: ignore[index]
+    assert set(vars(built)) == set(vars(twin))
+    assert (attrs.fields(built), built.__slots__) == (attrs.fields(twin), twin.__slots__)
+    assert repr(built(3, 1)) == repr(twin(3, 1)) == "Boxed(size=3)"
+    assert built(3, 1) != built(3, 2) and built(3, 1) == built(3, 1)
 
 
 def test_a_mandatory_field_after_a_default_is_refused_as_by_attrs() -> None:
@@ -380,6 +512,40 @@ def test_a_subclass_reaches_the_methods_before_they_are_written() -> None:
     assert (made.name, made.size, made.tags) == ("a", 2, ())
     assert repr(made) == "Sub(name='a', size=2, tags=())"
     assert made == Sub("a") and hash(made) == hash(Sub("a"))
+
+
+def test_one_stub_serves_every_class_and_finds_the_one_that_holds_it() -> None:
+    """The stubs are shared by all the classes ``frozen`` builds (no closure per class):
+    each writes the methods of the class of the MRO that holds it, not another's."""
+    first, second = (frozen(type("Lazy", (), _sample_body())) for _ in range(2))
+    assert vars(first)["__repr__"] is vars(second)["__repr__"]
+    assert repr(second("b")) == "Lazy(name='b', size=1, tags=())"
+    assert "__signature__" in vars(first) and "__signature__" not in vars(second)
+
+
+def test_a_stub_looked_up_before_another_thread_wrote_the_methods_calls_the_written_one() -> None:
+    """A thread that took the stub just before another wrote the methods calls the
+    written method; a stub called on an instance of no class built by ``frozen`` says so."""
+    cls = frozen(type("Lazy", (), _sample_body()))
+    stub = vars(cls)["__repr__"]
+    made = builder(cls)("a", 2, ())
+    inspect.signature(cls)  # the other thread: the methods written
+    assert vars(cls)["__repr__"] is not stub
+    assert stub(made) == "Lazy(name='a', size=2, tags=())"
+    with pytest.raises(TypeError, match="no class of object holds a written __repr__"):
+        stub(object())
+
+
+def test_a_builder_makes_no_attributes() -> None:
+    """``builder`` and ``field_names`` read the field names off the definition: the
+    ``attrs.Attribute``s (and the class of their tuple) are made on the first
+    ``attrs.fields``, not by the import's builders and constants."""
+    cls = frozen(type("Lazy", (), _sample_body()))
+    made = builder(cls)("a", 2, ("x",))
+    assert field_names(cls) == ("name", "size", "tags")
+    assert type(vars(cls)["__attrs_attrs__"]).__name__ == "_Pending"
+    assert (made.name, made.size, made.tags) == ("a", 2, ("x",))
+    assert [a.name for a in attrs.fields(cls)] == ["name", "size", "tags"]
 
 
 def test_a_class_built_before_an_error_writes_nothing_twice() -> None:

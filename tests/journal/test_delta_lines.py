@@ -41,7 +41,7 @@ from agentcore.loop import (
 
 from .test_conversation_replay import runs
 
-NEVER = re.compile(rb"^(?:(x)(x)(x)(x)(x)(x)(x)\Z|.*)$", re.MULTILINE)
+NEVER = re.compile(rb"^(?:(x)(x)(x)(x)(x)(x)\Z|.*)$", re.MULTILINE)
 """Matches every line as "not a delta": the reader then reads each line the long way."""
 
 TEXTS = st.one_of(
@@ -49,6 +49,38 @@ TEXTS = st.one_of(
     st.text(alphabet=st.sampled_from(['"', "\\", "\n", "\x00", "\x1f", "é", "😀", "/", "a"])),
     st.sampled_from(["\ud83d", "a\udc00b", "}}}", '","index":1}}}', "\\u0041"]),
 )
+
+
+def _body(text: str, ascii_only: bool) -> bytes | None:
+    """The inside of the JSON string of ``text``, as a journal line may hold it (None when
+    it cannot be UTF-8: a lone surrogate written raw)."""
+    try:
+        return json.dumps(text, ensure_ascii=ascii_only)[1:-1].encode()
+    except UnicodeEncodeError:
+        return None
+
+
+BODIES = st.one_of(
+    st.builds(_body, TEXTS, st.booleans()).filter(lambda body: body is not None),
+    st.sampled_from([b"a\\qb", b"\\ud800", b"\\udc00\\ud83d", b"\\u00e9", b"\xff", b"\xc3"]),
+)
+"""Bodies ``_STRING`` admits: written by ``json.dumps`` (escaped or raw UTF-8), a bad
+escape, lone surrogates, bytes that are not UTF-8."""
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(BODIES, min_size=1, max_size=8))
+def test_a_runs_texts_are_its_bodies_read_one_by_one(bodies: list[bytes]) -> None:
+    """``_json_strings`` (one parse of a run's escaped bodies) gives each body's text, or
+    ``ValueError`` where one body has none."""
+    assert all(re.fullmatch(read._STRING, b'"' + body + b'"') for body in bodies)
+    try:
+        each = [read._json_string(body) for body in bodies]
+    except ValueError:
+        with pytest.raises(ValueError):
+            read._json_strings(bodies)
+        return
+    assert read._json_strings(bodies) == each
 
 
 @st.composite
@@ -137,6 +169,28 @@ def test_a_line_the_fast_path_refuses_is_read_the_long_way(
             with pytest.raises(JournalError, match=f"j.jsonl:2: .*{problem}"):
                 seen.extend(read_jsonl(path))
             assert [e.event for e in seen] == [TextDelta("ok", 0, timestamp=1)]
+
+
+@pytest.mark.parametrize(
+    ("kind", "field"), [("text_delta", "partial_json"), ("input_json_delta", "text")]
+)
+def test_a_delta_line_with_the_other_deltas_field_is_named_by_every_fold(
+    tmp_path: pathlib.Path, kind: str, field: str
+) -> None:
+    path = tmp_path / "j.jsonl"
+    bad = (
+        f'{{"agent_id":"a","seq":2,"event":{{"type":"{kind}","timestamp":1,'
+        f'"data":{{"{field}":"ab","index":0}}}}}}\n'
+    )
+    path.write_text(_delta_line("a", 1, '"text":"ok","index":0') + bad)
+    named = r"j\.jsonl:2: corrupt journal line"
+    with pytest.raises(JournalError, match=named):
+        list(read_jsonl(path))
+    with pytest.raises(JournalError, match=named):
+        list(replay(path))
+    fresh = create_initial_conversation_state(LoopConfig())
+    with pytest.raises(JournalError, match=named):
+        load_conversation(JsonlJournal(path), "a", conversation_processor, fresh)
 
 
 def test_a_torn_delta_line_at_the_end_is_passed_over(tmp_path: pathlib.Path) -> None:

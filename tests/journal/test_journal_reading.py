@@ -130,7 +130,7 @@ def test_a_corrupt_line_in_a_later_block_is_named_after_the_entries_before_it(
     count = _journal_read.BLOCK_LINES * 9 + 5
     _write(path, [TextDelta(text="x", index=0)] * count)
     lines = path.read_bytes().split(b"\n")
-    bad = _journal_read.BLOCK_LINES * 5 + 3  # 1-based line number, in the second frame
+    bad = _journal_read.BLOCK_LINES * 5 + 3  # 1-based line number, in a later frame
     lines[bad - 1] = b'{"agent_id": "a0", "seq": 9, "event": {"type": "text_delta", "data": 1}}'
     path.write_bytes(b"\n".join(lines))
     seen: list[int] = []

@@ -256,14 +256,18 @@ def _call_model(s: LoopState, queue: str, ts: int, out: Out) -> LoopState:
         turn=turn,
         turn_open=True,
         inflight=run.inflight + tuple((queue, m) for m in taken),
-        streaming=False,
         awaiting_error=False,
         retries=0,
         step_usage=Usage(),
         step_cost=0.0,
         overflowed=False,
     )
-    s = s.replace(phase="model", run=run, **{"steering" if steering else "follow_ups": rest})
+    s = s.replace(
+        phase="model",
+        run=run,
+        streaming=False,
+        **{"steering" if steering else "follow_ups": rest},
+    )
     if s.config.compaction is not None:
         compacted = compact(s, ts, out, overflow=False)
         if compacted is not None:
@@ -300,18 +304,18 @@ def _call_again(s: LoopState, out: Out) -> LoopState:
     """Issue the current model call again, with the same context (not a new iteration)."""
     run = s.run
     assert run is not None
-    run = run.replace(streaming=False, awaiting_error=False, partial=None, retry_at=None)
-    s = s.replace(phase="model", run=run)
+    run = run.replace(awaiting_error=False, partial=None, retry_at=None)
+    s = s.replace(phase="model", run=run, streaming=False)
     out.append(CallModel.deferred(partial(_request, s)))
     return s
 
 
 def _on_message_start(s: LoopState, e: MessageStart, ts: int, out: Out) -> LoopState:
     run = s.run
-    if s.phase != "model" or run is None or run.streaming:
+    if s.phase != "model" or run is None or s.streaming:
         return s
     out.append(AgentMessageStart("assistant", None, timestamp=ts))
-    return s.with_run(run.replace(streaming=True))
+    return s.replace(streaming=True)
 
 
 def _on_assistant(s: LoopState, e: AssistantMessage, ts: int, out: Out) -> LoopState:
@@ -325,10 +329,10 @@ def _on_assistant(s: LoopState, e: AssistantMessage, ts: int, out: Out) -> LoopS
         out.append(AgentMessageEnd("assistant", e, timestamp=ts))
         why = "the process stopped while the reply was streamed; the model call is issued again"
         return s.with_run(_discard(run.replace(resuming=False), e, why, ts, out))
-    if not run.streaming:
+    if not s.streaming:
         out.append(AgentMessageStart("assistant", None, timestamp=ts))
     out.append(AgentMessageEnd("assistant", e, timestamp=ts))
-    s = _charge(s.with_run(run.replace(streaming=False)), e.usage, e.model, "reply", ts, out)
+    s = _charge(s.replace(streaming=False), e.usage, e.model, "reply", ts, out)
     run = s.run
     assert run is not None
     if e.incomplete and e.stop_reason == "error" and run.stopping is None:
@@ -624,10 +628,10 @@ def _retry_later(
     attempt = run.retries + 1
     delay = s.config.retry_delay_ms * 2 ** (attempt - 1)
     out.append(ModelCallRetry(attempt, delay, e.code, e.message, timestamp=ts))
-    run = run.replace(retries=attempt, retry_at=ts + delay, streaming=False)
+    run = run.replace(retries=attempt, retry_at=ts + delay)
     if partial is not None:
         run = _discard(run, partial, f"the model call failed ({e.code}) and is retried", ts, out)
-    s = s.replace(phase="waiting", run=run)
+    s = s.replace(phase="waiting", run=run, streaming=False)
     _arm(s, out)
     return s
 
@@ -749,6 +753,7 @@ def _finish(
         phase="idle",
         run=None,
         batch=None,
+        streaming=False,
         steering=steering,
         follow_ups=follow_ups,
         error=error,
@@ -765,7 +770,7 @@ def _on_resume(s: LoopState, e: AgentResume, ts: int, out: Out) -> LoopState:
         return s
     s = elicitations.cancel_all(s, ts, out)  # nobody waits for an answer any more
     if s.phase == "model":
-        if run.streaming:  # the core holds the open reply: flush it
+        if s.streaming:  # the core holds the open reply: flush it
             out.append(Interrupt(e.reason, timestamp=ts))
             s = s.with_run(run.replace(resuming=run.stopping is None))
             if run.stopping is not None:
