@@ -83,6 +83,24 @@ def _is_async(fn: object) -> bool:
     )
 
 
+_WAITS = frozenset({"YIELD_VALUE", "SEND", "GET_AWAITABLE", "GET_AITER", "GET_ANEXT"})
+"""The opcodes by which a coroutine may suspend (``await``, ``async for``/``with``)."""
+
+
+def _never_waits(execute: object) -> bool:
+    """Whether ``execute`` runs to its end in one step: an ``async`` function whose own
+    code (through ``@tool``'s wrapper, the function it awaits) holds no ``await``,
+    ``async for`` or ``async with``. Anything else (a plain function, an object with an
+    async ``__call__``, a ``partial``) may wait, as far as this can tell."""
+    fn = getattr(execute, "__dict__", {}).get("_awaits", execute)
+    code = getattr(fn, "__code__", None)
+    if code is None or not code.co_flags & inspect.CO_COROUTINE:
+        return False
+    import dis  # a tool's first call only
+
+    return not any(i.opname in _WAITS for i in dis.get_instructions(code))
+
+
 @frozen(eq=False)
 class Tool:
     """A tool the model may call. Build one with ``define_tool``, ``@tool`` or ``as_tool``.
@@ -109,6 +127,8 @@ class Tool:
     """Compiled on the first validation (shared by content, ``compiled_validator``): a
     tool declared from a journal, or never called, costs no compilation."""
     _sync: bool = attrs.field(init=False, repr=False)
+    _one_step: bool | None = attrs.field(init=False, repr=False, default=None)
+    """``never_waits``, read from the code on first use."""
 
     def __attrs_post_init__(self) -> None:
         object.__setattr__(self, "_sync", not _is_async(self.execute))
@@ -122,6 +142,17 @@ class Tool:
     def runs_in_thread(self) -> bool:
         """Whether ``execute`` is a plain function, which the runtime runs in a thread."""
         return self._sync
+
+    @property
+    def never_waits(self) -> bool:
+        """Whether ``execute`` is an ``async`` function whose code holds no ``await``,
+        ``async for`` or ``async with``: it runs to its end in one step, so the runtime
+        may run a lone call of it in the task that streams the run (docs/tools.md)."""
+        one_step = self._one_step
+        if one_step is None:
+            one_step = _never_waits(self.execute)
+            object.__setattr__(self, "_one_step", one_step)
+        return one_step
 
     def validation_errors(self, args: Mapping[str, Any]) -> list[str]:
         """One line per schema violation (``at $.path: message``), sorted; empty if valid."""
@@ -400,18 +431,21 @@ def _check_parameter(label: str, index: int, p: inspect.Parameter) -> None:
 
 
 def _caller(f: Callable[..., Any], context: str | None) -> ToolFunction:
-    """``execute(args, ctx)`` calling ``f(**args)``, with the context under its name."""
+    """``execute(args, ctx)`` calling ``f(**args)``, with the context under its name; an
+    async one records ``f`` as what it awaits, its only wait (``_never_waits``)."""
     if _is_async(f):
         if context is None:
 
             async def call_async(args: Mapping[str, Any], ctx: Any) -> Any:
                 return await f(**args)
 
+            call_async.__dict__["_awaits"] = f
             return call_async
 
         async def call_async_ctx(args: Mapping[str, Any], ctx: Any) -> Any:
             return await f(**args, **{context: ctx})
 
+        call_async_ctx.__dict__["_awaits"] = f
         return call_async_ctx
     if context is None:
         return lambda args, ctx: f(**args)

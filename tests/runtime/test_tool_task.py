@@ -1,11 +1,12 @@
-"""An async tool runs in a task of its own, from its first line: what a coroutine binds
-to the task it starts in (``asyncio.timeout``, a ``TaskGroup``, anyio's cancel scopes)
-must bind to the tool's task, never to the task streaming the run.
+"""An async tool that may wait runs in a task of its own, from its first line: what a
+coroutine binds to the task it starts in (``asyncio.timeout``, a ``TaskGroup``, anyio's
+cancel scopes) must bind to the tool's task, never to the task streaming the run.
 
 A shortcut that ran a lone tool call in the run's caller up to its first suspension and
 moved the rest to a task was measured and taken out: a tool's ``asyncio.timeout`` then
 cancelled the run's caller, and a failing ``TaskGroup`` child did too, so the run raised
-``CancelledError`` instead of answering the call with the tool's error.
+``CancelledError`` instead of answering the call with the tool's error. Only a tool whose
+code cannot wait runs in the caller (tests/runtime/test_lone_tool_in_caller.py).
 """
 
 from __future__ import annotations
@@ -67,12 +68,13 @@ def test_a_tools_task_bound_context_fails_the_tool_not_the_run(fn: object, expec
     assert cancelling == 0
 
 
-def test_a_tool_runs_in_another_task_than_the_runs_caller() -> None:
+def test_a_tool_that_may_wait_runs_in_another_task_than_the_runs_caller() -> None:
     seen: list[asyncio.Task[object] | None] = []
 
     async def where(x: int) -> str:
         """Says which task it runs in."""
         seen.append(asyncio.current_task())
+        await asyncio.sleep(0)
         return "here"
 
     async def main() -> tuple[str, object]:

@@ -120,7 +120,8 @@ class LocalPerformer(Shared, BasePerformer):
     def hold_calls(self) -> None:
         """Let the running task (a run's caller about to feed its command, a tool's task
         about to feed its result) stream the model calls its feed asks for itself
-        (``stream_held``), with no task per call."""
+        (``stream_held``), with no task per call, and run a lone tool call it asks for
+        (``ToolCalls.run_held``)."""
         model = self._model
         if self._holds and model.caller is None:  # one task streams at a time
             model.caller = asyncio.current_task()
@@ -129,6 +130,13 @@ class LocalPerformer(Shared, BasePerformer):
         """Stream the calls held for this task (``hold_calls``); let go of it after."""
         if self._model.caller is asyncio.current_task():
             await self._model.drive()
+
+    def streams_here(self) -> bool:
+        caller = self._model.caller
+        return caller is not None and caller is asyncio.current_task()
+
+    def run_held(self) -> bool:
+        return self._tools.run_held()
 
     def check_input(self, messages: tuple[Any, ...]) -> None:
         """Start the input guardrails on a run's prompt (a trip is fed when it happens)."""

@@ -98,13 +98,20 @@ class ModelCalls:
 
     async def drive(self) -> None:
         """Stream in this task (``caller``) the calls its feed asked for, one after the
-        other (a retry asked for while one ends is the next), until none is held: no task,
-        no future and no event-loop iteration of their own. Cancelling the caller stops
-        the call and propagates; a call the loop cancels (an abort, a timeout) is
-        stopped by cancelling the caller, which then goes on (``_stream``)."""
+        other (a retry asked for while one ends is the next), and run the lone tool call
+        a feed asked for (``run_held``: its result asks for the next call), until none is
+        held: no task, no future and no event-loop iteration of their own. Cancelling the
+        caller stops the call and propagates; a call the loop cancels (an abort, a
+        timeout) is stopped by cancelling the caller, which then goes on (``_stream``)."""
         task = self.caller
+        run_held = self._shared.run_held
         try:
-            while (effect := self._waiting) is not None:
+            while True:
+                effect = self._waiting
+                if effect is None:
+                    if run_held():  # a lone tool call held for this task was answered
+                        continue
+                    break
                 self._waiting = None
                 self.task = task
                 await self._stream(effect)

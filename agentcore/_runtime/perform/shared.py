@@ -55,6 +55,15 @@ class Shared:
     async def stream_held(self) -> None:
         """Stream the calls held for this task (``hold_calls``)."""
 
+    def streams_here(self) -> bool:
+        """Whether the running task streams the model calls its feed asks for (held by
+        ``hold_calls``); nothing does here."""
+        return False
+
+    def run_held(self) -> bool:
+        """Run the tool call held for the running task; whether a result was fed."""
+        return False
+
     def report_plugin(self, source: FailureSource, exc: Exception, subject: Any) -> None:
         """Tell the outlet a plugin failed (the call it bent goes on or fails alone)."""
         self.outlet.report(EngineFailure(source, type(exc).__name__, exc, subject))

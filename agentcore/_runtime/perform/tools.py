@@ -4,6 +4,14 @@
   that swallows cancellation), through the middleware, the extensions' hooks and the
   tool guardrails; each result is fed as a ``tool_result``. A batch holding a call that
   is not idempotent waits for ``barrier()`` first (the journal writes what it holds back).
+  A lone call of a tool that cannot wait (an ``async`` function whose code holds no
+  ``await``, ``async for`` or ``async with``), with no deadline and nothing bending it,
+  asked for by the feed of the task that streams the run's model calls
+  (``LocalPerformer.hold_calls``), is held for that task instead (``run_held``): the task
+  runs it to its end, in a copy of the context as its own task would, and feeds the
+  result itself: no task, no event-loop iteration. A call that may wait keeps its task:
+  code that took ``asyncio.current_task()`` (``asyncio.timeout``, a ``TaskGroup``) must
+  find the same task after each wait, and an abort must never wait for the tool.
 - ``CancelTools``: each call's task is cancelled and abandoned, so a tool that ignores
   cancellation never holds the run; the loop answered the call itself, so nothing more
   is fed for it.
@@ -16,6 +24,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import time
 from collections.abc import Callable
 from typing import Any
@@ -53,18 +62,67 @@ class ToolCalls:
         self._shared = shared
         self._messages = messages
         self._barrier = barrier
-        self.calls: dict[str, tuple[asyncio.Task[None], AbortSignal]] = {}
+        self.calls: dict[str, tuple[asyncio.Task[None] | None, AbortSignal]] = {}
+        """Each call in flight: its task (``None`` while it is held), its signal."""
+        self._held: tuple[ToolCallPart, tuple[None, AbortSignal]] | None = None
+        """A lone call held for the task that streams the run (``run_held``)."""
         self._asked: dict[str, asyncio.Future[ElicitationAnswer]] = {}
 
     def execute(self, effect: ExecuteTools) -> None:
-        tools = self._shared.tools
-        if not all(getattr(tools.get(c.tool_name), "idempotent", False) for c in effect.tool_calls):
+        shared = self._shared
+        tools = shared.tools
+        calls = effect.tool_calls
+        if not all(getattr(tools.get(c.tool_name), "idempotent", False) for c in calls):
             self._barrier()  # the journal holds the request before the effect happens
+        if len(calls) == 1 and self._holdable(calls[0]) and shared.streams_here():
+            entry = (None, AbortSignal())
+            self.calls[calls[0].tool_call_id] = entry
+            self._held = (calls[0], entry)
+            return
         loop = asyncio.get_running_loop()
-        for call in effect.tool_calls:
+        for call in calls:
             signal = AbortSignal()
             task = loop.create_task(self._tool(call, signal))
             self.calls[call.tool_call_id] = (task, signal)
+
+    def _holdable(self, call: ToolCallPart) -> bool:
+        """Whether ``call`` may run in the task that streams the run: its tool cannot
+        wait (``never_waits``), has no deadline, and nothing bends the call."""
+        shared = self._shared
+        tool = shared.tools.get(call.tool_name)
+        if tool is None or tool.timeout is not None or shared.settle is not None:
+            return False
+        guards, hooks = shared.guards, shared.hooks
+        if (
+            shared.middleware
+            or guards.tool
+            or guards.parallel is not None
+            or hooks.before_tool_call
+            or hooks.after_tool_result
+        ):
+            return False
+        return tool.never_waits
+
+    def run_held(self) -> bool:
+        """Run the call held for this task (``execute``) to its end, in a copy of the
+        context as its task would, and feed its result (the model call it asks for is
+        held for this task too). Whether a result was fed."""
+        held, self._held = self._held, None
+        if held is None:
+            return False
+        call, entry = held
+        call_id = call.tool_call_id
+        if self.calls.get(call_id) is not entry:
+            return False  # cancelled before it began, as its task would have been
+        work = self._execute(call, entry[1])
+        try:
+            contextvars.copy_context().run(work.send, None)
+        except StopIteration as done:
+            return self._answered(call_id, done.value, None)
+        except asyncio.CancelledError:
+            return False  # the tool let an abort through: the loop answers the call
+        work.close()
+        raise RuntimeError(f"tool {call.tool_name!r} waited, though its code holds no await")
 
     def cancel_call(self, call_id: str) -> None:
         """``CancelTools``: abandon the call's task (the loop answered the call)."""
@@ -72,14 +130,17 @@ class ToolCalls:
         if entry is not None:  # else nothing runs here (a resumed run)
             task, signal = entry
             signal.abort()
-            task.cancel()
+            if task is not None:  # else held, not begun or running in this task
+                task.cancel()
 
     def cancel(self) -> None:
         """Abandon every call in flight, feeding nothing more for them."""
         for task, signal in list(self.calls.values()):
             signal.abort()
-            task.cancel()
+            if task is not None:
+                task.cancel()
         self.calls.clear()
+        self._held = None
 
     def answer_elicitation(self, effect: AnswerElicitation) -> None:
         waiting = self._asked.pop(effect.answer.elicitation_id, None)
@@ -106,6 +167,14 @@ class ToolCalls:
                 result = await self._execute(call, signal)
         except asyncio.CancelledError:
             return  # cancelled by CancelTools (the loop answered the call) or aclose
+        if self._answered(call_id, result, trip):
+            await shared.stream_held()
+
+    def _answered(self, call_id: str, result: ToolResult, trip: GuardrailTripped | None) -> bool:
+        """Feed the call's result (and its trip) unless it was cancelled meanwhile (the
+        loop answered it); the model call the result asks for is held for this task.
+        Whether the result was fed."""
+        shared = self._shared
         answered = self.calls.pop(call_id, None) is not None  # not by a cancel already
         if answered:  # the model call its result asks for streams in this task
             shared.hold_calls()
@@ -114,8 +183,7 @@ class ToolCalls:
                 shared.feed(result)
         else:  # after the call's own answer: the history stays well-formed
             shared.feed_all((result, trip) if answered else (trip,))
-        if answered:
-            await shared.stream_held()
+        return answered
 
     async def _bent(
         self, call: ToolCallPart, signal: AbortSignal
