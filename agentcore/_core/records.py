@@ -50,6 +50,8 @@ from typing import Any, TypeVar, overload
 
 import attrs
 
+from .builder_code import BUILDERS
+
 __all__ = ["NamedTuple", "builder", "field_names", "frozen", "tuple_of"]
 
 _C = TypeVar("_C", bound=type[Any])
@@ -562,9 +564,9 @@ def builder(cls: type[_T]) -> Callable[..., _T]:
     check of what is already known good, two thirds of the cost of a small event. Values
     that come from a caller go through the class itself."""
     names = field_names(cls)
-    code = _BUILDERS.get(len(names))
+    code = BUILDERS.get(len(names))
     if code is None:
-        code = _BUILDERS[len(names)] = _compile_builder(len(names))
+        code = BUILDERS[len(names)] = _compile_builder(len(names))
     globs: dict[str, Any] = {"_new": object.__new__, "_cls": cls}
     for i, name in enumerate(names):
         globs[f"_set{i}"] = getattr(cls, name).__set__
@@ -587,10 +589,6 @@ def field_names(cls: type[Any]) -> tuple[str, ...]:
     if isinstance(pending, _Pending):
         return tuple(name for name, _, _ in pending.specs)
     return tuple(a.name for a in attrs.fields(cls))
-
-
-_BUILDERS: dict[int, CodeType] = {}
-"""The code of a ``builder`` by the number of fields."""
 
 
 def _compile_builder(count: int) -> CodeType:
