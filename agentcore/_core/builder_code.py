@@ -1,4 +1,4 @@
-"""The code of ``records.builder``'s functions for up to ten fields, written out so that
+"""The code of ``records.builder``'s functions for up to nine fields, written out so that
 the ``.pyc`` holds it: ``builder`` gives it each class's setters and field names (its
 globals ``_new``, ``_cls``, ``_set0``... and variable names are the class's), and
 compiles the code of a larger count when it meets one. Compiling it at import was
