@@ -183,6 +183,32 @@ print(json.dumps(seen))
     assert {"TextDelta", "UserMessage"} <= set(after_run) and len(after_run) < built / 2
 
 
+def test_the_agent_import_builds_its_named_tuples_with_records() -> None:
+    """The processors' states (``class State(NamedTuple)``) are built by
+    ``records.NamedTuple``, whose ``__new__`` is written out for up to eight fields, not
+    by ``typing.NamedTuple`` (a ``__new__`` compiled and every annotation made a
+    ``ForwardRef`` for each class, 100-200 µs); the import's builders take their code
+    from ``builder_code`` (written out), compiling none."""
+    code = """
+import json, sys
+from agentcore import Agent
+from agentcore._core import records
+
+states = {c.__name__: c.__new__.__code__.co_filename for name, m in list(sys.modules.items())
+          if name.startswith("agentcore.") for c in vars(m).values()
+          if isinstance(c, type) and issubclass(c, tuple) and hasattr(c, "_fields")
+          and c.__module__ == name}
+from agentcore._core import builder_code
+compiled = [n for n, code in records.BUILDERS.items() if code.co_filename != builder_code.__file__]
+print(json.dumps({"states": len(states), "others": sorted(
+    name for name, file in states.items() if file != records.__file__),
+    "builders": len(records.BUILDERS), "compiled": compiled}))
+"""
+    seen = _run(code)
+    assert seen["states"] >= 9 and seen["others"] == []
+    assert seen["builders"] >= 10 and seen["compiled"] == []  # builders' code: the .pyc's
+
+
 ATTRIBUTES_MADE = {"Usage", "Batch", "Run", "LoopState", "_Reference"}
 """The classes whose ``attrs.Attribute``s the import makes (about 60 µs a class): those it
 makes an instance of (``Usage``), reads the fields of (``_loop.state``'s replacers) or

@@ -33,10 +33,15 @@ with two leading underscores, methods written in the class, ``init``/``eq``/``ha
 ``type`` or a ``repr`` function on a field, ``attrs.Converter``s, a converter or
 validator on an ``init=False`` field) is refused with a ``TypeError`` when the class is
 defined: such a class keeps ``attrs.frozen``.
+
+``NamedTuple`` is ``typing.NamedTuple`` for the processors' states (class statements
+only): the same class, its ``__new__`` written out rather than compiled for each class
+and its annotations kept as written (``typing`` makes each a ``ForwardRef``).
 """
 
 from __future__ import annotations
 
+import collections
 import operator
 import reprlib
 from collections.abc import Callable, Iterable
@@ -45,7 +50,9 @@ from typing import Any, TypeVar, overload
 
 import attrs
 
-__all__ = ["builder", "field_names", "frozen", "tuple_of"]
+from .builder_code import BUILDERS
+
+__all__ = ["NamedTuple", "builder", "field_names", "frozen", "tuple_of"]
 
 _C = TypeVar("_C", bound=type[Any])
 _T = TypeVar("_T")
@@ -557,9 +564,9 @@ def builder(cls: type[_T]) -> Callable[..., _T]:
     check of what is already known good, two thirds of the cost of a small event. Values
     that come from a caller go through the class itself."""
     names = field_names(cls)
-    code = _BUILDERS.get(len(names))
+    code = BUILDERS.get(len(names))
     if code is None:
-        code = _BUILDERS[len(names)] = _compile_builder(len(names))
+        code = BUILDERS[len(names)] = _compile_builder(len(names))
     globs: dict[str, Any] = {"_new": object.__new__, "_cls": cls}
     for i, name in enumerate(names):
         globs[f"_set{i}"] = getattr(cls, name).__set__
@@ -582,10 +589,6 @@ def field_names(cls: type[Any]) -> tuple[str, ...]:
     if isinstance(pending, _Pending):
         return tuple(name for name, _, _ in pending.specs)
     return tuple(a.name for a in attrs.fields(cls))
-
-
-_BUILDERS: dict[int, CodeType] = {}
-"""The code of a ``builder`` by the number of fields."""
 
 
 def _compile_builder(count: int) -> CodeType:
@@ -618,3 +621,165 @@ def _rebind_class_cells(old: type[Any], new: type[Any]) -> None:
             cell = item.__closure__[code.co_freevars.index("__class__")]
             if cell.cell_contents is old:
                 cell.cell_contents = new
+
+
+def _named_tuple_new(count: int) -> CodeType:
+    """The code of a named tuple's ``__new__`` of ``count`` fields (parameters ``p0``...),
+    compiled once per count beyond the ones written out (``collections.namedtuple``
+    compiles one per class)."""
+    code = _NEW_CODES.get(count)
+    if code is None:
+        params = ", ".join(f"p{i}" for i in range(count))
+        namespace: dict[str, Any] = {}
+        exec(
+            compile(f"new = lambda _cls, {params}: _tuple_new(_cls, ({params}))", "", "exec"),
+            namespace,
+        )
+        code = _NEW_CODES[count] = namespace["new"].__code__
+    return code
+
+
+_tuple_new = tuple.__new__
+_NEW_CODES: dict[int, CodeType] = {
+    len(new.__code__.co_varnames) - 1: new.__code__
+    for new in (  # written out, so that the import compiles none (they are in the .pyc)
+        lambda _cls: _tuple_new(_cls, ()),
+        lambda _cls, p0: _tuple_new(_cls, (p0,)),
+        lambda _cls, p0, p1: _tuple_new(_cls, (p0, p1)),
+        lambda _cls, p0, p1, p2: _tuple_new(_cls, (p0, p1, p2)),
+        lambda _cls, p0, p1, p2, p3: _tuple_new(_cls, (p0, p1, p2, p3)),
+        lambda _cls, p0, p1, p2, p3, p4: _tuple_new(_cls, (p0, p1, p2, p3, p4)),
+        lambda _cls, p0, p1, p2, p3, p4, p5: _tuple_new(_cls, (p0, p1, p2, p3, p4, p5)),
+        lambda _cls, p0, p1, p2, p3, p4, p5, p6: _tuple_new(_cls, (p0, p1, p2, p3, p4, p5, p6)),
+        lambda _cls, p0, p1, p2, p3, p4, p5, p6, p7: _tuple_new(
+            _cls, (p0, p1, p2, p3, p4, p5, p6, p7)
+        ),
+    )
+}
+
+
+def _named_tuple(
+    typename: str, names: tuple[str, ...], defaults: tuple[Any, ...], module: str
+) -> type[tuple[Any, ...]]:
+    """The class ``collections.namedtuple(typename, names, defaults=defaults,
+    module=module)`` makes, its ``__new__`` made of code compiled once per field count."""
+    for name in names:
+        if name.startswith("_"):
+            raise ValueError(f"Field names cannot start with an underscore: {name!r}")
+    count = len(names)
+    arg_list = ", ".join(names) + ("," if count == 1 else "")
+    code = _named_tuple_new(count)
+    new: Any = FunctionType(
+        code.replace(co_varnames=("_cls", *names)),
+        {"_tuple_new": tuple.__new__, "__builtins__": {}},
+        "__new__",
+        defaults or None,
+    )
+    new.__doc__ = f"Create new instance of {typename}({arg_list})"
+    tuple_new, _len = tuple.__new__, len
+
+    def _make(cls: Any, iterable: Iterable[Any]) -> Any:
+        result = tuple_new(cls, iterable)
+        if _len(result) != count:
+            raise TypeError(f"Expected {count} arguments, got {len(result)}")
+        return result
+
+    _make.__doc__ = f"Make a new {typename} object from a sequence or iterable"
+
+    def _replace(self: Any, /, **kwds: Any) -> Any:
+        result = self._make(map(kwds.pop, names, self))
+        if kwds:
+            raise ValueError(f"Got unexpected field names: {list(kwds)!r}")
+        return result
+
+    _replace.__doc__ = f"Return a new {typename} object replacing specified fields with new values"
+    repr_fmt = "(" + ", ".join(f"{name}=%r" for name in names) + ")"
+
+    def __repr__(self: Any) -> str:
+        "Return a nicely formatted representation string"
+        return str(self.__class__.__name__ + repr_fmt % self)
+
+    def _asdict(self: Any) -> dict[str, Any]:
+        "Return a new dict which maps field names to their values."
+        return dict(zip(self._fields, self, strict=False))
+
+    def __getnewargs__(self: Any) -> tuple[Any, ...]:
+        "Return self as a plain tuple.  Used by copy and pickle."
+        return tuple(self)
+
+    for method in (new, _make, _replace, __repr__, _asdict, __getnewargs__):
+        method.__qualname__ = f"{typename}.{method.__name__}"
+    body: dict[str, Any] = {
+        "__doc__": f"{typename}({arg_list})",
+        "__slots__": (),
+        "_fields": names,
+        "_field_defaults": dict(zip(names[count - len(defaults) :], defaults, strict=True)),
+        "__new__": new,
+        "_make": classmethod(_make),
+        "_replace": _replace,
+        "__repr__": __repr__,
+        "_asdict": _asdict,
+        "__getnewargs__": __getnewargs__,
+        "__match_args__": names,
+    }
+    for index, name in enumerate(names):
+        body[name] = _TUPLE_GETTER(index, f"Alias for field number {index}")
+    built = type(typename, (tuple,), body)
+    built.__module__ = module
+    return built
+
+
+_TUPLE_GETTER: Any = vars(collections)["_tuplegetter"]
+"""The field descriptor ``collections.namedtuple`` uses (C)."""
+_NAMED_TUPLE_SPECIAL = frozenset({"__module__", "__name__", "__annotations__"})
+_NAMED_TUPLE_PROHIBITED = frozenset(
+    {"__new__", "__init__", "__slots__", "__getnewargs__", "_fields", "_field_defaults"}
+    | {"_make", "_replace", "_asdict", "_source"}
+)
+
+
+class _NamedTupleMeta(type):
+    """What ``typing.NamedTuple``'s metaclass does with a class statement, the class made
+    by ``_named_tuple``; the annotations kept as written (``typing`` compiles each string
+    into a ``ForwardRef``)."""
+
+    def __new__(mcls, typename: str, bases: tuple[type, ...], ns: dict[str, Any]) -> Any:
+        if bases != (_NamedTupleBase,):
+            raise TypeError("can only inherit from a NamedTuple type")
+        types = ns.get("__annotations__", {})
+        default_names: list[str] = []
+        for name in types:
+            if name in ns:
+                default_names.append(name)
+            elif default_names:
+                raise TypeError(
+                    f"Non-default namedtuple field {name} cannot follow default "
+                    f"field{'s' if len(default_names) > 1 else ''} {', '.join(default_names)}"
+                )
+        defaults = tuple(ns[name] for name in default_names)
+        built: Any = _named_tuple(typename, tuple(types), defaults, ns["__module__"])
+        built.__annotations__ = built.__new__.__annotations__ = dict(types)
+        for key, value in ns.items():
+            if key in _NAMED_TUPLE_PROHIBITED:
+                raise AttributeError("Cannot overwrite NamedTuple attribute " + key)
+            if key not in _NAMED_TUPLE_SPECIAL and key not in built._fields:
+                setattr(built, key, value)
+        return built
+
+
+_NamedTupleBase = type.__new__(_NamedTupleMeta, "NamedTuple", (), {})
+
+
+def _named_tuple_entries(bases: tuple[Any, ...]) -> tuple[type, ...]:
+    return (_NamedTupleBase,)
+
+
+def NamedTuple(typename: str, fields: Any = None, /) -> Any:
+    """``typing.NamedTuple`` for class statements (``class State(NamedTuple): ...``),
+    at a fifth of its cost: the same class (``tests/core/test_records.py`` holds it to
+    typing's), its ``__new__`` not compiled for each class. Type checkers see
+    ``typing.NamedTuple`` (import it under ``TYPE_CHECKING``)."""
+    raise TypeError("records.NamedTuple is for class statements: use typing.NamedTuple")
+
+
+NamedTuple.__mro_entries__ = _named_tuple_entries  # type: ignore[attr-defined]

@@ -16,6 +16,7 @@ import inspect
 import operator
 import pickle
 import types
+import typing
 import weakref
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -36,7 +37,7 @@ from agentcore._core import (
     state_machine,
 )
 from agentcore._core import events as core_events
-from agentcore._core.records import builder, field_names, frozen
+from agentcore._core.records import NamedTuple, builder, field_names, frozen
 from agentcore._loop import compaction, conversation, lineage, partial_json, steps_record, tools
 from agentcore._loop import state as loop_state
 from agentcore._runtime import (
@@ -556,3 +557,88 @@ def test_a_class_built_before_an_error_writes_nothing_twice() -> None:
     assert "__signature__" not in vars(cls)
     written = cls.__init__
     assert cls("a").size == 1 and cls.__init__ is written
+
+
+_TUPLE_FIELDS = st.lists(
+    st.tuples(st.sampled_from(["a", "b", "c", "size", "kind"]), st.booleans()),
+    max_size=4,
+    unique_by=lambda f: f[0],
+)
+
+
+def _named_tuple_body(fields: list[tuple[str, bool]]) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "__annotations__": {name: "int" for name, _ in fields},
+        "__module__": __name__,
+        "__qualname__": "Pair",
+        "twice": lambda self: 2 * len(self),
+    }
+    body.update({name: 7 for name, has_default in fields if has_default})
+    return body
+
+
+def _parameters(cls: type[Any]) -> list[tuple[str, Any, Any]]:
+    return [(p.name, p.kind, p.default) for p in inspect.signature(cls).parameters.values()]
+
+
+def _made(make: Any) -> Any:
+    try:
+        return make()
+    except (TypeError, ValueError) as error:
+        return type(error), str(error)
+
+
+@given(_TUPLE_FIELDS, st.data())
+def test_a_named_tuple_is_the_one_typing_makes(
+    fields: list[tuple[str, bool]], data: st.DataObject
+) -> None:
+    """``records.NamedTuple`` (the processors' states) makes the class ``typing.NamedTuple``
+    makes of the same class statement (fast path == plain path), annotations kept as
+    written: the same fields, defaults, docs, methods, instances, errors and copies."""
+
+    def build(base: Any) -> Any:
+        return types.new_class("Pair", (base,), {}, lambda ns: ns.update(_named_tuple_body(fields)))
+
+    mine, theirs = _made(lambda: build(NamedTuple)), _made(lambda: build(typing.NamedTuple))
+    if isinstance(theirs, tuple):  # a field without a default after one with
+        assert mine == theirs
+        return
+    for name in ("_fields", "_field_defaults", "__doc__", "__match_args__", "__qualname__"):
+        assert getattr(mine, name) == getattr(theirs, name)
+    assert mine.__mro__[1:] == theirs.__mro__[1:] and type(mine) is type(theirs)
+    assert set(vars(mine)) == set(vars(theirs))
+    assert _parameters(mine) == _parameters(theirs)  # the annotations as written, not ForwardRefs
+    assert mine.__new__.__doc__ == theirs.__new__.__doc__
+    names = [name for name, _ in fields]
+    values = data.draw(st.lists(st.integers(), min_size=len(names), max_size=len(names)))
+    given_count = data.draw(st.integers(0, len(names)))
+    args, kwargs = (
+        values[:given_count],
+        dict(zip(names[given_count:], values[given_count:], strict=True)),
+    )
+    made, twin = _made(lambda: mine(*args, **kwargs)), _made(lambda: theirs(*args, **kwargs))
+    assert made == twin and repr(made) == repr(twin).replace(theirs.__name__, mine.__name__)
+    made, twin = (
+        _made(lambda: mine(*values[:given_count])),
+        _made(lambda: theirs(*values[:given_count])),
+    )
+    assert made == twin
+    if isinstance(made, tuple) and type(made) is mine:
+        assert made._asdict() == twin._asdict() and made.twice() == twin.twice()
+        assert hash(made) == hash(twin) and copy.deepcopy(made) == made
+        assert made._replace(**kwargs) == twin._replace(**kwargs)
+        assert _made(lambda: made._replace(other=1)) == _made(lambda: twin._replace(other=1))
+        assert mine._make(values) == theirs._make(values)
+        assert _made(lambda: mine._make([*values, 1])) == _made(lambda: theirs._make([*values, 1]))
+
+
+def test_a_named_tuple_refuses_what_typing_refuses() -> None:
+    for body in ({"_fields": ()}, {"__annotations__": {"_hidden": "int"}}):
+        body["__module__"] = __name__
+        for base in (NamedTuple, typing.NamedTuple):
+            with pytest.raises((AttributeError, ValueError)):
+                types.new_class("Odd", (base,), {}, lambda ns, body=body: ns.update(body))
+    with pytest.raises(TypeError, match="for class statements"):
+        NamedTuple("Odd", [("a", int)])
+    with pytest.raises(TypeError, match="can only inherit from a NamedTuple"):
+        types.new_class("Odd", (NamedTuple, _Methods), {})
