@@ -58,7 +58,6 @@ __all__ = [
     "lines_before",
     "lines_records",
     "load_line",
-    "loads",
     "parse_lines",
     "seq_problem",
 ]
@@ -131,15 +130,21 @@ def dumps(obj: Any) -> bytes:
         return _escaped_dumps(obj)
 
 
-def loads(data: bytes) -> Any:
-    """One JSON document (orjson's parser when installed). Raises ``ValueError`` for what
-    it refuses (``load_line`` reads what the stdlib reads besides)."""
-    return _fast_loads(data)
+_DIGITS = bytes.maketrans(b"-0123456789", b"0" * 11)
+"""Every digit and minus sign -> ``0``: after it, an integer that may not fit 64 bits
+(20 digits or more, or a minus and 19) is a run of 20 zeros (``_LONG_RUN``)."""
+_LONG_RUN = b"0" * 20
 
 
 def load_line(data: bytes) -> Any:
-    """One JSON document: ``loads``, then ``_escaped_loads`` for what it refuses. Raises
-    ``ValueError`` for anything that is not JSON."""
+    """One JSON document, every value as written: orjson's parser when installed, the
+    stdlib's (``_escaped_loads``) for what orjson refuses (a lone surrogate's escape) and
+    for a document holding a run of 20 digits (or a minus and 19), as orjson reads an
+    integer beyond 64 bits as a float. Looking for such a run costs about 0.25 µs a line
+    of 170 bytes; a string holding one costs the slower parse, never a changed value.
+    Raises ``ValueError`` for anything that is not JSON."""
+    if _LONG_RUN in data.translate(_DIGITS):
+        return _escaped_loads(data)
     try:
         return _fast_loads(data)
     except ValueError:
@@ -630,10 +635,7 @@ def parse_lines(
         if not line:
             continue
         try:
-            try:
-                record = _fast_loads(line)
-            except ValueError:
-                record = _escaped_loads(line)
+            record = load_line(line)
             entry_agent, seq = record["agent_id"], record["seq"]
             if type(entry_agent) is not str or type(seq) is not int or seq < 1:
                 raise ValueError(entry_problem(entry_agent, seq))
