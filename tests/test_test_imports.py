@@ -127,6 +127,10 @@ ABOUT: dict[str, tuple[tuple[str, ...], str]] = {
         ("agentcore._journal.conversation",),
         "Conversation, the one fold (not public)",
     ),
+    "journal/test_exact_values.py": (
+        ("agentcore._journal.read", "agentcore._journal.resume"),
+        "load_line against the stdlib's parser, and a resume with the forked reader forced",
+    ),
     "journal/test_journal_memory.py": (("agentcore._journal.read",), "the reader's chunk size"),
     "journal/test_journal_reading.py": (
         ("agentcore._journal.read", "agentcore._journal.fork"),

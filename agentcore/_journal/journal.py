@@ -268,6 +268,12 @@ class JsonlJournal:
     agent's sequence runs into a line whose ``agent_id`` or ``seq`` is wrong. See the
     module docstring for what each policy guarantees after a crash.
 
+    ``parallel`` says whether a resume from this file (``Agent.resume``, a session's
+    load) reads it with a forked child while it folds: None (the default) where it is
+    worth it (``fork.worth_forking``: a file of 4 MiB or more, a CPU idle), False never,
+    True whenever forking is safe (``fork.can_fork``: Linux, one thread), whatever the
+    file's size and the load. ``ConfigurationError`` for any other value.
+
     One writer per file: the first ``claim`` or ``append`` takes an exclusive ``flock``
     on ``<path>.lock`` (``lanes``), held until every lane is released, the next
     ``flush``/``sync`` for lanes held by appends alone, or ``close()``; another writer,
@@ -275,13 +281,33 @@ class JsonlJournal:
     dies loses its lock with its process.
     """
 
-    __slots__ = ("_blobs", "_extract", "_fd", "_fsync", "_lanes", "_lock", "_path", "_seen", "_seq")
+    __slots__ = (
+        "_blobs",
+        "_extract",
+        "_fd",
+        "_fsync",
+        "_lanes",
+        "_lock",
+        "_parallel",
+        "_path",
+        "_seen",
+        "_seq",
+    )
 
-    def __init__(self, path: str | os.PathLike[str], *, fsync: FsyncPolicy = "never") -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        fsync: FsyncPolicy = "never",
+        parallel: bool | None = None,
+    ) -> None:
         from .blobs import FolderBlobs, blob_folder, extract_blobs
 
         if fsync not in _FSYNC_POLICIES:
             raise ConfigurationError(f"fsync must be one of {_FSYNC_POLICIES}, got {fsync!r}")
+        if parallel is not None and type(parallel) is not bool:
+            raise ConfigurationError(f"parallel must be True, False or None, got {parallel!r}")
+        self._parallel = parallel
         self._path = Path(path)
         self._fsync = fsync
         self._seen = repair_tail(self._path)  # the size _seq knows: read, then written here
@@ -298,6 +324,12 @@ class JsonlJournal:
     @property
     def path(self) -> Path:
         return self._path
+
+    @property
+    def parallel(self) -> bool | None:
+        """Whether a resume reads the file with a forked child: None where it is worth
+        it, or the caller's choice (the class docstring)."""
+        return self._parallel
 
     @property
     def blobs(self) -> FolderBlobs:

@@ -44,6 +44,7 @@ __all__ = [
     "CHUNK_BYTES",
     "DELTA_KINDS",
     "DELTA_OF",
+    "DELTA_REST",
     "FILLED",
     "RUN_OF",
     "VALUES",
@@ -63,7 +64,6 @@ __all__ = [
     "lines_before",
     "lines_records",
     "load_line",
-    "loads",
     "parse_lines",
     "seq_problem",
 ]
@@ -136,15 +136,21 @@ def dumps(obj: Any) -> bytes:
         return _escaped_dumps(obj)
 
 
-def loads(data: bytes) -> Any:
-    """One JSON document (orjson's parser when installed). Raises ``ValueError`` for what
-    it refuses (``load_line`` reads what the stdlib reads besides)."""
-    return _fast_loads(data)
+_DIGITS = bytes.maketrans(b"-0123456789", b"0" * 11)
+"""Every digit and minus sign -> ``0``: after it, an integer that may not fit 64 bits
+(20 digits or more, or a minus and 19) is a run of 20 zeros (``_LONG_RUN``)."""
+_LONG_RUN = b"0" * 20
 
 
 def load_line(data: bytes) -> Any:
-    """One JSON document: ``loads``, then ``_escaped_loads`` for what it refuses. Raises
-    ``ValueError`` for anything that is not JSON."""
+    """One JSON document, every value as written: orjson's parser when installed, the
+    stdlib's (``_escaped_loads``) for what orjson refuses (a lone surrogate's escape) and
+    for a document holding a run of 20 digits (or a minus and 19), as orjson reads an
+    integer beyond 64 bits as a float. Looking for such a run costs about 0.25 µs a line
+    of 170 bytes; a string holding one costs the slower parse, never a changed value.
+    Raises ``ValueError`` for anything that is not JSON."""
+    if _LONG_RUN in data.translate(_DIGITS):
+        return _escaped_loads(data)
     try:
         return _fast_loads(data)
     except ValueError:
@@ -408,15 +414,21 @@ _STRING = rb'"([^"\\\x00-\x1f]*(?:\\.[^"\\\x00-\x1f]*)*)"'
 outside an escape; the escapes are checked when it is decoded."""
 
 _DELTA_LINES: re.Pattern[bytes] | None = None
-"""Over lines joined by newlines, one match per line: for a line of a text or tool-input
-delta exactly as ``JsonlJournal`` writes it (most of a journal), its parts; for any other
-line, empty groups. ``findall`` reads a block of lines in one call, and a run of such
-deltas is made into records column by column (``_delta_records``), without a JSON parse
-or an event object per line. The parts: agent, seq, ``t`` for a text delta (``b""`` for a
-tool-input one, whose data field the pattern then requires to be ``partial_json``),
-timestamp, chunk, index; a part of one byte, as the type's and most agents' and indexes'
-are, costs no object (CPython shares them). Compiled by ``_delta_lines`` when a file is
-first read (half a millisecond an import that reads no file would pay)."""
+"""Over lines joined by newlines, one match per line: for a line of a text, thinking or
+tool-input delta exactly as ``JsonlJournal`` writes it (most of a journal), its parts;
+for any other line, empty groups. ``findall`` reads a block of lines in one call, and a
+run of such deltas is made into records column by column (``_delta_records``), without a
+JSON parse or an event object per line. The parts: agent, seq, two type flags (``t``
+and ``b""`` for a text delta; ``b""`` and ``t`` for a thinking one, whose ``signature``
+and ``redacted_data`` the pattern then requires to be null, ``_THINKING_REST``; both
+``b""`` for a tool-input one, whose data field must be ``partial_json``), timestamp,
+chunk, index. A part of one
+byte or none, as the flags and most agents' and indexes' are, costs no object (CPython
+shares them). Compiled by ``_delta_lines`` when a file is first read (half a
+millisecond an import that reads no file would pay)."""
+
+_THINKING_REST = b',"signature":null,"redacted_data":null'
+"""The rest of a thinking delta's data, as ``JsonlJournal`` writes it: both None."""
 
 
 def _delta_lines() -> re.Pattern[bytes]:
@@ -424,8 +436,12 @@ def _delta_lines() -> re.Pattern[bytes]:
     if _DELTA_LINES is None:
         _DELTA_LINES = re.compile(
             rb'^(?:\{"agent_id":' + _STRING + rb',"seq":([1-9][0-9]*),"event":\{"type":"'
-            rb'(?:(t)ext_delta|input_json_delta)","timestamp":(-?(?:0|[1-9][0-9]*)),"data":\{"'
-            rb'(?(3)text|partial_json)":' + _STRING + rb',"index":(0|[1-9][0-9]*)\}\}\}|.*)$',
+            rb'(?:(t)ext_delta|input_json_delta|(t)hinking_delta)",'
+            rb'"timestamp":(-?(?:0|[1-9][0-9]*)),"data":\{"(?(3)text|(?(4)text|partial_json))":'
+            + _STRING
+            + rb',"index":(0|[1-9][0-9]*)(?(4)'
+            + _THINKING_REST
+            + rb")\}\}\}|.*)$",
             re.MULTILINE,
         )
     return _DELTA_LINES
@@ -434,18 +450,32 @@ def _delta_lines() -> re.Pattern[bytes]:
 _SEQ = itemgetter(1)
 """A line's seq as ``_DELTA_LINES`` reads it: ``b""`` for a line that is not a delta's."""
 
-DELTA_KINDS = {b"t": "text_delta", b"": "input_json_delta"}
-"""A delta line's type, as ``_DELTA_LINES`` reads it -> its wire type: the kinds of the
-records ``_delta_records`` makes, ``(agent_id, seq, kind, timestamp, (chunk, index))``,
-whose values their class accepts by construction (a ``str``, an ``int`` of at least 0)."""
+DELTA_KINDS = {
+    (b"t", b""): "text_delta",
+    (b"", b"t"): "thinking_delta",
+    (b"", b""): "input_json_delta",
+}
+"""A delta line's two type flags, as ``_DELTA_LINES`` reads them -> its wire type: the
+kinds of the records ``_delta_records`` makes, ``(agent_id, seq, kind, timestamp,
+(chunk, index, *DELTA_REST[kind]))``, whose values their class accepts by construction
+(a ``str``, an ``int`` of at least 0, the rest's None)."""
+
+DELTA_REST: dict[str, tuple[None, ...]] = {
+    "text_delta": (),
+    "thinking_delta": (None, None),
+    "input_json_delta": (),
+}
+"""A delta kind -> the values of its record after the chunk and the index (a thinking
+delta's ``signature`` and ``redacted_data``, None as ``_THINKING_REST`` says)."""
 
 
 RUN_OF = {kind: sys.intern(f"{kind} run") for kind in DELTA_KINDS.values()}
 """A delta kind -> the kind of a *run* record of such deltas, which ``parse_lines(...,
 runs=True)`` makes of consecutive delta lines of one agent, kind and block index:
-``(agent_id, first seq, run kind, 0, (chunks, index, timestamps))``, its seqs growing by
-one (checked), ``timestamps`` the lines' digits as a tuple of ``bytes`` (``int`` gives
-each; a fold that only appends the chunks never needs them). A fold takes a run in one
+``(agent_id, first seq, run kind, 0, (chunks, index, timestamps))`` (a delta's values
+``(chunk, index, *DELTA_REST[kind])``), its seqs growing by one (checked),
+``timestamps`` the lines' digits as a tuple of ``bytes`` (``int`` gives each; a fold
+that only appends the chunks never needs them). A fold takes a run in one
 step where its deltas only append (``replay.fold_blocks``); nothing else reads runs. The
 run kinds are interned, as the delta kinds are (literals), so that records a forked
 reader sent through a pipe (``marshal`` interns them again) hold these very strings,
@@ -503,26 +533,38 @@ def _delta_records(run: list[tuple[bytes, ...]], agent_id: str | None) -> list[R
     """The records of ``run``, ``_DELTA_LINES``' parts of consecutive delta lines, made a
     column at a time (None when one holds a bad escape: such a line is read the long
     way, which says what is wrong)."""
-    raw_agents, seqs, raw_kinds, stamps, chunks, indices = zip(*run, strict=True)
+    raw_agents, seqs, text_flags, thinking_flags, stamps, chunks, indices = zip(*run, strict=True)
     try:
         agents = {raw: _json_string(raw) for raw in set(raw_agents)}
         texts = _json_strings(chunks)
     except ValueError:
         return None
-    kinds = [DELTA_KINDS[raw] for raw in set(raw_kinds)]
+    raw_kinds: Sequence[Any] = text_flags  # the flags of a line that tell its kind
+    thinking = set(thinking_flags)
+    if len(thinking) == 1:  # no thinking delta, or only thinking ones (most runs)
+        (flag,) = thinking
+        kinds = {raw: DELTA_KINDS[raw, flag] for raw in set(text_flags)}
+    else:
+        raw_kinds = list(zip(text_flags, thinking_flags, strict=True))
+        kinds = {raw: DELTA_KINDS[raw] for raw in set(raw_kinds)}
     if agent_id is not None and agent_id not in agents.values():
         return []
+    values: Iterable[Any] = zip(texts, map(int, indices), strict=True)
     if len(kinds) == 1:
-        kind_of: Iterable[str] = repeat(kinds[0], len(run))
+        (kind,) = kinds.values()
+        kind_of: Iterable[str] = repeat(kind, len(run))
+        if rest := DELTA_REST[kind]:
+            values = [(text, index, *rest) for text, index in values]
     else:
-        kind_of = map(DELTA_KINDS.__getitem__, raw_kinds)
+        kind_of = list(map(kinds.__getitem__, raw_kinds))
+        values = [(*pair, *DELTA_REST[kind]) for pair, kind in zip(values, kind_of, strict=True)]
     records: list[Record] = list(
         zip(
             map(agents.__getitem__, raw_agents),
             map(int, seqs),
             kind_of,
             map(int, stamps),
-            zip(texts, map(int, indices), strict=True),
+            values,
             strict=True,
         )
     )
@@ -531,8 +573,8 @@ def _delta_records(run: list[tuple[bytes, ...]], agent_id: str | None) -> list[R
     return records
 
 
-_RUN_KEY = itemgetter(0, 2, 5)
-"""The parts of a delta line a run shares: agent, type, block index."""
+_RUN_KEY = itemgetter(0, 2, 3, 6)
+"""The parts of a delta line a run shares: agent, type flags, block index."""
 
 
 def _delta_runs(run: list[tuple[bytes, ...]], agent_id: str | None) -> list[Record] | None:
@@ -541,12 +583,13 @@ def _delta_runs(run: list[tuple[bytes, ...]], agent_id: str | None) -> list[Reco
     holds a bad escape, or a seq does not follow the one before: such lines are read the
     long way, which says what is wrong)."""
     columns = tuple(zip(*run, strict=True))
-    agents, _seqs, kinds, _stamps, _chunks, indices = columns
+    agents, _seqs, text_flags, thinking_flags, _stamps, _chunks, indices = columns
     n = len(run)
     if (
         agents.count(agents[0]) == n
         and indices.count(indices[0]) == n
-        and kinds.count(kinds[0]) == n
+        and text_flags.count(text_flags[0]) == n
+        and thinking_flags.count(thinking_flags[0]) == n
     ):  # one stretch (most blocks): no grouping
         record = _run_record(columns, agent_id)
         if record is None:
@@ -566,7 +609,7 @@ def _run_record(columns: tuple[tuple[bytes, ...], ...], agent_id: str | None) ->
     """The run record of one stretch of delta lines (``columns``: their parts, as
     ``zip`` transposes them), ``()`` for another agent's than ``agent_id``, or None
     (``_delta_runs``)."""
-    agents, seqs, kinds, stamps, chunks, indices = columns
+    agents, seqs, text_flags, thinking_flags, stamps, chunks, indices = columns
     try:
         agent = _json_string(agents[0])
         if agent_id is not None and agent != agent_id:
@@ -574,10 +617,11 @@ def _run_record(columns: tuple[tuple[bytes, ...], ...], agent_id: str | None) ->
         texts = _json_strings(chunks)
     except ValueError:
         return None
+    kind = DELTA_KINDS[text_flags[0], thinking_flags[0]]
     first = int(seqs[0])
     if len(seqs) > 1 and list(map(int, seqs)) != list(range(first, first + len(seqs))):
         return None
-    return agent, first, RUN_OF[DELTA_KINDS[kinds[0]]], 0, (texts, int(indices[0]), stamps)
+    return agent, first, RUN_OF[kind], 0, (texts, int(indices[0]), stamps)
 
 
 def parse_lines(
@@ -635,10 +679,7 @@ def parse_lines(
         if not line:
             continue
         try:
-            try:
-                record = _fast_loads(line)
-            except ValueError:
-                record = _escaped_loads(line)
+            record = load_line(line)
             entry_agent, seq = record["agent_id"], record["seq"]
             if type(entry_agent) is not str or type(seq) is not int or seq < 1:
                 raise ValueError(entry_problem(entry_agent, seq))

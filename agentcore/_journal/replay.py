@@ -16,7 +16,7 @@ from .._loop.conversation import create_conversation_machine
 from .._loop.events import EFFECTS
 from .conversation import Lens, delta_lens
 from .journal import Journal, JournalEntry, read_jsonl, record_blocks
-from .read import BUILDERS, DELTA_KINDS, DELTA_OF, FILLED, RUN_OF, Record
+from .read import BUILDERS, DELTA_KINDS, DELTA_OF, DELTA_REST, FILLED, RUN_OF, Record
 
 __all__ = [
     "JournalSource",
@@ -147,6 +147,7 @@ def fold_blocks(
     hot_kind: object = _NO_KIND
     hot_run: object = _NO_KIND
     hot_index = -1
+    hot_rest: tuple[None, ...] = ()  # the values of a hot delta after its chunk and index
     make: Callable[[Any, int], Any] = fill["text_delta"]  # set with each hot kind
     chunks: list[str] = []
     try:
@@ -162,7 +163,10 @@ def fold_blocks(
                     if kind is hot_run and values[1] == hot_index and agent == run_agent:
                         texts = values[0]
                         chunks += texts
-                        if echoes:
+                        if echoes and hot_rest:
+                            for text, stamp in zip(texts, values[2], strict=True):
+                                yield agent, make((text, hot_index, *hot_rest), int(stamp))
+                        elif echoes:
                             for text, stamp in zip(texts, values[2], strict=True):
                                 yield agent, make((text, hot_index), int(stamp))
                         break
@@ -171,7 +175,8 @@ def fold_blocks(
                         texts, index, stamps = values
                         if len(texts) > 1:
                             rest = (agent, seq + 1, kind, 0, (texts[1:], index, stamps[1:]))
-                        kind, timestamp, values = delta_of[kind], int(stamps[0]), (texts[0], index)
+                        kind, timestamp = delta_of[kind], int(stamps[0])
+                        values = (texts[0], index, *DELTA_REST[kind])
                     event = build[kind](values, timestamp)
                     chunk = None
                     if hot is not None and agent == run_agent:  # a delta read the long way
@@ -195,7 +200,7 @@ def fold_blocks(
                             hot_kind, hot_index = kinds.get(hot[0].type, _NO_KIND), hot[1]
                             hot_run = run_kinds.get(hot[0].type, _NO_KIND)
                             if hot_kind is not _NO_KIND:
-                                make = fill[hot_kind]
+                                make, hot_rest = fill[hot_kind], DELTA_REST[hot[0].type]
                     if rest is None:
                         break
                     record = rest

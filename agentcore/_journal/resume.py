@@ -267,8 +267,9 @@ def _fold_file(
     """``fold_state`` of a JSONL file's entries after ``after``, from their records: a
     run of deltas that only append is applied at once, with no event built for them
     (``fold_blocks``), the other events folded by a ``Conversation``, their outputs
-    dropped as they come (none is delivered: the state is all a resume needs). A large
-    file is read by a forked child meanwhile, where that is safe (``fork.worth_forking``)."""
+    dropped as they come (none is delivered: the state is all a resume needs). The file
+    is read by a forked child meanwhile as the journal's ``parallel`` says (None: where
+    ``fork.worth_forking``), where that is safe (``record_blocks`` checks ``can_fork``)."""
     lens = delta_lens(processor)
     assert lens is not None
     conversation = Conversation(processor, state, agent_id=agent_id)
@@ -284,7 +285,9 @@ def _fold_file(
         conversation.state = folded
 
     path = journal.path
-    parallel = worth_forking(path)
+    parallel = journal.parallel
+    if parallel is None:
+        parallel = worth_forking(path)
     blocks = record_blocks(path, agent_id=agent_id, after=after, runs=True, parallel=parallel)
     deque(fold_blocks(blocks, fold, get, set_, lens, echo=False), maxlen=0)
     return conversation.state

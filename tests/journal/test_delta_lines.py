@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from agentcore._journal import read
 from agentcore._journal.resume import load_conversation
-from agentcore.events import InputJsonDelta, MessageStart, TextDelta
+from agentcore.events import InputJsonDelta, MessageStart, TextDelta, ThinkingDelta
 from agentcore.journal import (
     JournalError,
     JsonlJournal,
@@ -41,7 +41,7 @@ from agentcore.loop import (
 
 from .test_conversation_replay import runs
 
-NEVER = re.compile(rb"^(?:(x)(x)(x)(x)(x)(x)\Z|.*)$", re.MULTILINE)
+NEVER = re.compile(rb"^(?:(x)(x)(x)(x)(x)(x)(x)\Z|.*)$", re.MULTILINE)
 """Matches every line as "not a delta": the reader then reads each line the long way."""
 
 TEXTS = st.one_of(
@@ -85,15 +85,17 @@ def test_a_runs_texts_are_its_bodies_read_one_by_one(bodies: list[bytes]) -> Non
 
 @st.composite
 def lines(draw: st.DrawFn) -> list[tuple[str, Any]]:
-    """Agents' inputs: mostly text and tool-input deltas, some other events."""
+    """Agents' inputs: mostly text, thinking and tool-input deltas, some other events."""
     agents = draw(st.lists(st.sampled_from(["a", "b", 'q"\\é']), min_size=1, max_size=3))
-    kinds = st.sampled_from([TextDelta, TextDelta, InputJsonDelta, MessageStart])
+    kinds = st.sampled_from([TextDelta, TextDelta, ThinkingDelta, InputJsonDelta, MessageStart])
     made = []
     for _ in range(draw(st.integers(1, 50))):
         kind = draw(kinds)
         stamp = draw(st.integers(-(2**53), 2**53))
         if kind is MessageStart:
             event = MessageStart(draw(TEXTS), "m", timestamp=stamp)
+        elif kind is ThinkingDelta and draw(st.booleans()):  # signed: read the long way
+            event = ThinkingDelta("", draw(st.integers(0, 2)), draw(TEXTS), timestamp=stamp)
         else:
             event = kind(draw(TEXTS), draw(st.integers(0, 2**31)), timestamp=stamp)
         made.append((draw(st.sampled_from(agents)), event))
@@ -132,8 +134,13 @@ def test_delta_lines_read_as_the_long_way_reads_them(
         assert [e.event for e in fast] == [
             e for a, e in inputs if agent is None or a == agent
         ] or any("sk-" in repr(e) for _, e in inputs)  # a scrubbed secret differs
-        deltas = sum(type(e) is not MessageStart for _, e in inputs)
-        assert sum(runs_taken) == deltas, "every delta line took the fast path"
+        plain = [e for _, e in inputs if type(e) is not MessageStart and not _signed(e)]
+        assert sum(runs_taken) == len(plain), "every unsigned delta line took the fast path"
+
+
+def _signed(event: Any) -> bool:
+    """A thinking delta with a signature, which the fast path leaves to the long way."""
+    return type(event) is ThinkingDelta and event.signature is not None
 
 
 def _delta_line(agent: str, seq: int, body: str) -> str:
@@ -149,6 +156,7 @@ def _delta_line(agent: str, seq: int, body: str) -> str:
         ('"text":"a\\qb","index":0', "corrupt journal line"),  # a bad escape
         ('"partial_json":"ab","index":0', "text_delta"),  # another delta's field
         ('"text":"\\ud800\\ud800","index":0', None),  # lone surrogates are JSON
+        ('"text":"a","index":0,"signature":null,"redacted_data":null', "corrupt journal line"),
     ],
 )
 def test_a_line_the_fast_path_refuses_is_read_the_long_way(

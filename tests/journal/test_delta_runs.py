@@ -27,7 +27,7 @@ from agentcore._journal import read
 from agentcore._journal import tail as _tail
 from agentcore._journal.journal import record_blocks
 from agentcore._journal.resume import load_conversation
-from agentcore.events import InputJsonDelta, MessageStart, TextDelta
+from agentcore.events import InputJsonDelta, MessageStart, TextDelta, ThinkingDelta
 from agentcore.journal import JournalError, JsonlJournal, MemoryJournal, dump_state, replay
 from agentcore.loop import (
     AgentConfigured,
@@ -47,7 +47,9 @@ def delta_lines(draw: st.DrawFn) -> list[tuple[str, Any]]:
     made: list[tuple[str, Any]] = []
     for _ in range(draw(st.integers(1, 12))):
         agent = draw(agents)
-        kind = draw(st.sampled_from([TextDelta, TextDelta, InputJsonDelta, MessageStart]))
+        kind = draw(
+            st.sampled_from([TextDelta, TextDelta, ThinkingDelta, InputJsonDelta, MessageStart])
+        )
         stamp = draw(st.integers(-(2**53), 2**53))
         if kind is MessageStart:
             made.append((agent, MessageStart(draw(TEXTS), "m", timestamp=stamp)))
@@ -69,7 +71,9 @@ def _expanded(blocks: Any) -> list[Any]:
             texts, index, stamps = values
             assert len(texts) == len(stamps) >= 1
             for i, (text, stamp) in enumerate(zip(texts, stamps, strict=True)):
-                records.append((agent, seq + i, read.DELTA_OF[kind], int(stamp), (text, index)))
+                delta = read.DELTA_OF[kind]
+                values = (text, index, *read.DELTA_REST[delta])
+                records.append((agent, seq + i, delta, int(stamp), values))
     return records
 
 
@@ -110,8 +114,8 @@ def chunked_lanes(draw: st.DrawFn) -> list[tuple[str, Any]]:
         events: list[Any] = [AgentConfigured(LoopConfig().to_wire(), timestamp=1)]
         for event in draw(runs()):
             event = event if event.timestamp else attrs.evolve(event, timestamp=3)
-            if type(event) in (TextDelta, InputJsonDelta):
-                field = "text" if type(event) is TextDelta else "partial_json"
+            if type(event) in (TextDelta, ThinkingDelta, InputJsonDelta):
+                field = "partial_json" if type(event) is InputJsonDelta else "text"
                 chunk = getattr(event, field)
                 cuts = sorted(draw(st.lists(st.integers(0, len(chunk)), max_size=4)))
                 bounds = [0, *cuts, len(chunk)]

@@ -5,7 +5,7 @@ the parent's garbage.
 
 Tests the private modules ``agentcore._journal.fork``, ``agentcore._journal.journal``,
 ``agentcore._journal.read`` and ``agentcore._journal.resume``: the forked reader's run
-records and when a resume forks.
+records and when a resume forks (the journal's ``parallel`` switch included).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from agentcore._journal import fork, read
 from agentcore._journal.journal import record_blocks
 from agentcore._journal.resume import load_conversation
 from agentcore.drivers.scripted import ScriptedDriver
+from agentcore.errors import ConfigurationError
 from agentcore.events import TextDelta
 from agentcore.journal import JournalError, JsonlJournal, MemoryJournal, replay
 from agentcore.loop import LoopConfig, conversation_processor, create_initial_conversation_state
@@ -227,3 +228,62 @@ def test_the_child_finalises_none_of_the_parents_garbage(tmp_path: pathlib.Path)
         if not collecting:
             gc.disable()
     assert log.read_text().split() == [str(os.getpid())]
+
+
+@pytest.mark.parametrize(
+    ("parallel", "size_over", "load", "forked"),
+    [
+        (None, 0, 0.2, 1),  # the gate: a large file, a spare CPU
+        (None, 1, 0.2, 0),  # a small file
+        (None, 0, 1.5, 0),  # a busy machine
+        (False, 0, 0.2, 0),  # never
+        (True, 1, 1.5, 1),  # whatever the size and the load
+    ],
+)
+def test_the_journals_parallel_switch_decides_whether_a_resume_forks(
+    tmp_path: pathlib.Path,
+    monkeypatch: pytest.MonkeyPatch,
+    spare_cpu: None,
+    forks: list[int],
+    parallel: bool | None,
+    size_over: int,
+    load: float,
+    forked: int,
+) -> None:
+    path = tmp_path / "j.jsonl"
+    _deltas(path, read.BLOCK_LINES * 3)
+    monkeypatch.setattr(fork, "FORK_BYTES", path.stat().st_size + size_over)
+    monkeypatch.setattr(os, "getloadavg", lambda: (load, load, load))
+    fresh = create_initial_conversation_state(LoopConfig())
+    entries = list(JsonlJournal(path).entries())
+    whole = load_conversation(MemoryJournal(entries), "a", conversation_processor, fresh)
+    journal = JsonlJournal(path, parallel=parallel)
+    assert journal.parallel is parallel
+    assert load_conversation(journal, "a", conversation_processor, fresh) == whole
+    assert len(forks) == forked
+
+
+def test_parallel_true_still_reads_in_process_where_forking_is_unsafe(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch, forks: list[int]
+) -> None:
+    path = tmp_path / "j.jsonl"
+    _deltas(path, read.BLOCK_LINES * 3)
+    monkeypatch.setattr("agentcore._journal.journal.can_fork", lambda: False)
+    fresh = create_initial_conversation_state(LoopConfig())
+    whole = load_conversation(
+        MemoryJournal(list(JsonlJournal(path).entries())), "a", conversation_processor, fresh
+    )
+    assert (
+        load_conversation(JsonlJournal(path, parallel=True), "a", conversation_processor, fresh)
+        == whole
+    )
+    assert forks == []
+
+
+@pytest.mark.parametrize("value", [1, 0, "yes", "auto"])
+def test_a_wrong_parallel_value_is_refused(tmp_path: pathlib.Path, value: Any) -> None:
+    with pytest.raises(
+        ConfigurationError, match=rf"parallel must be True, False or None, got {value!r}"
+    ):
+        JsonlJournal(tmp_path / "j.jsonl", parallel=value)
+    assert not (tmp_path / "j.jsonl").exists()

@@ -17,8 +17,15 @@ import attrs
 from ..._core.secrets import has_secret, scrub_wire
 from ..._core.wire import from_dict, to_dict
 from ..blobs import BLOB_MARKER, extract_blobs, resolve_blobs
-from ..read import BUILDERS, VALUES, JournalEntry, JournalError, MissingBlobError, dumps, loads
-from ..read import load_line as _load_bytes
+from ..read import (
+    BUILDERS,
+    VALUES,
+    JournalEntry,
+    JournalError,
+    MissingBlobError,
+    dumps,
+    load_line,
+)
 from .database import Database, Tx
 
 __all__ = [
@@ -51,10 +58,8 @@ def encode_event(agent_id: str, event: Any, blobs: dict[str, bytes]) -> str:
 
 
 def _wire(text: str) -> Any:
-    try:
-        return loads(text)  # type: ignore[arg-type]  # orjson reads str too
-    except ValueError:  # what orjson refuses and the stdlib reads (lone surrogates)
-        return _load_bytes(text.encode("utf-8", "surrogatepass"))
+    """An event's JSON text as ``load_line`` reads it (integers beyond 64 bits kept)."""
+    return load_line(text.encode("utf-8", "surrogatepass"))
 
 
 BlobGetter = Callable[[str], bytes | None]

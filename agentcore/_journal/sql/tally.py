@@ -31,7 +31,7 @@ from ..._core.content import Usage
 from ..._core.events import MessageDelta, MessageStart
 from ..._core.pricing import ModelPrice, call_cost
 from ..._loop.events import AgentConfigured, AgentPrompt
-from ..read import dumps, loads
+from ..read import dumps, load_line
 
 __all__ = ["CallRow", "Counted", "SessionRow", "Tally", "price_from_json"]
 
@@ -91,7 +91,7 @@ def price_from_json(text: str | None) -> Pricing | None:
     ``{"price": ..., "prices": {model: price}}`` for an agent with a per-model table."""
     if text is None:
         return None
-    value = loads(text.encode())
+    value = load_line(text.encode())
     if value is None:
         return None
     if "prices" not in value:
