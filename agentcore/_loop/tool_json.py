@@ -80,7 +80,11 @@ def to_json_text(value: Any) -> str:
     The text is always accepted by ``json.dumps(..., allow_nan=False)``'s parser, i.e. it
     is standard JSON. Raises ``NotJSONError``.
     """
-    return json.dumps(_native(value, False, 0), ensure_ascii=False, sort_keys=True, allow_nan=False)
+    return _ENCODER.encode(_native(value, False, 0))
+
+
+_ENCODER = json.JSONEncoder(ensure_ascii=False, sort_keys=True, allow_nan=False)
+"""What ``json.dumps`` with these options builds on each call, built once (stateless)."""
 
 
 def _native(value: Any, strict: bool, depth: int) -> JSONValue:
