@@ -59,6 +59,7 @@ if TYPE_CHECKING:
     from ._core.wire import from_dict as from_dict
     from ._core.wire import to_dict as to_dict
     from ._edges.clock import ms_clock as ms_clock
+    from ._edges.clock import stamped as stamped
     from ._edges.driver import BaseDriver as BaseDriver
     from ._edges.driver import Driver as Driver
     from ._edges.driver import as_driver as as_driver
@@ -153,6 +154,7 @@ _SOURCES = {
     "loop_processor": "._loop.policy",
     "ms_clock": "._edges.clock",
     "replay": "._journal.replay",
+    "stamped": "._edges.clock",
     "state_at": "._journal.replay",
     "to_dict": "._core.wire",
     "tool": "._loop.tools",
@@ -249,6 +251,7 @@ __all__ = [
     "loop_processor",
     "ms_clock",
     "replay",
+    "stamped",
     "state_at",
     "to_dict",
     "tool",

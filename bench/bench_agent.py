@@ -188,10 +188,10 @@ def _journal(path: str, events: int) -> int:
 def _resume(path: str) -> None:
     count = _journal(path, 100_000)
 
-    async def resumed(store: Any) -> float:
+    async def resumed(store: Any, parallel: bool | None = None) -> float:
         start = time.perf_counter()
         agent = await Agent.resume(
-            JsonlJournal(path),
+            JsonlJournal(path, parallel=parallel),
             agent_id="b",
             model=ScriptedDriver([]),
             tools=[noop],
@@ -202,12 +202,17 @@ def _resume(path: str) -> None:
         return elapsed
 
     plain = min(asyncio.run(resumed(None)) for _ in range(3))
+    alone = min(asyncio.run(resumed(None, parallel=False)) for _ in range(3))
     store = MemorySnapshots()
     store.save("b", count, asyncio.run(_reload(path)))
     snap = min(asyncio.run(resumed(store)) for _ in range(3))
     print(
         f"resume from a {count:,}-event journal:       {plain * 1e3:7.1f} ms  "
         f"[{'OK' if plain < 0.2 else 'SLOW'}, < 200]"
+    )
+    print(
+        f"  the same in one process (parallel=False): {alone * 1e3:7.1f} ms  "
+        "(the line above forks a reader where a second CPU is idle: docs/journal.md)"
     )
     print(
         f"resume with a snapshot at the end:          {snap * 1e3:7.1f} ms  "

@@ -26,7 +26,6 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
-import operator
 import typing
 from collections.abc import (
     AsyncIterable,
@@ -41,7 +40,7 @@ from typing import Any, TypeAlias
 
 import attrs
 
-from agentcore import OUTPUT_MODES, BaseDriver, ModelRequest, OutputMode, ms_clock
+from agentcore import OUTPUT_MODES, BaseDriver, ModelRequest, OutputMode, ms_clock, stamped
 from agentcore.events import (
     InputJsonDelta,
     MessageDelta,
@@ -169,7 +168,7 @@ class _Player(BaseDriver):
             if type(item) not in _EVENT_TYPES:
                 return None
         now = self._clock()  # one read per batch: its events arrive at once
-        return [_stamped(e, now) if e.timestamp == 0 else e for e in events]
+        return [stamped(e, now) if e.timestamp == 0 else e for e in events]
 
     async def _events(
         self, batches: AsyncIterator[list[StreamEvent]]
@@ -202,7 +201,7 @@ class _Player(BaseDriver):
             event = typing.cast(StreamEvent, item)
             if not batch:
                 now = self._clock()
-            batch.append(_stamped(event, now) if event.timestamp == 0 else event)
+            batch.append(stamped(event, now) if event.timestamp == 0 else event)
         if batch and not self._interrupted:
             yield batch
 
@@ -326,34 +325,6 @@ class FunctionDriver(_Player):
 
 def _name_of(fn: object) -> str:
     return getattr(fn, "__qualname__", None) or repr(fn)
-
-
-_LAYOUTS: dict[type[Any], tuple[Callable[[Any], Any], int, tuple[tuple[str, str], ...]]] = {}
-
-
-def _no_values(_: object) -> tuple[()]:
-    return ()
-
-
-def _stamped(event: StreamEvent, timestamp: int) -> StreamEvent:
-    """``attrs.evolve(event, timestamp=timestamp)`` by a direct constructor call (this runs
-    for every scripted event; evolve re-reads the class's fields each time)."""
-    cls: Any = type(event)
-    layout = _LAYOUTS.get(cls)
-    if layout is None:
-        fields = [a for a in attrs.fields(cls) if a.init and a.name != "timestamp"]
-        positional = [a.name for a in fields if not a.kw_only]
-        keywords = tuple((a.name, a.alias) for a in fields if a.kw_only)
-        getter: Callable[[Any], Any] = (
-            operator.attrgetter(*positional) if positional else _no_values
-        )
-        layout = _LAYOUTS[cls] = (getter, len(positional), keywords)
-    get_values, count, keywords = layout
-    values = get_values(event) if count > 1 else (get_values(event),) if count else ()
-    if keywords:
-        extra = {alias: getattr(event, name) for name, alias in keywords}
-        return typing.cast(StreamEvent, cls(*values, **extra, timestamp=timestamp))
-    return typing.cast(StreamEvent, cls(*values, timestamp=timestamp))
 
 
 def text_turn(
