@@ -15,16 +15,17 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentcore import Agent, ModelRequest, ToolContext, tool
+from agentcore import Agent, ToolContext, tool
 from agentcore.drivers.scripted import ScriptedDriver, text_turn, tool_turn
-from agentcore.events import StreamEvent
 from agentcore.presenters.recording import RecordingPresenter
+
+from .test_caller_streams import Streaming
 
 RAN: list[str] = []
 """What the tools did, in order: a call cancelled before it began never runs."""
@@ -84,28 +85,6 @@ async def stubborn(a: int) -> str:
 
 TOOLS = [tool(f) for f in (now, later, fails, noted, noisy, stubborn)]
 NAMES = [t.name for t in TOOLS]
-
-
-class Streaming:
-    """A scripted driver whose every batch comes after a loop iteration."""
-
-    def __init__(self, inner: ScriptedDriver) -> None:
-        self._inner = inner
-        self.name = "streaming"
-
-    def receive(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        return self._inner.receive(request)
-
-    async def receive_batches(self, request: ModelRequest) -> AsyncIterator[Sequence[StreamEvent]]:
-        async for batch in self._inner.receive_batches(request):
-            await asyncio.sleep(0)
-            yield batch
-
-    def interrupt(self) -> None:
-        self._inner.interrupt()
-
-    async def aclose(self) -> None:
-        """Nothing to release."""
 
 
 def _run(
