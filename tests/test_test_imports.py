@@ -165,7 +165,7 @@ ABOUT: dict[str, tuple[tuple[str, ...], str]] = {
         "the loop's outputs built without their checks, against their classes",
     ),
     "loop/test_loop_fastpaths.py": (
-        ("agentcore._loop.state", "agentcore._runtime.outlet", "agentcore.drivers.scripted"),
+        ("agentcore._loop.state", "agentcore._runtime.outlet"),
         "the hot-path shortcuts against the slow paths",
     ),
     "loop/test_loop_state_twins.py": (

@@ -4,9 +4,9 @@ Direct constructors must equal ``attrs.evolve``; a batch's slot bookkeeping must
 like a map from call id; an outlet that skips dispatch with no subscriber must still
 reach every subscriber that is there.
 
-Tests the private modules ``agentcore._loop.state`` and ``agentcore._runtime.outlet``, and
-the scripted driver's private ``agentcore.drivers.scripted._stamped``: the hot-path
-shortcuts against the slow paths.
+Tests the private modules ``agentcore._loop.state`` and ``agentcore._runtime.outlet``: the
+hot-path shortcuts against the slow paths (and ``agentcore.stamped``, which the scripted
+drivers stamp with, against ``attrs.evolve``).
 """
 
 from __future__ import annotations
@@ -19,10 +19,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pyrsistent import pvector
 
-from agentcore import Cache, ModelRequest, OutputSpec
+from agentcore import Cache, ModelRequest, OutputSpec, stamped
 from agentcore._loop.state import Batch, Run
 from agentcore._runtime.outlet import Outlet
-from agentcore.drivers.scripted import _stamped
 from agentcore.events import (
     AssistantMessage,
     ErrorReceived,
@@ -249,7 +248,7 @@ def test_scripted_stamping_equals_evolve() -> None:
         Interrupt("abort"),
     ]
     for event in events:
-        assert _stamped(event, 7) == attrs.evolve(event, timestamp=7)
+        assert stamped(event, 7) == attrs.evolve(event, timestamp=7)
 
 
 _FIELD_VALUES: dict[str, Any] = {
