@@ -115,7 +115,7 @@ async def _scenario(url: str, cluster: Cluster) -> None:
 
 def test_two_workers_killed_mid_tool_and_mid_stream(postgres_server: Any) -> None:
     url = fresh_database(postgres_server)
-    cluster = Cluster(url, 3, env={"DURABLE_TOOL_SLEEP": "0.6", "DURABLE_DELTA_SLEEP": "0.02"})
+    cluster = Cluster(url, 3, env={"DURABLE_TOOL_SLEEP": "1.5", "DURABLE_DELTA_SLEEP": "0.02"})
     try:
         asyncio.run(_scenario(url, cluster))
     finally:
