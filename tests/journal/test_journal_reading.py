@@ -160,23 +160,6 @@ def _many_deltas(path: pathlib.Path, count: int = 3000) -> list[Any]:
     return stream
 
 
-@pytest.fixture
-def forks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The pids of the children this test forks (other children, such as the session's
-    PostgreSQL server, are not the reader's business)."""
-    pids: list[int] = []
-    real_fork = os.fork
-
-    def recording_fork() -> int:
-        pid = real_fork()
-        if pid:
-            pids.append(pid)
-        return pid
-
-    monkeypatch.setattr(os, "fork", recording_fork)
-    return pids
-
-
 def _all_reaped(pids: list[int]) -> bool:
     """Whether there were children and every one of them was reaped."""
     for pid in pids:

@@ -38,22 +38,6 @@ LOW_WATERS = [0, 1 << 40, fork._LOW_WATER]
 
 
 @pytest.fixture
-def forks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The pids of the children forked while the test runs."""
-    pids: list[int] = []
-    real_fork = os.fork
-
-    def recording_fork() -> int:
-        pid = real_fork()
-        if pid:
-            pids.append(pid)
-        return pid
-
-    monkeypatch.setattr(os, "fork", recording_fork)
-    return pids
-
-
-@pytest.fixture
 def spare_cpu(monkeypatch: pytest.MonkeyPatch) -> None:
     """Two CPUs, both idle: what ``worth_forking`` asks of the machine."""
     monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0, 1})
